@@ -1,0 +1,32 @@
+import type { SqlExecutor } from './sql/sql-client.js';
+
+/** Subscription checkpoints, kept in PostgreSQL beside the read models they guard. */
+export async function loadCheckpoint(sql: SqlExecutor, name: string): Promise<number> {
+  const { rows } = await sql.query<{ position: string | number }>('SELECT position FROM checkpoints WHERE name = $1', [name]);
+  return rows[0] ? Number(rows[0].position) : 0;
+}
+
+/**
+ * Compare-and-set: advances only from the position this runner read, so two runners of one
+ * subscription can never both commit the same batch (the loser's transaction rolls back).
+ */
+export async function advanceCheckpoint(sql: SqlExecutor, name: string, from: number, to: number): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `INSERT INTO checkpoints (name, position) VALUES ($1, $3)
+     ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now()
+       WHERE checkpoints.position = $2`,
+    [name, from, to],
+  );
+  return rowCount === 1;
+}
+
+export async function resetCheckpoint(sql: SqlExecutor, name: string): Promise<void> {
+  await sql.query('DELETE FROM checkpoints WHERE name = $1', [name]);
+}
+
+export class CheckpointConflict extends Error {
+  override readonly name = 'CheckpointConflict';
+  constructor(readonly subscription: string) {
+    super(`checkpoint of ${subscription} moved under this runner`);
+  }
+}

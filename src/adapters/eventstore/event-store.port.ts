@@ -1,0 +1,102 @@
+/**
+ * The event store port, modelled on EventStoreDB's semantics so the three adapters (PostgreSQL,
+ * PGlite, EventStoreDB) are interchangeable behind it.
+ */
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | number;
+
+export interface EventMetadata {
+  tenant?: string;
+  actor?: string;
+  correlationId?: string;
+  causationId?: string;
+  [key: string]: unknown;
+}
+
+export interface NewEvent {
+  /** Client-chosen UUID; re-appending the same ids at the same expected revision is idempotent. */
+  id?: string;
+  type: string;
+  schemaVersion?: number;
+  data: unknown;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent<D = unknown> {
+  id: string;
+  streamId: string;
+  /** 0-based position of the event inside its stream. */
+  revision: number;
+  /** Unique position in the global log; pass it as `after` to continue reading after this event. */
+  position: number;
+  type: string;
+  schemaVersion: number;
+  data: D;
+  metadata: EventMetadata;
+  /** Store clock, RFC 3339 UTC with milliseconds. */
+  recordedAt: string;
+  hash: string;
+  prevHash: string | null;
+}
+
+export interface AppendResult {
+  streamId: string;
+  /** Revision of the last appended event (the expected revision for the next append). */
+  nextExpectedRevision: number;
+  /** Global position of the last appended event. */
+  position: number;
+  events: RecordedEvent[];
+}
+
+export interface ReadStreamOptions {
+  fromRevision?: number;
+  maxCount?: number;
+  /** Skip upcasting: the auditor verifies hashes over the bytes as stored. */
+  raw?: boolean;
+}
+
+export interface ReadAllOptions {
+  /** Position of the last event already seen; 0 (or omitted) reads from the beginning. */
+  after?: number;
+  maxCount?: number;
+  raw?: boolean;
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'pglite' | 'eventstoredb';
+  append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * The global log in a gap-free order: an event is returned only once every event ordered before it
+   * is committed or rolled back, so a reader that continues `after` its last event skips nothing.
+   */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** True when `position` is at or before `checkpoint` in readAll order (read-your-writes). */
+  isAtOrBefore(position: number, checkpoint: number): Promise<boolean>;
+  /** The store's clock: schedules and windows never trust the host clock (SC-6). */
+  now(): Promise<Date>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Optimistic concurrency failure: the stream was not at the revision the writer expected. */
+export class WrongExpectedRevision extends Error {
+  override readonly name = 'WrongExpectedRevision';
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    /** -1 when the stream does not exist. */
+    readonly actual: number,
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${actual}`);
+  }
+}
+
+/** The store cannot be reached; nothing was written (the HTTP layer answers 503). */
+export class StoreUnavailable extends Error {
+  override readonly name = 'StoreUnavailable';
+  constructor(readonly reason: string, options?: { cause?: unknown }) {
+    super(`event store unavailable: ${reason}`, options);
+  }
+}
+
+export const EVENT_STORE = Symbol('EVENT_STORE');

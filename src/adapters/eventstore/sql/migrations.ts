@@ -1,0 +1,67 @@
+import type { SqlClient } from './sql-client.js';
+
+/** A forward-only schema change; ids are applied in the order given and never edited once shipped. */
+export interface Migration {
+  id: string;
+  sql: string;
+}
+
+export const eventStoreMigrations: Migration[] = [
+  {
+    id: '0001_events',
+    sql: `
+      CREATE TABLE IF NOT EXISTS events (
+        position        bigserial PRIMARY KEY,
+        -- xid of the writing transaction: readers only pass events below the oldest in-flight xid
+        transaction_id  xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        event_id        uuid NOT NULL UNIQUE,
+        stream_id       text NOT NULL,
+        revision        integer NOT NULL,
+        type            text NOT NULL,
+        schema_version  integer NOT NULL,
+        data            jsonb NOT NULL,
+        metadata        jsonb NOT NULL,
+        recorded_at     timestamptz NOT NULL,
+        hash            text NOT NULL,
+        prev_hash       text,
+        UNIQUE (stream_id, revision)
+      );
+      CREATE INDEX IF NOT EXISTS events_log_order ON events (transaction_id, position);
+      CREATE TABLE IF NOT EXISTS checkpoints (
+        name        text PRIMARY KEY,
+        position    bigint NOT NULL,
+        updated_at  timestamptz NOT NULL DEFAULT now()
+      );`,
+  },
+];
+
+const LOCK_KEY = 727_271_001; // any constant: serializes concurrent migrators of one database
+
+/** Applies pending migrations in order, each in its own transaction, safe under concurrent starts. */
+export async function runMigrations(client: SqlClient, migrations: Migration[], onApplied?: (id: string) => void): Promise<string[]> {
+  await client.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    const done = await client.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+      const seen = await tx.query('SELECT 1 FROM schema_migrations WHERE id = $1', [migration.id]);
+      if (seen.rowCount > 0) return false;
+      for (const statement of splitStatements(migration.sql)) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [migration.id]);
+      return true;
+    });
+    if (done) {
+      applied.push(migration.id);
+      onApplied?.(migration.id);
+    }
+  }
+  return applied;
+}
+
+/** Migrations are plain DDL without dollar-quoted bodies, so splitting on `;` is enough. */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split(';')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}

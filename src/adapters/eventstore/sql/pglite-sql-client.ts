@@ -1,0 +1,54 @@
+import { PGlite } from '@electric-sql/pglite';
+import type { SqlClient, SqlExecutor, SqlQuery, SqlResult } from './sql-client.js';
+import { translateStoreError } from './store-errors.js';
+
+/** Embedded PostgreSQL (WebAssembly, in-process): the default when DATABASE_URL is unset. */
+export class PgliteSqlClient implements SqlClient {
+  readonly kind = 'pglite' as const;
+
+  private constructor(private readonly db: PGlite) {}
+
+  /** `dataDir` undefined keeps the database in memory (tests). */
+  static async open(dataDir?: string): Promise<PgliteSqlClient> {
+    return new PgliteSqlClient(await PGlite.create(dataDir ? { dataDir } : {}));
+  }
+
+  async query<R>(query: string | SqlQuery, values?: unknown[]): Promise<SqlResult<R>> {
+    return run<R>(this.db, query, values);
+  }
+
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction((tx) => work({ query: (q, v) => run(tx, q, v) }));
+    } catch (error) {
+      throw translateStoreError(error);
+    }
+  }
+
+  async exec(script: string): Promise<void> {
+    try {
+      await this.db.exec(script);
+    } catch (error) {
+      throw translateStoreError(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.closed) await this.db.close();
+  }
+}
+
+interface PgliteQueryable {
+  query<R>(text: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
+}
+
+async function run<R>(target: PgliteQueryable, query: string | SqlQuery, values?: unknown[]): Promise<SqlResult<R>> {
+  const text = typeof query === 'string' ? query : query.text;
+  const params = typeof query === 'string' ? values : (query.values ?? values);
+  try {
+    const result = await target.query<R>(text, params);
+    return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+  } catch (error) {
+    throw translateStoreError(error);
+  }
+}

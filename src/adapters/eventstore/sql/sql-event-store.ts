@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { eventContent } from '../../../domain/shared/event-hash.js';
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  WrongExpectedRevision,
+} from '../event-store.port.js';
+import { UpcasterRegistry } from '../upcasters.js';
+import type { SqlClient, SqlExecutor } from './sql-client.js';
+import type { AppendSignal } from '../append-signal.js';
+import { isUniqueViolation } from './store-errors.js';
+
+const COLUMNS = `position, event_id, stream_id, revision, type, schema_version, data, metadata,
+  to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash, prev_hash`;
+
+/**
+ * One statement appends every event, computes the hash chain in SQL and fails on the
+ * (stream_id, revision) unique constraint when another writer got there first — no locks, no
+ * select-then-insert. $3 is the revision the stream must be at (-1: must not exist).
+ */
+const APPEND_SQL = `
+WITH RECURSIVE
+input AS (SELECT ord, e FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(e, ord)),
+stamp AS (SELECT date_trunc('milliseconds', now()) AS ts,
+                 to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec),
+prev AS (SELECT NULL::text AS hash WHERE $3::int = -1
+         UNION ALL SELECT hash FROM events WHERE stream_id = $1 AND revision = $3::int),
+chain AS (
+  SELECT i.ord, i.e, p.hash AS prev_hash,
+         encode(sha256(convert_to(coalesce(p.hash, '') || E'\\n' || s.rec || E'\\n' || (i.e->>'content'), 'UTF8')), 'hex') AS hash
+    FROM input i, prev p, stamp s WHERE i.ord = 1
+  UNION ALL
+  SELECT i.ord, i.e, c.hash,
+         encode(sha256(convert_to(c.hash || E'\\n' || s.rec || E'\\n' || (i.e->>'content'), 'UTF8')), 'hex')
+    FROM chain c JOIN input i ON i.ord = c.ord + 1, stamp s
+)
+INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
+SELECT (e->>'id')::uuid, $1, $3::int + ord::int, e->>'type', (e->>'schemaVersion')::int, e->'data', e->'metadata', s.ts, c.hash, c.prev_hash
+  FROM chain c, stamp s ORDER BY c.ord
+RETURNING ${COLUMNS}`;
+
+/**
+ * Gap-free global order (ARCHITECTURE decision 3): only events of transactions older than the oldest
+ * in-flight one are visible, in (transaction_id, position) order, so a late commit of a lower
+ * position can never be passed over. `after` is resolved to its (transaction_id, position) key.
+ */
+const READ_ALL_SQL = `
+SELECT ${COLUMNS} FROM events
+ WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+   AND (transaction_id, position) > (
+         SELECT a.transaction_id, a.position FROM events a WHERE a.position = $1
+          UNION ALL SELECT '0'::xid8, 0::bigint
+          ORDER BY 2 DESC LIMIT 1)
+ ORDER BY transaction_id, position
+ LIMIT $2`;
+
+interface EventRow {
+  position: string | number;
+  event_id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  recorded_at: string;
+  hash: string;
+  prev_hash: string | null;
+}
+
+export class SqlEventStore implements EventStore {
+  readonly kind: 'postgres' | 'pglite';
+
+  constructor(
+    private readonly sql: SqlClient,
+    private readonly upcasters = new UpcasterRegistry(),
+    private readonly signal?: AppendSignal,
+  ) {
+    this.kind = sql.kind;
+  }
+
+  /** A view of this store whose statements run inside the caller's transaction. */
+  within(tx: SqlExecutor): SqlEventStore {
+    const bound: SqlClient = { ...this.sql, kind: this.sql.kind, query: (q, v) => tx.query(q, v), transaction: (work) => work(tx), exec: async () => undefined, close: async () => undefined };
+    return new SqlEventStore(bound, this.upcasters, this.signal);
+  }
+
+  async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const prepared = events.map((e) => ({ ...e, id: e.id ?? randomUUID(), schemaVersion: e.schemaVersion ?? 1, metadata: e.metadata ?? {} }));
+    if (expected === 'any' || expected === 'stream_exists') return this.appendAtHead(streamId, prepared, expected);
+    return this.appendAt(streamId, prepared, expected === 'no_stream' ? -1 : expected, expected);
+  }
+
+  /** `any`/`stream_exists` resolve the head and append there; a racing writer only means "look again". */
+  private async appendAtHead(streamId: string, events: PreparedEvent[], expected: 'any' | 'stream_exists'): Promise<AppendResult> {
+    for (let attempt = 0; ; attempt++) {
+      const head = await this.headRevision(streamId);
+      if (expected === 'stream_exists' && head < 0) throw new WrongExpectedRevision(streamId, expected, head);
+      try {
+        return await this.appendAt(streamId, events, head, expected);
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevision) || attempt >= 20) throw error;
+      }
+    }
+  }
+
+  private async appendAt(streamId: string, events: PreparedEvent[], at: number, expected: ExpectedRevision): Promise<AppendResult> {
+    const payload = events.map((e, i) => ({
+      id: e.id,
+      type: e.type,
+      schemaVersion: e.schemaVersion,
+      data: e.data,
+      metadata: e.metadata,
+      content: eventContent({ ...e, streamId, revision: at + 1 + i }),
+    }));
+    try {
+      const { rows } = await this.sql.query<EventRow>({ name: 'reveille_append', text: APPEND_SQL, values: [streamId, JSON.stringify(payload), at] });
+      if (rows.length === events.length) {
+        this.signal?.notify();
+        return result(streamId, rows.map(toRecorded));
+      }
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    const replayed = await this.alreadyAppended(streamId, events, at);
+    if (replayed) return replayed;
+    throw new WrongExpectedRevision(streamId, expected, await this.headRevision(streamId));
+  }
+
+  /** ESDB's rule: the same event ids at the same expected revision are a success, not a conflict. */
+  private async alreadyAppended(streamId: string, events: PreparedEvent[], at: number): Promise<AppendResult | null> {
+    const { rows } = await this.sql.query<EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY position`,
+      [events.map((e) => e.id)],
+    );
+    const matches =
+      rows.length === events.length &&
+      rows.every((row, i) => row.stream_id === streamId && row.revision === at + 1 + i && row.event_id === events[i]!.id);
+    return matches ? result(streamId, rows.map(toRecorded)) : null;
+  }
+
+  private async headRevision(streamId: string): Promise<number> {
+    const { rows } = await this.sql.query<{ revision: number }>(
+      'SELECT revision FROM events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1',
+      [streamId],
+    );
+    return rows[0]?.revision ?? -1;
+  }
+
+  async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const { rows } = await this.sql.query<EventRow>({
+      name: 'reveille_read_stream',
+      text: `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+      values: [streamId, options.fromRevision ?? 0, options.maxCount ?? 1_000_000],
+    });
+    return this.finish(rows, options.raw);
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const { rows } = await this.sql.query<EventRow>({
+      name: 'reveille_read_all',
+      text: READ_ALL_SQL,
+      values: [options.after ?? 0, options.maxCount ?? 500],
+    });
+    return this.finish(rows, options.raw);
+  }
+
+  async isAtOrBefore(position: number, checkpoint: number): Promise<boolean> {
+    if (position <= 0) return true;
+    if (checkpoint <= 0) return false;
+    const { rows } = await this.sql.query<{ ok: boolean }>(
+      `SELECT (p.transaction_id, p.position) <= (c.transaction_id, c.position) AS ok
+         FROM events p, events c WHERE p.position = $1 AND c.position = $2`,
+      [position, checkpoint],
+    );
+    return rows[0]?.ok === true;
+  }
+
+  async now(): Promise<Date> {
+    const { rows } = await this.sql.query<{ now: Date }>('SELECT clock_timestamp() AS now');
+    return new Date(rows[0]!.now);
+  }
+
+  async ping(): Promise<void> {
+    await this.sql.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    await this.sql.close();
+  }
+
+  private finish(rows: EventRow[], raw?: boolean): RecordedEvent[] {
+    const events = rows.map(toRecorded);
+    return raw ? events : events.map((e) => this.upcasters.upcast(e));
+  }
+}
+
+type PreparedEvent = Required<Pick<NewEvent, 'id' | 'schemaVersion' | 'metadata'>> & NewEvent & { id: string };
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    streamId: row.stream_id,
+    revision: row.revision,
+    position: Number(row.position),
+    type: row.type,
+    schemaVersion: row.schema_version,
+    data: row.data,
+    metadata: row.metadata,
+    recordedAt: row.recorded_at,
+    hash: row.hash,
+    prevHash: row.prev_hash,
+  };
+}
+
+function result(streamId: string, events: RecordedEvent[]): AppendResult {
+  const last = events[events.length - 1]!;
+  return { streamId, nextExpectedRevision: last.revision, position: last.position, events };
+}

@@ -1,0 +1,89 @@
+import type { EventStore, RecordedEvent } from './event-store.port.js';
+import type { AppendSignal } from './append-signal.js';
+
+export interface SubscriptionOptions {
+  name: string;
+  store: EventStore;
+  /** Where this subscription resumes; read before each batch so several runners stay consistent. */
+  checkpoint: () => Promise<number>;
+  /** Processes a batch and records the new checkpoint (the last event's position). */
+  handle: (events: RecordedEvent[], from: number) => Promise<void>;
+  batchSize?: number;
+  idlePollMs?: number;
+  signal?: AppendSignal;
+  onError?: (error: unknown) => void;
+}
+
+/**
+ * A checkpointed catch-up subscription over the global log. Projections and processors differ only
+ * in their `handle`: projections commit rows and checkpoint together, processors rely on
+ * idempotent appends and save the checkpoint after.
+ */
+export class Subscription {
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private lastError: unknown = null;
+
+  constructor(private readonly options: SubscriptionOptions) {}
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get error(): unknown {
+    return this.lastError;
+  }
+
+  /** Processes at most one batch; returns how many events it handled. */
+  async runOnce(): Promise<number> {
+    const from = await this.options.checkpoint();
+    const events = await this.options.store.readAll({ after: from, maxCount: this.options.batchSize ?? 500 });
+    if (events.length === 0) return 0;
+    await this.options.handle(events, from);
+    return events.length;
+  }
+
+  /** Runs batches until the log is exhausted (rebuilds, tests, read-your-writes). */
+  async catchUp(onBatch?: (handled: number) => void): Promise<number> {
+    let total = 0;
+    for (let handled = await this.runOnce(); handled > 0; handled = await this.runOnce()) {
+      total += handled;
+      onBatch?.(total);
+    }
+    return total;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.options.signal?.notify();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    const idle = this.options.idlePollMs ?? 200;
+    let backoff = idle;
+    while (this.running) {
+      try {
+        const handled = await this.runOnce();
+        this.lastError = null;
+        backoff = idle;
+        if (handled === 0) await this.pause(idle);
+      } catch (error) {
+        this.lastError = error;
+        this.options.onError?.(error);
+        backoff = Math.min(backoff * 2, 5_000);
+        await this.pause(backoff);
+      }
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return this.options.signal ? this.options.signal.wait(ms) : new Promise((resolve) => setTimeout(resolve, ms).unref());
+  }
+}

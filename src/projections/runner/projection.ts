@@ -1,0 +1,15 @@
+import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
+import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+
+/** One read model: its tables, the events it folds, and how one event changes its rows. */
+export interface Projection {
+  name: string;
+  /** Event types it folds; other events only advance its checkpoint. */
+  handles: readonly string[];
+  migrations: Migration[];
+  /** Emptied by a rebuild before replaying from position 0. */
+  tables: readonly string[];
+  /** Must be idempotent per event: a replayed batch after a crash rewrites the same rows. */
+  apply(event: RecordedEvent, tx: SqlExecutor): Promise<void>;
+}

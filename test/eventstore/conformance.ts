@@ -1,0 +1,333 @@
+import { randomUUID } from 'node:crypto';
+import { type EventStore, type NewEvent, type RecordedEvent, StoreUnavailable, WrongExpectedRevision } from '../../src/adapters/eventstore/event-store.port.js';
+import type { SqlClient, SqlExecutor } from '../../src/adapters/eventstore/sql/sql-client.js';
+import type { UpcasterRegistry } from '../../src/adapters/eventstore/upcasters.js';
+import { UpcasterRegistry as Registry } from '../../src/adapters/eventstore/upcasters.js';
+import { verifyStreamChain } from '../../src/domain/audit/verify-chain.js';
+import { ProjectionRunner } from '../../src/projections/runner/projection-runner.js';
+import type { Projection } from '../../src/projections/runner/projection.js';
+
+/** What one adapter offers the shared suite; SQL-only capabilities are optional. */
+export interface ConformanceHarness {
+  store: EventStore;
+  withUpcasters(registry: UpcasterRegistry): EventStore;
+  /** The read-model database (PostgreSQL or PGlite) projections write to. */
+  sql: SqlClient;
+  /** Runs appends inside one store transaction that commits when `work` resolves and rolls back when it throws. */
+  inTransaction?: <T>(work: (store: EventStore) => Promise<T>) => Promise<T>;
+  /** True when two transactions can be open at once (not PGlite's single connection). */
+  concurrentTransactions: boolean;
+  tamper?: (streamId: string, revision: number) => Promise<void>;
+  unreachable?: () => Promise<EventStore>;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const stream = (prefix = 'conf') => `${prefix}-${randomUUID()}`;
+const event = (n: number, extra: Partial<NewEvent> = {}): NewEvent => ({ type: 'Tested', data: { n, pad: 'x'.repeat(n % 7) }, metadata: { tenant: 't1' }, ...extra });
+
+async function readEverything(store: EventStore): Promise<RecordedEvent[]> {
+  const all: RecordedEvent[] = [];
+  for (let page = await store.readAll({ after: 0, maxCount: 1000 }); page.length > 0; page = await store.readAll({ after: all[all.length - 1]!.position, maxCount: 1000 })) all.push(...page);
+  return all;
+}
+
+export function eventStoreConformance(adapter: string, open: () => Promise<ConformanceHarness>): void {
+  describe(`EventStore conformance: ${adapter}`, () => {
+    let h: ConformanceHarness;
+    beforeAll(async () => {
+      h = await open();
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    describe('append and read', () => {
+      it('assigns revisions from 0, unique global positions, store timestamps and a hash chain', async () => {
+        const s = stream();
+        const first = await h.store.append(s, [event(1), event(2)], 'no_stream');
+        const second = await h.store.append(s, [event(3)], first.nextExpectedRevision);
+        expect(first.nextExpectedRevision).toBe(1);
+        expect(second.nextExpectedRevision).toBe(2);
+        const read = await h.store.readStream(s);
+        expect(read.map((e) => e.revision)).toEqual([0, 1, 2]);
+        expect(read.map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3]);
+        expect(new Set(read.map((e) => e.position)).size).toBe(3);
+        expect(second.position).toBe(read[2]!.position);
+        read.forEach((e) => expect(e.recordedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/));
+        expect(read[0]!.prevHash).toBeNull();
+        expect(read[1]!.prevHash).toBe(read[0]!.hash);
+        expect(read[2]!.prevHash).toBe(read[1]!.hash);
+      });
+
+      it('reads a missing stream as empty', async () => {
+        expect(await h.store.readStream(stream('missing'))).toEqual([]);
+      });
+
+      it('reads from a revision with a maximum count', async () => {
+        const s = stream();
+        await h.store.append(s, [1, 2, 3, 4, 5].map((n) => event(n)), 'no_stream');
+        const page = await h.store.readStream(s, { fromRevision: 2, maxCount: 2 });
+        expect(page.map((e) => e.revision)).toEqual([2, 3]);
+      });
+
+      it('answers the store clock, not the host clock (SC-6)', async () => {
+        const now = await h.store.now();
+        expect(Math.abs(now.getTime() - Date.now())).toBeLessThan(60_000);
+      });
+    });
+
+    describe('optimistic concurrency (TR-3, OC-3, AD-1)', () => {
+      it('rejects no_stream on an existing stream with the actual revision', async () => {
+        const s = stream();
+        await h.store.append(s, [event(1), event(2)], 'no_stream');
+        await expect(h.store.append(s, [event(3)], 'no_stream')).rejects.toMatchObject({ name: 'WrongExpectedRevision', actual: 1 });
+      });
+
+      it('rejects a stale and a future expected revision', async () => {
+        const s = stream();
+        await h.store.append(s, [event(1), event(2)], 'no_stream');
+        await expect(h.store.append(s, [event(3)], 0)).rejects.toBeInstanceOf(WrongExpectedRevision);
+        await expect(h.store.append(s, [event(3)], 5)).rejects.toMatchObject({ actual: 1 });
+        await expect(h.store.append(stream('absent'), [event(1)], 0)).rejects.toMatchObject({ actual: -1 });
+      });
+
+      it('stream_exists needs the stream; any appends at the head', async () => {
+        const s = stream();
+        await expect(h.store.append(s, [event(1)], 'stream_exists')).rejects.toBeInstanceOf(WrongExpectedRevision);
+        await h.store.append(s, [event(1)], 'any');
+        const r = await h.store.append(s, [event(2)], 'stream_exists');
+        expect(r.nextExpectedRevision).toBe(1);
+      });
+
+      it('lets exactly one of 100 concurrent appends at the same expected revision win', async () => {
+        const s = stream();
+        await h.store.append(s, [event(0)], 'no_stream');
+        const outcomes = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => h.store.append(s, [event(i)], 0)));
+        const won = outcomes.filter((o) => o.status === 'fulfilled');
+        const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+        expect(won).toHaveLength(1);
+        expect(lost).toHaveLength(99);
+        lost.forEach((o) => expect(o.reason).toBeInstanceOf(WrongExpectedRevision));
+        expect(await h.store.readStream(s)).toHaveLength(2);
+      });
+
+      it('lets exactly one of 100 concurrent no_stream appends create the stream (dedupe, OC-3)', async () => {
+        const s = stream('occurrence');
+        const outcomes = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => h.store.append(s, [event(i)], 'no_stream')));
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        expect(await h.store.readStream(s)).toHaveLength(1);
+      });
+
+      it('treats re-appending the same event ids at the same expected revision as success (ambiguous failure retry)', async () => {
+        const s = stream();
+        const batch = [event(1, { id: randomUUID() }), event(2, { id: randomUUID() })];
+        const first = await h.store.append(s, batch, 'no_stream');
+        const again = await h.store.append(s, batch, 'no_stream');
+        expect(again.position).toBe(first.position);
+        expect(await h.store.readStream(s)).toHaveLength(2);
+        const next = [event(3, { id: randomUUID() })];
+        const third = await h.store.append(s, next, 1);
+        expect((await h.store.append(s, next, 1)).position).toBe(third.position);
+        await expect(h.store.append(s, [event(9, { id: randomUUID() })], 1)).rejects.toBeInstanceOf(WrongExpectedRevision);
+      });
+    });
+
+    describe('gap-free global order (ARCHITECTURE decision 3)', () => {
+      it('returns appended events in order and continues after a position', async () => {
+        const before = await readEverything(h.store);
+        const s = stream();
+        await h.store.append(s, [event(1), event(2), event(3)], 'no_stream');
+        const after = before.length ? before[before.length - 1]!.position : 0;
+        const page = await h.store.readAll({ after, maxCount: 10 });
+        expect(page.filter((e) => e.streamId === s).map((e) => e.revision)).toEqual([0, 1, 2]);
+      });
+
+      it('does not pass an in-flight transaction holding an earlier position, and is not stalled by a rollback', async () => {
+        if (!h.inTransaction || !h.concurrentTransactions) return expect(h.concurrentTransactions).toBe(false);
+        const seen = await readEverything(h.store);
+        const cursor = seen.length ? seen[seen.length - 1]!.position : 0;
+        const early = stream('early');
+        const late = stream('late');
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        const inFlight = h.inTransaction(async (tx) => {
+          await tx.append(early, [event(1)], 'no_stream');
+          await gate;
+        });
+        await sleep(50);
+        await h.store.append(late, [event(2)], 'no_stream');
+        // The later commit is held back while the earlier position may still commit.
+        expect((await h.store.readAll({ after: cursor })).map((e) => e.streamId)).not.toContain(late);
+        release();
+        await inFlight;
+        const visible = (await h.store.readAll({ after: cursor })).map((e) => e.streamId);
+        expect(visible.indexOf(early)).toBeGreaterThanOrEqual(0);
+        expect(visible.indexOf(early)).toBeLessThan(visible.indexOf(late));
+
+        const rolledBack = stream('rolled-back');
+        const later = stream('after-rollback');
+        let abort!: () => void;
+        const aborted = new Promise<void>((resolve) => (abort = resolve));
+        const doomed = h.inTransaction(async (tx) => {
+          await tx.append(rolledBack, [event(3)], 'no_stream');
+          await aborted;
+          throw new Error('roll back');
+        });
+        await sleep(50);
+        await h.store.append(later, [event(4)], 'no_stream');
+        abort();
+        await expect(doomed).rejects.toThrow('roll back');
+        const afterRollback = (await h.store.readAll({ after: cursor, maxCount: 1000 })).map((e) => e.streamId);
+        expect(afterRollback).toContain(later);
+        expect(afterRollback).not.toContain(rolledBack);
+      });
+
+      it('delivers every committed event exactly once to a subscriber racing 8 writers with delayed commits and rollbacks', async () => {
+        const seen = await readEverything(h.store);
+        let cursor = seen.length ? seen[seen.length - 1]!.position : 0;
+        const committed = new Set<string>();
+        const rolledBack = new Set<string>();
+        const received: RecordedEvent[] = [];
+        let writing = true;
+        const run = h.inTransaction ?? ((work: (store: EventStore) => Promise<void>) => work(h.store));
+        const writer = async (w: number) => {
+          const s = stream(`writer${w}`);
+          let revision = -1;
+          for (let i = 0; i < 25; i++) {
+            const batch = Array.from({ length: 1 + (i % 3) }, (_, k) => event(k, { id: randomUUID() }));
+            const rollback = h.inTransaction !== undefined && Math.random() < 0.2;
+            try {
+              await run(async (tx) => {
+                await tx.append(s, batch, revision < 0 ? 'no_stream' : revision);
+                await sleep(Math.random() * 12);
+                if (rollback) throw new Error('rollback');
+              });
+              batch.forEach((e) => committed.add(e.id!));
+              revision += batch.length;
+            } catch {
+              batch.forEach((e) => rolledBack.add(e.id!));
+            }
+          }
+        };
+        const subscriber = (async () => {
+          for (;;) {
+            const page = await h.store.readAll({ after: cursor, maxCount: 50 });
+            if (page.length > 0) {
+              received.push(...page);
+              cursor = page[page.length - 1]!.position;
+            } else if (!writing) {
+              return;
+            } else {
+              await sleep(2);
+            }
+          }
+        })();
+        await Promise.all(Array.from({ length: 8 }, (_, w) => writer(w)));
+        writing = false;
+        await subscriber;
+        const ids = received.filter((e) => e.type === 'Tested').map((e) => e.id).filter((id) => committed.has(id) || rolledBack.has(id));
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(new Set(ids)).toEqual(committed);
+        ids.forEach((id) => expect(rolledBack.has(id)).toBe(false));
+        const byStream = new Map<string, number[]>();
+        received.forEach((e) => byStream.set(e.streamId, [...(byStream.get(e.streamId) ?? []), e.revision]));
+        byStream.forEach((revisions) => expect(revisions).toEqual([...revisions].sort((a, b) => a - b)));
+      });
+    });
+
+    describe('hash chain (AU-2)', () => {
+      it('verifies an untouched stream', async () => {
+        const s = stream();
+        await h.store.append(s, [event(1), event(2)], 'no_stream');
+        await h.store.append(s, [event(3, { data: { nested: { b: 1, a: [1.5, 'é', null] } } })], 1);
+        expect(verifyStreamChain(await h.store.readStream(s, { raw: true }))).toEqual([]);
+      });
+
+      it('detects a tampered row', async () => {
+        if (!h.tamper) return expect(h.store.kind).toBe('eventstoredb');
+        const s = stream();
+        await h.store.append(s, [event(1), event(2), event(3)], 'no_stream');
+        await h.tamper(s, 1);
+        const breaks = verifyStreamChain(await h.store.readStream(s, { raw: true }));
+        expect(breaks).toEqual([{ streamId: s, revision: 1, problem: 'hash_mismatch' }]);
+      });
+    });
+
+    describe('schema upcasting (AU-3)', () => {
+      it('reads old schema versions through upcasters and leaves stored data untouched', async () => {
+        const s = stream();
+        await h.store.append(s, [{ type: 'LegacyNamed', schemaVersion: 1, data: { name: 'Ada Lovelace' } }], 'no_stream');
+        const upcasting = h.withUpcasters(
+          new Registry([
+            { type: 'LegacyNamed', fromVersion: 1, upcast: (d) => ({ fullName: (d as { name: string }).name }) },
+            { type: 'LegacyNamed', fromVersion: 2, upcast: (d) => ({ ...(d as object), given: String((d as { fullName: string }).fullName).split(' ')[0] }) },
+          ]),
+        );
+        const [read] = await upcasting.readStream(s);
+        expect(read).toMatchObject({ schemaVersion: 3, data: { fullName: 'Ada Lovelace', given: 'Ada' } });
+        const [raw] = await upcasting.readStream(s, { raw: true });
+        expect(raw).toMatchObject({ schemaVersion: 1, data: { name: 'Ada Lovelace' } });
+      });
+    });
+
+    describe('projection checkpoint atomicity (OP-3)', () => {
+      const table = `conformance_rows_${adapter.replace(/\W/g, '_')}`;
+      const tag = randomUUID();
+      let crashOn: string | null = null;
+      const projection: Projection = {
+        name: `conformance-${tag}`,
+        handles: ['Counted'],
+        tables: [table],
+        migrations: [],
+        async apply(e, tx: SqlExecutor) {
+          if ((e.data as { tag: string }).tag !== tag) return;
+          await tx.query(`INSERT INTO ${table} (event_id, stream_id, n) VALUES ($1, $2, $3) ON CONFLICT (event_id) DO NOTHING`, [e.id, e.streamId, (e.data as { n: number }).n]);
+          if (e.id === crashOn) throw new Error('crash between row and checkpoint');
+        },
+      };
+
+      it('writes neither rows nor checkpoint when it crashes mid-batch, then converges and rebuilds identically', async () => {
+        await h.sql.exec(`CREATE TABLE IF NOT EXISTS ${table} (event_id uuid PRIMARY KEY, stream_id text NOT NULL, n int NOT NULL)`);
+        const s = stream('counted');
+        const appended = await h.store.append(s, [1, 2, 3, 4].map((n) => ({ id: randomUUID(), type: 'Counted', data: { tag, n } })), 'no_stream');
+        const runner = new ProjectionRunner(h.sql, h.store, projection, { batchSize: 100_000 });
+        crashOn = appended.events[2]!.id;
+        await expect(runner.catchUp()).rejects.toThrow('crash between row and checkpoint');
+        expect((await h.sql.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0]).toEqual({ n: 0 });
+        expect(await runner.position()).toBe(0);
+
+        crashOn = null;
+        await runner.catchUp();
+        const rows = (await h.sql.query(`SELECT stream_id, n FROM ${table} ORDER BY n`)).rows;
+        expect(rows).toEqual([1, 2, 3, 4].map((n) => ({ stream_id: s, n })));
+        expect(await runner.hasReached(appended.position)).toBe(true);
+
+        await runner.rebuild();
+        expect((await h.sql.query(`SELECT stream_id, n FROM ${table} ORDER BY n`)).rows).toEqual(rows);
+      });
+
+      it('lets only one of two racing runners commit a batch', async () => {
+        const s = stream('counted');
+        await h.store.append(s, [{ type: 'Counted', data: { tag, n: 99 } }], 'no_stream');
+        const a = new ProjectionRunner(h.sql, h.store, projection);
+        const b = new ProjectionRunner(h.sql, h.store, projection);
+        const outcomes = await Promise.allSettled([a.catchUp(), b.catchUp()]);
+        const failures = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+        failures.forEach((f) => expect(f.reason).toMatchObject({ name: 'CheckpointConflict' }));
+        await a.catchUp();
+        expect((await h.sql.query(`SELECT count(*)::int AS n FROM ${table} WHERE n = 99`)).rows[0]).toEqual({ n: 1 });
+      });
+    });
+
+    describe('store outage (SEC-4, WH-7)', () => {
+      it('surfaces an unreachable store as StoreUnavailable', async () => {
+        if (!h.unreachable) return expect(h.store.kind).not.toBe('postgres');
+        const down = await h.unreachable();
+        await expect(down.append(stream(), [event(1)], 'no_stream')).rejects.toBeInstanceOf(StoreUnavailable);
+        await expect(down.readAll()).rejects.toBeInstanceOf(StoreUnavailable);
+        await down.close().catch(() => undefined);
+      });
+    });
+  });
+}
