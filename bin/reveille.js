@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// Builds on first use (a fresh `npm ci` has no dist/), then hands over to the compiled CLI.
+import { ensureBuilt } from '../scripts/build-if-needed.js';
+
+ensureBuilt();
+await import('../dist/src/main.js');

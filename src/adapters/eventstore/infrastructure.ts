@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ReveilleConfig } from '../config/config.js';
+import { AppendSignal } from './append-signal.js';
+import type { EventStore } from './event-store.port.js';
+import { type Migration, runMigrations } from './sql/migrations.js';
+import { PgSqlClient } from './sql/pg-sql-client.js';
+import { PgliteSqlClient } from './sql/pglite-sql-client.js';
+import type { SqlClient } from './sql/sql-client.js';
+import { SqlEventStore } from './sql/sql-event-store.js';
+import { UpcasterRegistry } from './upcasters.js';
+
+/** The stores one process runs on: events (SQL or EventStoreDB) and the read-model database. */
+export interface Infrastructure {
+  sql: SqlClient;
+  store: EventStore;
+  signal: AppendSignal;
+  upcasters: UpcasterRegistry;
+  close(): Promise<void>;
+}
+
+export async function openSqlClient(config: ReveilleConfig): Promise<SqlClient> {
+  if (config.databaseUrl) return PgSqlClient.connect({ connectionString: config.databaseUrl, schema: process.env.REVEILLE_DB_SCHEMA || undefined });
+  mkdirSync(config.dataDir, { recursive: true });
+  return PgliteSqlClient.open(join(config.dataDir, 'pgdata'));
+}
+
+export async function openInfrastructure(config: ReveilleConfig, migrations: Migration[], options: { sql?: SqlClient } = {}): Promise<Infrastructure> {
+  const sql = options.sql ?? (await openSqlClient(config));
+  await runMigrations(sql, migrations);
+  const signal = new AppendSignal();
+  const upcasters = new UpcasterRegistry();
+  const store = config.eventstoreUrl ? await openEventStoreDb(config.eventstoreUrl, upcasters) : new SqlEventStore(sql, upcasters, signal);
+  return {
+    sql,
+    store,
+    signal,
+    upcasters,
+    close: async () => {
+      if (store.kind === 'eventstoredb') await store.close();
+      await sql.close();
+    },
+  };
+}
+
+async function openEventStoreDb(url: string, upcasters: UpcasterRegistry): Promise<EventStore> {
+  const { EsdbEventStore } = await import('./esdb/esdb-event-store.js');
+  return EsdbEventStore.connect(url, upcasters);
+}

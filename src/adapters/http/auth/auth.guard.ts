@@ -1,0 +1,38 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { problems } from '../problems/problem.js';
+import { PUBLIC_ROUTE, REQUIRED_SCOPE } from './auth.decorators.js';
+import { PRINCIPAL } from './principal.js';
+import { TokenRejected, TokenVerifier } from './token-verifier.js';
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
+
+/** Global guard: every route needs a valid token unless marked @Public(); scopes per @RequireScope. */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(TokenVerifier) private readonly verifier: TokenVerifier,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? BEARER.exec(header) : null;
+    if (!match) throw problems.unauthenticated('Send "Authorization: Bearer <JWT>".');
+    let principal;
+    try {
+      principal = await this.verifier.verify(match[1]!);
+    } catch (error) {
+      if (error instanceof TokenRejected) throw problems.unauthenticated(`The token was rejected: ${error.message}.`);
+      throw error;
+    }
+    (request as unknown as Record<symbol, unknown>)[PRINCIPAL] = principal;
+    const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
+    if (scope && !principal.scopes.has(scope)) throw problems.insufficientScope(scope);
+    return true;
+  }
+}

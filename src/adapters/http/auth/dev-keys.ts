@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { exportJWK, generateKeyPair, importJWK, type JSONWebKeySet, type JWK, SignJWT } from 'jose';
+
+/** SEC-5: a local RSA key pair for development mode only, kept in the data directory. */
+export interface DevKeys {
+  kid: string;
+  privateJwk: JWK;
+  publicJwk: JWK;
+}
+
+export const devKeysPath = (dataDir: string) => join(dataDir, 'dev-keys.json');
+
+export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeys> {
+  const path = devKeysPath(dataDir);
+  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as DevKeys;
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+  const kid = `dev-${randomUUID()}`;
+  const keys: DevKeys = {
+    kid,
+    privateJwk: { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' },
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' },
+  };
+  mkdirSync(dirname(path), { recursive: true });
+  // wx: two processes starting at once must not overwrite each other's keys
+  try {
+    writeFileSync(path, JSON.stringify(keys, null, 2), { mode: 0o600, flag: 'wx' });
+  } catch {
+    return JSON.parse(readFileSync(path, 'utf8')) as DevKeys;
+  }
+  return keys;
+}
+
+export const devJwks = (keys: DevKeys): JSONWebKeySet => ({ keys: [keys.publicJwk] });
+
+export interface MintOptions {
+  tenant: string;
+  scope: string;
+  subject?: string;
+  ttlSeconds?: number;
+  issuer: string;
+  audience: string;
+}
+
+export async function mintDevToken(keys: DevKeys, options: MintOptions): Promise<string> {
+  const ttl = options.ttlSeconds ?? 300;
+  if (ttl > 300 || ttl < 1) throw new Error('--ttl must be between 1 and 300 seconds (SEC-1)');
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ tenant: options.tenant, scope: options.scope })
+    .setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: 'JWT' })
+    .setIssuer(options.issuer)
+    .setAudience(options.audience)
+    .setSubject(options.subject ?? 'dev-cli')
+    .setIssuedAt(now)
+    .setNotBefore(now)
+    .setExpirationTime(now + ttl)
+    .setJti(randomUUID())
+    .sign(await importJWK(keys.privateJwk, 'RS256'));
+}

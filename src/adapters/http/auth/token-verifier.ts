@@ -1,0 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { createLocalJWKSet, createRemoteJWKSet, type JSONWebKeySet, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import type { Principal } from './principal.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+const MAX_LIFETIME_SECONDS = 300;
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+export class TokenRejected extends Error {
+  override readonly name = 'TokenRejected';
+}
+
+export interface TokenVerifierOptions {
+  keys: JWTVerifyGetKey;
+  issuer: string;
+  audience: string;
+  /** Injected in tests; jose reads the real clock otherwise. */
+  currentDate?: () => Date;
+}
+
+/** SEC-1: RS256 only, keys from a JWKS, exact iss/aud, short-lived, nbf and a UUID jti required. */
+export class TokenVerifier {
+  constructor(private readonly options: TokenVerifierOptions) {}
+
+  static fromJwksUrl(url: string, issuer: string, audience: string, options: { cooldownMs?: number } = {}): TokenVerifier {
+    // jose caches the set, refetches on an unknown kid and rate-limits refetches (cooldownDuration).
+    const keys = createRemoteJWKSet(new URL(url), { cooldownDuration: options.cooldownMs ?? 30_000, cacheMaxAge: 600_000 });
+    return new TokenVerifier({ keys, issuer, audience });
+  }
+
+  static fromJwksFile(path: string, issuer: string, audience: string): TokenVerifier {
+    return TokenVerifier.fromJwks(JSON.parse(readFileSync(path, 'utf8')) as JSONWebKeySet, issuer, audience);
+  }
+
+  static fromJwks(jwks: JSONWebKeySet, issuer: string, audience: string): TokenVerifier {
+    return new TokenVerifier({ keys: createLocalJWKSet(jwks), issuer, audience });
+  }
+
+  async verify(token: string): Promise<Principal> {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, this.options.keys, {
+        algorithms: ['RS256'],
+        issuer: this.options.issuer,
+        audience: this.options.audience,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['iss', 'aud', 'sub', 'exp', 'iat', 'nbf', 'jti'],
+        currentDate: this.options.currentDate?.(),
+      }));
+    } catch (error) {
+      // jose's message names the failed check, never the token itself
+      throw new TokenRejected((error as Error).message);
+    }
+    const { exp, iat, jti, sub } = payload;
+    const tenant = payload.tenant;
+    const scope = payload.scope ?? '';
+    if (typeof exp !== 'number' || typeof iat !== 'number' || exp - iat > MAX_LIFETIME_SECONDS) throw new TokenRejected(`token lifetime exceeds ${MAX_LIFETIME_SECONDS} s`);
+    if (typeof jti !== 'string' || !UUID.test(jti)) throw new TokenRejected('jti must be a UUID');
+    if (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 128) throw new TokenRejected('tenant claim missing');
+    if (typeof sub !== 'string' || sub.length === 0) throw new TokenRejected('sub claim missing');
+    if (typeof scope !== 'string') throw new TokenRejected('scope must be a space-separated string');
+    return { tenant, subject: sub, scopes: new Set(scope.split(' ').filter(Boolean)), tokenId: jti };
+  }
+}

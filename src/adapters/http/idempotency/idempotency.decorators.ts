@@ -1,0 +1,10 @@
+import { SetMetadata } from '@nestjs/common';
+
+export const SKIP_IDEMPOTENCY = 'reveille:skip-idempotency';
+export const REDACT_ON_STORE = 'reveille:redact-on-store';
+
+/** Mutating routes that take no Idempotency-Key: webhook ingress and pure computations. */
+export const WithoutIdempotencyKey = () => SetMetadata(SKIP_IDEMPOTENCY, true);
+
+/** Body members blanked (null) in the stored response, so a replay never discloses a secret. */
+export const RedactOnReplay = (...members: string[]) => SetMetadata(REDACT_ON_STORE, members);

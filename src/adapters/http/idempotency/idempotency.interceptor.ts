@@ -1,0 +1,87 @@
+import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants.js';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+import { PRINCIPAL, type Principal } from '../auth/principal.js';
+import { HttpResult } from '../http-result.js';
+import { Problem } from '../problems/problem.js';
+import { REDACT_ON_STORE, SKIP_IDEMPOTENCY } from './idempotency.decorators.js';
+import { IdempotencyStore, type KeyRequest } from './idempotency.store.js';
+import { isValidIdempotencyKey, operationName, requestFingerprint } from './fingerprint.js';
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const IN_FLIGHT_WAIT_MS = 5_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * SEC-3 for every mutating route: the first use executes and stores its 2xx answer; a replay
+ * returns it with Idempotency-Replayed; a different request under the same key is a conflict.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(IdempotencyStore) private readonly keys: IdempotencyStore,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const principal = (request as unknown as Record<symbol, Principal | undefined>)[PRINCIPAL];
+    const skip = this.reflector.getAllAndOverride<boolean>(SKIP_IDEMPOTENCY, [context.getHandler(), context.getClass()]);
+    if (!MUTATING.has(request.method) || skip || !principal) return next.handle();
+    return from(this.handle(context, request, principal, next));
+  }
+
+  private async handle(context: ExecutionContext, request: FastifyRequest, principal: Principal, next: CallHandler): Promise<unknown> {
+    const key = request.headers['idempotency-key'];
+    if (key === undefined) throw new Problem(400, 'idempotency_key_required', 'Idempotency-Key required', 'Every command needs an Idempotency-Key header.');
+    if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
+      throw new Problem(400, 'idempotency_key_invalid', 'Invalid Idempotency-Key', 'An Idempotency-Key is 1 to 255 visible ASCII characters.');
+    }
+    const operation = operationName(request.method, request.routeOptions.url ?? request.url, (request.params ?? {}) as Record<string, string>);
+    const claim: KeyRequest = {
+      tenant: principal.tenant,
+      key,
+      operation,
+      fingerprint: requestFingerprint({ operation, tenant: principal.tenant, subject: principal.subject, body: request.body }),
+    };
+    const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+    for (;;) {
+      const state = await this.keys.claim(claim);
+      if (state.kind === 'claimed') break;
+      if (state.kind === 'conflict') {
+        throw new Problem(409, 'idempotency_key_conflict', 'Idempotency-Key conflict', 'This Idempotency-Key was used for a different request.');
+      }
+      if (state.kind === 'replay') return new HttpResult(state.status, state.body, { 'Idempotency-Replayed': 'true' });
+      if (Date.now() >= deadline) throw new Problem(409, 'idempotency_key_in_flight', 'Request in flight', 'The first request with this Idempotency-Key is still executing.');
+      await sleep(25);
+    }
+
+    let result: unknown;
+    try {
+      result = await lastValueFrom(next.handle(), { defaultValue: undefined });
+    } catch (error) {
+      await this.keys.release(claim).catch(() => undefined);
+      throw error;
+    }
+    const status = result instanceof HttpResult ? result.status : this.defaultStatus(context, request.method);
+    const body = result instanceof HttpResult ? result.body : result;
+    if (status >= 200 && status < 300) {
+      await this.keys.complete(claim, status, this.redact(context, body));
+    } else {
+      await this.keys.release(claim);
+    }
+    return result;
+  }
+
+  private defaultStatus(context: ExecutionContext, method: string): number {
+    return Reflect.getMetadata(HTTP_CODE_METADATA, context.getHandler()) ?? (method === 'POST' ? 201 : 200);
+  }
+
+  private redact(context: ExecutionContext, body: unknown): unknown {
+    const members = this.reflector.get<string[] | undefined>(REDACT_ON_STORE, context.getHandler());
+    if (!members || typeof body !== 'object' || body === null) return body;
+    return { ...body, ...Object.fromEntries(members.map((m) => [m, null])) };
+  }
+}

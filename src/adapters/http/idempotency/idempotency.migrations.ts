@@ -1,0 +1,23 @@
+import type { Migration } from '../../eventstore/sql/migrations.js';
+
+export const idempotencyMigrations: Migration[] = [
+  {
+    id: '0100_idempotency_keys',
+    sql: `
+      CREATE TABLE IF NOT EXISTS idempotency_keys (
+        tenant          text NOT NULL,
+        key             text NOT NULL,
+        operation       text NOT NULL,
+        fingerprint     text NOT NULL,
+        state           text NOT NULL CHECK (state IN ('in_flight', 'done')),
+        -- an in-flight claim older than its lease belongs to a crashed request and may be taken over
+        lease_until     timestamptz NOT NULL,
+        response_status integer,
+        response_body   jsonb,
+        created_at      timestamptz NOT NULL DEFAULT now(),
+        expires_at      timestamptz NOT NULL,
+        PRIMARY KEY (tenant, key)
+      );
+      CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at)`,
+  },
+];

@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import { ConsoleLogger, type LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { ReveilleConfig } from './adapters/config/config.js';
+import type { Infrastructure } from './adapters/eventstore/infrastructure.js';
+import { STATUS_OVERRIDE } from './adapters/http/http-result.js';
+import { AppModule } from './app.module.js';
+
+export interface AppOptions {
+  logger?: LoggerService | false;
+}
+
+const COMMAND_BODY_LIMIT = 1024 * 1024;
+
+/** Builds the HTTP application over already-open stores (serve, tests and benchmarks share this). */
+export async function createApp(config: ReveilleConfig, infra: Infrastructure, options: AppOptions = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ bodyLimit: COMMAND_BODY_LIMIT, trustProxy: false });
+  const app = await NestFactory.create<NestFastifyApplication>(await AppModule.forRoot(config, infra), adapter, {
+    logger: options.logger ?? new ConsoleLogger({ json: true }),
+    abortOnError: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const status = (request as unknown as Record<symbol, number | undefined>)[STATUS_OVERRIDE];
+    if (status !== undefined) reply.code(status);
+    return payload;
+  });
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Reveille')
+      .setDescription('Durable trigger/occurrence runtime. Errors are application/problem+json with a stable `code`.')
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json' });
+  await app.init();
+  await fastify.ready();
+  return app;
+}

@@ -1,0 +1,27 @@
+/** Minimal `--name value` / `--flag` parsing; the CLI has few options and no dependency is worth it. */
+export function parseArgs(argv: string[]): { positional: string[]; options: Record<string, string | true> } {
+  const positional: string[] = [];
+  const options: Record<string, string | true> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+    if (inline !== undefined) options[name] = inline;
+    else if (argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--')) options[name] = argv[++i]!;
+    else options[name] = true;
+  }
+  return { positional, options };
+}
+
+export function stringOption(options: Record<string, string | true>, name: string): string | undefined {
+  const value = options[name];
+  if (value === true) throw new UsageError(`--${name} needs a value`);
+  return value;
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}

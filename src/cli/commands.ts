@@ -1,0 +1,78 @@
+import { assertStartable, loadConfig } from '../adapters/config/config.js';
+import { openInfrastructure, openSqlClient } from '../adapters/eventstore/infrastructure.js';
+import { runMigrations } from '../adapters/eventstore/sql/migrations.js';
+import { loadOrCreateDevKeys, mintDevToken } from '../adapters/http/auth/dev-keys.js';
+import { SCOPES } from '../adapters/http/auth/principal.js';
+import { createApp } from '../app.factory.js';
+import { allMigrations } from '../migrations.js';
+import { projections } from '../projections/index.js';
+import { ProjectionRunner } from '../projections/runner/projection-runner.js';
+import { stringOption, UsageError } from './args.js';
+import { progress } from './progress.js';
+
+type Options = Record<string, string | true>;
+
+export async function serve(): Promise<void> {
+  const config = loadConfig();
+  assertStartable(config);
+  const infra = await openInfrastructure(config, allMigrations());
+  const app = await createApp(config, infra);
+  app.enableShutdownHooks();
+  await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
+  const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
+  process.stderr.write(`Reveille listening on http://127.0.0.1:${config.port} — events in ${config.eventstoreUrl ? 'EventStoreDB' : store}\n`);
+  if (config.auth.mode === 'dev') {
+    process.stderr.write(
+      `Development auth is on (REVEILLE_AUTH=dev). Get a token with:\n  npx reveille token --tenant acme --scope "${SCOPES.join(' ')}"\n`,
+    );
+  }
+}
+
+export async function migrate(): Promise<void> {
+  const config = loadConfig();
+  const sql = await openSqlClient(config);
+  try {
+    const applied = await runMigrations(sql, allMigrations(), (id) => process.stderr.write(`applied ${id}\n`));
+    process.stdout.write(applied.length ? `${applied.length} migration(s) applied\n` : 'schema is up to date\n');
+  } finally {
+    await sql.close();
+  }
+}
+
+export async function token(options: Options): Promise<void> {
+  const config = loadConfig();
+  if (config.auth.mode !== 'dev') throw new UsageError('tokens are minted only in development mode (REVEILLE_AUTH=dev)');
+  const tenant = stringOption(options, 'tenant') ?? 'dev';
+  const scope = stringOption(options, 'scope') ?? SCOPES.join(' ');
+  const ttl = Number(stringOption(options, 'ttl') ?? 300);
+  const keys = await loadOrCreateDevKeys(config.dataDir);
+  const jwt = await mintDevToken(keys, { tenant, scope, subject: stringOption(options, 'subject'), ttlSeconds: ttl, issuer: config.auth.issuer, audience: config.auth.audience });
+  process.stdout.write(`${jwt}\n`);
+}
+
+export async function rebuildProjections(options: Options): Promise<void> {
+  const name = stringOption(options, 'name');
+  const selected = name ? projections.filter((p) => p.name === name) : projections;
+  if (name && selected.length === 0) throw new UsageError(`no projection named ${name}; known: ${projections.map((p) => p.name).join(', ') || 'none'}`);
+  const config = loadConfig();
+  const infra = await openInfrastructure(config, allMigrations());
+  try {
+    const total = await countEvents(infra.store);
+    for (const projection of selected) {
+      const bar = progress(`rebuild ${projection.name}`, total);
+      await new ProjectionRunner(infra.sql, infra.store, projection, { batchSize: 1000 }).rebuild((done) => bar.update(done));
+      bar.stop();
+    }
+    process.stdout.write(`rebuilt ${selected.length} projection(s) from position 0\n`);
+  } finally {
+    await infra.close();
+  }
+}
+
+async function countEvents(store: { readAll(o: { after?: number; maxCount?: number }): Promise<{ position: number }[]> }): Promise<number> {
+  let total = 0;
+  for (let page = await store.readAll({ maxCount: 5000 }); page.length > 0; page = await store.readAll({ after: page[page.length - 1]!.position, maxCount: 5000 })) {
+    total += page.length;
+  }
+  return total;
+}

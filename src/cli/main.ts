@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import { parseArgs, UsageError } from './args.js';
+import { migrate, rebuildProjections, serve, token } from './commands.js';
+
+const USAGE = `usage: reveille <command>
+  serve                               run the HTTP service (default)
+  migrate                             apply database migrations
+  token --tenant T --scope "…" [--ttl 300] [--subject S]   mint a development token
+  projections rebuild [--name N]      rebuild read models from position 0
+`;
+
+export async function runCli(argv: string[]): Promise<void> {
+  const { positional, options } = parseArgs(argv);
+  const [command = 'serve', sub] = positional;
+  try {
+    if (options.help) return void process.stdout.write(USAGE);
+    if (command === 'serve') return await serve();
+    if (command === 'migrate') return await migrate();
+    if (command === 'token') return await token(options);
+    if (command === 'projections' && sub === 'rebuild') return await rebuildProjections(options);
+    throw new UsageError(`unknown command "${positional.join(' ')}"`);
+  } catch (error) {
+    if (error instanceof UsageError || (error as Error).name === 'ConfigError') {
+      process.stderr.write(`reveille: ${(error as Error).message}\n${error instanceof UsageError ? USAGE : ''}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

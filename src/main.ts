@@ -1,0 +1,3 @@
+import { runCli } from './cli/main.js';
+
+await runCli(process.argv.slice(2));

@@ -1,0 +1,58 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppendSignal } from '../../adapters/eventstore/append-signal.js';
+import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { SQL_CLIENT, type SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
+import { projections } from '../index.js';
+import { ProjectionRunner } from './projection-runner.js';
+import { SubscriptionRegistry } from './subscription-registry.js';
+
+const MAX_WAIT_MS = 2_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs every read model in the background and answers "have you caught up to P?" (read-your-writes). */
+@Injectable()
+export class ProjectionRunners {
+  private readonly logger = new Logger('Projections');
+  readonly runners: Map<string, ProjectionRunner>;
+
+  constructor(
+    @Inject(SQL_CLIENT) sql: SqlClient,
+    @Inject(EVENT_STORE) store: EventStore,
+    signal: AppendSignal,
+    registry: SubscriptionRegistry,
+  ) {
+    this.runners = new Map(
+      projections.map((p) => [
+        p.name,
+        new ProjectionRunner(sql, store, p, {
+          signal,
+          idlePollMs: 100,
+          onError: (error) => this.logger.error(`projection ${p.name}: ${(error as Error).message}`),
+        }),
+      ]),
+    );
+    this.runners.forEach((runner) => registry.register(runner.subscription));
+  }
+
+  get(name: string): ProjectionRunner {
+    const runner = this.runners.get(name);
+    if (!runner) throw new Error(`unknown projection ${name}`);
+    return runner;
+  }
+
+  /** Waits (≤ 2 s) until `name` has folded `position`; false means the caller answers `stale: true`. */
+  async waitFor(name: string, position: number | undefined): Promise<boolean> {
+    if (!position || position <= 0) return true;
+    const runner = this.get(name);
+    const deadline = Date.now() + MAX_WAIT_MS;
+    for (;;) {
+      if (await runner.hasReached(position)) return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(20);
+    }
+  }
+
+  async catchUpAll(): Promise<void> {
+    for (const runner of this.runners.values()) await runner.catchUp();
+  }
+}

@@ -1,0 +1,34 @@
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { Subscription } from '../../adapters/eventstore/subscription.js';
+
+/** Every background subscription of this process (projections, processors), started and stopped with it. */
+@Injectable()
+export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly subscriptions: Subscription[] = [];
+  private autostart = true;
+
+  register(subscription: Subscription): void {
+    this.subscriptions.push(subscription);
+  }
+
+  /** Tests drive subscriptions by hand with catchUp(). */
+  disableAutostart(): void {
+    this.autostart = false;
+  }
+
+  names(): string[] {
+    return this.subscriptions.map((s) => s.name);
+  }
+
+  failing(): Array<{ name: string; error: string }> {
+    return this.subscriptions.filter((s) => s.error).map((s) => ({ name: s.name, error: String((s.error as Error).message ?? s.error) }));
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.autostart) this.subscriptions.forEach((s) => s.start());
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.subscriptions.map((s) => s.stop()));
+  }
+}

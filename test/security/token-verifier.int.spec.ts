@@ -1,0 +1,111 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
+import { TokenRejected, TokenVerifier } from '../../src/adapters/http/auth/token-verifier.js';
+import { b64url, TestIssuer } from '../support/tokens.js';
+
+describe('SEC-1 bearer token verification', () => {
+  let issuer: TestIssuer;
+  let verifier: TokenVerifier;
+  const now = () => Math.floor(Date.now() / 1000);
+
+  beforeAll(async () => {
+    issuer = await TestIssuer.create();
+    verifier = TokenVerifier.fromJwks(issuer.jwks, issuer.issuer, issuer.audience);
+  });
+
+  const rejects = (token: Promise<string> | string) => expect(Promise.resolve(token).then((t) => verifier.verify(t))).rejects.toBeInstanceOf(TokenRejected);
+
+  it('accepts a valid RS256 token and reads tenant, subject and scopes', async () => {
+    const principal = await verifier.verify(await issuer.token({ tenant: 'acme', subject: 'svc-1', scope: 'missions:write operator:read' }));
+    expect(principal.tenant).toBe('acme');
+    expect(principal.subject).toBe('svc-1');
+    expect([...principal.scopes].sort()).toEqual(['missions:write', 'operator:read']);
+  });
+
+  it('rejects alg none', async () => {
+    const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 's', tenant: 't', iat: now(), nbf: now(), exp: now() + 60, jti: randomUUID() };
+    await rejects(`${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}.`);
+  });
+
+  it('rejects HS256 signed with the public key (algorithm confusion)', async () => {
+    const { publicKey } = await generateKeyPair('RS256', { extractable: true });
+    const pem = await exportSPKI(publicKey);
+    const header = b64url({ alg: 'HS256', typ: 'JWT', kid: issuer.kid });
+    const body = b64url({ iss: issuer.issuer, aud: issuer.audience, sub: 's', tenant: 't', iat: now(), nbf: now(), exp: now() + 60, jti: randomUUID() });
+    const signature = createHmac('sha256', pem).update(`${header}.${body}`).digest('base64url');
+    await rejects(`${header}.${body}.${signature}`);
+    const jwkSecret = Buffer.from(JSON.stringify(issuer.jwks.keys[0]));
+    await rejects(new SignJWT({ tenant: 't', jti: randomUUID(), sub: 's' }).setProtectedHeader({ alg: 'HS256', kid: issuer.kid }).setIssuer(issuer.issuer).setAudience(issuer.audience).setIssuedAt().setNotBefore(now()).setExpirationTime(now() + 60).sign(jwkSecret));
+  });
+
+  it('rejects an unknown kid', async () => {
+    await rejects(issuer.token({ header: { kid: 'not-a-known-key' } }));
+  });
+
+  it('rejects a token signed by another key under the same kid', async () => {
+    const other = await TestIssuer.create();
+    const forged = await other.token({ header: { kid: issuer.kid } });
+    await rejects(forged);
+  });
+
+  it('rejects an expired token beyond the 30 s tolerance, accepts within it', async () => {
+    await rejects(issuer.token({ now: now() - 200, ttl: 120 }));
+    await expect(verifier.verify(await issuer.token({ now: now() - 140, ttl: 120 }))).resolves.toBeDefined();
+  });
+
+  it('rejects a token not yet valid (nbf in the future beyond tolerance)', async () => {
+    await rejects(issuer.token({ claims: { nbf: now() + 120 } }));
+  });
+
+  it('rejects a lifetime over 300 s', async () => {
+    await rejects(issuer.token({ ttl: 301 }));
+    await expect(verifier.verify(await issuer.token({ ttl: 300 }))).resolves.toBeDefined();
+  });
+
+  it('rejects a wrong issuer or audience', async () => {
+    await rejects(issuer.token({ claims: { iss: 'someone-else' } }));
+    await rejects(issuer.token({ claims: { aud: 'other-service' } }));
+  });
+
+  it.each(['tenant', 'jti', 'nbf', 'iat', 'exp', 'sub'])('rejects a token missing %s', async (claim) => {
+    await rejects(issuer.token({ claims: { [claim]: undefined } }));
+  });
+
+  it('rejects a jti that is not a UUID', async () => {
+    await rejects(issuer.token({ claims: { jti: 'abc' } }));
+  });
+
+  it('rejects malformed tokens', async () => {
+    await rejects('not-a-jwt');
+    await rejects(`${b64url({ alg: 'RS256' })}.@@@.xyz`);
+  });
+
+  it('never echoes the token in its rejection', async () => {
+    const token = await issuer.token({ claims: { iss: 'wrong' } });
+    const error = await verifier.verify(token).catch((e: Error) => e);
+    expect((error as Error).message).not.toContain(token.split('.')[1]);
+  });
+
+  it('fetches keys from a JWKS URL and refetches when a rotated-in kid appears', async () => {
+    const rotated = await TestIssuer.create();
+    let served = issuer.jwks;
+    let fetches = 0;
+    const server = createServer((_, res) => {
+      fetches += 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`;
+      const remote = TokenVerifier.fromJwksUrl(url, issuer.issuer, issuer.audience, { cooldownMs: 0 });
+      await expect(remote.verify(await issuer.token())).resolves.toMatchObject({ tenant: 'tenant-a' });
+      served = { keys: [...issuer.jwks.keys, ...rotated.jwks.keys] };
+      await expect(remote.verify(await rotated.token({ claims: { iss: issuer.issuer } }))).resolves.toMatchObject({ tenant: 'tenant-a' });
+      expect(fetches).toBe(2);
+    } finally {
+      server.close();
+    }
+  });
+});
