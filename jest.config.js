@@ -16,7 +16,8 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.{int,e2e}.spec.ts'],
-      testTimeout: 60000,
     },
   ],
+  // PGlite boots a whole PostgreSQL in WebAssembly (several seconds) and suites race real writers.
+  testTimeout: 60000,
 };

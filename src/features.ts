@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { MissionsModule } from './commands/missions.module.js';
 
 /** Feature modules (one per use case family); each registers its controllers, handlers and projections. */
-export const featureModules: Type[] = [];
+export const featureModules: Type[] = [MissionsModule];

@@ -5,7 +5,7 @@ import { exportJWK, generateKeyPair, type JSONWebKeySet, type JWTPayload, SignJW
 export class TestIssuer {
   private constructor(
     readonly jwks: JSONWebKeySet,
-    private readonly privateKey: CryptoKey,
+    private readonly privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'],
     readonly kid: string,
     readonly issuer = 'reveille-test',
     readonly audience = 'reveille',

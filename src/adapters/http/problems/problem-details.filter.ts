@@ -1,7 +1,9 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { StoreUnavailable, WrongExpectedRevision } from '../../eventstore/event-store.port.js';
+import { CommandRejected } from '../../../commands/shared/rejected.js';
 import { Problem, problems } from './problem.js';
+import { rejectionProblem } from './rejection-problem.js';
 
 const TITLES: Record<number, [string, string]> = {
   400: ['BAD_REQUEST', 'Bad request'],
@@ -30,6 +32,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   private toProblem(exception: unknown): Problem {
     if (exception instanceof Problem) return exception;
+    if (exception instanceof CommandRejected) return rejectionProblem(exception.rejection);
     if (exception instanceof StoreUnavailable || (exception as { name?: string })?.name === 'StoreUnavailable') return problems.storeUnavailable();
     if (exception instanceof WrongExpectedRevision) return problems.revisionConflict(exception.actual + 1);
     if (exception instanceof HttpException) {

@@ -1,0 +1,138 @@
+/**
+ * Pure translations between the EventStore port and EventStoreDB's client types. No I/O here, so
+ * every rule the adapter relies on (revisions, the metadata envelope, error classes) is unit-tested.
+ */
+import type { EventMetadata, ExpectedRevision, RecordedEvent } from '../event-store.port.js';
+
+/** ESDB's expected-revision vocabulary (the client's string constants, or a concrete revision). */
+export type EsdbExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | bigint;
+/** What ESDB reports as a stream's current revision. */
+export type EsdbCurrentRevision = 'no_stream' | bigint;
+
+/** Reserved metadata key holding what the port keeps in columns in SQL. */
+export const ENVELOPE_KEY = '$reveille';
+
+/** The adapter's own fields, stored inside ESDB's custom metadata under `$reveille`. */
+export interface Envelope {
+  /** Host clock at append, RFC 3339 UTC with milliseconds (ESDB's `created` is assigned later, server side). */
+  recordedAt: string;
+  hash: string;
+  prevHash: string | null;
+  schemaVersion: number;
+}
+
+/** The port's expected revision in ESDB's terms (the adapter itself appends only with `no_stream` or a number). */
+export function toEsdbExpectedRevision(expected: ExpectedRevision): EsdbExpectedRevision {
+  if (typeof expected !== 'number') return expected;
+  if (expected === -1) return 'no_stream';
+  if (!Number.isSafeInteger(expected) || expected < -1) throw new RangeError(`invalid expected revision ${expected}`);
+  return BigInt(expected);
+}
+
+/** A concrete revision (-1: the stream must not exist); idempotency by event id holds only for these. */
+export function concreteRevision(at: number): 'no_stream' | bigint {
+  return toEsdbExpectedRevision(at) as 'no_stream' | bigint;
+}
+
+/** ESDB's current revision as the port's number: -1 when the stream does not exist. */
+export function fromEsdbRevision(current: EsdbCurrentRevision | undefined | null): number {
+  if (current === undefined || current === null || current === 'no_stream') return -1;
+  return Number(current);
+}
+
+/** The metadata written to ESDB: the caller's metadata plus the envelope under the reserved key. */
+export function wrapMetadata(metadata: EventMetadata, envelope: Envelope): Record<string, unknown> {
+  if (Object.prototype.hasOwnProperty.call(metadata, ENVELOPE_KEY)) throw new Error(`event metadata must not use the reserved key ${ENVELOPE_KEY}`);
+  return { ...metadata, [ENVELOPE_KEY]: envelope };
+}
+
+/**
+ * Splits stored metadata back into the caller's metadata and the envelope. Events written by other
+ * clients have no envelope: `envelope` is null and the metadata is returned as it is (if it is an object).
+ */
+export function unwrapMetadata(stored: unknown): { metadata: EventMetadata; envelope: Envelope | null } {
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored) || stored instanceof Uint8Array) return { metadata: {}, envelope: null };
+  const { [ENVELOPE_KEY]: raw, ...metadata } = stored as Record<string, unknown>;
+  return { metadata, envelope: isEnvelope(raw) ? raw : null };
+}
+
+function isEnvelope(value: unknown): value is Envelope {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.recordedAt === 'string' && typeof v.hash === 'string' && (v.prevHash === null || typeof v.prevHash === 'string') && Number.isInteger(v.schemaVersion);
+}
+
+/** The subset of the client's recorded event the adapter reads. */
+export interface EsdbRecord {
+  streamId: string;
+  id: string;
+  revision: bigint;
+  type: string;
+  data: unknown;
+  metadata?: unknown;
+  created: Date;
+  position?: { commit: bigint; prepare: bigint };
+}
+
+/**
+ * The port's event from an ESDB record. `position` is the $all commit position: for events appended
+ * through gRPC (implicit transactions) commit = prepare = the event's own log position, so it is
+ * unique per event. Stream reads carry it from server 22.6 on; older servers cannot serve this port.
+ */
+export function toRecordedEvent(record: EsdbRecord, commitPosition?: bigint): RecordedEvent {
+  const commit = commitPosition ?? record.position?.commit;
+  if (commit === undefined) throw new Error(`EventStoreDB returned ${record.streamId}@${record.revision} without a $all position (server 22.6 or later required)`);
+  const { metadata, envelope } = unwrapMetadata(record.metadata);
+  return {
+    id: record.id,
+    streamId: record.streamId,
+    revision: Number(record.revision),
+    position: Number(commit),
+    type: record.type,
+    schemaVersion: envelope?.schemaVersion ?? 1,
+    data: record.data,
+    metadata,
+    // A foreign event (no envelope) gets the server's timestamp and an empty hash: the auditor flags it.
+    recordedAt: envelope?.recordedAt ?? record.created.toISOString(),
+    hash: envelope?.hash ?? '',
+    prevHash: envelope?.prevHash ?? null,
+  };
+}
+
+/** System streams (`$…`, `$$…` metadata streams) and system events (`$>` links, `$metadata`, stats) are not the application's log. */
+export function isSystemEvent(streamId: string, type: string): boolean {
+  return streamId.startsWith('$') || type.startsWith('$');
+}
+
+/** The `(commit, prepare)` pair readAll starts at; for gRPC-written events both equal the commit position. */
+export function positionFrom(after: number): { commit: bigint; prepare: bigint } {
+  if (!Number.isSafeInteger(after) || after < 0) throw new RangeError(`invalid position ${after}`);
+  return { commit: BigInt(after), prepare: BigInt(after) };
+}
+
+// Errors are duck-typed: the client's classes may come from another realm (jest's VM), failing instanceof,
+// and its append path rejects with raw gRPC errors (`code` 14) rather than its own UnavailableError.
+const UNAVAILABLE_TYPES = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader', 'cancelled']);
+const GRPC_UNAVAILABLE = 14;
+const GRPC_DEADLINE_EXCEEDED = 4;
+
+export function isUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { type, code, message } = error as { type?: unknown; code?: unknown; message?: unknown };
+  if (typeof type === 'string' && UNAVAILABLE_TYPES.has(type)) return true;
+  if (code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED) return true;
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH)$/.test(code)) return true;
+  return typeof message === 'string' && /UNAVAILABLE|ECONNREFUSED|No connection established|Failed to discover|client is closed|disposed/i.test(message);
+}
+
+/** ESDB's WrongExpectedVersionError, with the stream's actual revision as a port number (-1: no stream). */
+export function wrongExpectedActual(error: unknown): number | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const e = error as { type?: unknown; actualVersion?: unknown };
+  if (e.type !== 'wrong-expected-version') return null;
+  return fromEsdbRevision(e.actualVersion as EsdbCurrentRevision | undefined);
+}
+
+export function isStreamNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { type?: unknown }).type === 'stream-not-found';
+}

@@ -1,0 +1,40 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { ReviseMissionCommand } from '../../../commands/revise-mission/revise-mission.command.js';
+import { ReviseMissionDto } from '../../../commands/revise-mission/revise-mission.dto.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { loadAggregate } from '../../../commands/shared/aggregate.js';
+import { missionDecider } from '../../../domain/mission/mission.js';
+import { missionStream } from '../../../domain/shared/ids.js';
+import { RequireScope } from '../auth/auth.decorators.js';
+import { problems } from '../problems/problem.js';
+import { Ctx } from './request-context.js';
+import { ResourceId } from './resource-id.pipe.js';
+
+@ApiTags('missions')
+@ApiBearerAuth()
+@Controller('v1/missions')
+export class MissionsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
+
+  @Put(':missionId')
+  @HttpCode(200)
+  @RequireScope('missions:write')
+  revise(@Ctx() context: CommandContext, @Param('missionId', ResourceId) missionId: string, @Body() body: ReviseMissionDto) {
+    return this.commands.execute(new ReviseMissionCommand(context, missionId, body));
+  }
+
+  /** Read straight from the Mission's stream: definitions are small and must be current. */
+  @Get(':missionId')
+  @RequireScope('operator:read')
+  async get(@Ctx() context: CommandContext, @Param('missionId', ResourceId) missionId: string) {
+    const { state } = await loadAggregate(this.store, missionStream(context.tenant, missionId), missionDecider);
+    if (state.status === 'absent') throw problems.notFound();
+    return { missionId, revision: state.revision, state: state.state, grants: state.grants, updatedAt: state.updatedAt };
+  }
+}

@@ -1,0 +1,12 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { PRINCIPAL, type Principal } from '../auth/principal.js';
+
+/** The command context of an authenticated request: tenant and actor from the token, never from the body. */
+export const Ctx = createParamDecorator((_: unknown, context: ExecutionContext): CommandContext => {
+  const request = context.switchToHttp().getRequest<FastifyRequest>();
+  const principal = (request as unknown as Record<symbol, Principal | undefined>)[PRINCIPAL];
+  if (!principal) throw new Error('Ctx used on a public route');
+  return { tenant: principal.tenant, actor: principal.subject, correlationId: String(request.id) };
+});

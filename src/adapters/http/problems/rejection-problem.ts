@@ -1,0 +1,31 @@
+import type { Rejection } from '../../../domain/shared/result.js';
+import { Problem } from './problem.js';
+
+const STATUS: Record<string, number> = {
+  invalid_definition: 422,
+  authority_widening: 422,
+  capability_unsupported: 422,
+  mission_not_found: 422,
+  source_not_found: 422,
+  revision_conflict: 409,
+  mission_terminal: 409,
+  trigger_deleted: 409,
+  not_found: 404,
+};
+
+const TITLES: Record<string, string> = {
+  invalid_definition: 'Invalid definition',
+  authority_widening: 'Authority wider than the Mission grants',
+  capability_unsupported: 'Capability not supported by this deployment',
+  revision_conflict: 'Revision conflict',
+  mission_terminal: 'Mission is terminal',
+  mission_not_found: 'Mission not found',
+};
+
+/** Domain rejections keep their code as the problem's stable `code`. */
+export function rejectionProblem(rejection: Rejection): Problem {
+  const extras: Record<string, unknown> = {};
+  if (rejection.errors) extras.errors = rejection.errors;
+  if (rejection.currentRevision !== undefined) extras.currentRevision = rejection.currentRevision;
+  return new Problem(STATUS[rejection.code] ?? 409, rejection.code, TITLES[rejection.code] ?? rejection.code.replace(/_/g, ' '), rejection.detail ?? rejection.errors?.[0]?.message, extras);
+}

@@ -1,0 +1,60 @@
+import type { EventMetadata, EventStore, NewEvent, RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import { WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
+import { fold } from '../../domain/shared/decider.js';
+import { isRejection } from '../../domain/shared/result.js';
+import { CommandRejected } from './rejected.js';
+
+export interface Loaded<S> {
+  state: S;
+  /** Stream revision of the last event, -1 when the stream does not exist. */
+  revision: number;
+  /** Global position of the last event, 0 when none. */
+  position: number;
+}
+
+export const asDomainEvent = <E extends DomainEvent>(event: RecordedEvent): E => ({ type: event.type, data: event.data }) as E;
+
+export async function loadAggregate<S, E extends DomainEvent>(store: EventStore, streamId: string, decider: Pick<Decider<S, E, never>, 'initialState' | 'evolve'>): Promise<Loaded<S>> {
+  const events = await store.readStream(streamId);
+  const last = events[events.length - 1];
+  return { state: fold(decider, events.map((e) => asDomainEvent<E>(e))), revision: last?.revision ?? -1, position: last?.position ?? 0 };
+}
+
+export interface Handled<S, E> {
+  state: S;
+  events: E[];
+  position: number;
+}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Read → fold → decide → append at the revision read (STYLE §3). A concurrent writer makes the
+ * append fail; deciding again on fresh state is safe because `decide` is pure, and the domain's own
+ * expectedRevision check still turns a stale client into a conflict.
+ */
+export async function handleCommand<S, E extends DomainEvent, C>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<S, E, C>,
+  command: C,
+  metadata: EventMetadata,
+): Promise<Handled<S, E>> {
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await loadAggregate<S, E>(store, streamId, decider);
+    const decision = decider.decide(command, loaded.state);
+    if (isRejection(decision)) throw new CommandRejected(decision);
+    if (decision.length === 0) return { state: loaded.state, events: [], position: loaded.position };
+    try {
+      const appended = await store.append(streamId, decision.map((e) => toNewEvent(e, metadata)), loaded.revision < 0 ? 'no_stream' : loaded.revision);
+      return { state: decision.reduce(decider.evolve, loaded.state), events: decision, position: appended.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
+    }
+  }
+}
+
+export function toNewEvent(event: DomainEvent, metadata: EventMetadata): NewEvent {
+  return { type: event.type, data: event.data, metadata };
+}

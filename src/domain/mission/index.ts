@@ -1,0 +1,2 @@
+export * from './mission-grants.js';
+export * from './mission.js';

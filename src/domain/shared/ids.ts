@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+
+/**
+ * SHA-256 (hex) of the canonical JSON array of `parts`. Used to name streams: ids from outside are
+ * hashed, never concatenated raw, so `("a-b", "c")` and `("a", "b-c")` can never share a stream.
+ */
+export function hashId(...parts: string[]): string {
+  return createHash('sha256').update(canonicalJson(parts), 'utf8').digest('hex');
+}
+
+export const missionStream = (tenant: string, missionId: string): string => `mission-${hashId(tenant, missionId)}`;
+
+export const triggerStream = (tenant: string, triggerId: string): string => `trigger-${hashId(tenant, triggerId)}`;
+
+export const sourceStream = (tenant: string, sourceId: string): string => `source-${hashId(tenant, sourceId)}`;
+
+/** `identityHash` is already a SHA-256 over the tenant-scoped dedupe identity (DD-1, OC-3). */
+export const occurrenceStream = (identityHash: string): string => `occurrence-${identityHash}`;
+
+export const budgetStream = (tenant: string, missionId: string, windowStartIso: string): string =>
+  `budget-${hashId(tenant, missionId, windowStartIso)}`;
+
+/** Execution ids reach us in URLs (claim, complete), so they are hashed like every outside id. */
+export const executionStream = (executionId: string): string => `execution-${hashId(executionId)}`;

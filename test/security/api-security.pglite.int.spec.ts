@@ -1,0 +1,4 @@
+import { apiSecuritySuite, storeOutageSuite } from './api-security.shared.js';
+
+apiSecuritySuite('pglite');
+storeOutageSuite('pglite');
