@@ -17,6 +17,7 @@ import { HealthController } from './adapters/http/health/health.controller.js';
 import { HttpResultInterceptor } from './adapters/http/http-result.interceptor.js';
 import { IdempotencyInterceptor } from './adapters/http/idempotency/idempotency.interceptor.js';
 import { IdempotencyStore } from './adapters/http/idempotency/idempotency.store.js';
+import { IdempotencySweeper } from './adapters/http/idempotency/idempotency-sweeper.js';
 import { ProblemDetailsFilter } from './adapters/http/problems/problem-details.filter.js';
 import { validationPipe } from './adapters/http/validation.js';
 import { ProjectionRunners } from './projections/runner/projection-runners.js';
@@ -53,6 +54,7 @@ export class AppModule {
         ...core,
         SubscriptionRegistry,
         ProjectionRunners,
+        IdempotencySweeper,
         { provide: APP_GUARD, useClass: AuthGuard },
         // Registration order is nesting order: the result interceptor must see what idempotency returns.
         { provide: APP_INTERCEPTOR, useClass: HttpResultInterceptor },
