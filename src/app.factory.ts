@@ -7,9 +7,12 @@ import type { ReveilleConfig } from './adapters/config/config.js';
 import type { Infrastructure } from './adapters/eventstore/infrastructure.js';
 import { STATUS_OVERRIDE } from './adapters/http/http-result.js';
 import { AppModule } from './app.module.js';
+import { SubscriptionRegistry } from './projections/runner/subscription-registry.js';
 
 export interface AppOptions {
   logger?: LoggerService | false;
+  /** false: background subscriptions (projections, processors) are driven by hand (tests). */
+  startSubscriptions?: boolean;
   /** The Swagger UI's static assets load through a dynamic import jest's ESM VM cannot follow; tests use the JSON document. */
   docsUi?: boolean;
 }
@@ -23,6 +26,7 @@ export async function createApp(config: ReveilleConfig, infra: Infrastructure, o
     logger: options.logger ?? new ConsoleLogger({ json: true }),
     abortOnError: false,
   });
+  if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (request, reply, payload) => {
     const status = (request as unknown as Record<symbol, number | undefined>)[STATUS_OVERRIDE];

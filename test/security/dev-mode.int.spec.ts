@@ -35,7 +35,7 @@ describe('SEC-5 development mode', () => {
         body: JSON.stringify({ state: 'active', grants: { maxExecutionsPerHour: 1, maxConcurrent: 1, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 1 } }),
       });
       expect(put.status).toBe(200);
-      const jwks = await (await fetch(`${base}/.well-known/jwks.json`)).json();
+      const jwks = (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: Array<Record<string, unknown>> };
       expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256' });
       expect(jwks.keys[0].d).toBeUndefined(); // never the private half
     } finally {

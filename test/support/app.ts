@@ -10,7 +10,6 @@ import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js'
 import { createApp } from '../../src/app.factory.js';
 import { allMigrations } from '../../src/migrations.js';
 import { ProjectionRunners } from '../../src/projections/runner/projection-runners.js';
-import { SubscriptionRegistry } from '../../src/projections/runner/subscription-registry.js';
 import { dropSchema, TEST_DATABASE_URL } from './databases.js';
 import { TestIssuer } from './tokens.js';
 import { randomBytes } from 'node:crypto';
@@ -59,9 +58,7 @@ export async function startTestApp(kind: StoreKind, options: { autostart?: boole
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const sql = kind === 'postgres' ? await PgSqlClient.connect({ connectionString: TEST_DATABASE_URL, schema, max: 20 }) : await PgliteSqlClient.open();
   const infra = await openInfrastructure(config, allMigrations(), { sql });
-  const app = await createApp(config, infra, { logger: false, docsUi: false });
-  const registry = app.get(SubscriptionRegistry);
-  if (options.autostart === false) registry.disableAutostart();
+  const app = await createApp(config, infra, { logger: false, docsUi: false, startSubscriptions: options.autostart !== false });
   // Real loopback HTTP: Fastify's inject pulls in an ESM-only dependency jest's require path cannot load.
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
@@ -74,10 +71,10 @@ export async function startTestApp(kind: StoreKind, options: { autostart?: boole
     baseUrl: base,
     token: (o) => issuer.token(o),
     async request({ method, url, token, body, headers = {}, key }) {
-      const auth = token === null ? {} : { authorization: `Bearer ${token ?? (await issuer.token())}` };
-      const idempotency = key ? { 'idempotency-key': key } : {};
+      const auth: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token ?? (await issuer.token())}` };
+      const idempotency: Record<string, string> = key ? { 'idempotency-key': key } : {};
       const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-      const contentType = payload === undefined ? {} : { 'content-type': 'application/json' };
+      const contentType: Record<string, string> = payload === undefined ? {} : { 'content-type': 'application/json' };
       const response = await fetch(`${base}${url}`, { method, body: payload, headers: { ...contentType, ...auth, ...idempotency, ...headers } });
       const text = await response.text();
       let parsed: unknown = text;

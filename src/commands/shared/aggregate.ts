@@ -27,7 +27,8 @@ export interface Handled<S, E> {
   position: number;
 }
 
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 20;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Read → fold → decide → append at the revision read (STYLE §3). A concurrent writer makes the
@@ -51,6 +52,8 @@ export async function handleCommand<S, E extends DomainEvent, C>(
       return { state: decision.reduce(decider.evolve, loaded.state), events: decision, position: appended.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
+      // jittered backoff so a crowd of writers on one hot stream (a Mission's budget) spreads out
+      await sleep(Math.random() * Math.min(2 ** attempt, 50));
     }
   }
 }

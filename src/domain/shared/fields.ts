@@ -1,16 +1,16 @@
 import { isJsonPointer, pointerTo } from './json-pointer.js';
 import type { FieldError } from './result.js';
 
-/**
- * Small readers for validating definition documents: each reports into a shared error list with a
- * pointer and returns the value, a default, or undefined when invalid (already reported).
- */
 export type Raw = Record<string, unknown>;
 
 export function isRecord(value: unknown): value is Raw {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Small readers for validating definition documents: each reports into a shared error list with a
+ * pointer and returns the value, a default, or undefined when invalid (already reported).
+ */
 export class FieldReader {
   readonly errors: FieldError[] = [];
 

@@ -20,8 +20,8 @@ function outcome<S, E, C>(decider: Decider<S, E, C>, events: readonly E[], comma
   const state = events.reduce(decider.evolve, decider.initialState);
   const run = () => decider.decide(command, state);
   return {
-    /** Asserts the emitted events, or the rejection code when given a string; returns the result. */
-    then(expected: readonly E[] | string): E[] | Rejection {
+    /** Asserts the emitted events, or the rejection code when given a string. */
+    then(expected: readonly E[] | string): void {
       const result = run();
       if (typeof expected === 'string') {
         if (!isRejection(result)) fail(`expected rejection ${expected}, got events ${JSON.stringify(result)}`);
@@ -30,14 +30,16 @@ function outcome<S, E, C>(decider: Decider<S, E, C>, events: readonly E[], comma
         if (isRejection(result)) fail(`expected events, got rejection ${JSON.stringify(result)}`);
         deepStrictEqual(asJson(result), asJson(expected));
       }
-      return result;
     },
     /** Asserts a rejection whose fields include `partial` (e.g. `{ currentRevision: 2 }`). */
-    thenRejects(code: string, partial: Partial<Rejection> = {}): Rejection {
+    thenRejects(code: string, partial: Partial<Rejection> = {}): void {
       const result = run();
       if (!isRejection(result)) fail(`expected rejection ${code}, got events ${JSON.stringify(result)}`);
       deepStrictEqual(asJson({ ...pick(result, Object.keys(partial)), code: result.code }), asJson({ ...partial, code }));
-      return result;
+    },
+    /** The raw decision, for assertions the helpers above do not cover. */
+    result(): E[] | Rejection {
+      return run();
     },
     /** Asserts that the command is impossible in this state (a typed error, never a rejection). */
     thenThrows(errorType: abstract new (...args: never[]) => Error): void {

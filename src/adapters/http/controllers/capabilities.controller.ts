@@ -1,0 +1,18 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CAPABILITIES_TOKEN } from '../../config/capabilities.js';
+import { RequireScope } from '../auth/auth.decorators.js';
+
+@ApiTags('system')
+@ApiBearerAuth()
+@Controller('v1/capabilities')
+export class CapabilitiesController {
+  constructor(@Inject(CAPABILITIES_TOKEN) private readonly capabilities: readonly string[]) {}
+
+  /** CP-1: only what this deployment fully implements. */
+  @Get()
+  @RequireScope('operator:read')
+  list() {
+    return { capabilities: this.capabilities };
+  }
+}

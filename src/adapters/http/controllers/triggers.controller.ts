@@ -1,0 +1,90 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Headers } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { FireManualOccurrenceCommand } from '../../../commands/fire-manual-occurrence/fire-manual-occurrence.command.js';
+import { FireManualOccurrenceDto } from '../../../commands/fire-manual-occurrence/fire-manual-occurrence.dto.js';
+import { ReviseTriggerCommand } from '../../../commands/revise-trigger/revise-trigger.command.js';
+import { ReasonDto, ReviseTriggerDto } from '../../../commands/revise-trigger/revise-trigger.dto.js';
+import { SetTriggerEnabledCommand } from '../../../commands/set-trigger-enabled/set-trigger-enabled.command.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { triggerStream } from '../../../domain/shared/ids.js';
+import type { TriggerRevised } from '../../../domain/trigger/trigger.js';
+import { currentTrigger } from '../../../commands/shared/lookups.js';
+import { RequireScope } from '../auth/auth.decorators.js';
+import { HttpResult } from '../http-result.js';
+import { problems } from '../problems/problem.js';
+import { DecisionWaiter } from './decision-waiter.js';
+import { Ctx } from './request-context.js';
+import { ResourceId } from './resource-id.pipe.js';
+
+@ApiTags('triggers')
+@ApiBearerAuth()
+@Controller('v1/triggers')
+export class TriggersController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly decisions: DecisionWaiter,
+  ) {}
+
+  @Put(':triggerId')
+  @HttpCode(200)
+  @RequireScope('triggers:write')
+  revise(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReviseTriggerDto) {
+    return this.commands.execute(new ReviseTriggerCommand(context, triggerId, { ...body }));
+  }
+
+  @Post(':triggerId/enable')
+  @HttpCode(200)
+  @RequireScope('triggers:write')
+  enable(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReasonDto) {
+    return this.commands.execute(new SetTriggerEnabledCommand(context, triggerId, true, body ?? {}));
+  }
+
+  @Post(':triggerId/disable')
+  @HttpCode(200)
+  @RequireScope('triggers:write')
+  disable(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReasonDto) {
+    return this.commands.execute(new SetTriggerEnabledCommand(context, triggerId, false, body ?? {}));
+  }
+
+  @Get(':triggerId')
+  @RequireScope('operator:read')
+  async get(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string) {
+    const trigger = await currentTrigger(this.store, context.tenant, triggerId);
+    if (trigger.status === 'absent' || trigger.deleted) throw problems.notFound();
+    return { triggerId, revision: trigger.revision, ...trigger.definition, dedupeEpoch: trigger.dedupeEpoch, pins: trigger.pins, revisedAt: trigger.revisedAt };
+  }
+
+  @Get(':triggerId/revisions')
+  @RequireScope('operator:read')
+  async revisions(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string) {
+    const events = await this.store.readStream(triggerStream(context.tenant, triggerId));
+    if (events.length === 0) throw problems.notFound();
+    const items = events
+      .filter((e) => e.type === 'TriggerRevised')
+      .map((e) => {
+        const data = e.data as TriggerRevised['data'];
+        return { revision: data.revision, recordedAt: e.recordedAt, actor: data.actor, reason: data.reason, definition: data.definition };
+      });
+    return { items, nextCursor: null };
+  }
+
+  /** The Idempotency-Key is the manual delivery identity: a retry replays, a new key fires again. */
+  @Post(':triggerId/occurrences')
+  @RequireScope('occurrences:write')
+  async fire(
+    @Ctx() context: CommandContext,
+    @Param('triggerId', ResourceId) triggerId: string,
+    @Headers('idempotency-key') key: string,
+    @Body() body: FireManualOccurrenceDto,
+    @Query('wait') wait?: string,
+  ) {
+    if (wait !== undefined && wait !== 'decision') throw problems.badRequest([{ pointer: '?wait', message: 'wait must be "decision"' }]);
+    const fired = await this.commands.execute(new FireManualOccurrenceCommand(context, triggerId, key, body.input, body.resourceRefs ?? []));
+    if (wait !== 'decision') return new HttpResult(202, fired);
+    const decided = await this.decisions.waitFor(fired.occurrenceId, 5_000);
+    return decided ? new HttpResult(200, decided) : new HttpResult(202, fired);
+  }
+}

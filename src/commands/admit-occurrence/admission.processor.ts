@@ -1,0 +1,57 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { AppendSignal } from '../../adapters/eventstore/append-signal.js';
+import { advanceCheckpoint, loadCheckpoint } from '../../adapters/eventstore/checkpoints.js';
+import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { SQL_CLIENT, type SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
+import { Subscription } from '../../adapters/eventstore/subscription.js';
+import { SubscriptionRegistry } from '../../projections/runner/subscription-registry.js';
+import { AdmitOccurrenceCommand } from './admit-occurrence.command.js';
+
+const NAME = 'processor:admission';
+
+/**
+ * Admits every observed Occurrence from the log (AD-1). Several processes may run it: the decision
+ * append at the occurrence stream's revision lets one win; the checkpoint only saves work.
+ */
+@Injectable()
+export class AdmissionProcessor {
+  private readonly logger = new Logger('Admission');
+  readonly subscription: Subscription;
+
+  constructor(
+    @Inject(EVENT_STORE) store: EventStore,
+    @Inject(SQL_CLIENT) sql: SqlClient,
+    signal: AppendSignal,
+    registry: SubscriptionRegistry,
+    private readonly commands: CommandBus,
+  ) {
+    this.subscription = new Subscription({
+      name: NAME,
+      store,
+      signal,
+      idlePollMs: 100,
+      batchSize: 200,
+      checkpoint: () => loadCheckpoint(sql, NAME),
+      handle: async (events, from) => {
+        // Unrelated Missions admit concurrently (AD-5); one Mission's occurrences share its budget
+        // stream, so they go one after another in acceptance order instead of racing for it.
+        const byMission = new Map<string, string[]>();
+        for (const e of events) {
+          if (e.type !== 'OccurrenceObserved') continue;
+          const { tenant, missionId } = e.data as { tenant: string; missionId: string };
+          const key = JSON.stringify([tenant, missionId]);
+          byMission.set(key, [...(byMission.get(key) ?? []), e.streamId]);
+        }
+        await Promise.all(
+          [...byMission.values()].map(async (streams) => {
+            for (const stream of streams) await this.commands.execute(new AdmitOccurrenceCommand(stream));
+          }),
+        );
+        await advanceCheckpoint(sql, NAME, from, events[events.length - 1]!.position);
+      },
+      onError: (error) => this.logger.error(`admission: ${(error as Error).message}`),
+    });
+    registry.register(this.subscription);
+  }
+}

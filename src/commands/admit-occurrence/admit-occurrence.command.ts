@@ -1,0 +1,15 @@
+import { Command } from '@nestjs/cqrs';
+
+export interface AdmissionResult {
+  occurrenceId: string;
+  decision: 'admitted' | 'blocked' | 'already_decided';
+  executionId: string | null;
+  position: number;
+}
+
+/** Decide one observed Occurrence against current state (AD-1, AD-2); safe to run concurrently. */
+export class AdmitOccurrenceCommand extends Command<AdmissionResult> {
+  constructor(readonly occurrenceStreamId: string) {
+    super();
+  }
+}

@@ -1,0 +1,69 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { Problem, problems } from '../../adapters/http/problems/problem.js';
+import { payloadDigest } from '../../adapters/sources/payload-digest.js';
+import { dedupeIdentityHash, manualIdentity, occurrenceIdFor } from '../../domain/dedupe/dedupe-identity.js';
+import { classifyDelivery, occurrenceDecider } from '../../domain/occurrence/occurrence.js';
+import { canonicalJson } from '../../domain/shared/canonical-json.js';
+import { occurrenceStream } from '../../domain/shared/ids.js';
+import { handleCommand } from '../shared/aggregate.js';
+import { metadataOf } from '../shared/command-context.js';
+import { currentTrigger } from '../shared/lookups.js';
+import { FireManualOccurrenceCommand, type ManualFireResult } from './fire-manual-occurrence.command.js';
+
+/** OC-5: an occurrence is bounded evidence, not a dumping ground. */
+export const MAX_MANUAL_INPUT_BYTES = 64 * 1024;
+
+@CommandHandler(FireManualOccurrenceCommand)
+export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOccurrenceCommand> {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  async execute({ context, triggerId, idempotencyKey, input = null, resourceRefs }: FireManualOccurrenceCommand): Promise<ManualFireResult> {
+    if (Buffer.byteLength(canonicalJson(input ?? null)) > MAX_MANUAL_INPUT_BYTES) {
+      throw problems.badRequest([{ pointer: '/input', message: `input exceeds ${MAX_MANUAL_INPUT_BYTES} bytes` }], 'The input is too large.');
+    }
+    const trigger = await currentTrigger(this.store, context.tenant, triggerId);
+    if (trigger.status === 'absent' || trigger.deleted) throw problems.notFound();
+    if (trigger.definition.type !== 'manual') {
+      throw new Problem(409, 'trigger_not_manual', 'Not a manual Trigger', `Trigger ${triggerId} is a ${trigger.definition.type} Trigger; only manual Triggers take manual occurrences.`);
+    }
+    const identity = manualIdentity(context.tenant, trigger, idempotencyKey);
+    const dedupeHash = dedupeIdentityHash(identity);
+    const stream = occurrenceStream(dedupeHash);
+    const digest = payloadDigest({ input: input ?? null, resourceRefs: resourceRefs ?? [] });
+    const observedAt = (await this.store.now()).toISOString();
+    const handled = await handleCommand(
+      this.store,
+      stream,
+      occurrenceDecider,
+      {
+        type: 'ObserveOccurrence',
+        occurrenceId: occurrenceIdFor(identity),
+        tenant: context.tenant,
+        triggerId,
+        triggerRevision: trigger.revision,
+        missionId: trigger.definition.missionId,
+        kind: 'manual',
+        auth: { state: 'internal', sourceId: null, keyId: null, keyGeneration: null },
+        externalId: null,
+        dedupeIdentity: identity,
+        dedupeHash,
+        payloadDigest: digest,
+        input: input ?? null,
+        resourceRefs: resourceRefs ?? [],
+        classification: trigger.definition.constraints.classification,
+        scheduledAt: null,
+        causal: { parentId: null, depth: 0, ancestry: [] },
+        observedAt,
+      },
+      metadataOf(context),
+    );
+    if (handled.state.status === 'absent') throw new Error('occurrence stream empty after observe');
+    // Whoever observed first fixed the payload; another payload under the identity starts nothing (OC-4).
+    if (classifyDelivery(handled.state, digest) === 'payload_conflict') {
+      throw new Problem(409, 'payload_conflict', 'Payload conflict', 'This delivery identity was first accepted with a different payload.');
+    }
+    return { occurrenceId: handled.state.occurrence.occurrenceId, status: 'observed', position: handled.position };
+  }
+}

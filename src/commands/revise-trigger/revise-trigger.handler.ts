@@ -1,0 +1,46 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CAPABILITIES_TOKEN } from '../../adapters/config/capabilities.js';
+import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { initialMissionState } from '../../domain/mission/mission.js';
+import { triggerStream } from '../../domain/shared/ids.js';
+import { triggerDecider } from '../../domain/trigger/trigger.js';
+import { handleCommand } from '../shared/aggregate.js';
+import { metadataOf } from '../shared/command-context.js';
+import { currentMission } from '../shared/lookups.js';
+import { ReviseTriggerCommand, type TriggerRevisionResult } from './revise-trigger.command.js';
+
+@CommandHandler(ReviseTriggerCommand)
+export class ReviseTriggerHandler implements ICommandHandler<ReviseTriggerCommand> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CAPABILITIES_TOKEN) private readonly capabilities: readonly string[],
+  ) {}
+
+  async execute({ context, triggerId, body }: ReviseTriggerCommand): Promise<TriggerRevisionResult> {
+    const { expectedRevision, reason, ...definition } = body;
+    const missionId = typeof definition.missionId === 'string' ? definition.missionId : null;
+    // The Mission is looked up now: authority is checked against its *current* grants (TR-2).
+    const mission = missionId ? await currentMission(this.store, context.tenant, missionId) : initialMissionState;
+    const handled = await handleCommand(
+      this.store,
+      triggerStream(context.tenant, triggerId),
+      triggerDecider,
+      {
+        type: 'ReviseTrigger',
+        tenant: context.tenant,
+        triggerId,
+        expectedRevision: expectedRevision as number | undefined,
+        definition,
+        reason: typeof reason === 'string' ? reason : '',
+        actor: context.actor,
+        at: (await this.store.now()).toISOString(),
+        mission,
+        capabilities: this.capabilities,
+        pins: { tzdataVersion: process.versions.tz ?? 'unknown' },
+      },
+      metadataOf(context),
+    );
+    return { triggerId, revision: handled.state.status === 'defined' ? handled.state.revision : 0, position: handled.position };
+  }
+}

@@ -1,0 +1,12 @@
+import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
+import { missionStream, triggerStream } from '../../domain/shared/ids.js';
+import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
+import { loadAggregate } from './aggregate.js';
+
+/** Current state lookups the handlers put on commands as facts (STYLE §3: enrich, then decide). */
+export const currentMission = async (store: EventStore, tenant: string, missionId: string): Promise<MissionState> =>
+  (await loadAggregate(store, missionStream(tenant, missionId), missionDecider)).state;
+
+export const currentTrigger = async (store: EventStore, tenant: string, triggerId: string): Promise<TriggerState> =>
+  (await loadAggregate(store, triggerStream(tenant, triggerId), triggerDecider)).state;

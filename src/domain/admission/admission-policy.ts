@@ -1,0 +1,124 @@
+import { isWithin } from '../shared/classification.js';
+import { IllegalStateError } from '../shared/errors.js';
+import { resolvePointer } from '../shared/json-pointer.js';
+import type { MissionState } from '../mission/mission.js';
+import type { ObservedOccurrence } from '../occurrence/occurrence-events.js';
+import type { TriggerState } from '../trigger/trigger.js';
+import { effectiveAuthority, resourcesOutside } from './effective-authority.js';
+import type { ReasonCode } from './reasons.js';
+
+/** AD-2: current state looked up by the handler right before deciding; the policy never queries. */
+export interface AdmissionFacts {
+  /** Current state of the Trigger the occurrence is bound to. */
+  trigger: TriggerState;
+  /** Current state of the Mission the occurrence was bound to at observation. */
+  mission: MissionState;
+  budget: { windowStart: string; consumed: number; alreadyCountedThisOccurrence: boolean };
+  /** Non-terminal executions of the Mission. */
+  activeExecutions: number;
+  /** The key generation that authenticated the delivery is retired or revoked. */
+  keyRevoked: boolean;
+  /** A previous execution of this Trigger is not terminal (BA-3 `overlap: skip`). */
+  triggerRunning: boolean;
+}
+
+export type AdmissionVerdict =
+  | { admitted: true; lane: string; limits: { maxConcurrent: number; maxExecutionsPerHour: number } }
+  | { admitted: false; reason: ReasonCode; evidence: Record<string, unknown> };
+
+type Occurrence = Pick<ObservedOccurrence, 'tenant' | 'triggerId' | 'triggerRevision' | 'missionId' | 'auth' | 'resourceRefs' | 'classification' | 'causal' | 'input'>;
+
+const block = (reason: ReasonCode, evidence: Record<string, unknown>): AdmissionVerdict => ({ admitted: false, reason, evidence });
+
+/**
+ * AD-2 re-check against current state, first failing check wins: Trigger, revision, Mission,
+ * trust, key, scope, classification, causality, lane key, overlap, budget, concurrency.
+ * An older revision is admitted only when the current definition accepts older revisions *and*
+ * still binds the same Mission: an occurrence never follows a Trigger to another Mission.
+ */
+export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): AdmissionVerdict {
+  const { trigger, mission } = facts;
+  const sameTrigger = trigger.status === 'absent' || (trigger.tenant === occurrence.tenant && trigger.triggerId === occurrence.triggerId);
+  const sameMission = mission.status === 'absent' || (mission.tenant === occurrence.tenant && mission.missionId === occurrence.missionId);
+  if (!sameTrigger || !sameMission) throw new IllegalStateError('the facts describe another Trigger or Mission than the occurrence is bound to');
+
+  if (trigger.status === 'absent' || trigger.deleted) {
+    return block('trigger_deleted', { triggerId: occurrence.triggerId, currentRevision: trigger.status === 'absent' ? null : trigger.revision });
+  }
+  if (!trigger.enabled) return block('trigger_disabled', { triggerId: occurrence.triggerId, currentRevision: trigger.revision });
+  const definition = trigger.definition;
+  const olderAccepted = definition.acceptOlderRevisions && occurrence.triggerRevision < trigger.revision && definition.missionId === occurrence.missionId;
+  if (occurrence.triggerRevision !== trigger.revision && !olderAccepted) {
+    return block('revision_superseded', { triggerRevision: occurrence.triggerRevision, currentRevision: trigger.revision });
+  }
+
+  if (mission.status === 'absent') return block('mission_revoked', { missionId: occurrence.missionId, missionState: 'absent' });
+  const missionEvidence = { missionId: mission.missionId, missionState: mission.state, missionRevision: mission.revision };
+  switch (mission.state) {
+    case 'paused':
+      return block('mission_paused', missionEvidence);
+    case 'cancelled':
+      return block('mission_cancelled', missionEvidence);
+    case 'revoked':
+      return block('mission_revoked', missionEvidence);
+    case 'active':
+      break;
+    default: {
+      const _: never = mission.state;
+      throw new IllegalStateError('unknown mission state');
+    }
+  }
+
+  const authority = effectiveAuthority(definition, mission.grants);
+  if (occurrence.auth.state === 'unverified' && !authority.acceptLowerTrust) {
+    return block('lower_trust_not_allowed', {
+      authState: 'unverified',
+      triggerAcceptsLowerTrust: definition.constraints.acceptLowerTrust,
+      missionAcceptsLowerTrust: mission.grants.acceptLowerTrust,
+    });
+  }
+  if (facts.keyRevoked) {
+    const { sourceId = null, keyId = null, keyGeneration = null } = occurrence.auth;
+    return block('key_revoked', { sourceId, keyId, keyGeneration });
+  }
+  const outside = resourcesOutside(occurrence.resourceRefs, authority);
+  if (outside.length > 0) {
+    return block('scope_violation', { violation: 'resource_scope', resourceRefs: outside, triggerScopes: authority.triggerScopes, missionScopes: authority.missionScopes });
+  }
+  if (!isWithin(occurrence.classification, authority.classification)) {
+    return block('scope_violation', { violation: 'classification', classification: occurrence.classification, ceiling: authority.classification });
+  }
+
+  const { ancestry } = occurrence.causal;
+  // A truncated ancestry must not hide depth (CA-3): the longer of the two counts.
+  const depth = Math.max(occurrence.causal.depth, ancestry === 'unknown' ? 0 : ancestry.length);
+  if (depth > authority.maxCausalDepth) return block('causal_depth_exceeded', { depth, maxDepth: authority.maxCausalDepth });
+  // `unknown` ancestry links to nothing (CA-2: never invented), so it cannot close a loop.
+  const loop = ancestry === 'unknown' ? [] : ancestry.filter((entry) => entry.triggerId === occurrence.triggerId);
+  if (loop.length > 0) return block('causal_loop', { triggerId: occurrence.triggerId, via: loop });
+
+  const lane = laneOf(definition.queueByPointer, occurrence);
+  if (lane === null) return block('guard_fault', { pointer: definition.queueByPointer, problem: 'queue key is not a string, number or boolean' });
+  if (definition.overlap === 'skip' && facts.triggerRunning) return block('overlap_skip', { triggerId: occurrence.triggerId, overlap: 'skip' });
+  const { budget } = facts;
+  if (budget.consumed >= authority.maxExecutionsPerHour && !budget.alreadyCountedThisOccurrence) {
+    return block('budget_exhausted', { windowStart: budget.windowStart, consumed: budget.consumed, limit: authority.maxExecutionsPerHour });
+  }
+  if (facts.activeExecutions >= authority.maxConcurrent) return block('concurrency_limit', { active: facts.activeExecutions, limit: authority.maxConcurrent });
+  return { admitted: true, lane, limits: { maxConcurrent: authority.maxConcurrent, maxExecutionsPerHour: authority.maxExecutionsPerHour } };
+}
+
+/**
+ * AD-5 resource lane: `resource:<value>` of `queueByPointer` in the input, else `trigger:<id>`.
+ * The prefix keeps a payload value from naming another Trigger's lane; a non-scalar key is a fault.
+ */
+function laneOf(queueByPointer: string | null, occurrence: Occurrence): string | null {
+  const fallback = `trigger:${occurrence.triggerId}`;
+  if (queueByPointer === null) return fallback;
+  const found = resolvePointer(occurrence.input, queueByPointer);
+  if (!found.found || found.value === null) return fallback;
+  const value = found.value;
+  if (typeof value === 'string') return `resource:${value}`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `resource:${String(value)}`;
+  return null;
+}

@@ -1,0 +1,77 @@
+import type { Decider, DomainEvent } from '../shared/decider.js';
+import { ValidationError } from '../shared/errors.js';
+import { reject, type Rejection } from '../shared/result.js';
+import { parseRfc3339, toUtcIso } from '../schedule/index.js';
+
+const HOUR_MS = 3_600_000;
+
+/** The start of the UTC hour holding `nowIso` (the budget window of `maxExecutionsPerHour`). */
+export function budgetWindowStart(nowIso: string): string {
+  const ms = parseRfc3339(nowIso);
+  if (ms === null) throw new ValidationError(`not an RFC 3339 instant: ${nowIso}`);
+  return toUtcIso(Math.floor(ms / HOUR_MS) * HOUR_MS);
+}
+
+/** Budget of one Mission in one window; each admitted occurrence counts once. */
+export interface BudgetState {
+  consumed: number;
+  /** Counted occurrences with the execution they were counted for, in acceptance order. */
+  entries: readonly { occurrenceId: string; executionId: string }[];
+}
+
+/** Count one admission against the Mission's budget window before the admission is appended. */
+export interface ConsumeBudget {
+  type: 'ConsumeBudget';
+  tenant: string;
+  missionId: string;
+  windowStart: string;
+  occurrenceId: string;
+  executionId: string;
+  /** Effective maxExecutionsPerHour of this admission. */
+  limit: number;
+  at: string;
+}
+
+/** One admission counted in a Mission's window; serializes admissions per Mission window. */
+export type BudgetConsumed = DomainEvent<
+  'BudgetConsumed',
+  { tenant: string; missionId: string; windowStart: string; occurrenceId: string; executionId: string; at: string }
+>;
+
+export const initialBudgetState: BudgetState = { consumed: 0, entries: [] };
+
+export function evolveBudget(state: BudgetState, event: BudgetConsumed): BudgetState {
+  switch (event.type) {
+    case 'BudgetConsumed': {
+      const { occurrenceId, executionId } = event.data;
+      return { consumed: state.consumed + 1, entries: [...state.entries, { occurrenceId, executionId }] };
+    }
+    default: {
+      const _: never = event.type;
+      return state;
+    }
+  }
+}
+
+/** The execution an occurrence was already counted for, so a retry reuses it (null: not counted). */
+export function countedExecution(state: BudgetState, occurrenceId: string): string | null {
+  return state.entries.find((entry) => entry.occurrenceId === occurrenceId)?.executionId ?? null;
+}
+
+/**
+ * An occurrence already counted returns [] (a retry after a crash between the budget append and the
+ * decision append does not count twice). The limit is re-checked here because two admitters may
+ * have read the same count; the loser's append conflicts, it re-reads and is refused.
+ */
+export function consumeBudget(command: ConsumeBudget, state: BudgetState): BudgetConsumed[] | Rejection<'budget_exhausted'> {
+  if (countedExecution(state, command.occurrenceId) !== null) return [];
+  if (state.consumed >= command.limit) return reject('budget_exhausted', { detail: `${state.consumed} of ${command.limit} used in window ${command.windowStart}` });
+  const { tenant, missionId, windowStart, occurrenceId, executionId, at } = command;
+  return [{ type: 'BudgetConsumed', data: { tenant, missionId, windowStart, occurrenceId, executionId, at } }];
+}
+
+export const budgetDecider: Decider<BudgetState, BudgetConsumed, ConsumeBudget> = {
+  initialState: initialBudgetState,
+  evolve: evolveBudget,
+  decide: consumeBudget,
+};

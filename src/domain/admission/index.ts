@@ -1,0 +1,4 @@
+export * from './reasons.js';
+export * from './effective-authority.js';
+export * from './admission-policy.js';
+export * from './budget.js';

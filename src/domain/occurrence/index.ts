@@ -1,0 +1,2 @@
+export * from './occurrence-events.js';
+export * from './occurrence.js';

@@ -1,0 +1,81 @@
+import type { DomainEvent } from '../shared/decider.js';
+import type { DedupeIdentity } from '../dedupe/dedupe-identity.js';
+import type { ReasonCode } from '../admission/reasons.js';
+
+export type OccurrenceKind = 'manual' | 'schedule' | 'webhook' | 'poll';
+
+/** OC-2 auth state: `verified` names the source key that authenticated it, never the secret. */
+export interface OccurrenceAuth {
+  state: 'verified' | 'unverified' | 'internal';
+  sourceId?: string | null;
+  keyId?: string | null;
+  keyGeneration?: number | null;
+}
+
+/** CA-1/CA-2: bounded references to causes; `unknown` when a correlation could not be verified. */
+export type CausalAncestry = Array<{ occurrenceId?: string; operationId?: string; triggerId: string }> | 'unknown';
+
+export interface CausalLink {
+  parentId: string | null;
+  depth: number;
+  ancestry: CausalAncestry;
+}
+
+/** The evidence of one logical event for one Trigger revision (OC-2). */
+export interface ObservedOccurrence {
+  occurrenceId: string;
+  tenant: string;
+  triggerId: string;
+  triggerRevision: number;
+  missionId: string;
+  kind: OccurrenceKind;
+  auth: OccurrenceAuth;
+  externalId: string | null;
+  dedupeIdentity: DedupeIdentity;
+  dedupeHash: string;
+  /** SHA-256 of the canonical JSON of the parsed payload: decides duplicate vs payload_conflict. */
+  payloadDigest: string;
+  /** Bounded by the caller (OC-5); never an unbounded body, never secrets. */
+  input: unknown;
+  resourceRefs: string[];
+  classification: string;
+  scheduledAt: string | null;
+  causal: CausalLink;
+  observedAt: string;
+}
+
+/** What a downstream consumer receives once admitted (EX-1): written in the same event as the decision. */
+export interface ExecutionRequest {
+  executionId: string;
+  tenant: string;
+  missionId: string;
+  triggerId: string;
+  triggerRevision: number;
+  occurrenceId: string;
+  input: unknown;
+  resourceRefs: string[];
+  lane: string;
+  scheduledAt: string | null;
+  firedAt: string;
+  limits: { maxConcurrent: number; maxExecutionsPerHour: number };
+}
+
+/** The first accepted delivery of an identity (OC-3): appended with expected revision "no stream". */
+export type OccurrenceObserved = DomainEvent<'OccurrenceObserved', ObservedOccurrence>;
+
+/** AD-1: admitted once, with the execution request in the same append (EX-1). */
+export type OccurrenceAdmitted = DomainEvent<
+  'OccurrenceAdmitted',
+  { occurrenceId: string; executionId: string; firedAt: string; request: ExecutionRequest; decidedAt: string }
+>;
+
+/** AD-1: blocked once, with a stable reason (AD-3) and evidence. */
+export type OccurrenceBlocked = DomainEvent<
+  'OccurrenceBlocked',
+  { occurrenceId: string; reason: ReasonCode; evidence: Record<string, unknown>; decidedAt: string }
+>;
+
+/** OC-4: a later delivery of the same identity carried another payload; it starts nothing. */
+export type DeliveryConflictRecorded = DomainEvent<'DeliveryConflictRecorded', { occurrenceId: string; conflictingDigest: string; at: string }>;
+
+export type OccurrenceEvent = OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | DeliveryConflictRecorded;

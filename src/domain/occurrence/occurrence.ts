@@ -1,0 +1,145 @@
+import type { Decider } from '../shared/decider.js';
+import { IllegalStateError, ValidationError } from '../shared/errors.js';
+import type { Rejection } from '../shared/result.js';
+import { admissionPolicy, type AdmissionFacts } from '../admission/admission-policy.js';
+import { budgetWindowStart } from '../admission/budget.js';
+import type { ReasonCode } from '../admission/reasons.js';
+import { dedupeIdentityHash } from '../dedupe/dedupe-identity.js';
+import { parseRfc3339 } from '../schedule/index.js';
+import type { ObservedOccurrence, OccurrenceEvent } from './occurrence-events.js';
+
+/** OC-4: distinct conflicting payloads recorded per Occurrence; later ones are not recorded. */
+export const MAX_RECORDED_CONFLICTS = 20;
+
+export type OccurrenceState =
+  | { status: 'absent' }
+  | { status: 'observed'; occurrence: ObservedOccurrence; conflictingDigests: string[] }
+  | {
+      status: 'decided';
+      occurrence: ObservedOccurrence;
+      conflictingDigests: string[];
+      decision: 'admitted' | 'blocked';
+      executionId: string | null;
+      reason: ReasonCode | null;
+      decidedAt: string;
+    };
+
+/** Record a delivery as an Occurrence, or as a duplicate / payload conflict of an existing one. */
+export type ObserveOccurrence = { type: 'ObserveOccurrence' } & ObservedOccurrence;
+
+/** Decide an observed Occurrence once (AD-1); `executionId` is pre-generated, `now` is the store clock. */
+export interface AdmitOccurrence {
+  type: 'AdmitOccurrence';
+  occurrenceId: string;
+  executionId: string;
+  now: string;
+  facts: AdmissionFacts;
+}
+
+export type OccurrenceCommand = ObserveOccurrence | AdmitOccurrence;
+
+export const initialOccurrenceState: OccurrenceState = { status: 'absent' };
+
+export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent): OccurrenceState {
+  switch (event.type) {
+    case 'OccurrenceObserved':
+      return { status: 'observed', occurrence: event.data, conflictingDigests: [] };
+    case 'DeliveryConflictRecorded':
+      return state.status === 'absent' ? state : { ...state, conflictingDigests: [...state.conflictingDigests, event.data.conflictingDigest] };
+    case 'OccurrenceAdmitted':
+    case 'OccurrenceBlocked': {
+      if (state.status !== 'observed') return state;
+      const admitted = event.type === 'OccurrenceAdmitted';
+      return {
+        ...state,
+        status: 'decided',
+        decision: admitted ? 'admitted' : 'blocked',
+        executionId: admitted ? event.data.executionId : null,
+        reason: admitted ? null : event.data.reason,
+        decidedAt: event.data.decidedAt,
+      };
+    }
+    default: {
+      const _: never = event;
+      return state;
+    }
+  }
+}
+
+/**
+ * How a delivery relates to the stream named by its identity: the handler answers `duplicate` or
+ * `payload_conflict` from this (api.md ingress 200 / 409), since `decide` returns only events.
+ */
+export function classifyDelivery(state: OccurrenceState, payloadDigest: string): 'new' | 'duplicate' | 'payload_conflict' {
+  if (state.status === 'absent') return 'new';
+  return state.occurrence.payloadDigest === payloadDigest ? 'duplicate' : 'payload_conflict';
+}
+
+/**
+ * OC-3/OC-4: the first delivery is observed; the same payload again is a duplicate ([]); another
+ * payload is recorded once per distinct digest, up to MAX_RECORDED_CONFLICTS, and starts nothing.
+ */
+export function observeOccurrence(command: ObserveOccurrence, state: OccurrenceState): OccurrenceEvent[] {
+  const { type: _type, ...observed } = command;
+  if (dedupeIdentityHash(observed.dedupeIdentity) !== observed.dedupeHash) throw new ValidationError('dedupeHash does not match dedupeIdentity');
+  if (observed.dedupeIdentity.tenant !== observed.tenant || observed.dedupeIdentity.triggerId !== observed.triggerId) {
+    throw new ValidationError('the dedupe identity names another tenant or Trigger');
+  }
+  switch (classifyDelivery(state, observed.payloadDigest)) {
+    case 'new':
+      return [{ type: 'OccurrenceObserved', data: observed }];
+    case 'duplicate':
+      return [];
+    case 'payload_conflict': {
+      if (state.status === 'absent') return [];
+      const known = state.conflictingDigests;
+      if (known.includes(observed.payloadDigest) || known.length >= MAX_RECORDED_CONFLICTS) return [];
+      return [{ type: 'DeliveryConflictRecorded', data: { occurrenceId: state.occurrence.occurrenceId, conflictingDigest: observed.payloadDigest, at: observed.observedAt } }];
+    }
+  }
+}
+
+/** AD-1: decided once; a second admission attempt returns []. Absent is a handler bug. */
+export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState): OccurrenceEvent[] {
+  if (state.status === 'decided') return [];
+  if (state.status === 'absent') throw new IllegalStateError('occurrence not observed');
+  const occurrence = state.occurrence;
+  if (occurrence.occurrenceId !== command.occurrenceId) throw new IllegalStateError('the command names another Occurrence than the stream holds');
+  if (command.facts.budget.windowStart !== budgetWindowStart(command.now)) throw new IllegalStateError('budget facts are for another window');
+  if (occurrence.scheduledAt !== null && compareInstants(command.now, occurrence.scheduledAt) < 0) {
+    throw new IllegalStateError('SC-4: a scheduled occurrence is never admitted before its intended instant');
+  }
+  const verdict = admissionPolicy(occurrence, command.facts);
+  const { occurrenceId } = occurrence;
+  const decidedAt = command.now;
+  if (!verdict.admitted) return [{ type: 'OccurrenceBlocked', data: { occurrenceId, reason: verdict.reason, evidence: verdict.evidence, decidedAt } }];
+  const { executionId, now: firedAt } = command;
+  const { tenant, missionId, triggerId, triggerRevision, input, resourceRefs, scheduledAt } = occurrence;
+  const request = { executionId, tenant, missionId, triggerId, triggerRevision, occurrenceId, input, resourceRefs, lane: verdict.lane, scheduledAt, firedAt, limits: verdict.limits };
+  return [{ type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt, request, decidedAt } }];
+}
+
+export function decideOccurrence(command: OccurrenceCommand, state: OccurrenceState): OccurrenceEvent[] | Rejection {
+  switch (command.type) {
+    case 'ObserveOccurrence':
+      return observeOccurrence(command, state);
+    case 'AdmitOccurrence':
+      return admitOccurrence(command, state);
+    default: {
+      const _: never = command;
+      throw new IllegalStateError('unknown occurrence command');
+    }
+  }
+}
+
+export const occurrenceDecider: Decider<OccurrenceState, OccurrenceEvent, OccurrenceCommand> = {
+  initialState: initialOccurrenceState,
+  evolve: evolveOccurrence,
+  decide: decideOccurrence,
+};
+
+function compareInstants(a: string, b: string): number {
+  const [x, y] = [parseRfc3339(a), parseRfc3339(b)];
+  if (x === null || y === null) throw new ValidationError(`not an RFC 3339 instant: ${x === null ? a : b}`);
+  return x - y;
+}

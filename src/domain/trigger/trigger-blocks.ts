@@ -1,0 +1,192 @@
+import { CLASSIFICATION_LEVELS, type Classification } from '../shared/classification.js';
+import { FieldReader, isRecord, type Raw } from '../shared/fields.js';
+import { isJsonPointer, pointerTo } from '../shared/json-pointer.js';
+import { MAX_CAUSAL_DEPTH, MAX_CONCURRENT, MAX_EXECUTIONS_PER_HOUR, MAX_RESOURCE_SCOPES, scopePattern } from '../mission/mission-grants.js';
+
+/** Validators for the optional blocks of a Trigger definition; pointers are absolute in the body. */
+
+export interface SourceBinding {
+  sourceId: string;
+  /** null: every event type of the source. */
+  eventTypes: string[] | null;
+}
+
+export interface PollBinding {
+  connector: 'http-json@1';
+  url: string;
+  everySeconds: number;
+  itemsPointer: string;
+  idPointer: string;
+  cursorParam: string | null;
+  nextCursorPointer: string | null;
+  /** PO-4: an invalid item holds the cursor for an operator, or is quarantined explicitly. */
+  onInvalidItem: 'hold' | 'quarantine';
+}
+
+export interface CoalesceRule {
+  match: { pointer: string; equals: unknown };
+  mode: 'latest';
+  windowMs: number;
+}
+
+export interface BatchPolicy {
+  size: number | null;
+  maxWaitMs: number | null;
+  partitionPointer: string | null;
+}
+
+/** BA-2 guard grammar: combinators over leaf tests on JSON pointers into the validated payload. */
+export type GuardExpression =
+  | { all: GuardExpression[] }
+  | { any: GuardExpression[] }
+  | { not: GuardExpression }
+  | { pointer: string; equals: unknown }
+  | { pointer: string; in: unknown[] }
+  | { pointer: string; exists: boolean };
+
+/** AD-4: a deterministic prefilter with id and version; other members are its parameters. */
+export interface PrefilterSpec {
+  id: string;
+  version: number;
+  [parameter: string]: unknown;
+}
+
+/** TR-2: what a Trigger may do, never more than its Mission grants. */
+export interface TriggerConstraints {
+  maxExecutionsPerHour: number;
+  maxConcurrent: number;
+  resourceScopes: string[];
+  classification: Classification;
+  acceptLowerTrust: boolean;
+}
+
+const MAX_GUARD_DEPTH = 8;
+
+export function sourceBlock(read: FieldReader, raw: Raw): SourceBinding | undefined {
+  read.onlyKnown(raw, '/source', ['sourceId', 'eventTypes']);
+  const sourceId = read.string(raw, '/source', 'sourceId');
+  const eventTypes =
+    raw.eventTypes === undefined || raw.eventTypes === null
+      ? null
+      : read.array(raw, '/source', 'eventTypes', (item, at) => (typeof item === 'string' && item.length > 0 && item.length <= 256 ? item : read.fail(at, 'must be a non-empty string')), { max: 100 });
+  return sourceId && eventTypes !== undefined ? { sourceId, eventTypes } : undefined;
+}
+
+export function pollBlock(read: FieldReader, raw: Raw): PollBinding | undefined {
+  const at = '/poll';
+  read.onlyKnown(raw, at, ['connector', 'url', 'everySeconds', 'itemsPointer', 'idPointer', 'cursorParam', 'nextCursorPointer', 'onInvalidItem']);
+  const poll = {
+    connector: read.oneOf(raw, at, 'connector', ['http-json@1'] as const),
+    url: httpUrl(read, raw.url),
+    everySeconds: read.integer(raw, at, 'everySeconds', { min: 1, max: 604_800 }),
+    itemsPointer: read.pointer(raw, at, 'itemsPointer', true),
+    idPointer: read.pointer(raw, at, 'idPointer', true),
+    cursorParam: read.string(raw, at, 'cursorParam', { fallback: null }),
+    nextCursorPointer: read.pointer(raw, at, 'nextCursorPointer', false),
+    onInvalidItem: read.oneOf(raw, at, 'onInvalidItem', ['hold', 'quarantine'] as const, 'hold'),
+  };
+  return Object.values(poll).every((v) => v !== undefined) ? (poll as PollBinding) : undefined;
+}
+
+function httpUrl(read: FieldReader, value: unknown): string | undefined {
+  const problem = 'url must be an absolute http(s) URL';
+  if (typeof value !== 'string' || value.length > 2048 || !URL.canParse(value)) return read.fail('/poll/url', problem);
+  const protocol = new URL(value).protocol;
+  return protocol === 'http:' || protocol === 'https:' ? value : read.fail('/poll/url', problem);
+}
+
+export function coalesceBlock(read: FieldReader, raw: Raw): CoalesceRule[] | undefined {
+  if (raw.coalesce === undefined || raw.coalesce === null) return [];
+  return read.array(raw, '', 'coalesce', (item, at) => coalesceRule(read, item, at), { max: 32 });
+}
+
+function coalesceRule(read: FieldReader, item: unknown, at: string): CoalesceRule | undefined {
+  if (!isRecord(item)) return read.fail(at, 'must be an object');
+  read.onlyKnown(item, at, ['match', 'mode', 'windowMs']);
+  const match = read.object(item, at, 'match', true);
+  if (match) read.onlyKnown(match, `${at}/match`, ['pointer', 'equals']);
+  const pointer = match ? read.pointer(match, `${at}/match`, 'pointer', true) : undefined;
+  if (match && !('equals' in match)) read.fail(`${at}/match/equals`, 'equals is required');
+  const mode = read.oneOf(item, at, 'mode', ['latest'] as const);
+  const windowMs = read.integer(item, at, 'windowMs', { min: 1, max: 3_600_000 });
+  if (!match || !pointer || !('equals' in match) || !mode || windowMs === undefined) return undefined;
+  return { match: { pointer, equals: match.equals }, mode, windowMs };
+}
+
+export function batchBlock(read: FieldReader, raw: Raw): BatchPolicy | undefined {
+  const at = '/batch';
+  read.onlyKnown(raw, at, ['size', 'maxWaitMs', 'partitionPointer']);
+  if (raw.size == null && raw.maxWaitMs == null) return read.fail(at, 'batch needs size, maxWaitMs or both (BA-1)');
+  const size = raw.size == null ? null : read.integer(raw, at, 'size', { min: 1, max: 10_000 });
+  const maxWaitMs = raw.maxWaitMs == null ? null : read.integer(raw, at, 'maxWaitMs', { min: 1, max: 86_400_000 });
+  const partitionPointer = read.pointer(raw, at, 'partitionPointer', false);
+  return size !== undefined && maxWaitMs !== undefined && partitionPointer !== undefined ? { size, maxWaitMs, partitionPointer } : undefined;
+}
+
+export function guardExpression(read: FieldReader, value: unknown, at: string, depth = 1): GuardExpression | undefined {
+  if (!isRecord(value)) return read.fail(at, 'guard must be an object');
+  if (depth > MAX_GUARD_DEPTH) return read.fail(at, `guard nests deeper than ${MAX_GUARD_DEPTH}`);
+  const keys = Object.keys(value);
+  if (keys.length === 1 && (keys[0] === 'all' || keys[0] === 'any')) {
+    const key = keys[0];
+    const list = value[key];
+    if (!Array.isArray(list) || list.length === 0 || list.length > 32) return read.fail(pointerTo(at, key), `${key} must be a list of 1 to 32 guards`);
+    const items = list.map((item, index) => guardExpression(read, item, pointerTo(pointerTo(at, key), index), depth + 1));
+    if (!items.every((item) => item !== undefined)) return undefined;
+    return key === 'all' ? { all: items as GuardExpression[] } : { any: items as GuardExpression[] };
+  }
+  if (keys.length === 1 && keys[0] === 'not') {
+    const inner = guardExpression(read, value.not, `${at}/not`, depth + 1);
+    return inner && { not: inner };
+  }
+  const test = keys.filter((key) => key !== 'pointer');
+  if (!isJsonPointer(value.pointer) || test.length !== 1) {
+    return read.fail(at, 'guard must be {all:[…]}, {any:[…]}, {not:…} or {pointer, equals | in | exists}');
+  }
+  const pointer = value.pointer;
+  switch (test[0]) {
+    case 'equals':
+      return { pointer, equals: value.equals };
+    case 'in':
+      return Array.isArray(value.in) ? { pointer, in: value.in } : read.fail(`${at}/in`, 'in must be an array');
+    case 'exists':
+      return typeof value.exists === 'boolean' ? { pointer, exists: value.exists } : read.fail(`${at}/exists`, 'exists must be true or false');
+    default:
+      return read.fail(pointerTo(at, test[0] ?? ''), `unknown guard test "${test[0]}"`);
+  }
+}
+
+export function prefiltersBlock(read: FieldReader, raw: Raw): PrefilterSpec[] | undefined {
+  const filters = read.array(raw, '', 'prefilters', (item, at) => prefilter(read, item, at), { max: 16, fallback: [] });
+  if (!filters) return undefined;
+  const duplicate = filters.findIndex((filter, index) => filters.findIndex((other) => other.id === filter.id) !== index);
+  return duplicate === -1 ? filters : read.fail(`/prefilters/${duplicate}/id`, 'prefilter ids must be unique within a Trigger');
+}
+
+function prefilter(read: FieldReader, item: unknown, at: string): PrefilterSpec | undefined {
+  if (!isRecord(item)) return read.fail(at, 'must be an object');
+  const id = read.string(item, at, 'id', { max: 64 });
+  const version = read.integer(item, at, 'version', { min: 1, max: 1000 });
+  const badPointer = Object.keys(item).some((key) => key.endsWith('Pointer') && read.pointer(item, at, key, false) === undefined);
+  return id && version !== undefined && !badPointer ? { ...item, id, version } : undefined;
+}
+
+export function causalityBlock(read: FieldReader, raw: Raw): { maxDepth: number } | undefined {
+  read.onlyKnown(raw, '/causality', ['maxDepth']);
+  const maxDepth = read.integer(raw, '/causality', 'maxDepth', { min: 0, max: MAX_CAUSAL_DEPTH });
+  return maxDepth === undefined ? undefined : { maxDepth };
+}
+
+/** Each member is optional here: a missing one inherits the Mission's grant at revision time. */
+export function constraintsBlock(read: FieldReader, raw: Raw): Partial<TriggerConstraints> | undefined {
+  const at = '/constraints';
+  read.onlyKnown(raw, at, ['maxExecutionsPerHour', 'maxConcurrent', 'resourceScopes', 'classification', 'acceptLowerTrust']);
+  const out: Partial<TriggerConstraints> = {};
+  const before = read.errors.length;
+  if (raw.maxExecutionsPerHour != null) out.maxExecutionsPerHour = read.integer(raw, at, 'maxExecutionsPerHour', { min: 0, max: MAX_EXECUTIONS_PER_HOUR });
+  if (raw.maxConcurrent != null) out.maxConcurrent = read.integer(raw, at, 'maxConcurrent', { min: 0, max: MAX_CONCURRENT });
+  if (raw.resourceScopes != null) out.resourceScopes = read.array(raw, at, 'resourceScopes', (item, p) => scopePattern(read, item, p), { max: MAX_RESOURCE_SCOPES });
+  if (raw.classification != null) out.classification = read.oneOf(raw, at, 'classification', CLASSIFICATION_LEVELS);
+  if (raw.acceptLowerTrust != null) out.acceptLowerTrust = read.boolean(raw, at, 'acceptLowerTrust');
+  return read.errors.length === before ? out : undefined;
+}

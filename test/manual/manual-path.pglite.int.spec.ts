@@ -1,0 +1,3 @@
+import { manualPathSuite } from './manual-path.shared.js';
+
+manualPathSuite('pglite');

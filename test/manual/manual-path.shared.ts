@@ -1,0 +1,198 @@
+import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
+import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admit-occurrence.command.js';
+import { AdmitOccurrenceHandler } from '../../src/commands/admit-occurrence/admit-occurrence.handler.js';
+import { occurrenceStream } from '../../src/domain/shared/ids.js';
+import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+
+const grants = { maxExecutionsPerHour: 100, maxConcurrent: 5, resourceScopes: ['repo:acme/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+
+export function manualPathSuite(kind: StoreKind): void {
+  describe(`manual path end to end (${kind})`, () => {
+    let t: TestApp;
+    let n = 0;
+    const admit = () => t.app.get(AdmissionProcessor).subscription.catchUp();
+
+    beforeAll(async () => {
+      // The admission processor is driven by hand, so a test can change state between observation and decision.
+      t = await startTestApp(kind, { autostart: false });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    async function setup(options: { mission?: Partial<typeof grants>; trigger?: Record<string, unknown> } = {}) {
+      n += 1;
+      const missionId = `m-${n}`;
+      const triggerId = `t-${n}`;
+      const m = await t.request({ method: 'PUT', url: `/v1/missions/${missionId}`, key: newKey(), body: { state: 'active', grants: { ...grants, ...options.mission } } });
+      expect(m.status).toBe(200);
+      const tr = await t.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body: { expectedRevision: 0, missionId, type: 'manual', ...options.trigger } });
+      expect(tr.status).toBe(200);
+      return { missionId, triggerId };
+    }
+
+    const fire = (triggerId: string, key = newKey(), input: unknown = { n: 1 }) =>
+      t.request({ method: 'POST', url: `/v1/triggers/${triggerId}/occurrences`, key, body: { input, resourceRefs: ['repo:acme/api'] } });
+
+    const decision = async (occurrenceId: string) => {
+      const events = await t.infra.store.readStream(occurrenceStream(occurrenceId));
+      return events.filter((e) => e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked');
+    };
+
+    it('EX-1 AD-1 a manual fire is observed, then admitted with exactly one execution request', async () => {
+      const { triggerId, missionId } = await setup();
+      const fired = await fire(triggerId);
+      expect(fired.status).toBe(202);
+      expect(fired.body).toMatchObject({ occurrenceId: expect.stringMatching(/^[0-9a-f]{64}$/), status: 'observed', position: expect.any(Number) });
+      await admit();
+      const [decided, ...more] = await decision(fired.body.occurrenceId);
+      expect(more).toHaveLength(0);
+      expect(decided!.type).toBe('OccurrenceAdmitted');
+      expect(decided!.data).toMatchObject({ request: { missionId, triggerId, triggerRevision: 1, input: { n: 1 }, resourceRefs: ['repo:acme/api'], lane: `trigger:${triggerId}` } });
+    });
+
+    it('SEC-3 OC-3 the same key twice is one occurrence and one request; a new key is a second one', async () => {
+      const { triggerId } = await setup();
+      const key = newKey();
+      const first = await fire(triggerId, key);
+      const retry = await fire(triggerId, key);
+      expect(retry.headers['idempotency-replayed']).toBe('true');
+      expect(retry.body.occurrenceId).toBe(first.body.occurrenceId);
+      const second = await fire(triggerId);
+      expect(second.body.occurrenceId).not.toBe(first.body.occurrenceId);
+      await admit();
+      expect(await decision(first.body.occurrenceId)).toHaveLength(1);
+      expect(await decision(second.body.occurrenceId)).toHaveLength(1);
+    });
+
+    it('OC-3 after the key record is gone, the same key still resolves to the same occurrence (no second request)', async () => {
+      const { triggerId } = await setup();
+      const key = newKey();
+      const first = await fire(triggerId, key);
+      await t.sql.query('DELETE FROM idempotency_keys WHERE key = $1', [key]);
+      const again = await fire(triggerId, key);
+      expect(again.status).toBe(202);
+      expect(again.body.occurrenceId).toBe(first.body.occurrenceId);
+      await t.sql.query('DELETE FROM idempotency_keys WHERE key = $1', [key]);
+      const conflicting = await fire(triggerId, key, { n: 2 });
+      expect(conflicting.status).toBe(409);
+      expect(conflicting.body.code).toBe('payload_conflict');
+      await admit();
+      expect(await decision(first.body.occurrenceId)).toHaveLength(1);
+    });
+
+    it('AD-2 a Trigger disabled after observation but before admission blocks with trigger_disabled', async () => {
+      const { triggerId } = await setup();
+      const fired = await fire(triggerId);
+      expect((await t.request({ method: 'POST', url: `/v1/triggers/${triggerId}/disable`, key: newKey(), body: { reason: 'maintenance' } })).status).toBe(200);
+      await admit();
+      const [decided] = await decision(fired.body.occurrenceId);
+      expect(decided).toMatchObject({ type: 'OccurrenceBlocked', data: { reason: 'trigger_disabled' } });
+    });
+
+    it.each([
+      ['cancelled', 'mission_cancelled'],
+      ['revoked', 'mission_revoked'],
+      ['paused', 'mission_paused'],
+    ])('AD-2 a queued occurrence never wakes a %s Mission', async (state, reason) => {
+      const { triggerId, missionId } = await setup();
+      const fired = await fire(triggerId);
+      expect((await t.request({ method: 'PUT', url: `/v1/missions/${missionId}`, key: newKey(), body: { state, grants } })).status).toBe(200);
+      await admit();
+      const decided = await decision(fired.body.occurrenceId);
+      expect(decided).toHaveLength(1);
+      expect(decided[0]).toMatchObject({ type: 'OccurrenceBlocked', data: { reason } });
+    });
+
+    it('AD-2 TR-4 a superseded revision blocks with revision_superseded unless the new revision accepts older ones', async () => {
+      const { triggerId, missionId } = await setup();
+      const stale = await fire(triggerId);
+      await t.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body: { missionId, type: 'manual', reason: 'tighten', constraints: { maxConcurrent: 1 } } });
+      await admit();
+      expect((await decision(stale.body.occurrenceId))[0]).toMatchObject({ type: 'OccurrenceBlocked', data: { reason: 'revision_superseded' } });
+
+      const older = await fire(triggerId);
+      await t.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body: { missionId, type: 'manual', acceptOlderRevisions: true } });
+      await admit();
+      const [decided] = await decision(older.body.occurrenceId);
+      expect(decided).toMatchObject({ type: 'OccurrenceAdmitted', data: { request: { triggerRevision: 2 } } });
+    });
+
+    it('TR-2 a Trigger asking for more than its Mission grants is 422 authority_widening', async () => {
+      const { missionId } = await setup();
+      const response = await t.request({
+        method: 'PUT',
+        url: '/v1/triggers/t-wide',
+        key: newKey(),
+        body: { missionId, type: 'manual', constraints: { maxExecutionsPerHour: 1000, resourceScopes: ['repo:other/*'], acceptLowerTrust: true } },
+      });
+      expect(response.status).toBe(422);
+      expect(response.body.code).toBe('authority_widening');
+      expect(response.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(
+        expect.arrayContaining(['/constraints/maxExecutionsPerHour', '/constraints/acceptLowerTrust']),
+      );
+    });
+
+    it('CP-1 a Trigger type the deployment does not claim is rejected naming the capability', async () => {
+      const { missionId } = await setup();
+      const response = await t.request({
+        method: 'PUT',
+        url: '/v1/triggers/t-sched',
+        key: newKey(),
+        body: { missionId, type: 'schedule', schedule: { engine: 'cron@1', expression: '0 * * * *', timezone: 'UTC' } },
+      });
+      expect(response.status).toBe(422);
+      expect(response.body).toMatchObject({ code: 'capability_unsupported', errors: [{ pointer: '/type', message: expect.stringContaining('wf.scheduled-initiation') }] });
+      expect((await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities).toEqual(['wf.manual-initiation']);
+    });
+
+    it('AD-2 budget exhaustion blocks with budget_exhausted once the Mission hour is used up', async () => {
+      const { triggerId } = await setup({ mission: { maxExecutionsPerHour: 2 } });
+      const fired = [await fire(triggerId), await fire(triggerId), await fire(triggerId)];
+      await admit();
+      const outcomes = await Promise.all(fired.map(async (f) => (await decision(f.body.occurrenceId))[0]!));
+      expect(outcomes.filter((o) => o.type === 'OccurrenceAdmitted')).toHaveLength(2);
+      expect(outcomes.filter((o) => o.type === 'OccurrenceBlocked').map((o) => (o.data as { reason: string }).reason)).toEqual(['budget_exhausted']);
+    });
+
+    it('AD-1 50 concurrent admitters on one occurrence decide it exactly once', async () => {
+      const { triggerId } = await setup();
+      const fired = await fire(triggerId);
+      const handler = t.app.get(AdmitOccurrenceHandler);
+      const results = await Promise.all(Array.from({ length: 50 }, () => handler.execute(new AdmitOccurrenceCommand(occurrenceStream(fired.body.occurrenceId)))));
+      const events = await t.infra.store.readStream(occurrenceStream(fired.body.occurrenceId));
+      expect(events.map((e) => e.type)).toEqual(['OccurrenceObserved', 'OccurrenceAdmitted']);
+      const executionIds = new Set(results.map((r) => r.executionId));
+      expect(executionIds.size).toBe(1);
+      expect(results.filter((r) => r.decision === 'admitted').length).toBeGreaterThanOrEqual(1);
+    });
+
+    it('AD-5 200 concurrent fires with distinct keys on unrelated Triggers are all admitted', async () => {
+      const triggers = await Promise.all(Array.from({ length: 10 }, () => setup()));
+      const fired = await Promise.all(Array.from({ length: 200 }, (_, i) => fire(triggers[i % 10]!.triggerId)));
+      fired.forEach((f) => expect(f.status).toBe(202));
+      await admit();
+      const outcomes = await Promise.all(fired.map(async (f) => (await decision(f.body.occurrenceId)).map((e) => e.type)));
+      outcomes.forEach((types) => expect(types).toEqual(['OccurrenceAdmitted']));
+    });
+
+    it('?wait=decision answers the decision once the processor has made it', async () => {
+      const { triggerId } = await setup();
+      const processor = t.app.get(AdmissionProcessor).subscription;
+      processor.start();
+      try {
+        const response = await t.request({ method: 'POST', url: `/v1/triggers/${triggerId}/occurrences?wait=decision`, key: newKey(), body: { input: {} } });
+        expect(response.status).toBe(200);
+        expect(response.body).toMatchObject({ status: 'admitted', executionId: expect.any(String), reason: null });
+      } finally {
+        await processor.stop();
+      }
+    });
+
+    it('answers 404 not_found for a manual fire on an unknown Trigger', async () => {
+      const response = await fire('t-does-not-exist');
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('not_found');
+    });
+  });
+}
