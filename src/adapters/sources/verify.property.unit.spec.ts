@@ -99,8 +99,10 @@ function mutate(original: Delivery, m: Mutation): Delivery {
       break;
     case 'duplicateHeader': {
       const name = SIGNED[m.header] as string;
-      // Without an explicit value, repeat the originally signed one (re-adds it if it was dropped).
-      rawHeaders.push(name.toUpperCase(), m.value ?? (original.rawHeaders[position(original.rawHeaders, name)] as string));
+      // Without an explicit value, repeat the current one; a header already dropped has none to repeat.
+      const value = m.value ?? original.rawHeaders[position(original.rawHeaders, name)];
+      if (value === undefined) break;
+      rawHeaders.push(name.toUpperCase(), value);
       break;
     }
     case 'upperCaseNames':
