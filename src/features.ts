@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { MissionsModule } from './commands/missions.module.js';
 import { TriggersModule } from './commands/triggers.module.js';
+import { OperatorModule } from './projections/operator.module.js';
 
 /** Feature modules (one per use case family); each registers its controllers, handlers and projections. */
-export const featureModules: Type[] = [MissionsModule, TriggersModule];
+export const featureModules: Type[] = [MissionsModule, TriggersModule, OperatorModule];

@@ -1,0 +1,45 @@
+import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
+
+/** OP-2 read model: one row per Occurrence, plus the conflict deliveries counted once each. */
+export const occurrencesMigrations: Migration[] = [
+  {
+    id: '0300_rm_occurrences',
+    sql: `
+      CREATE TABLE IF NOT EXISTS rm_occurrences (
+        tenant             text NOT NULL,
+        occurrence_id      text NOT NULL,
+        trigger_id         text NOT NULL,
+        trigger_revision   integer NOT NULL,
+        mission_id         text NOT NULL,
+        kind               text NOT NULL,
+        status             text NOT NULL CHECK (status IN ('observed', 'admitted', 'blocked')),
+        reason             text,
+        auth               jsonb NOT NULL,
+        external_id        text,
+        observed_at        timestamptz NOT NULL,
+        scheduled_at       timestamptz,
+        fired_at           timestamptz,
+        decided_at         timestamptz,
+        dedupe_identity    jsonb NOT NULL,
+        execution_id       text,
+        causal             jsonb NOT NULL,
+        -- what was observed (digest, resource refs, classification): never the input body
+        evidence           jsonb NOT NULL,
+        -- the admission policy's evidence when blocked
+        decision_evidence  jsonb,
+        conflicts          integer NOT NULL DEFAULT 0,
+        last_position      bigint NOT NULL,
+        PRIMARY KEY (tenant, occurrence_id)
+      );
+      CREATE INDEX IF NOT EXISTS rm_occurrences_by_id ON rm_occurrences (occurrence_id);
+      CREATE INDEX IF NOT EXISTS rm_occurrences_by_time ON rm_occurrences (tenant, observed_at DESC, occurrence_id DESC);
+      CREATE INDEX IF NOT EXISTS rm_occurrences_by_trigger ON rm_occurrences (tenant, trigger_id, observed_at DESC, occurrence_id DESC);
+      CREATE TABLE IF NOT EXISTS rm_occurrence_conflicts (
+        event_id            uuid PRIMARY KEY,
+        tenant              text NOT NULL,
+        occurrence_id       text NOT NULL,
+        conflicting_digest  text NOT NULL,
+        at                  timestamptz NOT NULL
+      )`,
+  },
+];

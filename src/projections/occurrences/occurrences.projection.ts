@@ -1,0 +1,107 @@
+import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { DeliveryConflictRecorded, OccurrenceAdmitted, OccurrenceBlocked, OccurrenceEvent, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import type { Projection } from '../runner/projection.js';
+import { msSql } from './cursor.js';
+import { occurrencesMigrations } from './occurrences.migrations.js';
+
+export const OCCURRENCES_PROJECTION = 'occurrences';
+
+const HANDLES: readonly OccurrenceEvent['type'][] = ['OccurrenceObserved', 'OccurrenceAdmitted', 'OccurrenceBlocked', 'DeliveryConflictRecorded'];
+
+const json = (value: unknown): string => JSON.stringify(value ?? null);
+
+/**
+ * Decision and conflict events carry no tenant in their data; the Occurrence id is the SHA-256 of a
+ * tenant-scoped identity, so the id finds the row and metadata.tenant (when present) only narrows it.
+ */
+const ROW = `occurrence_id = $1 AND tenant = COALESCE($2::text, tenant)`;
+
+function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] {
+  const o = event.data;
+  const auth = { state: o.auth.state, sourceId: o.auth.sourceId ?? null, keyId: o.auth.keyId ?? null };
+  const evidence = { payloadDigest: o.payloadDigest, resourceRefs: o.resourceRefs, classification: o.classification };
+  return [
+    {
+      // First delivery wins (OC-3); a replayed event finds the row and changes nothing.
+      text: `INSERT INTO rm_occurrences (tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth,
+               external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position)
+             VALUES ($1, $2, $3, $4, $5, $6, 'observed', $7::jsonb, $8, ${msSql('$9')}, ${msSql('$10')}, $11::jsonb, $12::jsonb, $13::jsonb, $14)
+             ON CONFLICT (tenant, occurrence_id) DO NOTHING`,
+      values: [
+        o.tenant, o.occurrenceId, o.triggerId, o.triggerRevision, o.missionId, o.kind, json(auth),
+        o.externalId, o.observedAt, o.scheduledAt, json(o.dedupeIdentity), json(o.causal), json(evidence), event.position,
+      ],
+    },
+  ];
+}
+
+/** Decided once (AD-1): only an observed row changes, so a replay rewrites nothing. */
+function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] {
+  const d = event.data;
+  return [
+    {
+      text: `UPDATE rm_occurrences SET status = 'admitted', execution_id = $3, fired_at = ${msSql('$4')}, decided_at = ${msSql('$5')}, last_position = $6
+              WHERE ${ROW} AND status = 'observed'`,
+      values: [d.occurrenceId, event.metadata.tenant ?? null, d.executionId, d.firedAt, d.decidedAt, event.position],
+    },
+  ];
+}
+
+function blocked(event: RecordedEvent<OccurrenceBlocked['data']>): SqlQuery[] {
+  const d = event.data;
+  return [
+    {
+      text: `UPDATE rm_occurrences SET status = 'blocked', reason = $3, decision_evidence = $4::jsonb, decided_at = ${msSql('$5')}, last_position = $6
+              WHERE ${ROW} AND status = 'observed'`,
+      values: [d.occurrenceId, event.metadata.tenant ?? null, d.reason, json(d.evidence), d.decidedAt, event.position],
+    },
+  ];
+}
+
+/** OC-4: counted once per conflict event: the increment only follows a first insert of the event id. */
+function conflict(event: RecordedEvent<DeliveryConflictRecorded['data']>): SqlQuery[] {
+  const d = event.data;
+  return [
+    {
+      text: `WITH recorded AS (
+               INSERT INTO rm_occurrence_conflicts (event_id, tenant, occurrence_id, conflicting_digest, at)
+               SELECT $3::uuid, tenant, occurrence_id, $4::text, ${msSql('$5')} FROM rm_occurrences WHERE ${ROW}
+               ON CONFLICT (event_id) DO NOTHING
+               RETURNING tenant, occurrence_id)
+             UPDATE rm_occurrences o SET conflicts = o.conflicts + 1, last_position = $6
+               FROM recorded r WHERE o.tenant = r.tenant AND o.occurrence_id = r.occurrence_id`,
+      values: [d.occurrenceId, event.metadata.tenant ?? null, event.id, d.conflictingDigest, d.at, event.position],
+    },
+  ];
+}
+
+/**
+ * The statements one event turns into. A decision or conflict for an Occurrence without a row changes
+ * nothing: the stream orders Observed first, so that only happens for events of another tenant.
+ */
+export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
+  switch (event.type as OccurrenceEvent['type']) {
+    case 'OccurrenceObserved':
+      return observed(event as RecordedEvent<OccurrenceObserved['data']>);
+    case 'OccurrenceAdmitted':
+      return admitted(event as RecordedEvent<OccurrenceAdmitted['data']>);
+    case 'OccurrenceBlocked':
+      return blocked(event as RecordedEvent<OccurrenceBlocked['data']>);
+    case 'DeliveryConflictRecorded':
+      return conflict(event as RecordedEvent<DeliveryConflictRecorded['data']>);
+    default:
+      return [];
+  }
+}
+
+/** OP-2: the Occurrence explorer's rows. */
+export const occurrencesProjection: Projection = {
+  name: OCCURRENCES_PROJECTION,
+  handles: HANDLES,
+  migrations: occurrencesMigrations,
+  tables: ['rm_occurrences', 'rm_occurrence_conflicts'],
+  async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
+    for (const statement of evolveOccurrences(event)) await tx.query(statement);
+  },
+};

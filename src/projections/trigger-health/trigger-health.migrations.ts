@@ -1,0 +1,39 @@
+import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
+
+/** OP-1 read model: one health row per Trigger, and the Occurrence → Trigger map its counters need. */
+export const triggerHealthMigrations: Migration[] = [
+  {
+    id: '0310_rm_trigger_health',
+    sql: `
+      CREATE TABLE IF NOT EXISTS rm_trigger_health (
+        tenant              text NOT NULL,
+        trigger_id          text NOT NULL,
+        -- 0 until the Trigger's own TriggerRevised is folded
+        revision            integer NOT NULL DEFAULT 0,
+        type                text,
+        mission_id          text,
+        enabled             boolean NOT NULL DEFAULT false,
+        deleted             boolean NOT NULL DEFAULT false,
+        -- schedules only: { engine, tzdataVersion } of the current revision
+        schedule            jsonb,
+        observed            integer NOT NULL DEFAULT 0,
+        admitted            integer NOT NULL DEFAULT 0,
+        blocked             jsonb NOT NULL DEFAULT '{}'::jsonb,
+        last_occurrence_id  text,
+        last_status         text,
+        last_reason         text,
+        last_observed_at    timestamptz,
+        last_fire_at        timestamptz,
+        last_position       bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (tenant, trigger_id)
+      );
+      CREATE TABLE IF NOT EXISTS rm_trigger_health_occurrences (
+        tenant         text NOT NULL,
+        occurrence_id  text NOT NULL,
+        trigger_id     text NOT NULL,
+        status         text NOT NULL CHECK (status IN ('observed', 'admitted', 'blocked')),
+        PRIMARY KEY (tenant, occurrence_id)
+      );
+      CREATE INDEX IF NOT EXISTS rm_trigger_health_occurrences_by_id ON rm_trigger_health_occurrences (occurrence_id)`,
+  },
+];

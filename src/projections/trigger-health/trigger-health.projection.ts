@@ -1,0 +1,125 @@
+import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { OccurrenceAdmitted, OccurrenceBlocked, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
+import { msSql } from '../occurrences/cursor.js';
+import type { Projection } from '../runner/projection.js';
+import { triggerHealthMigrations } from './trigger-health.migrations.js';
+
+export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
+
+type Handled = TriggerRevised | TriggerDeleted | OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked;
+const HANDLES: readonly Handled['type'][] = ['TriggerRevised', 'TriggerDeleted', 'OccurrenceObserved', 'OccurrenceAdmitted', 'OccurrenceBlocked'];
+
+/**
+ * Revisions only move forward, so a replayed (older or equal) revision changes nothing. Positions are
+ * unique but not monotonic in log order, hence the revision guard rather than `last_position < $n`.
+ */
+function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
+  const d = event.data;
+  const schedule = d.definition.type === 'schedule' ? JSON.stringify({ engine: d.definition.schedule?.engine ?? null, tzdataVersion: d.pins?.tzdataVersion ?? null }) : null;
+  return [
+    {
+      text: `INSERT INTO rm_trigger_health AS h (tenant, trigger_id, revision, type, mission_id, enabled, deleted, schedule, last_position)
+             VALUES ($1, $2, $3, $4, $5, $6, false, $7::jsonb, $8)
+             ON CONFLICT (tenant, trigger_id) DO UPDATE SET revision = EXCLUDED.revision, type = EXCLUDED.type, mission_id = EXCLUDED.mission_id,
+               enabled = EXCLUDED.enabled, deleted = false, schedule = EXCLUDED.schedule, last_position = EXCLUDED.last_position
+             WHERE h.revision < EXCLUDED.revision`,
+      values: [d.tenant, d.triggerId, d.revision, d.definition.type, d.definition.missionId, d.definition.enabled, schedule, event.position],
+    },
+  ];
+}
+
+function deleted(event: RecordedEvent<TriggerDeleted['data']>): SqlQuery[] {
+  const d = event.data;
+  return [
+    {
+      text: `INSERT INTO rm_trigger_health AS h (tenant, trigger_id, revision, deleted, last_position) VALUES ($1, $2, $3, true, $4)
+             ON CONFLICT (tenant, trigger_id) DO UPDATE SET revision = EXCLUDED.revision, deleted = true, last_position = EXCLUDED.last_position
+             WHERE h.revision < EXCLUDED.revision`,
+      values: [d.tenant, d.triggerId, d.revision, event.position],
+    },
+  ];
+}
+
+/**
+ * Counted once: the increment only follows a first insert into the Occurrence map. The "last
+ * occurrence" is the newest by (observedAt, occurrenceId), a comparison a replay cannot change.
+ */
+function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] {
+  const o = event.data;
+  return [
+    {
+      text: `WITH claimed AS (
+               INSERT INTO rm_trigger_health_occurrences (tenant, occurrence_id, trigger_id, status) VALUES ($1, $2, $3, 'observed')
+               ON CONFLICT (tenant, occurrence_id) DO NOTHING RETURNING tenant, trigger_id)
+             INSERT INTO rm_trigger_health AS h (tenant, trigger_id, observed, last_position)
+             SELECT tenant, trigger_id, 1, $4::bigint FROM claimed
+             ON CONFLICT (tenant, trigger_id) DO UPDATE SET observed = h.observed + 1, last_position = EXCLUDED.last_position`,
+      values: [o.tenant, o.occurrenceId, o.triggerId, event.position],
+    },
+    {
+      text: `UPDATE rm_trigger_health SET last_occurrence_id = $3, last_status = 'observed', last_reason = NULL, last_observed_at = ${msSql('$4')}
+              WHERE tenant = $1 AND trigger_id = $2
+                AND (last_observed_at IS NULL OR (last_observed_at, last_occurrence_id) < (${msSql('$4')}, $3))`,
+      values: [o.tenant, o.triggerId, o.occurrenceId, o.observedAt],
+    },
+  ];
+}
+
+/** Decision events name only the Occurrence: the map gives its Trigger and guards the count (AD-1: once). */
+const decide = (status: 'admitted' | 'blocked', set: string) => `
+  WITH decided AS (
+    UPDATE rm_trigger_health_occurrences SET status = '${status}'
+     WHERE occurrence_id = $1 AND tenant = COALESCE($2::text, tenant) AND status = 'observed'
+    RETURNING tenant, trigger_id, occurrence_id)
+  UPDATE rm_trigger_health h SET ${set},
+    last_status = CASE WHEN h.last_occurrence_id = d.occurrence_id THEN '${status}' ELSE h.last_status END,
+    last_position = $3
+    FROM decided d WHERE h.tenant = d.tenant AND h.trigger_id = d.trigger_id`;
+
+/** lastFireAt: the latest firedAt of any admitted Occurrence of the Trigger (schedules: the last fire). */
+function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] {
+  const d = event.data;
+  return [
+    {
+      text: decide('admitted', `admitted = h.admitted + 1, last_fire_at = GREATEST(h.last_fire_at, ${msSql('$4')})`),
+      values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.firedAt],
+    },
+  ];
+}
+
+function blocked(event: RecordedEvent<OccurrenceBlocked['data']>): SqlQuery[] {
+  const d = event.data;
+  const set = `blocked = jsonb_set(h.blocked, ARRAY[$4::text], to_jsonb(COALESCE((h.blocked ->> $4::text)::int, 0) + 1)),
+    last_reason = CASE WHEN h.last_occurrence_id = d.occurrence_id THEN $4::text ELSE h.last_reason END`;
+  return [{ text: decide('blocked', set), values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.reason] }];
+}
+
+export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
+  switch (event.type as Handled['type']) {
+    case 'TriggerRevised':
+      return revised(event as RecordedEvent<TriggerRevised['data']>);
+    case 'TriggerDeleted':
+      return deleted(event as RecordedEvent<TriggerDeleted['data']>);
+    case 'OccurrenceObserved':
+      return observed(event as RecordedEvent<OccurrenceObserved['data']>);
+    case 'OccurrenceAdmitted':
+      return admitted(event as RecordedEvent<OccurrenceAdmitted['data']>);
+    case 'OccurrenceBlocked':
+      return blocked(event as RecordedEvent<OccurrenceBlocked['data']>);
+    default:
+      return [];
+  }
+}
+
+/** OP-1: per-Trigger health without reading logs. */
+export const triggerHealthProjection: Projection = {
+  name: TRIGGER_HEALTH_PROJECTION,
+  handles: HANDLES,
+  migrations: triggerHealthMigrations,
+  tables: ['rm_trigger_health', 'rm_trigger_health_occurrences'],
+  async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
+    for (const statement of evolveTriggerHealth(event)) await tx.query(statement);
+  },
+};

@@ -1,0 +1,127 @@
+import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import { decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
+import { listOccurrences, type OccurrenceView, type Page } from '../occurrences/occurrences.queries.js';
+
+export type TriggerHealth = 'ok' | 'degraded' | 'failing' | 'held' | 'disabled';
+
+/**
+ * Reasons that say the Trigger's own machinery is in trouble (a filter or guard that cannot decide, a
+ * revoked key), as opposed to business outcomes (budget, scope, mission paused) that are working as meant.
+ */
+export const DEGRADING_REASONS: readonly string[] = ['filter_inconclusive', 'guard_fault', 'key_revoked'];
+
+/**
+ * api.md `GET /v1/operator/triggers` row. Provisional until their events exist: `nextFireAt` (null),
+ * `auth` (all null), `executions` (pending = admitted count, others 0), `tzdataDrift` (false),
+ * `recovery` ([]); `health` never yet says "failing" or "held"; `counts.duplicate` stays 0 because
+ * a duplicate delivery appends no event.
+ */
+export interface TriggerHealthRow {
+  triggerId: string;
+  revision: number;
+  type: string | null;
+  missionId: string | null;
+  enabled: boolean;
+  deleted: boolean;
+  health: TriggerHealth;
+  nextFireAt: string | null;
+  lastFireAt: string | null;
+  lastOccurrence: { occurrenceId: string; status: string; reason: string | null; observedAt: string } | null;
+  auth: { lastResult: string | null; keyId: string | null; at: string | null };
+  counts: { observed: number; admitted: number; duplicate: number; blocked: Record<string, number> };
+  executions: { pending: number; claimed: number; retrying: number; dead: number };
+  tzdataDrift: boolean;
+  recovery: Array<{ action: string; method: string; href: string }>;
+}
+
+export interface ScheduleHealth {
+  engine: string | null;
+  tzdataVersion: string | null;
+  /** Provisional: the scheduler's boundary and skipped/held ranges have no events yet. */
+  boundary: string | null;
+  skipped: Array<{ from: string; to: string; count: number }>;
+  held: Array<{ from: string; to: string; count: number }>;
+}
+
+/** `GET /v1/operator/triggers/{triggerId}`: the row, the 10 newest Occurrences and, for schedules, `schedule`. */
+export type TriggerHealthDetail = TriggerHealthRow & { recentOccurrences: OccurrenceView[]; schedule?: ScheduleHealth };
+
+interface HealthRow {
+  trigger_id: string;
+  revision: number;
+  type: string | null;
+  mission_id: string | null;
+  enabled: boolean;
+  deleted: boolean;
+  schedule: { engine: string | null; tzdataVersion: string | null } | null;
+  observed: number;
+  admitted: number;
+  blocked: Record<string, number>;
+  last_occurrence_id: string | null;
+  last_status: string | null;
+  last_reason: string | null;
+  last_observed_at: string | null;
+  last_fire_at: string | null;
+}
+
+const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked,
+  last_occurrence_id, last_status, last_reason, ${isoSql('last_observed_at')} AS last_observed_at, ${isoSql('last_fire_at')} AS last_fire_at
+  FROM rm_trigger_health`;
+
+const CURSOR_LIST = 'triggers';
+export const RECENT_OCCURRENCES = 10;
+
+export function healthOf(row: Pick<HealthRow, 'enabled' | 'deleted' | 'last_status' | 'last_reason'>): TriggerHealth {
+  if (!row.enabled || row.deleted) return 'disabled';
+  if (row.last_status === 'blocked' && row.last_reason !== null && DEGRADING_REASONS.includes(row.last_reason)) return 'degraded';
+  return 'ok';
+}
+
+function toRow(row: HealthRow): TriggerHealthRow {
+  const admitted = Number(row.admitted);
+  const last =
+    row.last_occurrence_id !== null && row.last_status !== null && row.last_observed_at !== null
+      ? { occurrenceId: row.last_occurrence_id, status: row.last_status, reason: row.last_reason, observedAt: row.last_observed_at }
+      : null;
+  return {
+    triggerId: row.trigger_id,
+    revision: row.revision,
+    type: row.type,
+    missionId: row.mission_id,
+    enabled: row.enabled,
+    deleted: row.deleted,
+    health: healthOf(row),
+    nextFireAt: null,
+    lastFireAt: row.last_fire_at,
+    lastOccurrence: last,
+    auth: { lastResult: null, keyId: null, at: null },
+    counts: { observed: Number(row.observed), admitted, duplicate: 0, blocked: row.blocked },
+    executions: { pending: admitted, claimed: 0, retrying: 0, dead: 0 },
+    tzdataDrift: false,
+    recovery: [],
+  };
+}
+
+/** By triggerId ascending; throws InvalidCursor on a foreign cursor. */
+export async function listTriggerHealth(sql: SqlExecutor, tenant: string, page: { limit: number; cursor?: string }): Promise<Page<TriggerHealthRow>> {
+  const after = page.cursor === undefined ? null : decodeCursor(CURSOR_LIST, page.cursor, 1)[0];
+  const { rows } = await sql.query<HealthRow>(
+    `${SELECT} WHERE tenant = $1 AND ($2::text IS NULL OR trigger_id > $2::text) ORDER BY trigger_id LIMIT $3`,
+    [tenant, after ?? null, page.limit + 1],
+  );
+  const items = rows.slice(0, page.limit).map(toRow);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > page.limit && last ? encodeCursor(CURSOR_LIST, [last.triggerId]) : null };
+}
+
+export async function getTriggerHealth(sql: SqlExecutor, tenant: string, triggerId: string): Promise<TriggerHealthDetail | null> {
+  const { rows } = await sql.query<HealthRow>(`${SELECT} WHERE tenant = $1 AND trigger_id = $2`, [tenant, triggerId]);
+  const row = rows[0];
+  if (!row) return null;
+  const recent = await listOccurrences(sql, tenant, { triggerId, limit: RECENT_OCCURRENCES });
+  const detail: TriggerHealthDetail = { ...toRow(row), recentOccurrences: recent.items };
+  if (row.type === 'schedule') {
+    detail.schedule = { engine: row.schedule?.engine ?? null, tzdataVersion: row.schedule?.tzdataVersion ?? null, boundary: null, skipped: [], held: [] };
+  }
+  return detail;
+}

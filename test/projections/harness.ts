@@ -1,0 +1,68 @@
+import { eventStoreMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
+import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
+import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
+import type { Projection } from '../../src/projections/runner/projection.js';
+import { ProjectionRunner } from '../../src/projections/runner/projection-runner.js';
+import { dropSchema, freshPglite, freshPostgres } from '../support/databases.js';
+
+export type DbKind = 'postgres' | 'pglite';
+
+/** A store plus read-model database with the given projections, driven by hand (no background loop). */
+export interface ProjectionHarness {
+  sql: SqlClient;
+  store: SqlEventStore;
+  runners: ProjectionRunner[];
+  catchUp(): Promise<void>;
+  /** Every row of every table of `projection`, as canonical JSON, in a stable order. */
+  dump(projection: Projection): Promise<Record<string, unknown[]>>;
+  close(): Promise<void>;
+}
+
+export async function openHarness(kind: DbKind, projections: Projection[]): Promise<ProjectionHarness> {
+  const migrations = [...eventStoreMigrations, ...projections.flatMap((p) => p.migrations)];
+  const { sql, schema } = kind === 'postgres' ? await freshPostgres(migrations, { max: 4 }) : { sql: await freshPglite(migrations), schema: null };
+  const store = new SqlEventStore(sql);
+  // Small batches so a rebuild crosses several transactions.
+  const runners = projections.map((p) => new ProjectionRunner(sql, store, p, { batchSize: 3 }));
+  return {
+    sql,
+    store,
+    runners,
+    async catchUp() {
+      for (const runner of runners) await runner.catchUp();
+    },
+    async dump(projection) {
+      const tables: Record<string, unknown[]> = {};
+      for (const table of projection.tables) {
+        const { rows } = await sql.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY to_jsonb(t)::text`);
+        tables[table] = rows.map((r) => r.row);
+      }
+      return tables;
+    },
+    async close() {
+      await sql.close();
+      if (schema) await dropSchema(schema);
+    },
+  };
+}
+
+/** A runner of `projection` that throws inside the `crashAt`-th handled event, once. */
+export function crashingRunner(h: ProjectionHarness, projection: Projection, crashAt: number): ProjectionRunner {
+  let seen = 0;
+  const crashing: Projection = {
+    ...projection,
+    async apply(event, tx) {
+      if (++seen === crashAt) throw new Error('simulated crash');
+      await projection.apply(event, tx);
+    },
+  };
+  return new ProjectionRunner(h.sql, h.store, crashing, { batchSize: 3 });
+}
+
+/** Re-applies every handled event of the log once more, as a batch replayed after a lost checkpoint would. */
+export async function replayAll(h: ProjectionHarness, projection: Projection): Promise<void> {
+  const events = await h.store.readAll({ maxCount: 10_000 });
+  await h.sql.transaction(async (tx) => {
+    for (const event of events) if (projection.handles.includes(event.type)) await projection.apply(event, tx);
+  });
+}

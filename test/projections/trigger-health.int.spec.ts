@@ -1,0 +1,117 @@
+import { definition } from '../../src/domain/occurrence/occurrence.fixtures.js';
+import { occurrencesProjection } from '../../src/projections/occurrences/occurrences.projection.js';
+import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
+import { getTriggerHealth, listTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
+import {
+  admittedEvent, appendOccurrence, appendTrigger, blockedEvent, conflictEvent, occurrence, scheduleDefinition, triggerDeleted, triggerRevised,
+} from './fixtures.js';
+import { crashingRunner, type DbKind, openHarness, type ProjectionHarness, replayAll } from './harness.js';
+
+const at = (minute: number, second = 0) => `2026-03-01T10:${String(minute).padStart(2, '0')}:${String(second).padStart(2, '0')}.000Z`;
+const h1 = occurrence({ triggerId: 't-hook', key: 'h1', observedAt: at(0) });
+const h2 = occurrence({ triggerId: 't-hook', key: 'h2', observedAt: at(5) });
+const h3 = occurrence({ triggerId: 't-hook', key: 'h3', observedAt: at(3) });
+const h4 = occurrence({ triggerId: 't-hook', key: 'h4', observedAt: at(10) });
+const g1 = occurrence({ triggerId: 't-guard', key: 'g1', observedAt: at(1) });
+const s1 = occurrence({ triggerId: 't-sched', kind: 'schedule', key: '2026-03-01T10:30:00.000Z', observedAt: at(30) });
+const foreign = occurrence({ tenant: 'globex', triggerId: 't-hook', key: 'h1', observedAt: at(0) });
+const budget = { windowStart: '2026-03-01T10:00:00.000Z', consumed: 10, limit: 10 };
+
+describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%s)', (kind) => {
+  let h: ProjectionHarness;
+
+  beforeAll(async () => {
+    h = await openHarness(kind, [triggerHealthProjection, occurrencesProjection]);
+    const { store } = h;
+    await appendTrigger(store, 'acme', 't-hook', [triggerRevised('acme', 't-hook', 1), triggerRevised('acme', 't-hook', 2, definition({ missionId: 'm-2' }))]);
+    await appendTrigger(store, 'acme', 't-guard', [triggerRevised('acme', 't-guard', 1)]);
+    await appendTrigger(store, 'acme', 't-sched', [triggerRevised('acme', 't-sched', 1, scheduleDefinition())]);
+    await appendTrigger(store, 'acme', 't-off', [triggerRevised('acme', 't-off', 1), triggerRevised('acme', 't-off', 2, definition({ enabled: false }))]);
+    await appendTrigger(store, 'acme', 't-del', [triggerRevised('acme', 't-del', 1), triggerDeleted('acme', 't-del', 2)]);
+    await appendTrigger(store, 'globex', 't-hook', [triggerRevised('globex', 't-hook', 1)]);
+    await appendOccurrence(store, h1, admittedEvent(h1, 'e-1', at(0, 2)));
+    await appendOccurrence(store, h2, admittedEvent(h2, 'e-2', at(5, 1)), conflictEvent(h2, 'digest-z', at(6)));
+    // h4 is the newest by observedAt although h3 is folded after it
+    await appendOccurrence(store, h4, blockedEvent(h4, 'budget_exhausted', budget));
+    await appendOccurrence(store, h3, blockedEvent(h3, 'budget_exhausted', budget));
+    await appendOccurrence(store, g1, blockedEvent(g1, 'guard_fault', { pointer: '/lane', problem: 'queue key is not a string, number or boolean' }));
+    await appendOccurrence(store, s1, admittedEvent(s1, 'e-s1', at(30, 1)));
+    await appendOccurrence(store, foreign);
+    await h.catchUp();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('folds definitions and decisions into the api.md health row', async () => {
+    const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
+    expect(items.map((row) => row.triggerId)).toEqual(['t-del', 't-guard', 't-hook', 't-off', 't-sched']);
+    expect(items.find((row) => row.triggerId === 't-hook')).toEqual({
+      triggerId: 't-hook',
+      revision: 2,
+      type: 'webhook',
+      missionId: 'm-2',
+      enabled: true,
+      deleted: false,
+      health: 'ok',
+      nextFireAt: null,
+      lastFireAt: at(5, 1),
+      lastOccurrence: { occurrenceId: h4.occurrenceId, status: 'blocked', reason: 'budget_exhausted', observedAt: at(10) },
+      auth: { lastResult: null, keyId: null, at: null },
+      counts: { observed: 4, admitted: 2, duplicate: 0, blocked: { budget_exhausted: 2 } },
+      executions: { pending: 2, claimed: 0, retrying: 0, dead: 0 },
+      tzdataDrift: false,
+      recovery: [],
+    });
+  });
+
+  it('derives health: disabled when disabled or deleted, degraded when the last decision was a machinery fault', async () => {
+    const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
+    const byId = Object.fromEntries(items.map((row) => [row.triggerId, row]));
+    expect(byId['t-off']).toMatchObject({ revision: 2, enabled: false, health: 'disabled' });
+    expect(byId['t-del']).toMatchObject({ revision: 2, deleted: true, health: 'disabled', counts: { observed: 0, admitted: 0, blocked: {} } });
+    expect(byId['t-guard']).toMatchObject({ health: 'degraded', lastOccurrence: { status: 'blocked', reason: 'guard_fault' }, counts: { blocked: { guard_fault: 1 } } });
+    expect(byId['t-sched']).toMatchObject({ health: 'ok', type: 'schedule', lastFireAt: at(30, 1), lastOccurrence: { status: 'admitted', reason: null } });
+  });
+
+  it('adds the newest Occurrences and, for schedules, the pinned engine and tz data', async () => {
+    const hook = await getTriggerHealth(h.sql, 'acme', 't-hook');
+    expect(hook?.recentOccurrences.map((o) => o.occurrenceId)).toEqual([h4, h2, h3, h1].map((o) => o.occurrenceId));
+    expect(hook).not.toHaveProperty('schedule');
+    const sched = await getTriggerHealth(h.sql, 'acme', 't-sched');
+    expect(sched).toMatchObject({ schedule: { engine: 'cron@1', tzdataVersion: '2025b', boundary: null, skipped: [], held: [] }, recentOccurrences: [{ occurrenceId: s1.occurrenceId, executionId: 'e-s1' }] });
+    expect(await getTriggerHealth(h.sql, 'acme', 'never')).toBeNull();
+  });
+
+  it('keeps tenants apart and pages by triggerId', async () => {
+    expect((await listTriggerHealth(h.sql, 'globex', { limit: 100 })).items).toEqual([expect.objectContaining({ triggerId: 't-hook', revision: 1, counts: expect.objectContaining({ observed: 1 }) })]);
+    const first = await listTriggerHealth(h.sql, 'acme', { limit: 2 });
+    const second = await listTriggerHealth(h.sql, 'acme', { limit: 2, cursor: first.nextCursor! });
+    const third = await listTriggerHealth(h.sql, 'acme', { limit: 2, cursor: second.nextCursor! });
+    expect([first, second, third].flatMap((p) => p.items.map((row) => row.triggerId))).toEqual(['t-del', 't-guard', 't-hook', 't-off', 't-sched']);
+    expect(third.nextCursor).toBeNull();
+  });
+
+  describe('OP-3 replay safety', () => {
+    it('applying every event a second time (a replayed batch) counts nothing twice', async () => {
+      const before = await h.dump(triggerHealthProjection);
+      await replayAll(h, triggerHealthProjection);
+      expect(await h.dump(triggerHealthProjection)).toEqual(before);
+    });
+
+    it('a crash mid-batch rolls the batch back, and resuming yields identical rows', async () => {
+      const before = await h.dump(triggerHealthProjection);
+      await expect(crashingRunner(h, triggerHealthProjection, 8).rebuild()).rejects.toThrow('simulated crash');
+      expect(await h.dump(triggerHealthProjection)).not.toEqual(before);
+      await h.catchUp();
+      expect(await h.dump(triggerHealthProjection)).toEqual(before);
+    });
+
+    it('rebuild from position 0 yields identical rows', async () => {
+      const before = await h.dump(triggerHealthProjection);
+      expect(before.rm_trigger_health).toHaveLength(6);
+      await h.runners[0]!.rebuild();
+      expect(await h.dump(triggerHealthProjection)).toEqual(before);
+    });
+  });
+});
