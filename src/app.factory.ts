@@ -6,6 +6,9 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { ReveilleConfig } from './adapters/config/config.js';
 import type { Infrastructure } from './adapters/eventstore/infrastructure.js';
 import { STATUS_OVERRIDE } from './adapters/http/http-result.js';
+import { IngressPipeline } from './adapters/ingress/ingress-pipeline.js';
+import { registerIngressRoute } from './adapters/ingress/ingress.route.js';
+import { SourceCache } from './adapters/ingress/source-cache.js';
 import { AppModule } from './app.module.js';
 import { SubscriptionRegistry } from './projections/runner/subscription-registry.js';
 
@@ -28,6 +31,7 @@ export async function createApp(config: ReveilleConfig, infra: Infrastructure, o
   });
   if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
+  registerIngressRoute(fastify, { pipeline: app.get(IngressPipeline), sources: app.get(SourceCache) });
   fastify.addHook('onSend', async (request, reply, payload) => {
     const status = (request as unknown as Record<symbol, number | undefined>)[STATUS_OVERRIDE];
     if (status !== undefined) reply.code(status);

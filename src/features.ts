@@ -1,7 +1,9 @@
 import type { Type } from '@nestjs/common';
 import { MissionsModule } from './commands/missions.module.js';
 import { TriggersModule } from './commands/triggers.module.js';
+import { SourcesModule } from './commands/sources.module.js';
 import { OperatorModule } from './projections/operator.module.js';
+import { IngressModule } from './adapters/ingress/ingress.module.js';
 
 /** Feature modules (one per use case family); each registers its controllers, handlers and projections. */
-export const featureModules: Type[] = [MissionsModule, TriggersModule, OperatorModule];
+export const featureModules: Type[] = [MissionsModule, TriggersModule, OperatorModule, SourcesModule, IngressModule];

@@ -137,13 +137,15 @@ export function manualPathSuite(kind: StoreKind): void {
       const { missionId } = await setup();
       const response = await t.request({
         method: 'PUT',
-        url: '/v1/triggers/t-sched',
+        url: '/v1/triggers/t-poll',
         key: newKey(),
-        body: { missionId, type: 'schedule', schedule: { engine: 'cron@1', expression: '0 * * * *', timezone: 'UTC' } },
+        body: { missionId, type: 'poll', poll: { connector: 'http-json@1', url: 'http://127.0.0.1:9/items', everySeconds: 60, itemsPointer: '/items', idPointer: '/id' } },
       });
       expect(response.status).toBe(422);
-      expect(response.body).toMatchObject({ code: 'capability_unsupported', errors: [{ pointer: '/type', message: expect.stringContaining('wf.scheduled-initiation') }] });
-      expect((await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities).toEqual(['wf.manual-initiation']);
+      expect(response.body).toMatchObject({ code: 'capability_unsupported', errors: [{ pointer: '/type', message: expect.stringContaining('wf.polling-initiation') }] });
+      const claimed = (await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities;
+      expect(claimed).toEqual(expect.arrayContaining(['wf.manual-initiation', 'wf.external-event-initiation']));
+      expect(claimed).not.toContain('wf.polling-initiation');
     });
 
     it('AD-2 budget exhaustion blocks with budget_exhausted once the Mission hour is used up', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { SourceRegistry } from '../../adapters/ingress/source-registry.js';
 import { type AdmissionFacts, budgetDecider, budgetWindowStart, countedExecution } from '../../domain/admission/index.js';
 import { occurrenceDecider } from '../../domain/occurrence/occurrence.js';
 import type { OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
@@ -22,7 +23,10 @@ const SYSTEM = { actor: 'reveille:admission' };
  */
 @CommandHandler(AdmitOccurrenceCommand)
 export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCommand> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(SourceRegistry) private readonly sources: SourceRegistry,
+  ) {}
 
   async execute({ occurrenceStreamId }: AdmitOccurrenceCommand): Promise<AdmissionResult> {
     const loaded = await loadAggregate(this.store, occurrenceStreamId, occurrenceDecider);
@@ -41,7 +45,8 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
       budget: { windowStart, consumed: budget.state.consumed, alreadyCountedThisOccurrence: counted !== null },
       // Execution lifecycle (claim/complete, EX-2) is not built yet: nothing is counted as running.
       activeExecutions: 0,
-      keyRevoked: false,
+      // AD-2/WH-3: the key that authenticated the delivery must still be current at decision time.
+      keyRevoked: occurrence.auth.state === 'verified' && occurrence.auth.sourceId && occurrence.auth.keyId ? await this.sources.isKeyRetired(occurrence.tenant, occurrence.auth.sourceId, occurrence.auth.keyId) : false,
       triggerRunning: false,
     };
     const executionId = counted ?? randomUUID();

@@ -4,10 +4,8 @@ import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-st
 import { Problem, problems } from '../../adapters/http/problems/problem.js';
 import { payloadDigest } from '../../adapters/sources/payload-digest.js';
 import { dedupeIdentityHash, manualIdentity, occurrenceIdFor } from '../../domain/dedupe/dedupe-identity.js';
-import { classifyDelivery, occurrenceDecider } from '../../domain/occurrence/occurrence.js';
 import { canonicalJson } from '../../domain/shared/canonical-json.js';
-import { occurrenceStream } from '../../domain/shared/ids.js';
-import { handleCommand } from '../shared/aggregate.js';
+import { observe } from '../shared/observe.js';
 import { metadataOf } from '../shared/command-context.js';
 import { currentTrigger } from '../shared/lookups.js';
 import { FireManualOccurrenceCommand, type ManualFireResult } from './fire-manual-occurrence.command.js';
@@ -29,16 +27,10 @@ export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOc
       throw new Problem(409, 'trigger_not_manual', 'Not a manual Trigger', `Trigger ${triggerId} is a ${trigger.definition.type} Trigger; only manual Triggers take manual occurrences.`);
     }
     const identity = manualIdentity(context.tenant, trigger, idempotencyKey);
-    const dedupeHash = dedupeIdentityHash(identity);
-    const stream = occurrenceStream(dedupeHash);
-    const digest = payloadDigest({ input: input ?? null, resourceRefs: resourceRefs ?? [] });
     const observedAt = (await this.store.now()).toISOString();
-    const handled = await handleCommand(
+    const observation = await observe(
       this.store,
-      stream,
-      occurrenceDecider,
       {
-        type: 'ObserveOccurrence',
         occurrenceId: occurrenceIdFor(identity),
         tenant: context.tenant,
         triggerId,
@@ -48,8 +40,8 @@ export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOc
         auth: { state: 'internal', sourceId: null, keyId: null, keyGeneration: null },
         externalId: null,
         dedupeIdentity: identity,
-        dedupeHash,
-        payloadDigest: digest,
+        dedupeHash: dedupeIdentityHash(identity),
+        payloadDigest: payloadDigest({ input: input ?? null, resourceRefs: resourceRefs ?? [] }),
         input: input ?? null,
         resourceRefs: resourceRefs ?? [],
         classification: trigger.definition.constraints.classification,
@@ -59,11 +51,10 @@ export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOc
       },
       metadataOf(context),
     );
-    if (handled.state.status === 'absent') throw new Error('occurrence stream empty after observe');
     // Whoever observed first fixed the payload; another payload under the identity starts nothing (OC-4).
-    if (classifyDelivery(handled.state, digest) === 'payload_conflict') {
+    if (observation.outcome === 'payload_conflict') {
       throw new Problem(409, 'payload_conflict', 'Payload conflict', 'This delivery identity was first accepted with a different payload.');
     }
-    return { occurrenceId: handled.state.occurrence.occurrenceId, status: 'observed', position: handled.position };
+    return { occurrenceId: observation.occurrenceId, status: 'observed', position: observation.position };
   }
 }

@@ -58,9 +58,10 @@ export async function runMigrations(client: SqlClient, migrations: Migration[], 
   return applied;
 }
 
-/** Migrations are plain DDL without dollar-quoted bodies, so splitting on `;` is enough. */
+/** Migrations are plain DDL without dollar-quoted bodies: drop `--` comments, then split on `;`. */
 function splitStatements(sql: string): string[] {
   return sql
+    .replace(/--[^\n]*/g, '')
     .split(';')
     .map((s) => s.trim())
     .filter((s) => s.length > 0);

@@ -1,0 +1,61 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { AddSourceKeyCommand } from '../../../commands/add-source-key/add-source-key.command.js';
+import { AddSourceKeyDto } from '../../../commands/add-source-key/add-source-key.dto.js';
+import { RetireSourceKeyCommand } from '../../../commands/retire-source-key/retire-source-key.command.js';
+import { ReviseSourceCommand } from '../../../commands/revise-source/revise-source.command.js';
+import { ReviseSourceDto } from '../../../commands/revise-source/revise-source.dto.js';
+import { loadAggregate } from '../../../commands/shared/aggregate.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { sourceStream } from '../../../domain/shared/ids.js';
+import { sourceDecider } from '../../../domain/source/source.js';
+import { RequireScope } from '../auth/auth.decorators.js';
+import { RedactOnReplay } from '../idempotency/idempotency.decorators.js';
+import { problems } from '../problems/problem.js';
+import { Ctx } from './request-context.js';
+import { ResourceId } from './resource-id.pipe.js';
+
+/** Sources (api.md "Sources", WH-3): definitions and key generations. No response but key creation ever holds a secret. */
+@ApiTags('sources')
+@ApiBearerAuth()
+@Controller('v1/sources')
+export class SourcesController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
+
+  @Put(':sourceId')
+  @HttpCode(200)
+  @RequireScope('sources:write')
+  revise(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string, @Body() body: ReviseSourceDto) {
+    return this.commands.execute(new ReviseSourceCommand(context, sourceId, { ...body }));
+  }
+
+  /** Read straight from the source's stream; another tenant's source is the same 404 as a missing one. */
+  @Get(':sourceId')
+  @RequireScope('operator:read')
+  async get(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string) {
+    const { state } = await loadAggregate(this.store, sourceStream(context.tenant, sourceId), sourceDecider);
+    if (state.status === 'absent') throw problems.notFound();
+    const keys = state.keys.map(({ keyId, generation, retired, addedAt, retiredAt }) => ({ keyId, generation, retired, addedAt, retiredAt }));
+    return { sourceId, revision: state.revision, ...state.definition, keys, updatedAt: state.revisedAt };
+  }
+
+  /** 201 with the secret, shown this once; a replay of the same Idempotency-Key answers `secret: null`. */
+  @Post(':sourceId/keys')
+  @RequireScope('sources:write')
+  @RedactOnReplay('secret')
+  addKey(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string, @Body() body: AddSourceKeyDto) {
+    return this.commands.execute(new AddSourceKeyCommand(context, sourceId, body.keyId, body.secret));
+  }
+
+  @Delete(':sourceId/keys/:keyId')
+  @HttpCode(200)
+  @RequireScope('sources:write')
+  retireKey(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string, @Param('keyId', ResourceId) keyId: string) {
+    return this.commands.execute(new RetireSourceKeyCommand(context, sourceId, keyId));
+  }
+}

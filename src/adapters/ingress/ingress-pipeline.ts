@@ -1,0 +1,141 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EVENT_STORE, type EventStore, StoreUnavailable } from '../eventstore/event-store.port.js';
+import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
+import { TrustedClock } from '../clock/trusted-clock.js';
+import { bodyDigest, classifyContentType, payloadDigest, verifyDelivery } from '../sources/index.js';
+import { observe } from '../../commands/shared/observe.js';
+import { currentTrigger } from '../../commands/shared/lookups.js';
+import { dedupeIdentityHash, deriveDeliveryKey, occurrenceIdFor, webhookIdentity } from '../../domain/dedupe/dedupe-identity.js';
+import { Backpressure } from './backpressure.js';
+import { IngressAudit } from './ingress-audit.js';
+import { type IngressAnswer, answer, problemAnswer } from './ingress-answer.js';
+import { parsePayload } from './payload.js';
+import { GITHUB_REPLAY_HORIZON_SECONDS, recordDelivery } from './replay-store.js';
+import { type IngressSource, SourceRegistry } from './source-registry.js';
+import { TriggerBindings } from './trigger-bindings.js';
+
+export interface IngressDelivery {
+  rawHeaders: string[];
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+interface Accepted {
+  triggerId: string;
+  occurrenceId: string;
+  status: 'observed' | 'duplicate';
+}
+
+/**
+ * Everything after the bytes are in: verify over the exact raw bytes, then replay state, then parse,
+ * map server-side, and append. Each step rejects before the next one costs more (issue 5 order);
+ * a signed source that fails verification never falls through to unsigned handling (WH-4).
+ */
+@Injectable()
+export class IngressPipeline {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(SQL_CLIENT) private readonly sql: SqlClient,
+    private readonly clock: TrustedClock,
+    private readonly sources: SourceRegistry,
+    private readonly bindings: TriggerBindings,
+    private readonly audit: IngressAudit,
+    private readonly backpressure: Backpressure,
+  ) {}
+
+  async handle(source: IngressSource, delivery: IngressDelivery): Promise<IngressAnswer> {
+    try {
+      return await this.process(source, delivery);
+    } catch (error) {
+      if (error instanceof StoreUnavailable || (error as { name?: string }).name === 'StoreUnavailable') {
+        return problemAnswer(503, 'store_unavailable', 'Nothing was persisted; retry the delivery.', { 'Retry-After': '1' });
+      }
+      throw error;
+    }
+  }
+
+  private reject(source: IngressSource, delivery: IngressDelivery, status: number, code: string, detail: string, headers: Record<string, string> = {}): IngressAnswer {
+    this.audit.record(source.sourceId, code, status, delivery.body.length);
+    return problemAnswer(status, code, detail, headers);
+  }
+
+  private async process(source: IngressSource, delivery: IngressDelivery): Promise<IngressAnswer> {
+    const { definition } = source;
+    const format = classifyContentType(delivery.rawHeaders);
+    if (!format.ok) return this.reject(source, delivery, 400, 'malformed_request', format.detail);
+    const verified = verifyDelivery({
+      scheme: definition.scheme,
+      rawHeaders: delivery.rawHeaders,
+      body: delivery.body,
+      keys: source.keys,
+      toleranceSeconds: definition.toleranceSeconds,
+      now: await this.clock.now(),
+    });
+    if (!verified.ok) return this.reject(source, delivery, verified.status, verified.code, verified.detail);
+
+    const backlog = this.backpressure.check(source.tenant, source.sourceId);
+    if (backlog) return this.reject(source, delivery, 429, 'rate_limited', `too many unadmitted occurrences (${backlog})`, { 'Retry-After': '5' });
+
+    if (verified.authState === 'verified') {
+      const signature = delivery.headers['webhook-signature'] ?? delivery.headers['x-hub-signature-256'] ?? '';
+      const horizon = definition.scheme === 'github-hmac-sha256' ? GITHUB_REPLAY_HORIZON_SECONDS : definition.toleranceSeconds * 2;
+      const replay = await recordDelivery(this.sql, { tenant: source.tenant, sourceId: source.sourceId, deliveryId: verified.deliveryId, signature, horizonSeconds: horizon });
+      if (replay === 'replayed_signature') return this.reject(source, delivery, 401, 'replay', 'This signature was already used by another delivery.');
+    }
+
+    const parsed = parsePayload(delivery.body, delivery.headers, {
+      format: format.format,
+      eventTypePointer: definition.eventTypePointer,
+      eventTypeHeader: verified.eventTypeHeader,
+      requiredPointers: definition.schema.required,
+    });
+    if (!parsed.ok) return this.reject(source, delivery, 400, 'malformed_request', parsed.detail);
+
+    const bound = await this.bindings.forEvent(source.tenant, source.sourceId, parsed.eventType);
+    if (bound.length === 0) {
+      this.audit.record(source.sourceId, 'no_subscriber', 202, delivery.body.length);
+      return answer(202, { occurrences: [] });
+    }
+    const digest = payloadDigest(parsed.payload);
+    const observedAt = (await this.clock.now()).toISOString();
+    const accepted: Accepted[] = [];
+    for (const { triggerId } of bound) {
+      const trigger = await currentTrigger(this.store, source.tenant, triggerId);
+      if (trigger.status === 'absent' || trigger.deleted) continue;
+      const key = deriveDeliveryKey(trigger.definition.dedupe, verified.deliveryId, parsed.payload);
+      if (!key.ok) return this.reject(source, delivery, 400, 'malformed_request', `${key.message} (${key.pointer})`);
+      const identity = webhookIdentity(source.tenant, trigger, source.sourceId, key.key, key.subject);
+      const observation = await observe(
+        this.store,
+        {
+          occurrenceId: occurrenceIdFor(identity),
+          tenant: source.tenant,
+          triggerId,
+          triggerRevision: trigger.revision,
+          missionId: trigger.definition.missionId,
+          kind: 'webhook',
+          auth: { state: verified.authState, sourceId: source.sourceId, keyId: verified.keyId, keyGeneration: verified.keyGeneration },
+          externalId: verified.deliveryId,
+          dedupeIdentity: identity,
+          dedupeHash: dedupeIdentityHash(identity),
+          payloadDigest: digest,
+          input: parsed.payload,
+          resourceRefs: [],
+          classification: trigger.definition.constraints.classification,
+          scheduledAt: null,
+          // CA-2: payload-supplied ids never set parentage; a verified correlation is linked by the causality feature.
+          causal: { parentId: null, depth: 0, ancestry: [] },
+          observedAt,
+        },
+        { tenant: source.tenant, actor: `source:${source.sourceId}`, correlationId: verified.deliveryId, bodyDigest: bodyDigest(delivery.body) },
+      );
+      if (observation.outcome === 'payload_conflict') {
+        return this.reject(source, delivery, 409, 'payload_conflict', 'This delivery id was first accepted with a different payload.');
+      }
+      if (observation.outcome === 'observed') this.backpressure.accepted(source.tenant, source.sourceId);
+      accepted.push({ triggerId, occurrenceId: observation.occurrenceId, status: observation.outcome });
+    }
+    const allDuplicates = accepted.length > 0 && accepted.every((a) => a.status === 'duplicate');
+    return answer(allDuplicates ? 200 : 202, { occurrences: accepted });
+  }
+}

@@ -1,0 +1,99 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import { IngressPipeline } from './ingress-pipeline.js';
+import { type IngressAnswer, problemAnswer } from './ingress-answer.js';
+import type { IngressSource } from './source-registry.js';
+import { SourceCache } from './source-cache.js';
+import { TokenBuckets } from './token-bucket.js';
+
+/** The largest body any source may allow; each source's own limit is enforced while reading. */
+export const MAX_INGRESS_BODY_BYTES = 1024 * 1024;
+const MAX_HEADERS = 100;
+const GLOBAL_RATE = { perSecond: Number(process.env.REVEILLE_INGRESS_RATE ?? 2_000), burst: Number(process.env.REVEILLE_INGRESS_BURST ?? 4_000) };
+const LOOKUP_RATE = { perSecond: 200, burst: 400 };
+const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+interface IngressRequest extends FastifyRequest<{ Params: { sourceId: string } }> {
+  ingressSource?: IngressSource;
+}
+
+/**
+ * Webhook ingress as a plain Fastify route: no bearer token, raw bytes kept exactly, and the cheap
+ * checks (rate limits, header count, declared length) run before the body is read or the database
+ * is asked anything (WH-1, WH-8).
+ */
+export function registerIngressRoute(fastify: FastifyInstance, deps: { pipeline: IngressPipeline; sources: SourceCache }): void {
+  const buckets = new TokenBuckets();
+  fastify.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (request, payload, done) => readCapped(payload, (request as IngressRequest).ingressSource?.definition.maxBodyBytes ?? 0, done));
+
+    scope.addHook('onRequest', async (raw, reply) => {
+      const request = raw as IngressRequest;
+      const { sourceId } = request.params;
+      const global = buckets.take('\u0000global', GLOBAL_RATE.perSecond, GLOBAL_RATE.burst);
+      if (!global.ok) return send(reply, problemAnswer(429, 'rate_limited', 'The service is shedding load.', { 'Retry-After': String(global.retryAfterSeconds) }));
+      if (!SOURCE_ID.test(sourceId)) return send(reply, problemAnswer(404, 'not_found', 'No such source.'));
+      if (request.raw.rawHeaders.length / 2 > MAX_HEADERS) return send(reply, problemAnswer(400, 'malformed_request', `more than ${MAX_HEADERS} headers`));
+      // Sources are looked up at most once a second each (SourceCache); lookups of ids not in the cache
+      // (a storm of random ids) get their own small budget, so no flood reaches the database unbounded.
+      if (!deps.sources.has(sourceId)) {
+        const lookup = buckets.take('\u0000lookup', LOOKUP_RATE.perSecond, LOOKUP_RATE.burst);
+        if (!lookup.ok) return send(reply, problemAnswer(429, 'rate_limited', 'Too many requests.', { 'Retry-After': String(lookup.retryAfterSeconds) }));
+      }
+      const source = await deps.sources.get(sourceId);
+      if (!source) return send(reply, problemAnswer(404, 'not_found', 'No such source.'));
+      const limit = source.definition.rateLimit;
+      const own = buckets.take(`rate:${source.tenant}:${sourceId}`, limit.perSecond, limit.burst);
+      if (!own.ok) return send(reply, problemAnswer(429, 'rate_limited', 'This source is over its rate limit.', { 'Retry-After': String(own.retryAfterSeconds) }));
+      const declared = Number(request.headers['content-length'] ?? 0);
+      if (declared > source.definition.maxBodyBytes) {
+        return send(reply, problemAnswer(413, 'payload_too_large', `The body exceeds ${source.definition.maxBodyBytes} bytes.`, { connection: 'close' }));
+      }
+      request.ingressSource = source;
+    });
+
+    scope.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+      if (error.statusCode === 413) return send(reply, problemAnswer(413, 'payload_too_large', 'The body exceeds the source limit.', { connection: 'close' }));
+      if (error.statusCode && error.statusCode < 500) return send(reply, problemAnswer(400, 'malformed_request', error.message));
+      return send(reply, problemAnswer(500, 'internal_error', 'An unexpected error occurred.'));
+    });
+
+    scope.post('/v1/ingress/:sourceId', { bodyLimit: MAX_INGRESS_BODY_BYTES }, async (raw, reply) => {
+      const request = raw as IngressRequest;
+      const source = request.ingressSource!;
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+      return send(reply, await deps.pipeline.handle(source, { rawHeaders: request.raw.rawHeaders, headers, body }));
+    });
+  });
+}
+
+function send(reply: FastifyReply, result: IngressAnswer): FastifyReply {
+  return reply.code(result.status).headers(result.headers).send(result.body);
+}
+
+/** Buffers at most `limit` bytes; past it, answers 413 and drains the rest without keeping it (WH-1). */
+function readCapped(payload: Readable, limit: number, done: (error: Error | null, body?: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  const finish = (error: Error | null, body?: Buffer) => {
+    if (finished) return;
+    finished = true;
+    done(error, body);
+  };
+  payload.on('data', (chunk: Buffer) => {
+    if (finished) return;
+    size += chunk.length;
+    if (size > limit) {
+      chunks.length = 0;
+      payload.removeAllListeners('data');
+      payload.resume();
+      return finish(Object.assign(new Error('body too large'), { statusCode: 413 }));
+    }
+    chunks.push(chunk);
+  });
+  payload.on('end', () => finish(null, Buffer.concat(chunks)));
+  payload.on('error', (error) => finish(error));
+}

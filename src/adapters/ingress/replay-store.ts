@@ -1,0 +1,41 @@
+import { createHash } from 'node:crypto';
+import type { SqlExecutor } from '../eventstore/sql/sql-client.js';
+
+/**
+ * How long a seen (source, delivery id, signature) stays remembered. Signed-timestamp schemes need
+ * only their tolerance window, but GitHub-style signatures carry no timestamp, so their horizon must
+ * cover the provider's redelivery window (WH-4): 30 days, longer than GitHub keeps deliveries
+ * redeliverable. Expiry never re-authenticates anything: stale timestamps fail on their own.
+ */
+export const GITHUB_REPLAY_HORIZON_SECONDS = 30 * 24 * 3600;
+
+export type ReplayVerdict = 'first' | 'redelivery' | 'replayed_signature';
+
+/**
+ * Records a verified delivery. The same delivery id again is a provider redelivery (business dedupe
+ * answers it); the same signature under another delivery id is a replay of captured bytes — for
+ * schemes whose signature does not cover the delivery id (GitHub), the only thing that catches it.
+ */
+export async function recordDelivery(
+  sql: SqlExecutor,
+  entry: { tenant: string; sourceId: string; deliveryId: string; signature: string; horizonSeconds: number },
+): Promise<ReplayVerdict> {
+  const signatureDigest = createHash('sha256').update(entry.signature).digest('hex');
+  const { rows } = await sql.query<{ delivery_id: string; inserted: boolean }>(
+    `WITH ins AS (
+       INSERT INTO auth_replay (tenant, source_id, delivery_id, signature_digest, expires_at)
+       VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+       ON CONFLICT DO NOTHING RETURNING delivery_id)
+     SELECT delivery_id, true AS inserted FROM ins
+     UNION ALL
+     SELECT delivery_id, false FROM auth_replay
+      WHERE tenant = $1 AND source_id = $2 AND (delivery_id = $3 OR signature_digest = $4) AND NOT EXISTS (SELECT 1 FROM ins)`,
+    [entry.tenant, entry.sourceId, entry.deliveryId, signatureDigest, entry.horizonSeconds],
+  );
+  if (rows.some((r) => r.inserted)) return 'first';
+  return rows.some((r) => r.delivery_id === entry.deliveryId) ? 'redelivery' : 'replayed_signature';
+}
+
+export async function sweepReplayStore(sql: SqlExecutor): Promise<number> {
+  return (await sql.query('DELETE FROM auth_replay WHERE expires_at < now()')).rowCount;
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { SecretStore } from '../../adapters/sources/secret-store.js';
+import { generateSecret, GENERATED_SECRET_BYTES, parseSecret } from '../../adapters/sources/source-secret.js';
+import { sourceStream } from '../../domain/shared/ids.js';
+import { isRejection, reject } from '../../domain/shared/result.js';
+import { sourceDecider, type AddSourceKey, type SourceKeyAdded } from '../../domain/source/source.js';
+import { loadAggregate, toNewEvent } from '../shared/aggregate.js';
+import { metadataOf } from '../shared/command-context.js';
+import { CommandRejected } from '../shared/rejected.js';
+import { AddSourceKeyCommand, type SourceKeyCreated } from './add-source-key.command.js';
+
+const MAX_ATTEMPTS = 10;
+
+/**
+ * Order matters (ARCHITECTURE decision 7): the secret row is written first, then SourceKeyAdded is
+ * appended. A crash in between leaves a secret row no event names, which lookups ignore; never an
+ * event without its secret. The generation is decided on each attempt (a concurrent key addition
+ * moves it), so the row is rewritten with the same ciphertext before each append.
+ */
+@CommandHandler(AddSourceKeyCommand)
+export class AddSourceKeyHandler implements ICommandHandler<AddSourceKeyCommand> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(SecretStore) private readonly secrets: SecretStore,
+  ) {}
+
+  async execute({ context, sourceId, keyId: givenKeyId, secret: givenSecret }: AddSourceKeyCommand): Promise<SourceKeyCreated> {
+    const keyId = givenKeyId ?? `key-${randomBytes(8).toString('hex')}`;
+    const owner = { tenant: context.tenant, sourceId, keyId };
+    const stream = sourceStream(context.tenant, sourceId);
+    const command: AddSourceKey = { type: 'AddSourceKey', tenant: context.tenant, sourceId, keyId, actor: context.actor, at: (await this.store.now()).toISOString() };
+    let material: { secret: string; sealed: string } | null = null;
+    for (let attempt = 1; ; attempt++) {
+      const loaded = await loadAggregate(this.store, stream, sourceDecider);
+      const decision = sourceDecider.decide(command, loaded.state);
+      if (isRejection(decision)) throw new CommandRejected(decision);
+      const added = decision[0] as SourceKeyAdded | undefined;
+      if (!added || loaded.state.status !== 'defined') throw new Error('AddSourceKey decided no key');
+      material ??= this.material(loaded.state.definition.scheme, givenSecret, owner);
+      if (!(await this.secrets.put(owner, added.data.generation, material.sealed))) {
+        throw new CommandRejected(reject('key_in_flight', { detail: `key "${keyId}" is being added by another request; retry in a minute` }));
+      }
+      try {
+        const appended = await this.store.append(stream, [toNewEvent(added, metadataOf(context))], loaded.revision);
+        return { sourceId, keyId, generation: added.data.generation, secret: material.secret, position: appended.position };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** A given secret is checked against the scheme (422 at /secret, never echoed); else one is generated. */
+  private material(scheme: Parameters<typeof parseSecret>[0], given: string | undefined, owner: { tenant: string; sourceId: string; keyId: string }) {
+    const secret = given ?? generateSecret(scheme, randomBytes(GENERATED_SECRET_BYTES));
+    if (given !== undefined) {
+      const parsed = parseSecret(scheme, given);
+      if (!parsed.ok) throw new CommandRejected(reject('invalid_definition', { errors: [{ pointer: '/secret', message: parsed.detail }] }));
+    }
+    return { secret, sealed: this.secrets.cipher.seal(owner, secret) };
+  }
+}

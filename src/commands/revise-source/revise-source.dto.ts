@@ -1,0 +1,22 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+
+/**
+ * Only the envelope is typed here; the definition (scheme, limits, pointers, schema) is validated by
+ * the domain so every fault comes back as 422 invalid_definition with its pointer.
+ */
+export class ReviseSourceDto {
+  [member: string]: unknown;
+
+  @ApiPropertyOptional({ description: '0 = must not exist; omitted = unconditional' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  expectedRevision?: number;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  reason?: string;
+}

@@ -1,0 +1,25 @@
+import type { EventMetadata, EventStore } from '../../adapters/eventstore/event-store.port.js';
+import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
+import { classifyDelivery, occurrenceDecider } from '../../domain/occurrence/occurrence.js';
+import { occurrenceStream } from '../../domain/shared/ids.js';
+import { handleCommand } from './aggregate.js';
+
+export interface Observation {
+  occurrenceId: string;
+  /** observed: this delivery created the Occurrence; duplicate: same identity and payload; payload_conflict: OC-4. */
+  outcome: 'observed' | 'duplicate' | 'payload_conflict';
+  position: number;
+}
+
+/**
+ * OC-3: the Occurrence is appended at "no stream" on the stream its identity names; whoever wins the
+ * race fixed the payload, and every later delivery of the identity resolves against it.
+ */
+export async function observe(store: EventStore, observed: ObservedOccurrence, metadata: EventMetadata): Promise<Observation> {
+  const handled = await handleCommand(store, occurrenceStream(observed.dedupeHash), occurrenceDecider, { type: 'ObserveOccurrence', ...observed }, metadata);
+  if (handled.state.status === 'absent') throw new Error('occurrence stream empty after observe');
+  const occurrenceId = handled.state.occurrence.occurrenceId;
+  const created = handled.events[0]?.type === 'OccurrenceObserved';
+  const outcome = created ? 'observed' : classifyDelivery(handled.state, observed.payloadDigest) === 'payload_conflict' ? 'payload_conflict' : 'duplicate';
+  return { occurrenceId, outcome, position: handled.position };
+}

@@ -1,0 +1,2 @@
+export * from './source-definition.js';
+export * from './source.js';

@@ -1,0 +1,18 @@
+import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+
+/**
+ * Live (not deleted) webhook Triggers of `tenant` bound to `sourceId` whose event types include
+ * `eventType`; an empty or absent list means every type. A delivery without an event type (null)
+ * matches only those unfiltered Triggers. Enabled or not: admission records the block.
+ */
+export async function boundTriggerIds(sql: SqlExecutor, tenant: string, sourceId: string, eventType: string | null): Promise<string[]> {
+  const result = await sql.query<{ trigger_id: string }>(
+    `SELECT trigger_id FROM rm_source_bindings
+      WHERE tenant = $1 AND source_id = $2 AND NOT deleted
+        AND (event_types IS NULL OR jsonb_array_length(event_types) = 0
+             OR ($3::text IS NOT NULL AND event_types @> jsonb_build_array($3::text)))
+      ORDER BY trigger_id`,
+    [tenant, sourceId, eventType],
+  );
+  return result.rows.map((r) => r.trigger_id);
+}

@@ -1,0 +1,3 @@
+import { ingressSuite } from './ingress.shared.js';
+
+ingressSuite('postgres');

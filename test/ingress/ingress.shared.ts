@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
+import { occurrenceStream } from '../../src/domain/shared/ids.js';
+import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { githubHeaders, post, standardHeaders, webhookSetup } from './ingress-client.js';
+
+export function ingressSuite(kind: StoreKind): void {
+  describe(`WH webhook ingress (${kind})`, () => {
+    let t: TestApp;
+    const admit = () => t.app.get(AdmissionProcessor).subscription.catchUp();
+    const eventsOf = async (occurrenceId: string) => (await t.infra.store.readStream(occurrenceStream(occurrenceId))).map((e) => e);
+    const countEvents = async (type: string) => Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE type = $1', [type])).rows[0]!.n);
+
+    beforeAll(async () => {
+      t = await startTestApp(kind, { autostart: false });
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it('WH-2 accepts a Standard Webhooks delivery signed by the standardwebhooks library and records the key, never the secret', async () => {
+      const s = await webhookSetup(t, 'std');
+      const body = JSON.stringify({ type: 'push', id: 'evt-1', repo: 'acme/api' });
+      const headers = standardHeaders(s.secret, body, { id: 'msg_std_1' });
+      const response = await post(t, s.sourceId, body, headers);
+      expect(response.status).toBe(202);
+      expect(response.body.occurrences).toEqual([{ triggerId: s.triggerId, occurrenceId: expect.any(String), status: 'observed' }]);
+      const [observed] = await eventsOf(response.body.occurrences[0].occurrenceId);
+      expect(observed!.data).toMatchObject({ kind: 'webhook', externalId: 'msg_std_1', auth: { state: 'verified', sourceId: s.sourceId, keyId: expect.any(String), keyGeneration: 1 } });
+      const everything = (await t.sql.query<{ t: string }>('SELECT data::text || metadata::text AS t FROM events')).rows.map((r) => r.t).join('\n');
+      expect(everything).not.toContain(s.secret.slice(6, 30));
+      expect(everything).not.toContain(headers['webhook-signature'].slice(3));
+    });
+
+    it('WH-2 accepts a GitHub delivery signed by @octokit/webhooks-methods; event type from X-GitHub-Event', async () => {
+      const s = await webhookSetup(t, 'gh', { scheme: 'github-hmac-sha256', source: { eventTypePointer: null }, trigger: { source: { sourceId: 's-gh', eventTypes: ['push'] } } });
+      const body = JSON.stringify({ ref: 'refs/heads/main' });
+      const pushed = await post(t, s.sourceId, body, await githubHeaders(s.secret, body, { event: 'push' }));
+      expect(pushed.status).toBe(202);
+      expect(pushed.body.occurrences).toHaveLength(1);
+      const issue = JSON.stringify({ action: 'opened' });
+      const other = await post(t, s.sourceId, issue, await githubHeaders(s.secret, issue, { event: 'issues' }));
+      expect(other.status).toBe(202);
+      expect(other.body.occurrences).toEqual([]); // no Trigger subscribes: deliberately ignored
+    });
+
+    it('WH-1 rejects an oversized forged request before storing or buffering it', async () => {
+      const s = await webhookSetup(t, 'big', { source: { maxBodyBytes: 1024 } });
+      const before = await countEvents('OccurrenceObserved');
+      const huge = Buffer.alloc(5 * 1024 * 1024, 'a');
+      const declared = await post(t, s.sourceId, huge, { 'webhook-id': 'x', 'webhook-timestamp': '1', 'webhook-signature': 'v1,AAAA' });
+      expect(declared.status).toBe(413);
+      expect(declared.body.code).toBe('payload_too_large');
+      // chunked: no Content-Length to trust, the cap applies while reading
+      const stream = new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 64; i++) controller.enqueue(new Uint8Array(64 * 1024).fill(98));
+          controller.close();
+        },
+      });
+      const chunked = await fetch(`${t.baseUrl}/v1/ingress/${s.sourceId}`, { method: 'POST', body: stream, duplex: 'half', headers: { 'content-type': 'application/json' } } as RequestInit);
+      expect(chunked.status).toBe(413);
+      expect(await countEvents('OccurrenceObserved')).toBe(before);
+    });
+
+    it('WH-4 an invalid signature on a signed source is 401 and never downgraded to unverified', async () => {
+      const s = await webhookSetup(t, 'bad');
+      const body = JSON.stringify({ type: 'push', id: 'evt-x' });
+      const headers = standardHeaders(s.secret, body);
+      const forged = await post(t, s.sourceId, body, { ...headers, 'webhook-signature': 'v1,' + Buffer.alloc(32).toString('base64') });
+      expect(forged.status).toBe(401);
+      expect(forged.body.code).toBe('signature_invalid');
+      const missing = await post(t, s.sourceId, body, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'] });
+      expect(missing.body.code).toBe('signature_missing');
+      const unverified = await t.sql.query(`SELECT 1 FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1 AND data->'auth'->>'state' <> 'verified'`, [s.sourceId]);
+      expect(unverified.rowCount).toBe(0);
+    });
+
+    it('WH-2 verifies the exact raw bytes: odd whitespace, key order and unicode escapes pass; a re-serialization fails', async () => {
+      const s = await webhookSetup(t, 'raw');
+      const raw = '{ "type" :"push",\n  "z": 1, "id":"evt-raw", "name": "caf\\u00e9" }';
+      const headers = standardHeaders(s.secret, raw);
+      const reserialized = JSON.stringify(JSON.parse(raw));
+      expect((await post(t, s.sourceId, reserialized, headers)).status).toBe(401);
+      expect((await post(t, s.sourceId, raw, headers)).status).toBe(202);
+    });
+
+    it('WH-7 a duplicate delivery is one occurrence (200 duplicate); another payload under the id is 409 payload_conflict, recorded', async () => {
+      const s = await webhookSetup(t, 'dup');
+      const body = JSON.stringify({ type: 'push', id: 'evt-dup', a: 1 });
+      const first = await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_dup' }));
+      const spaced = JSON.stringify({ id: 'evt-dup', a: 1, type: 'push' }, null, 2); // byte-different, equal payload
+      const retry = await post(t, s.sourceId, spaced, standardHeaders(s.secret, spaced, { id: 'msg_dup' }));
+      expect(first.status).toBe(202);
+      expect(retry.status).toBe(200);
+      expect(retry.body.occurrences[0]).toMatchObject({ occurrenceId: first.body.occurrences[0].occurrenceId, status: 'duplicate' });
+      const changed = JSON.stringify({ type: 'push', id: 'evt-dup', a: 2 });
+      const conflict = await post(t, s.sourceId, changed, standardHeaders(s.secret, changed, { id: 'msg_dup' }));
+      expect(conflict.status).toBe(409);
+      expect(conflict.body.code).toBe('payload_conflict');
+      const types = (await eventsOf(first.body.occurrences[0].occurrenceId)).map((e) => e.type);
+      expect(types).toEqual(['OccurrenceObserved', 'DeliveryConflictRecorded']);
+    });
+
+    it('WH-4 DD-2 a stale or future timestamp is rejected, even for a delivery id whose occurrence exists', async () => {
+      const s = await webhookSetup(t, 'stale');
+      const body = JSON.stringify({ type: 'push', id: 'evt-stale' });
+      expect((await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_stale' }))).status).toBe(202);
+      const old = await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_stale', at: new Date(Date.now() - 3600_000) }));
+      expect(old.status).toBe(401);
+      expect(old.body.code).toBe('timestamp_out_of_tolerance');
+      const future = await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_new', at: new Date(Date.now() + 3600_000) }));
+      expect(future.body.code).toBe('timestamp_out_of_tolerance');
+    });
+
+    it('DD-1 the same external id from two sources stays two occurrences', async () => {
+      const a = await webhookSetup(t, 'twin-a');
+      const b = await webhookSetup(t, 'twin-b');
+      const body = JSON.stringify({ type: 'push', id: 'same' });
+      const ra = await post(t, a.sourceId, body, standardHeaders(a.secret, body, { id: 'msg_same' }));
+      const rb = await post(t, b.sourceId, body, standardHeaders(b.secret, body, { id: 'msg_same' }));
+      expect(ra.body.occurrences[0].occurrenceId).not.toBe(rb.body.occurrences[0].occurrenceId);
+    });
+
+    it('WH-6 payload-supplied Mission, Trigger, grant and causal ids are ignored', async () => {
+      const s = await webhookSetup(t, 'forge');
+      await webhookSetup(t, 'victim');
+      const body = JSON.stringify({ type: 'push', id: 'f', missionId: 'm-victim', triggerId: 't-victim', tenant: 'tenant-b', grants: { maxConcurrent: 999 }, parentId: 'occ-x', executionId: 'exec-x', causal: { depth: 0 } });
+      const response = await post(t, s.sourceId, body, standardHeaders(s.secret, body));
+      expect(response.body.occurrences.map((o: { triggerId: string }) => o.triggerId)).toEqual([s.triggerId]);
+      const [observed] = await eventsOf(response.body.occurrences[0].occurrenceId);
+      expect(observed!.data).toMatchObject({ tenant: 'tenant-a', missionId: s.missionId, triggerId: s.triggerId, causal: { parentId: null, depth: 0, ancestry: [] } });
+    });
+
+    it('WH-3 AD-2 rotation: old and new keys overlap; a retired key is refused at once and blocks admission of what it signed', async () => {
+      const s = await webhookSetup(t, 'rot');
+      const second = await t.request({ method: 'POST', url: `/v1/sources/${s.sourceId}/keys`, key: newKey(), token: s.token, body: {} });
+      expect(second.body.generation).toBe(2);
+      const oldKeyId = (await t.request({ method: 'GET', url: `/v1/sources/${s.sourceId}`, token: s.token })).body.keys.find((k: { generation: number }) => k.generation === 1).keyId;
+      const body1 = JSON.stringify({ type: 'push', id: 'r1' });
+      const body2 = JSON.stringify({ type: 'push', id: 'r2' });
+      const byOld = await post(t, s.sourceId, body1, standardHeaders(s.secret, body1));
+      const byNew = await post(t, s.sourceId, body2, standardHeaders(second.body.secret, body2));
+      expect([byOld.status, byNew.status]).toEqual([202, 202]);
+      // retired between receipt and admission
+      expect((await t.request({ method: 'DELETE', url: `/v1/sources/${s.sourceId}/keys/${oldKeyId}`, key: newKey(), token: s.token })).status).toBe(200);
+      await admit();
+      const decided = (await eventsOf(byOld.body.occurrences[0].occurrenceId)).map((e) => [e.type, (e.data as { reason?: string }).reason]);
+      expect(decided[1]).toEqual(['OccurrenceBlocked', 'key_revoked']);
+      expect((await eventsOf(byNew.body.occurrences[0].occurrenceId))[1]!.type).toBe('OccurrenceAdmitted');
+      await new Promise((r) => setTimeout(r, 1100)); // past the ingress source cache
+      const body3 = JSON.stringify({ type: 'push', id: 'r3' });
+      const late = await post(t, s.sourceId, body3, standardHeaders(s.secret, body3));
+      expect(late.status).toBe(401);
+      expect(late.body.code).toBe('signature_invalid');
+    });
+
+    it('WH-5 an unsigned source yields unverified occurrences, blocked unless Trigger and Mission accept lower trust', async () => {
+      const strict = await webhookSetup(t, 'unsigned-strict', { scheme: 'unsigned', mission: { acceptLowerTrust: false } });
+      const lax = await webhookSetup(t, 'unsigned-lax', { scheme: 'unsigned', trigger: { source: { sourceId: 's-unsigned-lax', eventTypes: [] }, constraints: { acceptLowerTrust: true } } });
+      const body = JSON.stringify({ type: 'push', id: 'u' });
+      const a = await post(t, strict.sourceId, body, { 'webhook-id': 'u-1' });
+      const b = await post(t, lax.sourceId, body, { 'webhook-id': 'u-1' });
+      expect([a.status, b.status]).toEqual([202, 202]);
+      await admit();
+      const [, decisionA] = await eventsOf(a.body.occurrences[0].occurrenceId);
+      const [observedB, decisionB] = await eventsOf(b.body.occurrences[0].occurrenceId);
+      expect(decisionA).toMatchObject({ type: 'OccurrenceBlocked', data: { reason: 'lower_trust_not_allowed' } });
+      expect(observedB!.data).toMatchObject({ auth: { state: 'unverified' } });
+      expect(decisionB!.type).toBe('OccurrenceAdmitted');
+    });
+
+    it('WH-10 accepts CloudEvents in structured and binary mode; extensions stay data', async () => {
+      const s = await webhookSetup(t, 'ce', { trigger: { source: { sourceId: 's-ce', eventTypes: ['com.acme.push'] } } });
+      const structured = JSON.stringify({ specversion: '1.0', id: 'ce-1', source: '/acme', type: 'com.acme.push', datacontenttype: 'application/json', data: { a: 1 }, missionid: 'm-victim' });
+      const r1 = await post(t, s.sourceId, structured, { ...standardHeaders(s.secret, structured), 'content-type': 'application/cloudevents+json' });
+      expect(r1.status).toBe(202);
+      expect(r1.body.occurrences).toHaveLength(1);
+      const data = JSON.stringify({ a: 2 });
+      const r2 = await post(t, s.sourceId, data, { ...standardHeaders(s.secret, data), 'ce-specversion': '1.0', 'ce-id': 'ce-2', 'ce-source': '/acme', 'ce-type': 'com.acme.push' });
+      expect(r2.status).toBe(202);
+      expect(r2.body.occurrences).toHaveLength(1);
+      const [observed] = await eventsOf(r1.body.occurrences[0].occurrenceId);
+      expect(observed!.data).toMatchObject({ missionId: s.missionId });
+    });
+
+    it('WH-8 an unauthenticated storm is answered 429 before the database', async () => {
+      const s = await webhookSetup(t, 'storm', { source: { rateLimit: { perSecond: 5, burst: 10 } } });
+      const body = JSON.stringify({ type: 'push', id: 'storm' });
+      await post(t, s.sourceId, body, { 'webhook-id': 'warm', 'webhook-timestamp': '1', 'webhook-signature': 'v1,AAAA' }); // warm the source cache
+      let queries = 0;
+      const original = t.sql.query.bind(t.sql);
+      t.sql.query = ((...args: Parameters<typeof original>) => {
+        queries += 1;
+        return original(...args);
+      }) as typeof t.sql.query;
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 300 }, (_, i) => post(t, s.sourceId, body, { 'webhook-id': `storm-${i}`, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' })),
+        );
+        const limited = answers.filter((a) => a.status === 429);
+        expect(limited.length).toBeGreaterThan(250);
+        limited.forEach((a) => expect(a.headers['retry-after']).toBeDefined());
+        answers.forEach((a) => expect([401, 429]).toContain(a.status));
+        expect(queries).toBeLessThan(40); // source lookups (≤ 1/s) and sampled audit rows, never one per request
+      } finally {
+        t.sql.query = original;
+      }
+    });
+
+    it('WH-7 answers 404 for an unknown source and stores nothing', async () => {
+      const response = await post(t, 'no-such-source', '{}', {});
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('not_found');
+    });
+
+    it('WH-2 a GitHub signature replayed under a new delivery id is refused (the signature does not cover the id)', async () => {
+      const s = await webhookSetup(t, 'gh-replay', { scheme: 'github-hmac-sha256', source: { eventTypePointer: null } });
+      const body = JSON.stringify({ ref: 'x' });
+      const headers = await githubHeaders(s.secret, body, { id: randomUUID() });
+      expect((await post(t, s.sourceId, body, headers)).status).toBe(202);
+      const replayed = await post(t, s.sourceId, body, { ...headers, 'x-github-delivery': randomUUID() });
+      expect(replayed.status).toBe(401);
+      expect(replayed.body.code).toBe('replay');
+      expect((await post(t, s.sourceId, body, headers)).status).toBe(200); // the provider's own redelivery is a duplicate
+    });
+  });
+}
