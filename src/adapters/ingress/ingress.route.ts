@@ -53,7 +53,8 @@ export function registerIngressRoute(fastify: FastifyInstance, deps: { pipeline:
       request.ingressSource = source;
     });
 
-    scope.setErrorHandler((error: { statusCode?: number; message: string }, _request, reply) => {
+    scope.setErrorHandler((error: { statusCode?: number; message: string; name?: string }, _request, reply) => {
+      if (error.name === 'StoreUnavailable') return send(reply, problemAnswer(503, 'store_unavailable', 'Nothing was persisted; retry the delivery.', { 'Retry-After': '1' }));
       if (error.statusCode === 413) return send(reply, problemAnswer(413, 'payload_too_large', 'The body exceeds the source limit.', { connection: 'close' }));
       if (error.statusCode && error.statusCode < 500) return send(reply, problemAnswer(400, 'malformed_request', error.message));
       return send(reply, problemAnswer(500, 'internal_error', 'An unexpected error occurred.'));

@@ -1,0 +1,4 @@
+import { ingressHostileSuite, ingressOutageSuite } from './ingress-hostile.shared.js';
+
+ingressHostileSuite('pglite');
+ingressOutageSuite('pglite');
