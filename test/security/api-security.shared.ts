@@ -139,6 +139,16 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expectProblem(await t.request({ method: 'GET', url: '/v1/nothing-here' }), 404, 'not_found');
       });
 
+      it('documents each route with its scope and problem codes in the OpenAPI document', async () => {
+        const doc = await t.request({ method: 'GET', url: '/docs/openapi.json', token: null });
+        expect(doc.status).toBe(200);
+        const put = doc.body.paths['/v1/missions/{missionId}'].put;
+        expect(put['x-required-scope']).toBe('missions:write');
+        expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['401', '403', '409', '422', '503']));
+        expect(put.responses['422'].description).toContain('invalid_definition');
+        expect(doc.body.paths['/v1/triggers/{triggerId}/occurrences'].post['x-required-scope']).toBe('occurrences:write');
+      });
+
       it('answers 409 revision_conflict with the current revision', async () => {
         await t.request({ method: 'PUT', url: '/v1/missions/m-rev', body: mission({ expectedRevision: 0 }), key: newKey() });
         const stale = await t.request({ method: 'PUT', url: '/v1/missions/m-rev', body: mission({ expectedRevision: 0, state: 'paused' }), key: newKey() });

@@ -1,4 +1,5 @@
-import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import { ApiBearerAuth, ApiExtension, ApiResponse } from '@nestjs/swagger';
 import { PRINCIPAL, type Principal, type Scope } from './principal.js';
 
 export const PUBLIC_ROUTE = 'reveille:public';
@@ -7,8 +8,25 @@ export const REQUIRED_SCOPE = 'reveille:scope';
 /** No bearer token: webhook ingress (its source scheme authenticates), health, metrics, docs, UI. */
 export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 
-/** The scope a route needs (SEC-2); a token without it gets 403 INSUFFICIENT_SCOPE. */
-export const RequireScope = (scope: Scope) => SetMetadata(REQUIRED_SCOPE, scope);
+const problem = (status: number, codes: string) => ApiResponse({ status, description: `application/problem+json, code: ${codes}` });
+
+/**
+ * The scope a route needs (SEC-2); a token without it gets 403 INSUFFICIENT_SCOPE. The OpenAPI
+ * document shows the scope (`x-required-scope`) and the problems every authenticated route can answer.
+ */
+export const RequireScope = (scope: Scope) =>
+  applyDecorators(
+    SetMetadata(REQUIRED_SCOPE, scope),
+    ApiBearerAuth(),
+    ApiExtension('x-required-scope', scope),
+    problem(400, 'BAD_REQUEST, idempotency_key_required, idempotency_key_invalid'),
+    problem(401, 'UNAUTHENTICATED'),
+    problem(403, 'INSUFFICIENT_SCOPE'),
+    problem(503, 'store_unavailable'),
+  );
+
+/** Route-specific problems, listed in the OpenAPI document beside the common ones. */
+export const Problems = (...entries: Array<[status: number, codes: string]>) => applyDecorators(...entries.map(([status, codes]) => problem(status, codes)));
 
 export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
   const principal = (context.switchToHttp().getRequest() as Record<symbol, Principal | undefined>)[PRINCIPAL];

@@ -8,7 +8,7 @@ import type { CommandContext } from '../../../commands/shared/command-context.js
 import { loadAggregate } from '../../../commands/shared/aggregate.js';
 import { missionDecider } from '../../../domain/mission/mission.js';
 import { missionStream } from '../../../domain/shared/ids.js';
-import { RequireScope } from '../auth/auth.decorators.js';
+import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { problems } from '../problems/problem.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
@@ -25,6 +25,7 @@ export class MissionsController {
   @Put(':missionId')
   @HttpCode(200)
   @RequireScope('missions:write')
+  @Problems([409, 'revision_conflict, mission_terminal, idempotency_key_conflict, idempotency_key_in_flight'], [422, 'invalid_definition'])
   revise(@Ctx() context: CommandContext, @Param('missionId', ResourceId) missionId: string, @Body() body: ReviseMissionDto) {
     return this.commands.execute(new ReviseMissionCommand(context, missionId, body));
   }
@@ -32,6 +33,7 @@ export class MissionsController {
   /** Read straight from the Mission's stream: definitions are small and must be current. */
   @Get(':missionId')
   @RequireScope('operator:read')
+  @Problems([404, 'not_found'])
   async get(@Ctx() context: CommandContext, @Param('missionId', ResourceId) missionId: string) {
     const { state } = await loadAggregate(this.store, missionStream(context.tenant, missionId), missionDecider);
     if (state.status === 'absent') throw problems.notFound();

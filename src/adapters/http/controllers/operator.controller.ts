@@ -7,6 +7,7 @@ import { InvalidCursor } from '../../../projections/occurrences/cursor.js';
 import { OCCURRENCES_PROJECTION } from '../../../projections/occurrences/occurrences.projection.js';
 import { getOccurrence, listOccurrences, OCCURRENCE_STATUSES, type OccurrenceStatus } from '../../../projections/occurrences/occurrences.queries.js';
 import { ProjectionRunners } from '../../../projections/runner/projection-runners.js';
+import { SCHEDULES_PROJECTION } from '../../../projections/schedules/schedules.projection.js';
 import { TRIGGER_HEALTH_PROJECTION } from '../../../projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../../projections/trigger-health/trigger-health.queries.js';
 import { RequireScope } from '../auth/auth.decorators.js';
@@ -103,7 +104,7 @@ export class OperatorController {
   @RequireScope('operator:read')
   async listTriggers(@Ctx() context: CommandContext, @Query() query: RawQuery) {
     const params = readParams(query, false);
-    const fresh = await this.caughtUp(params.minPosition, [TRIGGER_HEALTH_PROJECTION]);
+    const fresh = await this.caughtUp(params.minPosition, [TRIGGER_HEALTH_PROJECTION, SCHEDULES_PROJECTION]);
     const page = await paged(() => listTriggerHealth(this.sql, context.tenant, { limit: params.limit, cursor: params.cursor }));
     return fresh ? page : { ...page, stale: true };
   }
@@ -112,7 +113,7 @@ export class OperatorController {
   @RequireScope('operator:read')
   async getTrigger(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Query() query: RawQuery) {
     const params = readParams(query, false);
-    const fresh = await this.caughtUp(params.minPosition, [TRIGGER_HEALTH_PROJECTION, OCCURRENCES_PROJECTION]);
+    const fresh = await this.caughtUp(params.minPosition, [TRIGGER_HEALTH_PROJECTION, OCCURRENCES_PROJECTION, SCHEDULES_PROJECTION]);
     const detail = await getTriggerHealth(this.sql, context.tenant, triggerId);
     if (!detail) throw problems.notFound();
     return fresh ? detail : { ...detail, stale: true };

@@ -11,7 +11,7 @@ import { loadAggregate } from '../../../commands/shared/aggregate.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { sourceStream } from '../../../domain/shared/ids.js';
 import { sourceDecider } from '../../../domain/source/source.js';
-import { RequireScope } from '../auth/auth.decorators.js';
+import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { RedactOnReplay } from '../idempotency/idempotency.decorators.js';
 import { problems } from '../problems/problem.js';
 import { Ctx } from './request-context.js';
@@ -28,6 +28,7 @@ export class SourcesController {
   ) {}
 
   @Put(':sourceId')
+  @Problems([409, 'revision_conflict, source_id_unavailable, idempotency_key_conflict, idempotency_key_in_flight'], [422, 'invalid_definition'])
   @HttpCode(200)
   @RequireScope('sources:write')
   revise(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string, @Body() body: ReviseSourceDto) {
@@ -46,6 +47,7 @@ export class SourcesController {
 
   /** 201 with the secret, shown this once; a replay of the same Idempotency-Key answers `secret: null`. */
   @Post(':sourceId/keys')
+  @Problems([404, 'not_found'], [409, 'key_exists, scheme_has_no_keys, key_limit_reached, key_in_flight'], [422, 'invalid_definition'])
   @RequireScope('sources:write')
   @RedactOnReplay('secret')
   addKey(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string, @Body() body: AddSourceKeyDto) {

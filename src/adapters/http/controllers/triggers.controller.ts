@@ -11,7 +11,7 @@ import type { CommandContext } from '../../../commands/shared/command-context.js
 import { triggerStream } from '../../../domain/shared/ids.js';
 import type { TriggerRevised } from '../../../domain/trigger/trigger.js';
 import { currentTrigger } from '../../../commands/shared/lookups.js';
-import { RequireScope } from '../auth/auth.decorators.js';
+import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { HttpResult } from '../http-result.js';
 import { problems } from '../problems/problem.js';
 import { DecisionWaiter } from './decision-waiter.js';
@@ -31,6 +31,7 @@ export class TriggersController {
   @Put(':triggerId')
   @HttpCode(200)
   @RequireScope('triggers:write')
+  @Problems([409, 'revision_conflict, mission_terminal, idempotency_key_conflict, idempotency_key_in_flight'], [422, 'invalid_definition, authority_widening, capability_unsupported, mission_not_found'])
   revise(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReviseTriggerDto) {
     return this.commands.execute(new ReviseTriggerCommand(context, triggerId, { ...body }));
   }
@@ -74,6 +75,7 @@ export class TriggersController {
   /** The Idempotency-Key is the manual delivery identity: a retry replays, a new key fires again. */
   @Post(':triggerId/occurrences')
   @RequireScope('occurrences:write')
+  @Problems([404, 'not_found'], [409, 'payload_conflict, trigger_not_manual, idempotency_key_conflict, idempotency_key_in_flight'])
   async fire(
     @Ctx() context: CommandContext,
     @Param('triggerId', ResourceId) triggerId: string,

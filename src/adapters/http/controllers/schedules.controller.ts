@@ -1,0 +1,68 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CLOCK, type Clock } from '../../clock/clock.js';
+import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { DecideHeldInstantsCommand } from '../../../commands/decide-held-instants/decide-held-instants.command.js';
+import { ReasonDto } from '../../../commands/revise-trigger/revise-trigger.dto.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { currentTrigger } from '../../../commands/shared/lookups.js';
+import { compareTzdata } from '../../../domain/schedule/tzdata.js';
+import { RequireScope } from '../auth/auth.decorators.js';
+import { WithoutIdempotencyKey } from '../idempotency/idempotency.decorators.js';
+import { Problem, problems } from '../problems/problem.js';
+import { Ctx } from './request-context.js';
+import { ResourceId } from './resource-id.pipe.js';
+import { preview, previewWindow, readPreviewBody } from './schedule-preview.js';
+
+/** Schedule previews (SC-2, api.md "Schedule previews") and the operator's held-range decisions (SC-5). */
+@ApiTags('schedules')
+@ApiBearerAuth()
+@Controller('v1')
+export class SchedulesController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Pure computation, nothing stored: no Idempotency-Key (api.md Conventions). */
+  @Post('schedules/preview')
+  @HttpCode(200)
+  @WithoutIdempotencyKey()
+  @RequireScope('operator:read')
+  async preview(@Body() body: unknown) {
+    const { schedule, after, count } = readPreviewBody(body);
+    return preview(schedule, after === null ? await this.clock.now() : new Date(after), count);
+  }
+
+  /** The stored revision's instants, with its pinned tz data beside the one computing them (SC-7). */
+  @Get('triggers/:triggerId/schedule/instants')
+  @RequireScope('operator:read')
+  async instants(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Query() query: Record<string, unknown>) {
+    const window = previewWindow(query.after, query.count, '?');
+    const trigger = await currentTrigger(this.store, context.tenant, triggerId);
+    if (trigger.status === 'absent' || trigger.deleted) throw problems.notFound();
+    const schedule = trigger.definition.schedule;
+    if (trigger.definition.type !== 'schedule' || schedule === null) {
+      throw new Problem(409, 'trigger_not_schedule', 'Not a schedule Trigger', `Trigger ${triggerId} is a ${trigger.definition.type} Trigger.`);
+    }
+    const answer = preview(schedule, window.after === null ? await this.clock.now() : new Date(window.after), window.count);
+    const pinned = trigger.pins?.tzdataVersion ?? null;
+    return { ...answer, triggerId, revision: trigger.revision, pinnedTzdataVersion: pinned, tzdataDrift: compareTzdata(pinned, answer.tzdataVersion).drift };
+  }
+
+  @Post('operator/triggers/:triggerId/schedule/release')
+  @HttpCode(200)
+  @RequireScope('operator:recover')
+  release(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReasonDto) {
+    return this.commands.execute(new DecideHeldInstantsCommand(context, triggerId, 'release', body?.reason ?? ''));
+  }
+
+  @Post('operator/triggers/:triggerId/schedule/dismiss')
+  @HttpCode(200)
+  @RequireScope('operator:recover')
+  dismiss(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReasonDto) {
+    return this.commands.execute(new DecideHeldInstantsCommand(context, triggerId, 'dismiss', body?.reason ?? ''));
+  }
+}
