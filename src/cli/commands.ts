@@ -16,7 +16,8 @@ export async function serve(): Promise<void> {
   const config = loadConfig();
   assertStartable(config);
   const infra = await openInfrastructure(config, allMigrations());
-  const app = await createApp(config, infra);
+  // REVEILLE_BACKGROUND=off: an HTTP-only process (e.g. ingress nodes); another process runs admission and read models.
+  const app = await createApp(config, infra, { startSubscriptions: process.env.REVEILLE_BACKGROUND !== 'off' });
   app.enableShutdownHooks();
   await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;

@@ -79,7 +79,12 @@ export class IngressPipeline {
     if (verified.authState === 'verified') {
       const signature = delivery.headers['webhook-signature'] ?? delivery.headers['x-hub-signature-256'] ?? '';
       const horizon = definition.scheme === 'github-hmac-sha256' ? GITHUB_REPLAY_HORIZON_SECONDS : definition.toleranceSeconds * 2;
-      const replay = await recordDelivery(this.sql, { tenant: source.tenant, sourceId: source.sourceId, deliveryId: verified.deliveryId, signature, horizonSeconds: horizon });
+      const replay = await recordDelivery(
+        this.sql,
+        { tenant: source.tenant, sourceId: source.sourceId, deliveryId: verified.deliveryId, signature, horizonSeconds: horizon },
+        // Only when the events live in the same PostgreSQL can their commit carry this row's flush.
+        { flushWithNextCommit: this.store.kind !== 'eventstoredb' },
+      );
       if (replay === 'replayed_signature') return this.reject(source, delivery, 401, 'replay', 'This signature was already used by another delivery.');
     }
 

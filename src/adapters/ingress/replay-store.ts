@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SqlExecutor } from '../eventstore/sql/sql-client.js';
+import type { SqlClient, SqlExecutor } from '../eventstore/sql/sql-client.js';
 
 /**
  * How long a seen (source, delivery id, signature) stays remembered. Signed-timestamp schemes need
@@ -17,10 +17,22 @@ export type ReplayVerdict = 'first' | 'redelivery' | 'replayed_signature';
  * schemes whose signature does not cover the delivery id (GitHub), the only thing that catches it.
  */
 export async function recordDelivery(
-  sql: SqlExecutor,
+  sql: SqlClient,
   entry: { tenant: string; sourceId: string; deliveryId: string; signature: string; horizonSeconds: number },
+  options: { flushWithNextCommit: boolean },
 ): Promise<ReplayVerdict> {
   const signatureDigest = createHash('sha256').update(entry.signature).digest('hex');
+  if (!options.flushWithNextCommit) return insert(sql, entry, signatureDigest);
+  // Committed without waiting for its own WAL flush: the occurrence append that follows in the same
+  // database flushes the WAL up to and including this row before the delivery is acknowledged, so an
+  // accepted delivery never outlives its replay record; one that ends before an append accepted nothing.
+  return sql.transaction(async (tx) => {
+    await tx.query('SET LOCAL synchronous_commit TO OFF');
+    return insert(tx, entry, signatureDigest);
+  });
+}
+
+async function insert(sql: SqlExecutor, entry: { tenant: string; sourceId: string; deliveryId: string; horizonSeconds: number }, signatureDigest: string): Promise<ReplayVerdict> {
   const { rows } = await sql.query<{ delivery_id: string; inserted: boolean }>(
     `WITH ins AS (
        INSERT INTO auth_replay (tenant, source_id, delivery_id, signature_digest, expires_at)

@@ -1,8 +1,8 @@
 import type { EventMetadata, EventStore, NewEvent, RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
 import { WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
-import { fold } from '../../domain/shared/decider.js';
 import { isRejection } from '../../domain/shared/result.js';
+import { aggregateCache, remember } from './aggregate-cache.js';
 import { CommandRejected } from './rejected.js';
 
 export interface Loaded<S> {
@@ -15,10 +15,21 @@ export interface Loaded<S> {
 
 export const asDomainEvent = <E extends DomainEvent>(event: RecordedEvent): E => ({ type: event.type, data: event.data }) as E;
 
+/** Current state of a stream: the cached fold (if any) plus every event appended since. */
 export async function loadAggregate<S, E extends DomainEvent>(store: EventStore, streamId: string, decider: Pick<Decider<S, E, never>, 'initialState' | 'evolve'>): Promise<Loaded<S>> {
-  const events = await store.readStream(streamId);
+  const cache = aggregateCache(store);
+  // One stream name always holds one aggregate type, so the stream id alone keys the cache.
+  const cached = cache.get(streamId) as Loaded<S> | undefined;
+  const events = await store.readStream(streamId, { fromRevision: (cached?.revision ?? -1) + 1 });
+  if (cached && events.length === 0) return cached;
   const last = events[events.length - 1];
-  return { state: fold(decider, events.map((e) => asDomainEvent<E>(e))), revision: last?.revision ?? -1, position: last?.position ?? 0 };
+  const loaded: Loaded<S> = {
+    state: events.reduce((state, e) => decider.evolve(state, asDomainEvent<E>(e)), cached?.state ?? decider.initialState),
+    revision: last?.revision ?? cached?.revision ?? -1,
+    position: last?.position ?? cached?.position ?? 0,
+  };
+  if (loaded.revision >= 0) remember(cache, streamId, loaded);
+  return loaded;
 }
 
 export interface Handled<S, E> {

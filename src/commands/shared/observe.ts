@@ -1,8 +1,9 @@
-import type { EventMetadata, EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { type EventMetadata, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { isRejection } from '../../domain/shared/result.js';
 import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
 import { classifyDelivery, occurrenceDecider } from '../../domain/occurrence/occurrence.js';
 import { occurrenceStream } from '../../domain/shared/ids.js';
-import { handleCommand } from './aggregate.js';
+import { handleCommand, toNewEvent } from './aggregate.js';
 
 export interface Observation {
   occurrenceId: string;
@@ -16,7 +17,18 @@ export interface Observation {
  * race fixed the payload, and every later delivery of the identity resolves against it.
  */
 export async function observe(store: EventStore, observed: ObservedOccurrence, metadata: EventMetadata): Promise<Observation> {
-  const handled = await handleCommand(store, occurrenceStream(observed.dedupeHash), occurrenceDecider, { type: 'ObserveOccurrence', ...observed }, metadata);
+  const stream = occurrenceStream(observed.dedupeHash);
+  // Most deliveries are new: append at "no stream" straight away and read only when someone was first.
+  const first = occurrenceDecider.decide({ type: 'ObserveOccurrence', ...observed }, occurrenceDecider.initialState);
+  if (!isRejection(first)) {
+    try {
+      const appended = await store.append(stream, first.map((e) => toNewEvent(e, metadata)), 'no_stream');
+      return { occurrenceId: observed.occurrenceId, outcome: 'observed', position: appended.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevision)) throw error;
+    }
+  }
+  const handled = await handleCommand(store, stream, occurrenceDecider, { type: 'ObserveOccurrence', ...observed }, metadata);
   if (handled.state.status === 'absent') throw new Error('occurrence stream empty after observe');
   const occurrenceId = handled.state.occurrence.occurrenceId;
   const created = handled.events[0]?.type === 'OccurrenceObserved';

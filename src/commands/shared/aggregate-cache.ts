@@ -1,0 +1,33 @@
+import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
+
+export interface CachedAggregate {
+  state: unknown;
+  revision: number;
+  position: number;
+}
+
+const MAX_PER_STORE = 20_000;
+
+/**
+ * Folded states by stream, per store instance. A hit still reads the stream from the cached
+ * revision on, so the state is always current; the cache only saves re-reading and re-folding
+ * history (a Mission's hourly budget stream would otherwise cost O(n) per admission). Safe because
+ * streams only grow and `evolve` never mutates the state it is given.
+ */
+const caches = new WeakMap<EventStore, Map<string, CachedAggregate>>();
+
+export function aggregateCache(store: EventStore): Map<string, CachedAggregate> {
+  let cache = caches.get(store);
+  if (!cache) {
+    cache = new Map();
+    caches.set(store, cache);
+  }
+  return cache;
+}
+
+/** Least recently used entries leave first (Map keeps insertion order; a hit re-inserts). */
+export function remember(cache: Map<string, CachedAggregate>, key: string, value: CachedAggregate): void {
+  cache.delete(key);
+  cache.set(key, value);
+  if (cache.size > MAX_PER_STORE) cache.delete(cache.keys().next().value!);
+}
