@@ -70,6 +70,8 @@ export interface EventStore {
    * is committed or rolled back, so a reader that continues `after` its last event skips nothing.
    */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the last committed event (0 when the log is empty); readAll may still hold it back. */
+  headPosition(): Promise<number>;
   /** True when `position` is at or before `checkpoint` in readAll order (read-your-writes). */
   isAtOrBefore(position: number, checkpoint: number): Promise<boolean>;
   /** The store's clock: schedules and windows never trust the host clock (SC-6). */

@@ -43,14 +43,26 @@ export class Subscription {
     return events.length;
   }
 
-  /** Runs batches until the log is exhausted (rebuilds, tests, read-your-writes). */
-  async catchUp(onBatch?: (handled: number) => void): Promise<number> {
+  /**
+   * Runs batches until this subscription has passed the log's head as it was when called (rebuilds,
+   * tests, read-your-writes). An empty page is not the end: readAll holds events back while an older
+   * transaction anywhere in the database is still open (decision 3), so it waits for those.
+   */
+  async catchUp(onBatch?: (handled: number) => void, timeoutMs = 30_000): Promise<number> {
+    const target = await this.options.store.headPosition();
+    const deadline = Date.now() + timeoutMs;
     let total = 0;
-    for (let handled = await this.runOnce(); handled > 0; handled = await this.runOnce()) {
-      total += handled;
-      onBatch?.(total);
+    for (;;) {
+      const handled = await this.runOnce();
+      if (handled > 0) {
+        total += handled;
+        onBatch?.(total);
+        continue;
+      }
+      if (target === 0 || (await this.options.store.isAtOrBefore(target, await this.options.checkpoint()))) return total;
+      if (Date.now() > deadline) throw new Error(`${this.options.name}: catch-up stalled behind an open transaction for ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    return total;
   }
 
   start(): void {

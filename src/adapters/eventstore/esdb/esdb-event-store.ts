@@ -185,6 +185,15 @@ export class EsdbEventStore implements EventStore {
     });
   }
 
+  /** The newest application event in $all (system events skipped), 0 when there is none. */
+  async headPosition(): Promise<number> {
+    return guard(async () => {
+      const page = await this.collectAll(this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 256 }));
+      const newest = page.find((resolved) => resolved.event && !isSystemEvent(resolved.event.streamId, resolved.event.type));
+      return newest?.event ? Number(newest.event.position.commit) : 0;
+    });
+  }
+
   /** $all positions are totally ordered and the log has no in-flight gaps: plain comparison. */
   async isAtOrBefore(position: number, checkpoint: number): Promise<boolean> {
     return position <= checkpoint;
