@@ -5,6 +5,7 @@ import { TriggersController } from '../adapters/http/controllers/triggers.contro
 import { CAPABILITIES_TOKEN, CLAIMED_CAPABILITIES } from '../adapters/config/capabilities.js';
 import { AdmissionProcessor } from './admit-occurrence/admission.processor.js';
 import { AdmitOccurrenceHandler } from './admit-occurrence/admit-occurrence.handler.js';
+import { DecisionNotifier } from './admit-occurrence/decision-notifier.js';
 import { FireManualOccurrenceHandler } from './fire-manual-occurrence/fire-manual-occurrence.handler.js';
 import { ReviseTriggerHandler } from './revise-trigger/revise-trigger.handler.js';
 import { SetTriggerEnabledHandler } from './set-trigger-enabled/set-trigger-enabled.handler.js';
@@ -14,6 +15,7 @@ import { SetTriggerEnabledHandler } from './set-trigger-enabled/set-trigger-enab
   providers: [
     { provide: CAPABILITIES_TOKEN, useValue: CLAIMED_CAPABILITIES },
     DecisionWaiter,
+    DecisionNotifier,
     ReviseTriggerHandler,
     SetTriggerEnabledHandler,
     FireManualOccurrenceHandler,

@@ -11,6 +11,7 @@ import { isRejection } from '../../domain/shared/result.js';
 import { asDomainEvent, handleCommand, loadAggregate, toNewEvent } from '../shared/aggregate.js';
 import { currentMission, currentTrigger } from '../shared/lookups.js';
 import { AdmitOccurrenceCommand, type AdmissionResult } from './admit-occurrence.command.js';
+import { DecisionNotifier } from './decision-notifier.js';
 import { CommandRejected } from '../shared/rejected.js';
 
 const SYSTEM = { actor: 'reveille:admission' };
@@ -26,6 +27,7 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(SourceRegistry) private readonly sources: SourceRegistry,
+    private readonly notifier: DecisionNotifier,
   ) {}
 
   async execute({ occurrenceStreamId }: AdmitOccurrenceCommand): Promise<AdmissionResult> {
@@ -64,6 +66,7 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
     }
     try {
       const appended = await this.store.append(occurrenceStreamId, decision.map((e) => toNewEvent(e, metadata(occurrence.tenant, occurrence.occurrenceId))), loaded.revision);
+      this.notifier.decided(occurrence.occurrenceId);
       const event = decision[0]!;
       return { occurrenceId: occurrence.occurrenceId, decision: event.type === 'OccurrenceAdmitted' ? 'admitted' : 'blocked', executionId: event.type === 'OccurrenceAdmitted' ? executionId : null, position: appended.position };
     } catch (error) {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppendSignal } from '../../eventstore/append-signal.js';
+import { DecisionNotifier } from '../../../commands/admit-occurrence/decision-notifier.js';
 import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
 import { loadAggregate } from '../../../commands/shared/aggregate.js';
 import { occurrenceDecider } from '../../../domain/occurrence/occurrence.js';
@@ -18,7 +18,7 @@ export interface DecisionAnswer {
 export class DecisionWaiter {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly signal: AppendSignal,
+    private readonly notifier: DecisionNotifier,
   ) {}
 
   async waitFor(occurrenceId: string, timeoutMs: number): Promise<DecisionAnswer | null> {
@@ -31,7 +31,7 @@ export class DecisionWaiter {
       }
       const left = deadline - Date.now();
       if (left <= 0) return null;
-      await this.signal.wait(Math.min(left, 50));
+      await this.notifier.wait(occurrenceId, Math.min(left, 200));
     }
   }
 }
