@@ -1,7 +1,7 @@
 // Compiles TypeScript when dist/ is missing or older than any source file, so `npm start` and
 // `npx reveille` work straight after `npm ci`.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -18,14 +18,40 @@ function newestMtime(dir) {
   return newest;
 }
 
-export function ensureBuilt() {
+function isFresh(stamp) {
   // tsc's incremental mode leaves unchanged outputs untouched, so freshness is kept in a stamp file
-  const stamp = join(root, 'dist', '.build-stamp');
   const sources = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'bench')));
-  if (existsSync(join(root, 'dist', 'src', 'main.js')) && existsSync(stamp) && statSync(stamp).mtimeMs >= sources) return;
-  process.stderr.write('reveille: compiling TypeScript (first run)…\n');
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
-  writeFileSync(stamp, new Date().toISOString());
+  return existsSync(join(root, 'dist', 'src', 'main.js')) && existsSync(stamp) && statSync(stamp).mtimeMs >= sources;
+}
+
+const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+export function ensureBuilt() {
+  const stamp = join(root, 'dist', '.build-stamp');
+  if (isFresh(stamp)) return;
+  // Test files in parallel workers may all find dist/ stale: one compiles, the others wait, so no
+  // process ever loads a file another compiler is rewriting. A lock older than 5 minutes is stale.
+  const lock = join(root, 'dist', '.build-lock');
+  mkdirSync(join(root, 'dist'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > 300_000) rmSync(lock, { recursive: true, force: true });
+      pause(200);
+      if (isFresh(stamp)) return;
+    }
+  }
+  try {
+    if (isFresh(stamp)) return;
+    process.stderr.write('reveille: compiling TypeScript (first run)…\n');
+    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+    writeFileSync(stamp, new Date().toISOString());
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) ensureBuilt();

@@ -1,12 +1,14 @@
 import 'reflect-metadata';
 import { parseArgs, UsageError } from './args.js';
 import { migrate, rebuildProjections, serve, token } from './commands.js';
+import { scheduler } from './scheduler.js';
 
 const USAGE = `usage: reveille <command>
   serve                               run the HTTP service (default)
   migrate                             apply database migrations
   token --tenant T --scope "…" [--ttl 300] [--subject S]   mint a development token
   projections rebuild [--name N]      rebuild read models from position 0
+  scheduler [--once] [--claim none] [--batch-size N]   run a schedule materializer alone (--once: decide what is due, exit)
 `;
 
 export async function runCli(argv: string[]): Promise<void> {
@@ -18,6 +20,7 @@ export async function runCli(argv: string[]): Promise<void> {
     if (command === 'migrate') return await migrate();
     if (command === 'token') return await token(options);
     if (command === 'projections' && sub === 'rebuild') return await rebuildProjections(options);
+    if (command === 'scheduler') return await scheduler(options);
     throw new UsageError(`unknown command "${positional.join(' ')}"`);
   } catch (error) {
     if (error instanceof UsageError || (error as Error).name === 'ConfigError') {

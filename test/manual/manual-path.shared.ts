@@ -144,7 +144,7 @@ export function manualPathSuite(kind: StoreKind): void {
       expect(response.status).toBe(422);
       expect(response.body).toMatchObject({ code: 'capability_unsupported', errors: [{ pointer: '/type', message: expect.stringContaining('wf.polling-initiation') }] });
       const claimed = (await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities;
-      expect(claimed).toEqual(expect.arrayContaining(['wf.manual-initiation', 'wf.external-event-initiation']));
+      expect(claimed).toEqual(expect.arrayContaining(['wf.manual-initiation', 'wf.external-event-initiation', 'wf.scheduled-initiation']));
       expect(claimed).not.toContain('wf.polling-initiation');
     });
 

@@ -60,7 +60,8 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
     expect(detail.status).toBe(200);
     expect(detail.body.recentOccurrences.map((o: { externalId: string }) => o.externalId)).toEqual(['d-5', 'd-4', 'd-3', 'd-2', 'd-1']);
     const schedule = await get('/v1/operator/triggers/t-e');
-    expect(schedule.body.schedule).toEqual({ engine: 'cron@1', tzdataVersion: '2025b', boundary: null, skipped: [], held: [] });
+    expect(schedule.body.schedule).toEqual({ engine: 'cron@1', tzdataVersion: '2025b', boundary: '2026-03-01T09:00:00.000Z', skipped: [], held: [] });
+    expect(schedule.body.nextFireAt).toBe('2026-03-02T01:30:00.000Z');
   });
 
   it('GET /v1/operator/occurrences/{id} answers the api.md detail shape', async () => {

@@ -1,5 +1,6 @@
 import { definition } from '../../src/domain/occurrence/occurrence.fixtures.js';
 import { occurrencesProjection } from '../../src/projections/occurrences/occurrences.projection.js';
+import { schedulesProjection } from '../../src/projections/schedules/schedules.projection.js';
 import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
 import {
@@ -21,7 +22,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
   let h: ProjectionHarness;
 
   beforeAll(async () => {
-    h = await openHarness(kind, [triggerHealthProjection, occurrencesProjection]);
+    h = await openHarness(kind, [triggerHealthProjection, occurrencesProjection, schedulesProjection]);
     const { store } = h;
     await appendTrigger(store, 'acme', 't-hook', [triggerRevised('acme', 't-hook', 1), triggerRevised('acme', 't-hook', 2, definition({ missionId: 'm-2' }))]);
     await appendTrigger(store, 'acme', 't-guard', [triggerRevised('acme', 't-guard', 1)]);
@@ -79,7 +80,12 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
     expect(hook?.recentOccurrences.map((o) => o.occurrenceId)).toEqual([h4, h2, h3, h1].map((o) => o.occurrenceId));
     expect(hook).not.toHaveProperty('schedule');
     const sched = await getTriggerHealth(h.sql, 'acme', 't-sched');
-    expect(sched).toMatchObject({ schedule: { engine: 'cron@1', tzdataVersion: '2025b', boundary: null, skipped: [], held: [] }, recentOccurrences: [{ occurrenceId: s1.occurrenceId, executionId: 'e-s1' }] });
+    // not materialized yet: the boundary is the activation time and the next fire 02:30 Berlin next day
+    expect(sched).toMatchObject({
+      nextFireAt: '2026-03-02T01:30:00.000Z',
+      schedule: { engine: 'cron@1', tzdataVersion: '2025b', boundary: '2026-03-01T09:00:00.000Z', skipped: [], held: [] },
+      recentOccurrences: [{ occurrenceId: s1.occurrenceId, executionId: 'e-s1' }],
+    });
     expect(await getTriggerHealth(h.sql, 'acme', 'never')).toBeNull();
   });
 

@@ -72,9 +72,17 @@ export function parseCron(expression: string): CronParseResult {
 }
 
 /** Like parseCron but throws; for definitions that were already validated. */
+/** Compiled expressions are immutable, so a materializer deciding thousands of Triggers parses each text once. */
+const compiled = new Map<string, CronExpression>();
+const COMPILED_LIMIT = 10_000;
+
 export function compileCron(expression: string): CronExpression {
+  const known = compiled.get(expression);
+  if (known) return known;
   const parsed = parseCron(expression);
   if (!parsed.ok) throw new Error(`invalid cron@1 expression: ${parsed.error}`);
+  if (compiled.size >= COMPILED_LIMIT) compiled.clear();
+  compiled.set(expression, parsed.value);
   return parsed.value;
 }
 

@@ -16,6 +16,7 @@ export {
 } from './schedule-definition.js';
 export {
   computeInstants,
+  instantTimes,
   DEFAULT_COUNT,
   MAX_INSTANTS,
   type ScheduleInstant,
@@ -36,3 +37,8 @@ export {
   type EngineMetadata,
   type TzdataStatus,
 } from './tzdata.js';
+export * from './schedule-events.js';
+export * from './activation.js';
+export { applyMissedPolicy, type MissedOutcome, type MissedRun } from './missed-policy.js';
+export * from './materialization.js';
+export { isRoutine, MAX_ROUTINE_INSTANTS, routineLimitFor } from './routine.js';

@@ -39,8 +39,30 @@ export function isKnownTimeZone(zone: string): boolean {
 
 const EN_US_WALL = /^(\d+)\/(\d+)\/(\d+),? (\d+):(\d+):(\d+)$/;
 
+/**
+ * Offsets are a pure function of (zone, instant) for the running tz data, and schedules sharing a
+ * zone ask for the same instants (every minutely Trigger asks for the same minute), so answers are
+ * memoized per zone; the cache is dropped wholesale when it grows past its bound.
+ */
+const offsets = new Map<string, Map<number, number>>();
+const OFFSETS_PER_ZONE = 50_000;
+/** The zones whose offset is 0 at every instant in every tz data release. */
+const ALWAYS_UTC = new Set(['UTC', 'Etc/UTC']);
+
 /** Offset (local − UTC) in ms in effect at the UTC instant `utc`. */
 export function offsetAt(zone: string, utc: number): number {
+  if (ALWAYS_UTC.has(zone)) return 0;
+  let known = offsets.get(zone);
+  if (!known) offsets.set(zone, (known = new Map()));
+  const cached = known.get(utc);
+  if (cached !== undefined) return cached;
+  const offset = intlOffsetAt(zone, utc);
+  if (known.size >= OFFSETS_PER_ZONE) known.clear();
+  known.set(utc, offset);
+  return offset;
+}
+
+function intlOffsetAt(zone: string, utc: number): number {
   const formatter = formatterFor(zone);
   // format() is about 3× cheaper than formatToParts(); the parts path covers unusual output.
   const m = EN_US_WALL.exec(formatter.format(utc));

@@ -13,6 +13,9 @@ export const missionStream = (tenant: string, missionId: string): string => `mis
 
 export const triggerStream = (tenant: string, triggerId: string): string => `trigger-${hashId(tenant, triggerId)}`;
 
+/** SC-3/SC-5: the materializer's decisions for one schedule Trigger (boundary, skipped, held, released). */
+export const scheduleStream = (tenant: string, triggerId: string): string => `schedule-${hashId(tenant, triggerId)}`;
+
 export const sourceStream = (tenant: string, sourceId: string): string => `source-${hashId(tenant, sourceId)}`;
 
 /** `identityHash` is already a SHA-256 over the tenant-scoped dedupe identity (DD-1, OC-3). */

@@ -28,7 +28,9 @@ export class ProjectionRunner {
       checkpoint: () => loadCheckpoint(this.sql, checkpointName(projection)),
       handle: (events, from) =>
         this.sql.transaction(async (tx) => {
-          for (const event of events) if (handled.has(event.type)) await projection.apply(event, tx);
+          const mine = events.filter((event) => handled.has(event.type));
+          if (projection.applyBatch) await projection.applyBatch(mine, tx);
+          else for (const event of mine) await projection.apply(event, tx);
           const advanced = await advanceCheckpoint(tx, checkpointName(projection), from, events[events.length - 1]!.position);
           if (!advanced) throw new CheckpointConflict(checkpointName(projection));
         }),

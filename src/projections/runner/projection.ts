@@ -12,4 +12,9 @@ export interface Projection {
   tables: readonly string[];
   /** Must be idempotent per event: a replayed batch after a crash rewrites the same rows. */
   apply(event: RecordedEvent, tx: SqlExecutor): Promise<void>;
+  /**
+   * Optional: folds a batch of handled events (in log order) with fewer statements than one per
+   * event. Must leave the same rows as applying them one by one.
+   */
+  applyBatch?(events: RecordedEvent[], tx: SqlExecutor): Promise<void>;
 }

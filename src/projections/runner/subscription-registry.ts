@@ -1,13 +1,16 @@
 import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Subscription } from '../../adapters/eventstore/subscription.js';
 
+/** Anything that runs in the background with the process: subscriptions, the schedule materializer. */
+export type BackgroundTask = Pick<Subscription, 'name' | 'error' | 'start' | 'stop'>;
+
 /** Every background subscription of this process (projections, processors), started and stopped with it. */
 @Injectable()
 export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly subscriptions: Subscription[] = [];
+  private readonly subscriptions: BackgroundTask[] = [];
   private autostart = true;
 
-  register(subscription: Subscription): void {
+  register(subscription: BackgroundTask): void {
     this.subscriptions.push(subscription);
   }
 

@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
 import { decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
 import { listOccurrences, type OccurrenceView, type Page } from '../occurrences/occurrences.queries.js';
+import { withScheduleHealth } from '../schedules/schedule-health.js';
 
 export type TriggerHealth = 'ok' | 'degraded' | 'failing' | 'held' | 'disabled';
 
@@ -11,10 +12,10 @@ export type TriggerHealth = 'ok' | 'degraded' | 'failing' | 'held' | 'disabled';
 export const DEGRADING_REASONS: readonly string[] = ['filter_inconclusive', 'guard_fault', 'key_revoked'];
 
 /**
- * api.md `GET /v1/operator/triggers` row. Provisional until their events exist: `nextFireAt` (null),
- * `auth` (all null), `executions` (pending = admitted count, others 0), `tzdataDrift` (false),
- * `recovery` ([]); `health` never yet says "failing" or "held"; `counts.duplicate` stays 0 because
- * a duplicate delivery appends no event.
+ * api.md `GET /v1/operator/triggers` row. Provisional until their events exist: `auth` (all null),
+ * `executions` (pending = admitted count, others 0), `recovery` (schedule held ranges only);
+ * `health` never yet says "failing"; `counts.duplicate` stays 0 because a duplicate delivery appends
+ * no event. Schedules take `nextFireAt`, `tzdataDrift` and "held" from the schedules read model.
  */
 export interface TriggerHealthRow {
   triggerId: string;
@@ -37,7 +38,7 @@ export interface TriggerHealthRow {
 export interface ScheduleHealth {
   engine: string | null;
   tzdataVersion: string | null;
-  /** Provisional: the scheduler's boundary and skipped/held ranges have no events yet. */
+  /** Instants at or before it are decided; null before the schedules read model has the Trigger. */
   boundary: string | null;
   skipped: Array<{ from: string; to: string; count: number }>;
   held: Array<{ from: string; to: string; count: number }>;
@@ -103,25 +104,33 @@ function toRow(row: HealthRow): TriggerHealthRow {
 }
 
 /** By triggerId ascending; throws InvalidCursor on a foreign cursor. */
-export async function listTriggerHealth(sql: SqlExecutor, tenant: string, page: { limit: number; cursor?: string }): Promise<Page<TriggerHealthRow>> {
+export async function listTriggerHealth(sql: SqlExecutor, tenant: string, page: { limit: number; cursor?: string }, runningTzdata = process.versions.tz ?? null): Promise<Page<TriggerHealthRow>> {
   const after = page.cursor === undefined ? null : decodeCursor(CURSOR_LIST, page.cursor, 1)[0];
   const { rows } = await sql.query<HealthRow>(
     `${SELECT} WHERE tenant = $1 AND ($2::text IS NULL OR trigger_id > $2::text) ORDER BY trigger_id LIMIT $3`,
     [tenant, after ?? null, page.limit + 1],
   );
   const items = rows.slice(0, page.limit).map(toRow);
+  await withScheduleHealth(sql, tenant, items, pinnedTzdata(rows), runningTzdata);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > page.limit && last ? encodeCursor(CURSOR_LIST, [last.triggerId]) : null };
 }
 
-export async function getTriggerHealth(sql: SqlExecutor, tenant: string, triggerId: string): Promise<TriggerHealthDetail | null> {
+/** `runningTzdata` is this process's tz data; SC-7 drift is measured against it. */
+export async function getTriggerHealth(sql: SqlExecutor, tenant: string, triggerId: string, runningTzdata = process.versions.tz ?? null): Promise<TriggerHealthDetail | null> {
   const { rows } = await sql.query<HealthRow>(`${SELECT} WHERE tenant = $1 AND trigger_id = $2`, [tenant, triggerId]);
   const row = rows[0];
   if (!row) return null;
   const recent = await listOccurrences(sql, tenant, { triggerId, limit: RECENT_OCCURRENCES });
   const detail: TriggerHealthDetail = { ...toRow(row), recentOccurrences: recent.items };
+  const schedules = await withScheduleHealth(sql, tenant, [detail], pinnedTzdata([row]), runningTzdata);
   if (row.type === 'schedule') {
-    detail.schedule = { engine: row.schedule?.engine ?? null, tzdataVersion: row.schedule?.tzdataVersion ?? null, boundary: null, skipped: [], held: [] };
+    const found = schedules.get(triggerId) ?? { boundary: null, skipped: [], held: [] };
+    detail.schedule = { engine: row.schedule?.engine ?? null, tzdataVersion: row.schedule?.tzdataVersion ?? null, ...found };
   }
   return detail;
+}
+
+function pinnedTzdata(rows: readonly HealthRow[]): Map<string, string | null> {
+  return new Map(rows.map((row) => [row.trigger_id, row.schedule?.tzdataVersion ?? null]));
 }

@@ -1,0 +1,100 @@
+/**
+ * Signed 1 KiB webhook deliveries per second at 16 connections over loopback, with p50/p99 latency,
+ * beside two baselines measured in the same run: a bare `node:http` server answering 202, and a raw
+ * `pg` INSERT of the occurrence row. Then the p99 at half the measured rate.
+ *
+ *   node dist/bench/main.js ingress [--seconds 10] [--connections 16]
+ */
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import autocannon from 'autocannon';
+import { command, startService } from './service-process.js';
+import { rawInsertRate } from './raw-baseline.js';
+
+interface Options {
+  seconds: number;
+  connections: number;
+}
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+export async function ingressBench(args: string[]): Promise<void> {
+  const options = parse(args);
+  const service = await startService(3900 + Math.floor(Math.random() * 90), { REVEILLE_INGRESS_RATE: '1000000', REVEILLE_INGRESS_BURST: '1000000', ...(process.env.REVEILLE_BACKGROUND ? { REVEILLE_BACKGROUND: process.env.REVEILLE_BACKGROUND } : {}) });
+  try {
+    await command(service, 'PUT', '/v1/missions/m-bench', { state: 'active', grants: { maxExecutionsPerHour: 100_000, maxConcurrent: 10_000, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 } });
+    await command(service, 'PUT', '/v1/sources/s-bench', { scheme: 'standard-webhooks', rateLimit: { perSecond: 100_000, burst: 100_000 } });
+    const { secret } = await command(service, 'POST', '/v1/sources/s-bench/keys', {});
+    await command(service, 'PUT', '/v1/triggers/t-bench', { missionId: 'm-bench', type: 'webhook', source: { sourceId: 's-bench', eventTypes: [] } });
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // the bindings read model catches up
+
+    const key = Buffer.from(String(secret).slice('whsec_'.length), 'base64');
+    const signed = () => {
+      const id = `msg_${randomUUID()}`;
+      const body = JSON.stringify({ type: 'push', id, pad: 'x'.repeat(930) });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+      return { body, headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` } };
+    };
+
+    log(`ingress: ${options.seconds}s at ${options.connections} connections against ${service.baseUrl}`);
+    const full = await load(`${service.baseUrl}/v1/ingress/s-bench`, options, signed);
+    const half = await load(`${service.baseUrl}/v1/ingress/s-bench`, { ...options }, signed, Math.max(1, Math.floor(full.accepted / 2)));
+    const bare = await bareHttpBaseline(options);
+    const raw = await rawInsertRate(service.databaseUrl, service.schema, options.connections, Math.min(options.seconds, 5));
+    const rows = [
+      ['signed deliveries (Reveille)', full.accepted.toFixed(0), full.p50, full.p99, ''],
+      [`same at half rate (${Math.floor(full.accepted / 2)}/s)`, half.accepted.toFixed(0), half.p50, half.p99, ''],
+      ['bare node:http 202', bare.accepted.toFixed(0), bare.p50, bare.p99, (full.accepted / bare.accepted).toFixed(3)],
+      ['raw pg INSERT (same row)', raw.toFixed(0), '', '', (full.accepted / raw).toFixed(3)],
+    ];
+    process.stdout.write(`\n| what | per second | p50 ms | p99 ms | Reveille ÷ this |\n|---|---|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n`);
+    process.stdout.write(`\nnon-2xx during the full-rate run: ${full.non2xx}\n`);
+  } finally {
+    await service.stop();
+  }
+}
+
+async function load(url: string, options: Options, next: () => { body: string; headers: Record<string, string> }, overallRate?: number) {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    connections: options.connections,
+    duration: options.seconds,
+    overallRate,
+    requests: [
+      {
+        setupRequest: (request: Record<string, unknown>) => {
+          const delivery = next();
+          return { ...request, method: 'POST', body: delivery.body, headers: delivery.headers };
+        },
+      },
+    ],
+  } as unknown as autocannon.Options);
+  const accepted = (result['2xx'] ?? 0) / options.seconds;
+  log(`  ${overallRate ? `rate ${overallRate}/s` : 'open loop'}: ${accepted.toFixed(0)} accepted/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
+  return { accepted, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+async function bareHttpBaseline(options: Options) {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(202, { 'content-type': 'application/json' }).end('{"occurrences":[]}'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    return await load(url, options, () => ({ body: 'x'.repeat(1024), headers: { 'content-type': 'application/json' } }));
+  } finally {
+    server.close();
+  }
+}
+
+function parse(args: string[]): Options {
+  const value = (name: string, fallback: number) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? Number(args[i + 1]) : fallback;
+  };
+  return { seconds: value('seconds', 10), connections: value('connections', 16) };
+}

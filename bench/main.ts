@@ -1,0 +1,32 @@
+/**
+ * Benchmarks: `node dist/bench/main.js <name> [...args]` (or `npm run bench -- <name> ...`).
+ * Each bench is an `(args) => Promise<void>`; add new ones to `benches`.
+ */
+import { appendBench } from './append.js';
+import { ingressBench } from './ingress.js';
+import { manualBench } from './manual.js';
+import { schedulesBench } from './schedules.js';
+
+const benches: Record<string, (args: string[]) => Promise<void>> = {
+  append: appendBench,
+  ingress: ingressBench,
+  manual: manualBench,
+  schedules: schedulesBench,
+};
+
+async function main(argv: string[]): Promise<void> {
+  const [name, ...args] = argv;
+  const bench = name === undefined ? undefined : benches[name];
+  if (!bench) {
+    if (name !== undefined) process.stderr.write(`unknown bench "${name}"\n`);
+    process.stderr.write(`usage: node dist/bench/main.js <bench> [...args]\nbenches:\n${Object.keys(benches).map((b) => `  ${b}`).join('\n')}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  await bench(args);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,176 @@
+/**
+ * Schedules: N minutely schedule Triggers (default 10,000), all due at the same instant every minute,
+ * materialized by one `ScheduleMaterializer` on the real database clock, with the due-index
+ * projection running beside it as in `serve` (admission is not running: this measures the scheduler).
+ * For each minute it prints the delay between the intended instant and the commit of its
+ * OccurrenceObserved (p50/p99/max) and the instants committed per second during the burst, beside
+ * raw `pg` INSERT baselines measured in the same run (single-row, and multi-row like the materializer).
+ *
+ *   node dist/bench/main.js schedules [--triggers 10000] [--minutes 2] [--batch 500] [--concurrency 2]
+ *
+ * PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a fresh schema that
+ * is dropped at the end. Waits for minute boundaries: about 1–3 minutes in all.
+ */
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import { AppendSignal } from '../src/adapters/eventstore/append-signal.js';
+import { runMigrations } from '../src/adapters/eventstore/sql/migrations.js';
+import { PgSqlClient } from '../src/adapters/eventstore/sql/pg-sql-client.js';
+import { appendBatch } from '../src/adapters/eventstore/sql/sql-batch-append.js';
+import { SqlEventStore } from '../src/adapters/eventstore/sql/sql-event-store.js';
+import { CLAIMED_CAPABILITIES } from '../src/adapters/config/capabilities.js';
+import { DEFAULT_BATCH, DEFAULT_CONCURRENCY, ScheduleMaterializer } from '../src/commands/materialize-schedule/schedule-materializer.js';
+import { handleCommand } from '../src/commands/shared/aggregate.js';
+import { missionDecider, type MissionState } from '../src/domain/mission/mission.js';
+import { missionStream, triggerStream } from '../src/domain/shared/ids.js';
+import { isRejection } from '../src/domain/shared/result.js';
+import { initialTriggerState, reviseTrigger } from '../src/domain/trigger/trigger.js';
+import { allMigrations } from '../src/migrations.js';
+import { ProjectionRunner } from '../src/projections/runner/projection-runner.js';
+import { schedulesProjection } from '../src/projections/schedules/schedules.projection.js';
+import { rawBatchInsertRate, rawInsertRate } from './raw-baseline.js';
+
+interface Options {
+  triggers: number;
+  minutes: number;
+  batch: number;
+  concurrency: number;
+}
+
+interface MinuteResult {
+  instant: string;
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+  perSecond: number;
+}
+
+const TENANT = 'bench';
+const GRANTS = { maxExecutionsPerHour: 100_000, maxConcurrent: 100, resourceScopes: ['repo:bench/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+
+export async function schedulesBench(args: string[]): Promise<void> {
+  const options = parseArgs(args);
+  const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const sql = await PgSqlClient.connect({ connectionString: databaseUrl, schema, max: 24 });
+  const signal = new AppendSignal();
+  try {
+    await runMigrations(sql, allMigrations());
+    const store = new SqlEventStore(sql, undefined, signal);
+    const { rows } = await sql.query<{ version: string }>(`SELECT split_part(version(), ' on ', 1) AS version`);
+    log(`${rows[0]!.version}; node ${process.version}; ${cpus().length} cores; ${options.triggers} minutely Triggers, batch ${options.batch}, concurrency ${options.concurrency}, schema ${schema}`);
+
+    const rawSingle = await rawInsertRate(databaseUrl, schema, 16, 3);
+    const rawBatched = await rawBatchInsertRate(databaseUrl, schema, options.concurrency, 3, options.batch);
+    log(`baseline: raw INSERT ${Math.round(rawSingle)} rows/s (1 row, c=16); ${Math.round(rawBatched)} rows/s (${options.batch} rows per INSERT, c=${options.concurrency})`);
+
+    await createTriggers(store, sql, options.triggers);
+    const index = new ProjectionRunner(sql, store, schedulesProjection, { signal, batchSize: 1000, idlePollMs: 100 });
+    const folded = Date.now();
+    await index.catchUp();
+    log(`due index folded in ${((Date.now() - folded) / 1000).toFixed(1)} s`);
+
+    // Delays are read on the database clock: the host's only measures the commit moment, shifted by the offset.
+    const offset = (await store.now()).getTime() - Date.now();
+    const commits = new Map<string, number[]>();
+    const materializer = new ScheduleMaterializer({
+      store, sql, signal, batchSize: options.batch, concurrency: options.concurrency,
+      onCommitted: (fired) => {
+        const at = Date.now() + offset;
+        for (const instant of fired) {
+          const list = commits.get(instant) ?? [];
+          list.push(at);
+          commits.set(instant, list);
+        }
+      },
+      onError: (error) => log(`materializer error: ${(error as Error).message}`),
+    });
+    index.subscription.start();
+    materializer.start();
+    // New activations are recorded at once (not at their first instant); measure only after that.
+    const activated = Date.now();
+    while (Number((await sql.query<{ n: string }>(`SELECT count(*) AS n FROM rm_schedules WHERE state_activation IS DISTINCT FROM activation`)).rows[0]!.n) > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const readyAt = (await store.now()).toISOString();
+    log(`${options.triggers} activations recorded in ${((Date.now() - activated) / 1000).toFixed(1)} s; measuring the minutes after ${readyAt}`);
+    const results = await waitForMinutes(commits, options, readyAt);
+    await materializer.stop();
+    await index.subscription.stop();
+    process.stdout.write(`\n${table(results, rawSingle, rawBatched, options)}\n`);
+  } finally {
+    await sql.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch((e: unknown) => log(`could not drop schema ${schema}: ${String(e)}`));
+    await sql.close();
+  }
+}
+
+/** The Mission and N schedule Triggers, written as the revision decider writes them, 500 streams per statement. */
+async function createTriggers(store: SqlEventStore, sql: PgSqlClient, count: number): Promise<void> {
+  const at = (await store.now()).toISOString();
+  const missionCommand = { type: 'ReviseMission' as const, tenant: TENANT, missionId: 'm-1', state: 'active', grants: GRANTS, reason: '', actor: 'bench', at };
+  const mission = (await handleCommand(store, missionStream(TENANT, 'm-1'), missionDecider, missionCommand, { tenant: TENANT })).state as MissionState;
+  const started = Date.now();
+  for (let from = 0; from < count; from += 500) {
+    const chunk = Array.from({ length: Math.min(500, count - from) }, (_, i) => {
+      const triggerId = `t-${from + i}`;
+      const definition = { missionId: 'm-1', type: 'schedule', schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' } };
+      const command = { type: 'ReviseTrigger' as const, tenant: TENANT, triggerId, definition, reason: '', actor: 'bench', at, mission, capabilities: CLAIMED_CAPABILITIES, pins: { tzdataVersion: process.versions.tz ?? 'unknown' } };
+      const events = reviseTrigger(command, initialTriggerState);
+      if (isRejection(events)) throw new Error(`trigger rejected: ${events.code}`);
+      return { streamId: triggerStream(TENANT, triggerId), events: events.map((e) => ({ type: e.type, data: e.data, metadata: { tenant: TENANT, actor: 'bench' } })), expected: 'no_stream' as const };
+    });
+    await appendBatch(sql, chunk);
+  }
+  log(`${count} Triggers created in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Waits until `minutes` minute instants after `after` each have every Trigger committed (or a generous timeout). */
+async function waitForMinutes(commits: Map<string, number[]>, options: Options, after: string): Promise<MinuteResult[]> {
+  const deadline = Date.now() + (options.minutes + 1.5) * 60_000;
+  const done = () => [...commits.entries()].filter(([instant, list]) => instant > after && list.length >= options.triggers).sort(([a], [b]) => (a < b ? -1 : 1));
+  let reported = 0;
+  while (done().length < options.minutes && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const complete = done();
+    for (const [instant, list] of complete.slice(reported)) log(`${instant}: ${list.length} instants, last commit +${Math.max(...list) - Date.parse(instant)} ms`);
+    reported = complete.length;
+  }
+  return done().slice(0, options.minutes).map(([instant, list]) => {
+    const delays = list.map((at) => at - Date.parse(instant)).sort((a, b) => a - b);
+    const max = delays[delays.length - 1]!;
+    return { instant, count: list.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), max, perSecond: list.length / (Math.max(max, 1) / 1000) };
+  });
+}
+
+function table(results: MinuteResult[], rawSingle: number, rawBatched: number, options: Options): string {
+  const header = ['minute', 'instants', 'p50 delay ms', 'p99 delay ms', 'max delay ms', 'instants/s', `vs raw 1-row INSERT/s`, `vs raw ${options.batch}-row INSERT/s`];
+  const rows = results.map((r) => [
+    r.instant, String(r.count), String(r.p50), String(r.p99), String(r.max), Math.round(r.perSecond).toLocaleString('en-US'),
+    `${((100 * r.perSecond) / rawSingle).toFixed(0)} % of ${Math.round(rawSingle).toLocaleString('en-US')}`,
+    `${((100 * r.perSecond) / rawBatched).toFixed(0)} % of ${Math.round(rawBatched).toLocaleString('en-US')}`,
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cols: string[]) => `| ${cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  return [line(header), `|${widths.map((w, i) => `${'-'.repeat(w + 1)}${i === 0 ? '-' : ':'}`).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+function parseArgs(args: string[]): Options {
+  const value = (flag: string, fallback: number) => {
+    const i = args.indexOf(flag);
+    return i >= 0 ? Number(args[i + 1]) : fallback;
+  };
+  const options = { triggers: value('--triggers', 10_000), minutes: value('--minutes', 2), batch: value('--batch', DEFAULT_BATCH), concurrency: value('--concurrency', DEFAULT_CONCURRENCY) };
+  if (Object.values(options).some((v) => !Number.isInteger(v) || v < 1)) {
+    throw new Error('usage: schedules [--triggers 10000] [--minutes 2] [--batch 500] [--concurrency 2] (positive integers)');
+  }
+  return options;
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[schedules] ${message}\n`);
+}

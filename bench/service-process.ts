@@ -1,0 +1,69 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadOrCreateDevKeys, mintDevToken } from '../src/adapters/http/auth/dev-keys.js';
+
+export interface ServiceProcess {
+  baseUrl: string;
+  schema: string;
+  databaseUrl: string;
+  token(scope?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real service in its own process (as `npx reveille serve` runs it), on PostgreSQL in a fresh
+ * schema, so the load generator in this process does not share its event loop.
+ */
+export async function startService(port: number, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), 'reveille-bench-'));
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the service under load.
+  const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(import.meta.dirname, '..', 'src', 'main.js'), 'serve'], {
+    env: { ...process.env, NODE_ENV: 'development', REVEILLE_AUTH: 'dev', DATABASE_URL: databaseUrl, REVEILLE_DB_SCHEMA: schema, REVEILLE_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', process.env.BENCH_SERVICE_LOG ? 'inherit' : 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`service exited: ${stderr}`);
+    try {
+      if ((await fetch(`${baseUrl}/health/ready`)).ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (i > 300) throw new Error(`service did not become ready: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const keys = await loadOrCreateDevKeys(dataDir);
+  return {
+    baseUrl,
+    schema,
+    databaseUrl,
+    token: (scope = 'missions:write sources:write triggers:write occurrences:write operator:read') =>
+      mintDevToken(keys, { tenant: 'bench', scope, subject: 'bench', ttlSeconds: 300, issuer: 'reveille-dev', audience: 'reveille' }),
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
+let keyCounter = 0;
+
+/** One authenticated JSON command against the service; throws on a non-2xx answer. */
+export async function command(service: ServiceProcess, method: string, path: string, body: unknown): Promise<any> {
+  const response = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${await service.token()}`, 'content-type': 'application/json', 'idempotency-key': `bench-${process.pid}-${++keyCounter}` },
+    body: JSON.stringify(body),
+  });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`);
+  return answer;
+}

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { eventContent } from '../../../domain/shared/event-hash.js';
+import type { NewEvent, RecordedEvent } from '../event-store.port.js';
+import type { SqlExecutor } from './sql-client.js';
+import { isUniqueViolation } from './store-errors.js';
+
+/** One stream's share of a batch: its events and the revision the stream must be at. */
+export interface StreamAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: 'no_stream' | number;
+}
+
+/** An appended event as the batch knows it: what it sent plus where the store put it. */
+export type BatchAppended = Pick<RecordedEvent, 'id' | 'streamId' | 'revision' | 'position' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
+
+/** Some stream of the batch was not at its expected revision; nothing of the batch was written. */
+export class BatchConflict extends Error {
+  override readonly name = 'BatchConflict';
+  constructor(cause?: unknown) {
+    super('a stream of the batch was not at its expected revision', { cause });
+  }
+}
+
+/**
+ * Several streams in one INSERT, all or nothing, with the same hash chain as the single-stream append
+ * (AU-2): each stream resumes from the hash at the revision before its first event. The only input is
+ * the events' canonical contents joined by newlines (canonical JSON escapes every newline inside
+ * strings, so the separator is unambiguous) — each content already names its stream, revision, type,
+ * data and metadata, so nothing is sent twice. A stream that is ahead fails the (stream_id, revision)
+ * unique constraint; one that is behind leaves the chain short, and the count guard then inserts
+ * nothing. The schedule materializer commits hundreds of due instants per statement this way.
+ */
+const APPEND_BATCH_SQL = `
+WITH RECURSIVE
+input AS (
+  SELECT t.ord, t.c AS content, t.c::jsonb AS j FROM unnest(string_to_array($1::text, E'\\n')) WITH ORDINALITY AS t(c, ord)),
+batch AS (
+  SELECT ord, content, j, j->>'streamId' AS stream_id, (j->>'revision')::int AS revision,
+         row_number() OVER (PARTITION BY j->>'streamId' ORDER BY (j->>'revision')::int) AS k
+    FROM input),
+stamp AS (SELECT date_trunc('milliseconds', now()) AS ts,
+                 to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec),
+chain AS (
+  SELECT b.ord, b.stream_id, b.revision, b.k, b.j, p.hash AS prev_hash,
+         encode(sha256(convert_to(coalesce(p.hash, '') || E'\\n' || s.rec || E'\\n' || b.content, 'UTF8')), 'hex') AS hash
+    FROM batch b LEFT JOIN events p ON p.stream_id = b.stream_id AND p.revision = b.revision - 1, stamp s
+   WHERE b.k = 1 AND (b.revision = 0 OR p.hash IS NOT NULL)
+  UNION ALL
+  SELECT b.ord, b.stream_id, b.revision, b.k, b.j, c.hash,
+         encode(sha256(convert_to(c.hash || E'\\n' || s.rec || E'\\n' || b.content, 'UTF8')), 'hex')
+    FROM chain c JOIN batch b ON b.stream_id = c.stream_id AND b.k = c.k + 1, stamp s
+)
+INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
+SELECT (c.j->>'id')::uuid, c.stream_id, c.revision, c.j->>'type', (c.j->>'schemaVersion')::int, c.j->'data', c.j->'metadata', s.ts, c.hash, c.prev_hash
+  FROM chain c, stamp s
+ WHERE (SELECT count(*) FROM chain) = $2::int
+ ORDER BY c.ord
+RETURNING stream_id, revision, position`;
+
+/**
+ * Appends every stream of `batch` in one statement (inside the caller's transaction, if any) and
+ * returns each stream's appended events in batch order. Streams are written in stream-id order, so
+ * two racing batches over the same streams wait on each other instead of deadlocking. Only positions
+ * come back from the database: the rest is what was sent.
+ */
+export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend[]): Promise<BatchAppended[][]> {
+  if (new Set(batch.map((b) => b.streamId)).size !== batch.length) throw new Error('a batch names each stream once');
+  const order = batch.map((_, i) => i).sort((a, b) => (batch[a]!.streamId < batch[b]!.streamId ? -1 : batch[a]!.streamId > batch[b]!.streamId ? 1 : 0));
+  const appended: BatchAppended[][] = batch.map(() => []);
+  const contents: string[] = [];
+  for (const i of order) {
+    const { streamId, events, expected } = batch[i]!;
+    const at = expected === 'no_stream' ? -1 : expected;
+    events.forEach((e, k) => {
+      const prepared = { id: e.id ?? randomUUID(), type: e.type, schemaVersion: e.schemaVersion ?? 1, data: e.data, metadata: e.metadata ?? {} };
+      appended[i]!.push({ ...prepared, streamId, revision: at + 1 + k, position: 0 });
+      contents.push(eventContent({ ...prepared, streamId, revision: at + 1 + k }));
+    });
+  }
+  const total = contents.length;
+  if (total === 0) return appended;
+  let rows: Array<{ stream_id: string; revision: number; position: string | number }>;
+  try {
+    rows = (await sql.query<{ stream_id: string; revision: number; position: string | number }>({ name: 'reveille_append_batch', text: APPEND_BATCH_SQL, values: [contents.join('\n'), total] })).rows;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new BatchConflict(error);
+    throw error;
+  }
+  if (rows.length !== total) throw new BatchConflict();
+  const positions = new Map(rows.map((r) => [`${r.revision} ${r.stream_id}`, Number(r.position)]));
+  for (const events of appended) for (const e of events) e.position = positions.get(`${e.revision} ${e.streamId}`) ?? 0;
+  return appended;
+}

@@ -1,0 +1,243 @@
+import { type Clock, storeClock } from '../../adapters/clock/clock.js';
+import type { AppendSignal } from '../../adapters/eventstore/append-signal.js';
+import type { EventMetadata, EventStore } from '../../adapters/eventstore/event-store.port.js';
+import type { SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
+import { firstInstantAfter } from '../../domain/schedule/activation.js';
+import { firedInstants, materialize, type ScheduleTrigger } from '../../domain/schedule/materialization.js';
+import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
+import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
+import { claimDue, dueKeys, earliestDue, repointDue, unrecordedFire, type ScheduleKey, type ScheduleRow, stateOf, triggerFacts } from '../../projections/schedules/schedules.queries.js';
+import type { ScheduleDecision } from './schedule-appends.js';
+import { bindingOf, type DecideOne, decideOne } from './decide-one.js';
+import { ScheduleConflict, type ScheduleWriter, SqlScheduleWriter, StoreScheduleWriter } from './schedule-writer.js';
+
+export interface MaterializerOptions {
+  store: EventStore;
+  sql: SqlClient;
+  /** Defaults to the database clock (SC-6); tests pass one they move by hand. */
+  clock?: Clock;
+  signal?: AppendSignal;
+  /** tz data of this process, recorded with each decision (SC-7). */
+  tzdataVersion?: string | null;
+  /** Due Triggers decided and committed per transaction. */
+  batchSize?: number;
+  /** Transactions in flight at once. */
+  concurrency?: number;
+  /** `skip_locked`: concurrent schedulers take disjoint due rows; `none`: they race on the same ones. */
+  claim?: 'skip_locked' | 'none';
+  /** Longest sleep between passes when nothing is due sooner. */
+  maxIdleMs?: number;
+  onError?: (error: unknown) => void;
+  /** Called after each commit with the instants it fired (benchmarks, metrics). */
+  onCommitted?: (fired: readonly string[]) => void;
+}
+
+export interface MaterializeStats {
+  triggers: number;
+  fired: number;
+  skipped: number;
+  held: number;
+  conflicts: number;
+}
+
+/**
+ * Measured on 2 cores (BENCHMARKS.md "schedules"): two transactions of 500 Triggers keep node and
+ * PostgreSQL both busy; more only adds contention.
+ */
+export const DEFAULT_BATCH = 500;
+export const DEFAULT_CONCURRENCY = 2;
+/** Due keys read per round, and rounds per pass (a long outage is worked through round by round). */
+const KEYS_PER_ROUND = 50_000;
+const MAX_ROUNDS = 1_000;
+
+const emptyStats = (): MaterializeStats => ({ triggers: 0, fired: 0, skipped: 0, held: 0, conflicts: 0 });
+
+function addDecision(stats: MaterializeStats, events: readonly ScheduleEvent[]): void {
+  stats.triggers += 1;
+  for (const e of events) {
+    if (e.type === 'ScheduleMaterialized') stats.fired += e.data.fired.length;
+    else if (e.type === 'MissedOccurrencesSkipped') stats.skipped += e.data.count;
+    else if (e.type === 'CatchUpHeld') stats.held += e.data.count;
+  }
+}
+
+/**
+ * SC-3..SC-6 materializer. Each pass takes "now" from the clock once and works through the due
+ * index (rm_schedules) in batches: decide each due Trigger from its indexed state, then commit the
+ * batch's Occurrences, schedule events and index rows in one transaction with the schedule streams
+ * at the revisions the index named. A conflict (another scheduler, or an index behind its stream)
+ * rolls the batch back and each of its Triggers is decided again from its stream.
+ */
+export class ScheduleMaterializer {
+  readonly name = 'scheduler:materializer';
+  private readonly clock: Clock;
+  private readonly writer: ScheduleWriter;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private lastError: unknown = null;
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly options: MaterializerOptions) {
+    this.clock = options.clock ?? storeClock(options.store);
+    this.writer = options.store.kind === 'eventstoredb' ? new StoreScheduleWriter(options.store) : new SqlScheduleWriter(options.sql, options.signal);
+  }
+
+  get error(): unknown {
+    return this.lastError;
+  }
+
+  private get tzdata(): string | null {
+    return this.options.tzdataVersion === undefined ? (process.versions.tz ?? null) : this.options.tzdataVersion;
+  }
+
+  /**
+   * One pass: everything due at the clock's current time. The due keys are read once per round and
+   * split into batches that `concurrency` workers commit; a round that claimed nothing (all taken
+   * by other schedulers) ends the pass, a continuing outage (scan cap) takes further rounds.
+   */
+  async runOnce(): Promise<MaterializeStats> {
+    const now = (await this.clock.now()).toISOString();
+    const stats = emptyStats();
+    const claim = this.options.claim ?? 'skip_locked';
+    const workers = claim === 'none' || !this.writer.transactional ? 1 : (this.options.concurrency ?? DEFAULT_CONCURRENCY);
+    const size = this.options.batchSize ?? DEFAULT_BATCH;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const keys = await dueKeys(this.options.sql, now, KEYS_PER_ROUND);
+      if (keys.length === 0) break;
+      const batches = Array.from({ length: Math.ceil(keys.length / size) }, (_, i) => keys.slice(i * size, (i + 1) * size));
+      let progressed = 0;
+      await Promise.all(
+        Array.from({ length: workers }, async () => {
+          for (let next = batches.shift(); next; next = batches.shift()) progressed += await this.batch(next, now, claim, stats);
+        }),
+      );
+      if (progressed === 0) break;
+    }
+    return stats;
+  }
+
+  /** Release/dismiss and conflict recovery: one Trigger, its state read from its stream. */
+  decideOne(tenant: string, triggerId: string, now: string, decide: DecideOne, metadata?: EventMetadata): ReturnType<typeof decideOne> {
+    return decideOne({ store: this.options.store, sql: this.options.sql, writer: this.writer }, tenant, triggerId, now, decide, metadata);
+  }
+
+  private decide(row: ScheduleRow, now: string): ScheduleEvent[] {
+    return materialize({ type: 'MaterializeSchedule', trigger: triggerFacts(row), now, tzdataVersion: this.tzdata }, stateOf(row));
+  }
+
+  /** Decides and commits one batch of due keys; returns how many rows it made progress on. */
+  private async batch(keys: readonly ScheduleKey[], now: string, claim: 'skip_locked' | 'none', stats: MaterializeStats): Promise<number> {
+    if (!this.writer.transactional) {
+      // The index follows these stores through the projection only, so a row may still look due
+      // after its decision: progress, not rows seen, ends the pass.
+      let progressed = 0;
+      for (const row of await claimDue(this.options.sql, keys, now, 'none')) progressed += (await this.recover(row, now, stats)) ? 1 : 0;
+      return progressed;
+    }
+    let rows: ScheduleRow[] = [];
+    let stale: ScheduleRow[] = [];
+    const local = emptyStats();
+    let fired: string[] = [];
+    try {
+      const progressed = await this.options.sql.transaction(async (tx) => {
+        stale = [];
+        rows = await claimDue(tx, keys, now, claim);
+        const decisions: ScheduleDecision[] = [];
+        for (const row of rows) {
+          const events = this.decide(row, now);
+          if (events.length === 0) {
+            await repointDue(tx, row, row.state ? firstInstantAfter(row.schedule, row.state.boundary) : null);
+            continue;
+          }
+          const context = { tzdataVersion: row.side.state?.tzdataVersion ?? null, routineInstants: row.side.routineInstants, limit: routineLimitFor(row.triggerId) };
+          const routine = isRoutine(stateOf(row), events, context);
+          // A routine decision from a stale row collides with the Occurrences it would repeat; any other
+          // one could skip instants already fired, so it is taken from the streams instead.
+          if (!routine && (await unrecordedFire(tx, row))) {
+            stale.push(row);
+            continue;
+          }
+          addDecision(local, events);
+          decisions.push({ binding: bindingOf(row), events, expectedRevision: row.scheduleRevision, now, routine, index: { side: row.side, schedule: row.schedule } });
+        }
+        await this.writer.commit(decisions, tx);
+        fired = decisions.flatMap((d) => firedInstants(d.events));
+        return rows.length;
+      });
+      this.options.signal?.notify();
+      this.options.onCommitted?.(fired);
+      for (const key of Object.keys(local) as (keyof MaterializeStats)[]) stats[key] += local[key];
+      for (const row of stale) await this.recover(row, now, stats);
+      return progressed;
+    } catch (error) {
+      if (!(error instanceof ScheduleConflict)) throw error;
+      stats.conflicts += 1;
+      // The index is committed with every decision, so re-reading shows each row as it now stands.
+      for (const row of rows) await this.recover(row, now, stats);
+      return rows.length;
+    }
+  }
+
+  private async recover(row: ScheduleRow, now: string, stats: MaterializeStats): Promise<boolean> {
+    const outcome = await this.decideOne(row.tenant, row.triggerId, now, (trigger: ScheduleTrigger, state) =>
+      materialize({ type: 'MaterializeSchedule', trigger, now, tzdataVersion: this.tzdata }, state),
+    );
+    if (outcome.kind === 'decided') {
+      addDecision(stats, outcome.events);
+      this.options.onCommitted?.(firedInstants(outcome.events));
+    }
+    stats.conflicts += outcome.conflicts;
+    return outcome.kind === 'decided';
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    let backoff = 100;
+    while (this.running) {
+      try {
+        await this.runOnce();
+        this.lastError = null;
+        backoff = 100;
+        await this.pause(await this.idleFor());
+      } catch (error) {
+        this.lastError = error;
+        this.options.onError?.(error);
+        backoff = Math.min(backoff * 2, 5_000);
+        await this.pause(backoff);
+      }
+    }
+  }
+
+  /** Sleeps until the earliest due instant (by the database clock), at most maxIdleMs. */
+  private async idleFor(): Promise<number> {
+    const maxIdle = this.options.maxIdleMs ?? 500;
+    const [due, now] = await Promise.all([earliestDue(this.options.sql), this.clock.now()]);
+    if (due === null) return maxIdle;
+    return Math.min(maxIdle, Math.max(20, Date.parse(due) - now.getTime()));
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref?.();
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        self.wake = null;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}

@@ -1,0 +1,70 @@
+import { firstInstantAfter } from '../../domain/schedule/activation.js';
+import { parseRfc3339 } from '../../domain/schedule/rfc3339.js';
+import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
+import type { InstantRange, MissedOccurrencesSkipped, ScheduleMaterialized, ScheduleSnapshot, SkipCause } from '../../domain/schedule/schedule-events.js';
+import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
+
+/** Skipped ranges kept per schedule for the operator view; the stream keeps them all. */
+export const KEPT_SKIPPED_RANGES = 20;
+
+/** The snapshot as the index keeps it: with the tz data the last recorded decision used (SC-7). */
+export type IndexedState = ScheduleSnapshot & { tzdataVersion: string | null };
+
+/**
+ * The schedule side of a due-index row: what the `schedule-<id>` stream and the Trigger's schedule
+ * Occurrences say. `statePosition` is the log position of the last event that changed it — the
+ * compare-and-set token every writer of the row checks (it is the same in a rebuild).
+ */
+export interface ScheduleSide {
+  scheduleRevision: number;
+  state: IndexedState | null;
+  statePosition: number;
+  /** Instants fired since the last ScheduleMaterialized (routine fires record no schedule event). */
+  routineInstants: number;
+  skipped: Array<InstantRange & { cause: SkipCause }>;
+  lastPosition: number;
+}
+
+/** The events the index folds, as the log or the batch writer knows them. */
+export type IndexedEvent = { position: number; revision: number } & (
+  | Pick<ScheduleMaterialized, 'type' | 'data'>
+  | Pick<MissedOccurrencesSkipped, 'type' | 'data'>
+  | { type: 'OccurrenceObserved'; data: Pick<ObservedOccurrence, 'tenant' | 'triggerId' | 'kind' | 'scheduledAt' | 'dedupeIdentity'> }
+  | { type: 'CatchUpHeld' | 'CatchUpReleased'; data: { tenant: string; triggerId: string } }
+);
+
+const ms = (iso: string): number => parseRfc3339(iso) ?? Number.NaN;
+
+/**
+ * Folds one event into the schedule side, idempotently (a replayed event changes nothing):
+ * schedule events by stream revision; a schedule Occurrence advances the boundary when it is the
+ * current epoch's and beyond it — the record of a routine fire, which appends no schedule event.
+ */
+export function foldScheduleSide(side: ScheduleSide, schedule: NormalizedScheduleDefinition | null, event: IndexedEvent): ScheduleSide {
+  switch (event.type) {
+    case 'ScheduleMaterialized': {
+      if (event.revision <= side.scheduleRevision) return side;
+      const { epoch, activation, boundary, nextDueAt, held, missedRun, lastFiredAt, tzdataVersion } = event.data;
+      const state = { epoch, activation, boundary, nextDueAt, held, missedRun, lastFiredAt, tzdataVersion };
+      return { ...side, scheduleRevision: event.revision, state, statePosition: event.position, routineInstants: 0, lastPosition: event.position };
+    }
+    case 'MissedOccurrencesSkipped': {
+      if (event.revision <= side.scheduleRevision) return side;
+      const { from, to, count, cause } = event.data;
+      const skipped = [...side.skipped, { from, to, count, cause }].slice(-KEPT_SKIPPED_RANGES);
+      return { ...side, scheduleRevision: event.revision, skipped, lastPosition: event.position };
+    }
+    case 'OccurrenceObserved': {
+      const { kind, scheduledAt, dedupeIdentity } = event.data;
+      const state = side.state;
+      if (kind !== 'schedule' || scheduledAt === null || state === null || schedule === null) return side;
+      if (dedupeIdentity.epoch !== state.epoch || !(ms(scheduledAt) > ms(state.boundary))) return side;
+      const lastFiredAt = state.lastFiredAt !== null && ms(state.lastFiredAt) > ms(scheduledAt) ? state.lastFiredAt : scheduledAt;
+      const next = { ...state, boundary: scheduledAt, lastFiredAt, nextDueAt: firstInstantAfter(schedule, scheduledAt) };
+      return { ...side, state: next, statePosition: event.position, routineInstants: side.routineInstants + 1, lastPosition: event.position };
+    }
+    default:
+      // CatchUpHeld/CatchUpReleased: their effect arrives with the ScheduleMaterialized that closes the decision
+      return side;
+  }
+}

@@ -1,0 +1,134 @@
+import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
+import { foldScheduleSide, type IndexedEvent, type ScheduleSide } from './schedule-index.js';
+
+export interface SideKey {
+  tenant: string;
+  triggerId: string;
+}
+
+export interface IndexedSide {
+  key: SideKey;
+  side: ScheduleSide;
+  schedule: NormalizedScheduleDefinition | null;
+}
+
+/** A new schedule side for a row, written only if the row still holds `expected` (compare-and-set). */
+export interface SideWrite {
+  key: SideKey;
+  expected: Pick<ScheduleSide, 'statePosition' | 'scheduleRevision'>;
+  side: ScheduleSide;
+}
+
+const keyOf = (k: SideKey): string => JSON.stringify([k.tenant, k.triggerId]);
+
+interface SideRow {
+  tenant: string;
+  trigger_id: string;
+  schedule_revision: number;
+  state: ScheduleSide['state'];
+  state_position: string | number;
+  routine_instants: number;
+  skipped: ScheduleSide['skipped'];
+  last_position: string | number;
+  definition: { schedule: NormalizedScheduleDefinition } | null;
+}
+
+export function sideOf(row: Omit<SideRow, 'tenant' | 'trigger_id' | 'definition'>): ScheduleSide {
+  return {
+    scheduleRevision: row.schedule_revision, state: row.state, statePosition: Number(row.state_position), routineInstants: row.routine_instants,
+    skipped: row.skipped, lastPosition: Number(row.last_position),
+  };
+}
+
+export const SIDE_COLUMNS = 'schedule_revision, state, state_position, routine_instants, skipped, last_position';
+
+/**
+ * The schedule sides of these rows. The definition (needed only to fold an Occurrence that moves
+ * the boundary) comes back only for the rows in `withDefinition`: the projection mostly re-reads
+ * rows the materializer already wrote through, and their definitions would be parsed for nothing.
+ */
+export async function readSides(
+  tx: SqlExecutor,
+  keys: readonly SideKey[],
+  withDefinition: (key: SideKey) => boolean = () => true,
+  /** Only rows whose side is older than this position (per key): newer ones already hold those events. */
+  before?: (key: SideKey) => number,
+): Promise<Map<string, IndexedSide>> {
+  if (keys.length === 0) return new Map();
+  const wanted = keys.filter(withDefinition);
+  const { rows } = await tx.query<SideRow>(
+    `SELECT r.tenant, r.trigger_id, ${SIDE_COLUMNS},
+            CASE WHEN (r.tenant, r.trigger_id) IN (SELECT * FROM unnest($4::text[], $5::text[])) THEN definition END AS definition
+       FROM rm_schedules r JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS k(tenant, trigger_id, before) ON r.tenant = k.tenant AND r.trigger_id = k.trigger_id
+      WHERE r.state_position < k.before`,
+    [keys.map((k) => k.tenant), keys.map((k) => k.triggerId), keys.map((k) => before?.(k) ?? Number.MAX_SAFE_INTEGER), wanted.map((k) => k.tenant), wanted.map((k) => k.triggerId)],
+  );
+  return new Map(rows.map((r) => [keyOf({ tenant: r.tenant, triggerId: r.trigger_id }), { key: { tenant: r.tenant, triggerId: r.trigger_id }, side: sideOf(r), schedule: r.definition?.schedule ?? null }]));
+}
+
+/** Writes every side in one statement; returns how many rows still held their expected tokens. */
+export async function writeSides(tx: SqlExecutor, writes: readonly SideWrite[]): Promise<number> {
+  if (writes.length === 0) return 0;
+  const rows = writes.map(({ key, expected, side }) => ({
+    tenant: key.tenant, trigger_id: key.triggerId, expected_position: expected.statePosition, expected_revision: expected.scheduleRevision,
+    schedule_revision: side.scheduleRevision, state: side.state, state_activation: side.state?.activation ?? null, state_next_due_at: side.state?.nextDueAt ?? null,
+    state_position: side.statePosition, routine_instants: side.routineInstants, skipped: side.skipped, last_position: side.lastPosition,
+  }));
+  const { rowCount } = await tx.query({
+    name: 'reveille_write_schedule_sides',
+    text: `UPDATE rm_schedules r SET schedule_revision = x.schedule_revision, state = x.state, state_activation = x.state_activation,
+             state_next_due_at = x.state_next_due_at, state_position = x.state_position, routine_instants = x.routine_instants,
+             skipped = x.skipped, last_position = GREATEST(r.last_position, x.last_position)
+             FROM jsonb_to_recordset($1::jsonb) AS x(tenant text, trigger_id text, expected_position bigint, expected_revision integer,
+               schedule_revision integer, state jsonb, state_activation integer, state_next_due_at timestamptz, state_position bigint,
+               routine_instants integer, skipped jsonb, last_position bigint)
+            WHERE r.tenant = x.tenant AND r.trigger_id = x.trigger_id AND r.state_position = x.expected_position AND r.schedule_revision = x.expected_revision`,
+    values: [JSON.stringify(rows)],
+  });
+  return rowCount;
+}
+
+/** The Trigger an index event belongs to. */
+export const eventKey = (event: IndexedEvent): SideKey => ({ tenant: event.data.tenant, triggerId: event.data.triggerId });
+
+/**
+ * Folds events (in log order) into their rows with one read and one write, optimistically: the
+ * materializer has usually written the same events through already, so most folds change nothing
+ * and take no lock (locking would make a running materializer skip or wait for those rows). A row
+ * that moved between the read and the write is read and folded again.
+ */
+export async function foldIntoIndex(tx: SqlExecutor, events: readonly IndexedEvent[]): Promise<void> {
+  let pending = new Map(events.map((e) => [keyOf(eventKey(e)), eventKey(e)]));
+  // A schedule Occurrence at or before the row's boundary is already folded (the usual case: the
+  // materializer wrote it through), so only rows with a later one need their definition.
+  const latestFire = new Map<string, string>();
+  for (const e of events) if (e.type === 'OccurrenceObserved' && e.data.scheduledAt) latestFire.set(keyOf(eventKey(e)), e.data.scheduledAt);
+  // A row's decisions commit one after another (each compares-and-sets the last), so a row whose
+  // side is at or past an event's position already holds it: those rows are not even read.
+  const newest = new Map<string, number>();
+  for (const e of events) newest.set(keyOf(eventKey(e)), Math.max(newest.get(keyOf(eventKey(e))) ?? 0, e.position));
+  const before = (key: SideKey) => newest.get(keyOf(key)) ?? Number.MAX_SAFE_INTEGER;
+  for (let attempt = 0; pending.size > 0; attempt++) {
+    if (attempt >= 20) throw new Error('the schedule index kept moving under the projection');
+    const bare = await readSides(tx, [...pending.values()], () => false, before);
+    const needs = (key: SideKey): boolean => {
+      const fire = latestFire.get(keyOf(key));
+      const boundary = bare.get(keyOf(key))?.side.state?.boundary;
+      return fire !== undefined && (boundary === undefined || Date.parse(fire) > Date.parse(boundary));
+    };
+    const refetch = [...pending.values()].filter((key) => bare.has(keyOf(key)) && needs(key));
+    const sides = refetch.length === 0 ? bare : new Map([...bare, ...(await readSides(tx, refetch, () => true, before))]);
+    const folded = new Map<string, ScheduleSide>();
+    for (const event of events) {
+      const key = keyOf(eventKey(event));
+      const found = pending.has(key) ? sides.get(key) : undefined;
+      if (found) folded.set(key, foldScheduleSide(folded.get(key) ?? found.side, found.schedule, event));
+    }
+    const writes = [...folded.entries()].filter(([key, side]) => side !== sides.get(key)!.side).map(([key, side]) => ({ key: sides.get(key)!.key, expected: sides.get(key)!.side, side }));
+    if ((await writeSides(tx, writes)) === writes.length) return;
+    const written = await readSides(tx, writes.map((w) => w.key), () => false);
+    // rows now holding what this fold wrote are done; the others moved under it and are folded again
+    pending = new Map(writes.filter((w) => written.get(keyOf(w.key))?.side.statePosition !== w.side.statePosition || written.get(keyOf(w.key))?.side.scheduleRevision !== w.side.scheduleRevision).map((w) => [keyOf(w.key), w.key]));
+  }
+}

@@ -1,0 +1,160 @@
+import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
+import { ScheduleMaterializer } from '../../src/commands/materialize-schedule/schedule-materializer.js';
+import { ScheduleMaterializerService } from '../../src/commands/materialize-schedule/schedule-materializer.service.js';
+import { occurrenceStream, scheduleStream } from '../../src/domain/shared/ids.js';
+import { SubscriptionRegistry } from '../../src/projections/runner/subscription-registry.js';
+import { getTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
+import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { at, firedOf, GRANTS, minute, minutes, reviseSchedule } from './schedule-fixtures.js';
+
+const TENANT = 'tenant-a';
+const MISSION = 'm-sched';
+const minutely = (missed: Record<string, unknown> = {}) => ({ engine: 'cron@1', expression: '* * * * *', timezone: 'UTC', missed: { policy: 'skip', ...missed } });
+
+export function materializerSuite(kind: StoreKind): void {
+  describe(`SC-3..SC-8 schedule materializer (${kind})`, () => {
+    let t: TestApp;
+    let n = 0;
+    const clock = new ManualClock(at('00:00:00'));
+    const materializer = (options: Partial<ConstructorParameters<typeof ScheduleMaterializer>[0]> = {}) =>
+      new ScheduleMaterializer({ store: t.infra.store, sql: t.sql, signal: t.infra.signal, clock, ...options });
+    const tick = (iso: string, m = materializer()) => {
+      clock.set(iso);
+      return m.runOnce();
+    };
+    const scheduleEvents = async (triggerId: string) => (await t.infra.store.readStream(scheduleStream(TENANT, triggerId))).map((e) => ({ type: e.type, data: e.data as Record<string, unknown> }));
+
+    /** A minutely schedule activated at 00:00:30 that fired 00:01 on time. */
+    async function activated(schedule = minutely(), fireFirst = true): Promise<string> {
+      const triggerId = `s-${++n}`;
+      await reviseSchedule(t.infra.store, { tenant: TENANT, triggerId, missionId: MISSION, activatedAt: at('00:00:30'), schedule });
+      await t.catchUp();
+      if (fireFirst) expect((await tick(minute(1))).fired).toBeGreaterThanOrEqual(1);
+      return triggerId;
+    }
+
+    beforeAll(async () => {
+      t = await startTestApp(kind, { autostart: false });
+      expect((await t.request({ method: 'PUT', url: `/v1/missions/${MISSION}`, key: newKey(), body: { state: 'active', grants: GRANTS } })).status).toBe(200);
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it('runs as a background task of the app, held back like every subscription when autostart is off', () => {
+      expect(t.app.get(SubscriptionRegistry).names()).toContain('scheduler:materializer');
+      expect(t.app.get(ScheduleMaterializerService).materializer).toBeInstanceOf(ScheduleMaterializer);
+    });
+
+    it('SC-4 SC-6 fires an instant only once the clock reaches it; scheduled_at is kept and fired_at recorded at admission', async () => {
+      const triggerId = await activated(minutely(), false);
+      expect((await tick(at('00:00:59'))).fired).toBe(0);
+      expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([]);
+      expect((await tick(minute(1))).fired).toBe(1);
+      expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1)]);
+      await t.app.get(AdmissionProcessor).subscription.catchUp();
+      const [observed, decision] = await t.infra.store.readStream(occurrenceStream(await occurrenceIdOf(triggerId, minute(1))));
+      expect(observed!.data).toMatchObject({ kind: 'schedule', scheduledAt: minute(1), auth: { state: 'internal' }, observedAt: minute(1) });
+      expect(decision).toMatchObject({ type: 'OccurrenceAdmitted', data: { request: { scheduledAt: minute(1) } } });
+      const firedAt = (decision!.data as { firedAt: string }).firedAt;
+      expect(Date.parse(firedAt)).toBeGreaterThanOrEqual(Date.parse(minute(1)));
+    });
+
+    async function occurrenceIdOf(triggerId: string, instant: string): Promise<string> {
+      const { rows } = await t.sql.query<{ id: string }>(`SELECT data->>'occurrenceId' AS id FROM events WHERE type = 'OccurrenceObserved' AND data->>'triggerId' = $1 AND data->>'scheduledAt' = $2`, [triggerId, instant]);
+      return rows[0]!.id;
+    }
+
+    it('SC-8 a restart exactly at a fire boundary neither duplicates nor skips', async () => {
+      const triggerId = await activated();
+      // each tick is a fresh materializer: a process restarted at exactly that time
+      await tick(minute(1), materializer());
+      expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1)]);
+      await tick(minute(2), materializer());
+      await tick(minute(2), materializer());
+      expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(2)]);
+    });
+
+    describe('SC-5 SC-8 after a simulated outage of 50 instants (00:02..00:51) with bound 5, resumed at 00:52:30', () => {
+      const resumed = at('00:52:30');
+      it.each([
+        ['skip', { policy: 'skip' }, [minute(1), minute(52)], [{ type: 'MissedOccurrencesSkipped', from: minute(2), to: minute(51), count: 50, cause: 'skip' }]],
+        ['latest', { policy: 'latest' }, [minute(1), minute(51), minute(52)], [{ type: 'MissedOccurrencesSkipped', from: minute(2), to: minute(50), count: 49, cause: 'latest' }]],
+        ['catch_up hold', { policy: 'catch_up', bound: 5, overflow: 'hold' }, [...minutes(1, 6), minute(52)], [{ type: 'CatchUpHeld', from: minute(7), to: minute(51), count: 45 }]],
+        ['catch_up skip_rest', { policy: 'catch_up', bound: 5, overflow: 'skip_rest' }, [...minutes(1, 6), minute(52)], [{ type: 'MissedOccurrencesSkipped', from: minute(7), to: minute(51), count: 45, cause: 'overflow' }]],
+      ])('%s: records the ranges and counts and fires no more than the policy allows', async (_name, missed, fired, ranges) => {
+        const triggerId = await activated(minutely(missed));
+        await tick(resumed);
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual(fired);
+        const recorded = (await scheduleEvents(triggerId)).filter((e) => e.type !== 'ScheduleMaterialized');
+        expect(recorded.map(({ type, data: { from, to, count, cause } }) => ({ type, from, to, count, ...(cause ? { cause } : {}) }))).toEqual(ranges);
+        // resuming again at the same time is a no-op: nothing fires twice, no burst follows
+        expect(await tick(resumed)).toMatchObject({ fired: 0, skipped: 0, held: 0 });
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual(fired);
+      });
+    });
+
+    it('SC-3 SC-8 routine fires append no schedule event, and an index behind its streams neither repeats nor skips them', async () => {
+      const triggerId = await activated(minutely({ policy: 'latest' }));
+      const side = async () => (await t.sql.query(`SELECT state, state_position, routine_instants, schedule_revision FROM rm_schedules WHERE trigger_id = $1`, [triggerId])).rows[0];
+      const recorded = await side();
+      await tick(minute(2));
+      await tick(minute(3));
+      expect((await scheduleEvents(triggerId)).map((e) => e.type)).toEqual(['ScheduleMaterialized']);
+      expect(await side()).toMatchObject({ routine_instants: 2, state: { boundary: minute(3), nextDueAt: minute(4) } });
+      // the index loses the two routine fires (as while a rebuild replays the log), then resumes late
+      await t.sql.query(`UPDATE rm_schedules SET state = $2::jsonb, state_next_due_at = $3::timestamptz, state_position = $4, routine_instants = 0 WHERE trigger_id = $1`, [
+        triggerId, JSON.stringify(recorded!.state), minute(2), recorded!.state_position,
+      ]);
+      await tick(at('00:05:30'));
+      expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(2), minute(3), minute(4), minute(5)]);
+      const ranges = (await scheduleEvents(triggerId)).filter((e) => e.type !== 'ScheduleMaterialized');
+      expect(ranges).toEqual([]);
+      expect(await side()).toMatchObject({ routine_instants: 0, state: { boundary: minute(5) } });
+    });
+
+    it('SC-3 racing schedulers on one store converge on one Occurrence per instant', async () => {
+      const triggerIds: string[] = [];
+      for (let i = 0; i < 3; i++) triggerIds.push(await activated(minutely({ graceSeconds: 3600 }), false));
+      clock.set(minute(20));
+      const racers = [1, 2, 3].map(() => materializer({ claim: 'none', batchSize: 2 }));
+      const stats = await Promise.all(racers.map((m) => m.runOnce()));
+      for (const id of triggerIds) expect(await firedOf(t.sql, TENANT, id)).toEqual(minutes(1, 20));
+      // every committed fire is one Occurrence: the racers' counts add up to no more than what exists
+      const all = await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceObserved'`);
+      expect(stats.reduce((sum, s) => sum + s.fired, 0)).toBeLessThanOrEqual(all.rows[0]!.n);
+    });
+
+    it('SC-7 a tz data change after materialization shows drift and never moves or duplicates an instant', async () => {
+      const triggerId = await activated();
+      const running = process.versions.tz ?? null;
+      expect((await getTriggerHealth(t.sql, TENANT, triggerId, running))?.tzdataDrift).toBe(false);
+      // the process now runs other tz data: the operator row says so
+      expect(await getTriggerHealth(t.sql, TENANT, triggerId, '2099z')).toMatchObject({ tzdataDrift: true, schedule: { tzdataVersion: running } });
+      const upgraded = materializer({ tzdataVersion: '2099z' });
+      expect((await tick(minute(1), upgraded)).fired).toBe(0);
+      expect((await tick(minute(2), upgraded)).fired).toBe(1);
+      expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(2)]);
+      const closing = (await scheduleEvents(triggerId)).filter((e) => e.type === 'ScheduleMaterialized').map((e) => e.data.tzdataVersion);
+      expect(closing).toEqual([running, '2099z']);
+    });
+
+    it('SC-3 an instant keeps its identity across revisions that leave the schedule alone; a schedule change starts a new epoch', async () => {
+      const triggerId = await activated();
+      const epochOf = async (instant: string) => {
+        const { rows } = await t.sql.query<{ epoch: number }>(`SELECT (data->'dedupeIdentity'->>'epoch')::int AS epoch FROM events WHERE type = 'OccurrenceObserved' AND data->>'triggerId' = $1 AND data->>'scheduledAt' = $2`, [triggerId, instant]);
+        return rows.map((r) => r.epoch);
+      };
+      await reviseSchedule(t.infra.store, { tenant: TENANT, triggerId, missionId: MISSION, activatedAt: at('00:01:30'), schedule: minutely(), extra: { overlap: 'skip' } });
+      await t.catchUp();
+      await tick(minute(2));
+      expect(await epochOf(minute(2))).toEqual([1]);
+      await reviseSchedule(t.infra.store, { tenant: TENANT, triggerId, missionId: MISSION, activatedAt: at('00:02:30'), schedule: { ...minutely(), expression: '*/2 * * * *' }, extra: { overlap: 'skip' } });
+      await t.catchUp();
+      await tick(minute(4));
+      expect(await epochOf(minute(4))).toEqual([3]);
+      expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(2), minute(4)]);
+    });
+  });
+}

@@ -1,0 +1,5 @@
+import { materializerSuite } from './materializer.shared.js';
+import { scheduleApiSuite } from './schedule-api.shared.js';
+
+materializerSuite('postgres');
+scheduleApiSuite('postgres');
