@@ -16,7 +16,6 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -25,6 +24,7 @@ import { eventStoreMigrations, runMigrations } from '../src/adapters/eventstore/
 import { PgSqlClient } from '../src/adapters/eventstore/sql/pg-sql-client.js';
 import { PgliteSqlClient } from '../src/adapters/eventstore/sql/pglite-sql-client.js';
 import { SqlEventStore } from '../src/adapters/eventstore/sql/sql-event-store.js';
+import { backendMicros, cpuTicks } from './cpu.js';
 
 const POOL_SIZE = 32;
 const RAW = 'raw insert (pg)';
@@ -165,31 +165,6 @@ async function measure(target: Target, concurrency: number, options: Options, la
     clearInterval(ticker);
   }
 }
-
-/** utime+stime (clock ticks) of each local backend; empty when /proc does not show them (remote database). */
-async function cpuTicks(pids: number[]): Promise<Map<number, number>> {
-  const ticks = new Map<number, number>();
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
-    } catch {
-      // not local, or already gone
-    }
-  }
-  return ticks;
-}
-
-/** Backends that appeared during the run (the pool grew or reconnected) count from zero. */
-function backendMicros(before: Map<number, number>, after: Map<number, number>): number | null {
-  if (after.size === 0) return null;
-  let ticks = 0;
-  after.forEach((t, pid) => (ticks += t - (before.get(pid) ?? 0)));
-  return (ticks * 1_000_000) / CLOCK_TICKS;
-}
-
-/** USER_HZ; 100 on every mainstream Linux build. */
-const CLOCK_TICKS = 100;
 
 /** Per (adapter, concurrency): the median round by rate, with latencies and CPU as medians too. */
 function summarize(cells: Cell[]): Cell[] {

@@ -2,9 +2,11 @@
  * Schedules: N minutely schedule Triggers (default 10,000), all due at the same instant every minute,
  * materialized by one `ScheduleMaterializer` on the real database clock, with the due-index
  * projection running beside it as in `serve` (admission is not running: this measures the scheduler).
- * For each minute it prints the delay between the intended instant and the commit of its
- * OccurrenceObserved (p50/p99/max) and the instants committed per second during the burst, beside
- * raw `pg` INSERT baselines measured in the same run (single-row, and multi-row like the materializer).
+ * The Triggers' activations are recorded first (at once, as the materializer does), then for each
+ * following minute it prints the delay between the intended instant and the commit of its
+ * OccurrenceObserved (p50/p99/max), the instants committed per second during the burst and the CPU
+ * spent per instant (this process + its PostgreSQL backends), beside raw `pg` INSERT baselines
+ * measured in the same run (single-row, and multi-row as the materializer writes).
  *
  *   node dist/bench/main.js schedules [--triggers 10000] [--minutes 2] [--batch 500] [--concurrency 2]
  *
@@ -28,6 +30,7 @@ import { initialTriggerState, reviseTrigger } from '../src/domain/trigger/trigge
 import { allMigrations } from '../src/migrations.js';
 import { ProjectionRunner } from '../src/projections/runner/projection-runner.js';
 import { schedulesProjection } from '../src/projections/schedules/schedules.projection.js';
+import { backendMicros, cpuTicks } from './cpu.js';
 import { rawBatchInsertRate, rawInsertRate } from './raw-baseline.js';
 
 interface Options {
@@ -44,6 +47,9 @@ interface MinuteResult {
   p99: number;
   max: number;
   perSecond: number;
+  /** CPU µs per instant, from just before the instant to its last commit (null: not measurable). */
+  nodeCpu: number | null;
+  pgCpu: number | null;
 }
 
 const TENANT = 'bench';
@@ -53,6 +59,9 @@ export async function schedulesBench(args: string[]): Promise<void> {
   const options = parseArgs(args);
   const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const schema = `bench_${randomBytes(5).toString('hex')}`;
+  // Names this run's PostgreSQL sessions so their backends' CPU can be attributed.
+  const appName = `reveille-${schema}`;
+  process.env.PGAPPNAME = appName;
   const sql = await PgSqlClient.connect({ connectionString: databaseUrl, schema, max: 24 });
   const signal = new AppendSignal();
   try {
@@ -95,7 +104,8 @@ export async function schedulesBench(args: string[]): Promise<void> {
     }
     const readyAt = (await store.now()).toISOString();
     log(`${options.triggers} activations recorded in ${((Date.now() - activated) / 1000).toFixed(1)} s; measuring the minutes after ${readyAt}`);
-    const results = await waitForMinutes(commits, options, readyAt);
+    const backends = async () => (await sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [appName])).rows.map((r) => r.pid);
+    const results = await waitForMinutes(commits, options, readyAt, offset, backends);
     await materializer.stop();
     await index.subscription.stop();
     process.stdout.write(`\n${table(results, rawSingle, rawBatched, options)}\n`);
@@ -125,30 +135,52 @@ async function createTriggers(store: SqlEventStore, sql: PgSqlClient, count: num
   log(`${count} Triggers created in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-/** Waits until `minutes` minute instants after `after` each have every Trigger committed (or a generous timeout). */
-async function waitForMinutes(commits: Map<string, number[]>, options: Options, after: string): Promise<MinuteResult[]> {
+interface CpuMark {
+  node: NodeJS.CpuUsage;
+  pg: Map<number, number>;
+}
+
+/**
+ * Waits until `minutes` minute instants after `after` each have every Trigger committed (or a
+ * generous timeout). CPU is read from just before each instant (by the database clock, `offset`)
+ * until its last commit: this process (materializer and index projection) and its PostgreSQL backends.
+ */
+async function waitForMinutes(commits: Map<string, number[]>, options: Options, after: string, offset: number, backends: () => Promise<number[]>): Promise<MinuteResult[]> {
   const deadline = Date.now() + (options.minutes + 1.5) * 60_000;
   const done = () => [...commits.entries()].filter(([instant, list]) => instant > after && list.length >= options.triggers).sort(([a], [b]) => (a < b ? -1 : 1));
-  let reported = 0;
-  while (done().length < options.minutes && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    const complete = done();
-    for (const [instant, list] of complete.slice(reported)) log(`${instant}: ${list.length} instants, last commit +${Math.max(...list) - Date.parse(instant)} ms`);
-    reported = complete.length;
+  const mark = async (): Promise<CpuMark> => ({ node: process.cpuUsage(), pg: await cpuTicks(await backends()) });
+  const starts = new Map<string, CpuMark>();
+  const results: MinuteResult[] = [];
+  while (results.length < options.minutes && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const dbNow = Date.now() + offset;
+    const next = new Date(Math.ceil(dbNow / 60_000) * 60_000).toISOString();
+    if (next > after && !starts.has(next) && Date.parse(next) - dbNow < 400) starts.set(next, await mark());
+    for (const [instant, list] of done().slice(results.length)) {
+      const start = starts.get(instant);
+      const end = await mark();
+      const delays = list.map((at) => at - Date.parse(instant)).sort((a, b) => a - b);
+      const max = delays[delays.length - 1]!;
+      const node = start ? process.cpuUsage(start.node) : null;
+      const pg = start ? backendMicros(start.pg, end.pg) : null;
+      results.push({
+        instant, count: list.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), max, perSecond: list.length / (Math.max(max, 1) / 1000),
+        nodeCpu: node ? (node.user + node.system) / list.length : null, pgCpu: pg === null ? null : pg / list.length,
+      });
+      log(`${instant}: ${list.length} instants, p99 ${quantile(delays, 0.99)} ms, last commit +${max} ms`);
+    }
   }
-  return done().slice(0, options.minutes).map(([instant, list]) => {
-    const delays = list.map((at) => at - Date.parse(instant)).sort((a, b) => a - b);
-    const max = delays[delays.length - 1]!;
-    return { instant, count: list.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), max, perSecond: list.length / (Math.max(max, 1) / 1000) };
-  });
+  return results;
 }
 
 function table(results: MinuteResult[], rawSingle: number, rawBatched: number, options: Options): string {
-  const header = ['minute', 'instants', 'p50 delay ms', 'p99 delay ms', 'max delay ms', 'instants/s', `vs raw 1-row INSERT/s`, `vs raw ${options.batch}-row INSERT/s`];
+  const header = ['minute', 'instants', 'p50 delay ms', 'p99 delay ms', 'max delay ms', 'instants/s', `vs raw 1-row INSERT/s`, `vs raw ${options.batch}-row INSERT/s`, 'CPU µs/instant (node + pg)'];
+  const cpu = (v: number | null) => (v === null ? '?' : String(Math.round(v)));
   const rows = results.map((r) => [
     r.instant, String(r.count), String(r.p50), String(r.p99), String(r.max), Math.round(r.perSecond).toLocaleString('en-US'),
     `${((100 * r.perSecond) / rawSingle).toFixed(0)} % of ${Math.round(rawSingle).toLocaleString('en-US')}`,
     `${((100 * r.perSecond) / rawBatched).toFixed(0)} % of ${Math.round(rawBatched).toLocaleString('en-US')}`,
+    `${cpu(r.nodeCpu)} + ${cpu(r.pgCpu)}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cols: string[]) => `| ${cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;

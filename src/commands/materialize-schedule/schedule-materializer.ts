@@ -1,72 +1,22 @@
 import { type Clock, storeClock } from '../../adapters/clock/clock.js';
-import type { AppendSignal } from '../../adapters/eventstore/append-signal.js';
-import type { EventMetadata, EventStore } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
+import type { EventMetadata } from '../../adapters/eventstore/event-store.port.js';
 import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { firedInstants, materialize, type ScheduleTrigger } from '../../domain/schedule/materialization.js';
 import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
 import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
 import { claimDue, dueKeys, earliestDue, repointDue, unrecordedFire, type ScheduleKey, type ScheduleRow, stateOf, triggerFacts } from '../../projections/schedules/schedules.queries.js';
+import { addDecision, DEFAULT_BATCH, DEFAULT_CONCURRENCY, emptyStats, KEYS_PER_ROUND, MAX_ROUNDS, type MaterializerOptions, type MaterializeStats } from './materializer-options.js';
 import type { ScheduleDecision } from './schedule-appends.js';
 import { bindingOf, type DecideOne, decideOne } from './decide-one.js';
 import { ScheduleConflict, type ScheduleWriter, SqlScheduleWriter, StoreScheduleWriter } from './schedule-writer.js';
 
-export interface MaterializerOptions {
-  store: EventStore;
-  sql: SqlClient;
-  /** Defaults to the database clock (SC-6); tests pass one they move by hand. */
-  clock?: Clock;
-  signal?: AppendSignal;
-  /** tz data of this process, recorded with each decision (SC-7). */
-  tzdataVersion?: string | null;
-  /** Due Triggers decided and committed per transaction. */
-  batchSize?: number;
-  /** Transactions in flight at once. */
-  concurrency?: number;
-  /** `skip_locked`: concurrent schedulers take disjoint due rows; `none`: they race on the same ones. */
-  claim?: 'skip_locked' | 'none';
-  /** Longest sleep between passes when nothing is due sooner. */
-  maxIdleMs?: number;
-  onError?: (error: unknown) => void;
-  /** Called after each commit with the instants it fired (benchmarks, metrics). */
-  onCommitted?: (fired: readonly string[]) => void;
-}
-
-export interface MaterializeStats {
-  triggers: number;
-  fired: number;
-  skipped: number;
-  held: number;
-  conflicts: number;
-}
-
-/**
- * Measured on 2 cores (BENCHMARKS.md "schedules"): two transactions of 500 Triggers keep node and
- * PostgreSQL both busy; more only adds contention.
- */
-export const DEFAULT_BATCH = 500;
-export const DEFAULT_CONCURRENCY = 2;
-/** Due keys read per round, and rounds per pass (a long outage is worked through round by round). */
-const KEYS_PER_ROUND = 50_000;
-const MAX_ROUNDS = 1_000;
-
-const emptyStats = (): MaterializeStats => ({ triggers: 0, fired: 0, skipped: 0, held: 0, conflicts: 0 });
-
-function addDecision(stats: MaterializeStats, events: readonly ScheduleEvent[]): void {
-  stats.triggers += 1;
-  for (const e of events) {
-    if (e.type === 'ScheduleMaterialized') stats.fired += e.data.fired.length;
-    else if (e.type === 'MissedOccurrencesSkipped') stats.skipped += e.data.count;
-    else if (e.type === 'CatchUpHeld') stats.held += e.data.count;
-  }
-}
-
 /**
  * SC-3..SC-6 materializer. Each pass takes "now" from the clock once and works through the due
  * index (rm_schedules) in batches: decide each due Trigger from its indexed state, then commit the
- * batch's Occurrences, schedule events and index rows in one transaction with the schedule streams
- * at the revisions the index named. A conflict (another scheduler, or an index behind its stream)
- * rolls the batch back and each of its Triggers is decided again from its stream.
+ * batch in one transaction — its Occurrences (each a new stream: the race decider), the schedule
+ * events of every non-routine decision at the revision the index named, and the index rows
+ * compared-and-set on the state they were read in. A conflict (another scheduler, an index behind
+ * its streams) rolls the batch back and each of its Triggers is decided again from its streams.
  */
 export class ScheduleMaterializer {
   readonly name = 'scheduler:materializer';
@@ -136,15 +86,25 @@ export class ScheduleMaterializer {
     }
     let rows: ScheduleRow[] = [];
     let stale: ScheduleRow[] = [];
+    let failed: ScheduleRow[] = [];
     const local = emptyStats();
     let fired: string[] = [];
     try {
       const progressed = await this.options.sql.transaction(async (tx) => {
         stale = [];
+        failed = [];
         rows = await claimDue(tx, keys, now, claim);
         const decisions: ScheduleDecision[] = [];
         for (const row of rows) {
-          const events = this.decide(row, now);
+          let events: ScheduleEvent[];
+          try {
+            events = this.decide(row, now);
+          } catch (error) {
+            // One Trigger the engine cannot evaluate must not hold back the others of its batch.
+            failed.push(row);
+            this.options.onError?.(error);
+            continue;
+          }
           if (events.length === 0) {
             await repointDue(tx, row, row.state ? firstInstantAfter(row.schedule, row.state.boundary) : null);
             continue;
@@ -162,11 +122,12 @@ export class ScheduleMaterializer {
         }
         await this.writer.commit(decisions, tx);
         fired = decisions.flatMap((d) => firedInstants(d.events));
-        return rows.length;
+        return rows.length - failed.length;
       });
       this.options.signal?.notify();
       this.options.onCommitted?.(fired);
       for (const key of Object.keys(local) as (keyof MaterializeStats)[]) stats[key] += local[key];
+      stats.failed += failed.length;
       for (const row of stale) await this.recover(row, now, stats);
       return progressed;
     } catch (error) {
@@ -206,7 +167,8 @@ export class ScheduleMaterializer {
     let backoff = 100;
     while (this.running) {
       try {
-        await this.runOnce();
+        const { failed } = await this.runOnce();
+        if (failed > 0) throw new Error(`${failed} due schedule(s) could not be decided`);
         this.lastError = null;
         backoff = 100;
         await this.pause(await this.idleFor());
@@ -241,3 +203,5 @@ export class ScheduleMaterializer {
     });
   }
 }
+
+export { DEFAULT_BATCH, DEFAULT_CONCURRENCY, type MaterializerOptions, type MaterializeStats } from './materializer-options.js';

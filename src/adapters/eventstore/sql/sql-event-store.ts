@@ -18,7 +18,7 @@ import { isUniqueViolation } from './store-errors.js';
 /** What the database decides about an appended event; the rest is what the caller gave. */
 const APPENDED = `position, revision, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash, prev_hash`;
 
-export const COLUMNS = `position, event_id, stream_id, revision, type, schema_version, data, metadata,
+const COLUMNS = `position, event_id, stream_id, revision, type, schema_version, data, metadata,
   to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash, prev_hash`;
 
 /**
@@ -84,7 +84,7 @@ interface AppendedRow {
   prev_hash: string | null;
 }
 
-export interface EventRow {
+interface EventRow {
   position: string | number;
   event_id: string;
   stream_id: string;
@@ -243,7 +243,7 @@ export class SqlEventStore implements EventStore {
 
 type PreparedEvent = Required<Pick<NewEvent, 'id' | 'schemaVersion' | 'metadata'>> & NewEvent & { id: string };
 
-export function toRecorded(row: EventRow): RecordedEvent {
+function toRecorded(row: EventRow): RecordedEvent {
   return {
     id: row.event_id,
     streamId: row.stream_id,
