@@ -18,9 +18,10 @@ export class ScheduleConflict extends Error {
 export const isDeadlock = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: string } | null)?.code ?? '');
 
 /**
- * Commits decisions on schedule streams. On the SQL stores every Occurrence, every schedule event and
- * the due index change of a batch are one transaction: a racing scheduler either sees all of it or
- * fails its own append and re-reads, and a crash leaves no instant fired without its boundary.
+ * Commits decisions on schedule streams. On the SQL stores a batch's Occurrences, the schedule events
+ * of its recorded (non-routine) decisions and its due-index rows are one transaction: a racing
+ * scheduler either sees all of it or fails its own append or compare-and-set and re-reads, and a
+ * crash leaves no instant fired without its boundary.
  */
 export interface ScheduleWriter {
   readonly transactional: boolean;
@@ -63,7 +64,14 @@ export class SqlScheduleWriter implements ScheduleWriter {
       const side = events.reduce((s, e) => foldScheduleSide(s, index.schedule, e), index.side);
       return { key: { tenant: d.binding.tenant, triggerId: d.binding.triggerId }, expected: index.side, side };
     });
-    if ((await writeSides(tx, writes)) !== writes.length) throw new ScheduleConflict();
+    let matched: number;
+    try {
+      matched = await writeSides(tx, writes);
+    } catch (error) {
+      if (isDeadlock(error)) throw new ScheduleConflict(error);
+      throw error;
+    }
+    if (matched !== writes.length) throw new ScheduleConflict();
     return recorded.flat().reduce((max, e) => Math.max(max, e.position), 0);
   }
 }

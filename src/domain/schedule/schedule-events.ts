@@ -15,9 +15,10 @@ export interface InstantRange {
 export type SkipCause = 'skip' | 'latest' | 'overflow' | 'dismissed' | 'superseded' | 'held_limit';
 
 /**
- * What the materializer needs to resume a schedule. Every decision on `schedule-<id>` ends with a
- * ScheduleMaterialized carrying it, so a reader resumes from the stream's last event instead of
- * folding one event per fire since the Trigger was created.
+ * What the materializer needs to resume a schedule. Every recorded decision on `schedule-<id>` ends
+ * with a ScheduleMaterialized carrying it, so a reader resumes from the stream's last event instead of
+ * folding the whole history; routine fires after it are recorded by their Occurrences only (see
+ * routine.ts), and a reader follows those from the recorded boundary.
  */
 export interface ScheduleSnapshot {
   /** SC-3 schedule revision epoch the boundary belongs to (the revision that set the schedule block). */
@@ -67,8 +68,6 @@ export type CatchUpReleased = DomainEvent<'CatchUpReleased', ScheduleEventBase &
 
 export type ScheduleEvent = ScheduleMaterialized | MissedOccurrencesSkipped | CatchUpHeld | CatchUpReleased;
 
-export const SCHEDULE_EVENT_TYPES: readonly ScheduleEvent['type'][] = ['ScheduleMaterialized', 'MissedOccurrencesSkipped', 'CatchUpHeld', 'CatchUpReleased'];
-
 export type ScheduleState = { status: 'absent' } | ({ status: 'materialized' } & ScheduleSnapshot);
 
 export const initialScheduleState: ScheduleState = { status: 'absent' };
@@ -89,10 +88,4 @@ export function evolveSchedule(state: ScheduleState, event: ScheduleEvent): Sche
       return state;
     }
   }
-}
-
-export function snapshotOf(state: ScheduleState): ScheduleSnapshot | null {
-  if (state.status === 'absent') return null;
-  const { status: _status, ...snapshot } = state;
-  return snapshot;
 }

@@ -99,8 +99,8 @@ export async function claimDue(tx: SqlExecutor, keys: readonly ScheduleKey[], no
   return rows.map(toRow);
 }
 
-export async function scheduleRow(sql: SqlExecutor, tenant: string, triggerId: string, lock = false): Promise<ScheduleRow | null> {
-  const { rows } = await sql.query<RawRow>(`SELECT ${COLUMNS} FROM rm_schedules WHERE tenant = $1 AND trigger_id = $2 AND type = 'schedule' ${lock ? 'FOR UPDATE' : ''}`, [tenant, triggerId]);
+export async function scheduleRow(sql: SqlExecutor, tenant: string, triggerId: string): Promise<ScheduleRow | null> {
+  const { rows } = await sql.query<RawRow>(`SELECT ${COLUMNS} FROM rm_schedules WHERE tenant = $1 AND trigger_id = $2 AND type = 'schedule'`, [tenant, triggerId]);
   return rows[0] ? toRow(rows[0]) : null;
 }
 

@@ -16,7 +16,7 @@ export interface IndexedSide {
 /** A new schedule side for a row, written only if the row still holds `expected` (compare-and-set). */
 export interface SideWrite {
   key: SideKey;
-  expected: Pick<ScheduleSide, 'statePosition' | 'scheduleRevision'>;
+  expected: Pick<ScheduleSide, 'statePosition' | 'scheduleRevision' | 'skipped'>;
   side: ScheduleSide;
 }
 
@@ -73,13 +73,15 @@ export async function writeSides(tx: SqlExecutor, writes: readonly SideWrite[]):
   const rows = writes.map(({ key, expected, side }) => ({
     tenant: key.tenant, trigger_id: key.triggerId, expected_position: expected.statePosition, expected_revision: expected.scheduleRevision,
     schedule_revision: side.scheduleRevision, state: side.state, state_activation: side.state?.activation ?? null, state_next_due_at: side.state?.nextDueAt ?? null,
-    state_position: side.statePosition, routine_instants: side.routineInstants, skipped: side.skipped, last_position: side.lastPosition,
+    state_position: side.statePosition, routine_instants: side.routineInstants, last_position: side.lastPosition,
+    // unchanged (the usual case): not sent, kept as it is
+    skipped: side.skipped === expected.skipped ? null : side.skipped,
   }));
   const { rowCount } = await tx.query({
     name: 'reveille_write_schedule_sides',
     text: `UPDATE rm_schedules r SET schedule_revision = x.schedule_revision, state = x.state, state_activation = x.state_activation,
              state_next_due_at = x.state_next_due_at, state_position = x.state_position, routine_instants = x.routine_instants,
-             skipped = x.skipped, last_position = GREATEST(r.last_position, x.last_position)
+             skipped = COALESCE(x.skipped, r.skipped), last_position = GREATEST(r.last_position, x.last_position)
              FROM jsonb_to_recordset($1::jsonb) AS x(tenant text, trigger_id text, expected_position bigint, expected_revision integer,
                schedule_revision integer, state jsonb, state_activation integer, state_next_due_at timestamptz, state_position bigint,
                routine_instants integer, skipped jsonb, last_position bigint)
