@@ -1,22 +1,4 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { DefinitionEnvelopeDto } from '../shared/definition-envelope.dto.js';
 
-/**
- * Only the envelope is typed here; the definition (scheme, limits, pointers, schema) is validated by
- * the domain so every fault comes back as 422 invalid_definition with its pointer.
- */
-export class ReviseSourceDto {
-  [member: string]: unknown;
-
-  @ApiPropertyOptional({ description: '0 = must not exist; omitted = unconditional' })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  expectedRevision?: number;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
-  reason?: string;
-}
+/** PUT /v1/sources/{sourceId}: scheme, limits, pointers and schema are the domain's to judge. */
+export class ReviseSourceDto extends DefinitionEnvelopeDto {}

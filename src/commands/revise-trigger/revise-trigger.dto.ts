@@ -1,25 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { DefinitionEnvelopeDto } from '../shared/definition-envelope.dto.js';
 
-/**
- * Only the envelope is typed here; the definition itself (type, blocks, policies) is validated by
- * the domain so every fault comes back as 422 invalid_definition with its pointer.
- */
-export class ReviseTriggerDto {
-  [member: string]: unknown;
-
-  @ApiPropertyOptional({ description: '0 = must not exist; omitted = unconditional' })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  expectedRevision?: number;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
-  reason?: string;
-}
+/** PUT /v1/triggers/{triggerId}: type, blocks and policies are the domain's to judge. */
+export class ReviseTriggerDto extends DefinitionEnvelopeDto {}
 
 export class ReasonDto {
   @ApiPropertyOptional()
