@@ -5,6 +5,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { ReveilleConfig } from './adapters/config/config.js';
 import { CONFIG } from './adapters/config/config.token.js';
 import { AppendSignal } from './adapters/eventstore/append-signal.js';
+import { TrustedClock } from './adapters/clock/trusted-clock.js';
 import { EVENT_STORE } from './adapters/eventstore/event-store.port.js';
 import type { Infrastructure } from './adapters/eventstore/infrastructure.js';
 import { SQL_CLIENT } from './adapters/eventstore/sql/sql-client.js';
@@ -41,6 +42,7 @@ export class AppModule {
       { provide: SQL_CLIENT, useValue: infra.sql },
       { provide: AppendSignal, useValue: infra.signal },
       { provide: UpcasterRegistry, useValue: infra.upcasters },
+      { provide: TrustedClock, useValue: new TrustedClock(infra.store) },
       { provide: TokenVerifier, useValue: verifier },
       { provide: IdempotencyStore, useValue: new IdempotencyStore(infra.sql, config.idempotencyRetentionHours) },
       ...(jwks ? [{ provide: DEV_JWKS, useValue: jwks }] : []),
@@ -62,7 +64,7 @@ export class AppModule {
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         { provide: APP_PIPE, useFactory: validationPipe },
       ],
-      exports: [...core.map((p) => (p as { provide: symbol }).provide), SubscriptionRegistry, ProjectionRunners],
+      exports: [...core.map((p) => (p as { provide: symbol | Function }).provide), SubscriptionRegistry, ProjectionRunners],
     };
   }
 }

@@ -250,6 +250,56 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
       });
     });
 
+    describe('many streams at once (group commit, admission reads and writes)', () => {
+      it('gives each of 200 concurrent first appends of different streams its own answer, revision 0 and a verifiable chain', async () => {
+        const streams = Array.from({ length: 200 }, () => stream('occurrence'));
+        const results = await Promise.all(streams.map((s, i) => h.store.append(s, [event(i)], 'no_stream')));
+        expect(new Set(results.map((r) => r.position)).size).toBe(200);
+        for (const [i, s] of streams.entries()) {
+          const stored = await h.store.readStream(s, { raw: true });
+          expect(stored).toHaveLength(1);
+          expect(results[i]).toMatchObject({ streamId: s, nextExpectedRevision: 0, position: stored[0]!.position });
+          expect(results[i]!.events[0]).toMatchObject({ id: stored[0]!.id, hash: stored[0]!.hash, recordedAt: stored[0]!.recordedAt, prevHash: null });
+          expect(verifyStreamChain(stored)).toEqual([]);
+        }
+      });
+
+      it('fails only the append that reuses another stream\'s event id, not the ones committed beside it', async () => {
+        const id = randomUUID();
+        await h.store.append(stream(), [event(1, { id })], 'no_stream');
+        const [reused, ...others] = await Promise.allSettled([
+          h.store.append(stream('occurrence'), [event(2, { id })], 'no_stream'),
+          ...Array.from({ length: 20 }, (_, i) => h.store.append(stream('occurrence'), [event(i)], 'no_stream')),
+        ]);
+        expect(reused!.status).toBe('rejected');
+        expect(others.every((o) => o.status === 'fulfilled')).toBe(true);
+      });
+
+      it('reads several streams, each from its own revision, as readStream would', async () => {
+        if (!h.store.readStreams) return expect(h.store.kind).toBe('eventstoredb');
+        const [a, b, absent] = [stream(), stream(), stream('absent')];
+        await h.store.append(a, [event(1), event(2), event(3)], 'no_stream');
+        await h.store.append(b, [event(4)], 'no_stream');
+        const [fromA, fromB, none] = await h.store.readStreams([{ streamId: a, fromRevision: 1 }, { streamId: b, fromRevision: 0 }, { streamId: absent, fromRevision: 0 }]);
+        expect(fromA).toEqual(await h.store.readStream(a, { fromRevision: 1 }));
+        expect(fromB).toEqual(await h.store.readStream(b));
+        expect(none).toEqual([]);
+      });
+
+      it('appends to several streams all or nothing: one stale stream writes none of them', async () => {
+        if (!h.store.appendStreams) return expect(h.store.kind).toBe('eventstoredb');
+        const [a, b] = [stream(), stream()];
+        await h.store.append(a, [event(1)], 'no_stream');
+        await expect(h.store.appendStreams([{ streamId: a, events: [event(2)], expected: 0 }, { streamId: b, events: [event(3)], expected: 0 }])).rejects.toBeInstanceOf(WrongExpectedRevision);
+        expect(await h.store.readStream(a)).toHaveLength(1);
+        expect(await h.store.readStream(b)).toHaveLength(0);
+        const positions = await h.store.appendStreams([{ streamId: a, events: [event(2)], expected: 0 }, { streamId: b, events: [event(3), event(4)], expected: 'no_stream' }]);
+        const [storedA, storedB] = [await h.store.readStream(a, { raw: true }), await h.store.readStream(b, { raw: true })];
+        expect(positions).toEqual([storedA[1]!.position, storedB[1]!.position]);
+        expect([verifyStreamChain(storedA), verifyStreamChain(storedB)]).toEqual([[], []]);
+      });
+    });
+
     describe('hash chain (AU-2)', () => {
       it('verifies an untouched stream', async () => {
         const s = stream();

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from './sql/sql-client.js';
+import type { SqlExecutor, SqlQuery } from './sql/sql-client.js';
 
 /** Subscription checkpoints, kept in PostgreSQL beside the read models they guard. */
 export async function loadCheckpoint(sql: SqlExecutor, name: string): Promise<number> {
@@ -19,6 +19,26 @@ export async function advanceCheckpoint(sql: SqlExecutor, name: string, from: nu
   );
   return rowCount === 1;
 }
+
+const MOVED = 'checkpoint moved under this runner: ';
+
+/**
+ * The compare-and-set as a statement that fails (and so rolls back everything sent with it) when the
+ * checkpoint is not at `from` — for batches sent as one script, where no result can be looked at
+ * between statements. The failing cast reads a column, so the planner cannot raise it early.
+ */
+export function advanceCheckpointOrFail(name: string, from: number, to: number): SqlQuery {
+  return {
+    text: `WITH advanced AS (
+             INSERT INTO checkpoints (name, position) VALUES ($1, $3)
+             ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now() WHERE checkpoints.position = $2
+             RETURNING 1)
+           SELECT ('${MOVED}' || c.name)::int FROM checkpoints c WHERE c.name = $1 AND NOT EXISTS (SELECT 1 FROM advanced)`,
+    values: [name, from, to],
+  };
+}
+
+export const isCheckpointMoved = (error: unknown): boolean => String((error as { message?: unknown } | null)?.message ?? '').includes(MOVED);
 
 export async function resetCheckpoint(sql: SqlExecutor, name: string): Promise<void> {
   await sql.query('DELETE FROM checkpoints WHERE name = $1', [name]);

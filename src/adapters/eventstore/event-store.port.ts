@@ -61,6 +61,19 @@ export interface ReadAllOptions {
   raw?: boolean;
 }
 
+/** One stream read forward from a revision (see readStreams). */
+export interface StreamRead {
+  streamId: string;
+  fromRevision: number;
+}
+
+/** One stream's share of a multi-stream append: its events and the revision it must be at. */
+export interface StreamAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: 'no_stream' | number;
+}
+
 export interface EventStore {
   readonly kind: 'postgres' | 'pglite' | 'eventstoredb';
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
@@ -70,6 +83,17 @@ export interface EventStore {
    * is committed or rolled back, so a reader that continues `after` its last event skips nothing.
    */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Optional: several streams, each from its own revision, in one call (adapters that can do it in
+   * one round trip). Callers fall back to one readStream per stream.
+   */
+  readStreams?(requests: readonly StreamRead[]): Promise<RecordedEvent[][]>;
+  /**
+   * Optional: appends to several streams all or nothing, returning the global position of each
+   * stream's last event; WrongExpectedRevision when any stream is not at its expected revision.
+   * Callers without it append stream by stream and must tolerate a crash in between.
+   */
+  appendStreams?(batch: readonly StreamAppend[]): Promise<number[]>;
   /** Position of the last committed event (0 when the log is empty); readAll may still hold it back. */
   headPosition(): Promise<number>;
   /** True when `position` is at or before `checkpoint` in readAll order (read-your-writes). */

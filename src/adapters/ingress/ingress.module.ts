@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TrustedClock } from '../clock/trusted-clock.js';
 import { Backpressure } from './backpressure.js';
 import { IngressAudit } from './ingress-audit.js';
 import { IngressPipeline } from './ingress-pipeline.js';
@@ -8,7 +7,7 @@ import { SourceCache } from './source-cache.js';
 
 /** Webhook ingress; its route is registered on Fastify directly (see registerIngressRoute). */
 @Module({
-  providers: [TrustedClock, IngressAudit, Backpressure, SourceCache, IngressPipeline, ReplaySweeper],
-  exports: [IngressPipeline, SourceCache, IngressAudit, TrustedClock],
+  providers: [IngressAudit, Backpressure, SourceCache, IngressPipeline, ReplaySweeper],
+  exports: [IngressPipeline, SourceCache, IngressAudit],
 })
 export class IngressModule {}

@@ -22,14 +22,11 @@ export async function recordDelivery(
   options: { flushWithNextCommit: boolean },
 ): Promise<ReplayVerdict> {
   const signatureDigest = createHash('sha256').update(entry.signature).digest('hex');
-  if (!options.flushWithNextCommit) return insert(sql, entry, signatureDigest);
   // Committed without waiting for its own WAL flush: the occurrence append that follows in the same
   // database flushes the WAL up to and including this row before the delivery is acknowledged, so an
   // accepted delivery never outlives its replay record; one that ends before an append accepted nothing.
-  return sql.transaction(async (tx) => {
-    await tx.query('SET LOCAL synchronous_commit TO OFF');
-    return insert(tx, entry, signatureDigest);
-  });
+  const target = options.flushWithNextCommit && sql.unflushed ? sql.unflushed : sql;
+  return insert(target, entry, signatureDigest);
 }
 
 async function insert(sql: SqlExecutor, entry: { tenant: string; sourceId: string; deliveryId: string; horizonSeconds: number }, signatureDigest: string): Promise<ReplayVerdict> {

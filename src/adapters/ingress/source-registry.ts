@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { loadAggregate } from '../../commands/shared/aggregate.js';
 import { sourceStream } from '../../domain/shared/ids.js';
 import type { SourceDefinition } from '../../domain/source/source-definition.js';
-import { activeKeys, sourceDecider } from '../../domain/source/source.js';
+import { activeKeys, isKeyRetired, sourceDecider } from '../../domain/source/source.js';
 import { EVENT_STORE, type EventStore } from '../eventstore/event-store.port.js';
 import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
 import { SecretStore, SecretUnavailable } from '../sources/secret-store.js';
@@ -70,10 +70,7 @@ export class SourceRegistry {
    * or source that does not exist holds no current authority, so it counts as retired.
    */
   async isKeyRetired(tenant: string, sourceId: string, keyId: string): Promise<boolean> {
-    const { state } = await loadAggregate(this.store, sourceStream(tenant, sourceId), sourceDecider);
-    if (state.status === 'absent') return true;
-    const key = state.keys.find((k) => k.keyId === keyId);
-    return key === undefined || key.retired;
+    return isKeyRetired((await loadAggregate(this.store, sourceStream(tenant, sourceId), sourceDecider)).state, keyId);
   }
 
   /** A key whose secret cannot be opened is left out (its deliveries fail as signature_invalid) and logged by id only. */

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { AppendSignal } from '../../adapters/eventstore/append-signal.js';
-import { advanceCheckpoint, loadCheckpoint } from '../../adapters/eventstore/checkpoints.js';
-import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { advanceCheckpoint, CheckpointConflict, loadCheckpoint } from '../../adapters/eventstore/checkpoints.js';
+import { EVENT_STORE, type EventStore, type RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
 import { SQL_CLIENT, type SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
 import { Subscription } from '../../adapters/eventstore/subscription.js';
 import { SubscriptionRegistry } from '../../projections/runner/subscription-registry.js';
@@ -32,25 +32,31 @@ export class AdmissionProcessor {
       signal,
       idlePollMs: 100,
       batchSize: 200,
+      lingerMs: Number(process.env.REVEILLE_ADMISSION_LINGER_MS ?? 5),
       checkpoint: () => loadCheckpoint(sql, NAME),
       handle: async (events, from) => {
         // Unrelated Missions admit concurrently (AD-5); one Mission's occurrences share its budget
         // stream, so they go one after another in acceptance order instead of racing for it.
-        const byMission = new Map<string, string[]>();
+        const byMission = new Map<string, RecordedEvent[]>();
         for (const e of events) {
           if (e.type !== 'OccurrenceObserved') continue;
           const { tenant, missionId } = e.data as { tenant: string; missionId: string };
           const key = JSON.stringify([tenant, missionId]);
-          byMission.set(key, [...(byMission.get(key) ?? []), e.streamId]);
+          const queue = byMission.get(key);
+          if (queue) queue.push(e);
+          else byMission.set(key, [e]);
         }
         await Promise.all(
-          [...byMission.values()].map(async (streams) => {
-            for (const stream of streams) await this.commands.execute(new AdmitOccurrenceCommand(stream));
+          [...byMission.values()].map(async (observations) => {
+            for (const observed of observations) await this.commands.execute(new AdmitOccurrenceCommand(observed.streamId, observed));
           }),
         );
-        await advanceCheckpoint(sql, NAME, from, events[events.length - 1]!.position);
+        // Decisions are idempotent, so losing the checkpoint race to another processor only means reading it again.
+        if (!(await advanceCheckpoint(sql.unflushed ?? sql, NAME, from, events[events.length - 1]!.position))) throw new CheckpointConflict(NAME);
       },
-      onError: (error) => this.logger.error(`admission: ${(error as Error).message}`),
+      onError: (error) => {
+        if (!(error instanceof CheckpointConflict)) this.logger.error(`admission: ${(error as Error).message}`);
+      },
     });
     registry.register(this.subscription);
   }

@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
 
 export interface AdmissionResult {
   occurrenceId: string;
@@ -9,7 +10,11 @@ export interface AdmissionResult {
 
 /** Decide one observed Occurrence against current state (AD-1, AD-2); safe to run concurrently. */
 export class AdmitOccurrenceCommand extends Command<AdmissionResult> {
-  constructor(readonly occurrenceStreamId: string) {
+  constructor(
+    readonly occurrenceStreamId: string,
+    /** The stream's OccurrenceObserved as the caller already read it (saves reading it again). */
+    readonly observed?: RecordedEvent,
+  ) {
     super();
   }
 }

@@ -1,4 +1,4 @@
-import type { EventMetadata, EventStore, NewEvent, RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { EventMetadata, EventStore, NewEvent, RecordedEvent, StreamAppend } from '../../adapters/eventstore/event-store.port.js';
 import { WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
 import { isRejection } from '../../domain/shared/result.js';
@@ -15,12 +15,32 @@ export interface Loaded<S> {
 
 export const asDomainEvent = <E extends DomainEvent>(event: RecordedEvent): E => ({ type: event.type, data: event.data }) as E;
 
+type Folding<S, E extends DomainEvent> = Pick<Decider<S, E, never>, 'initialState' | 'evolve'>;
+
 /** Current state of a stream: the cached fold (if any) plus every event appended since. */
-export async function loadAggregate<S, E extends DomainEvent>(store: EventStore, streamId: string, decider: Pick<Decider<S, E, never>, 'initialState' | 'evolve'>): Promise<Loaded<S>> {
-  const cache = aggregateCache(store);
+export async function loadAggregate<S, E extends DomainEvent>(store: EventStore, streamId: string, decider: Folding<S, E>): Promise<Loaded<S>> {
   // One stream name always holds one aggregate type, so the stream id alone keys the cache.
-  const cached = cache.get(streamId) as Loaded<S> | undefined;
+  const cached = aggregateCache(store).get(streamId) as Loaded<S> | undefined;
   const events = await store.readStream(streamId, { fromRevision: (cached?.revision ?? -1) + 1 });
+  return fold(store, streamId, decider, cached, events);
+}
+
+/** Several aggregates at once: one round trip where the store can read several streams together. */
+export async function loadAggregates<T extends readonly { streamId: string; decider: Folding<any, any> }[]>(
+  store: EventStore,
+  wanted: T,
+): Promise<{ [K in keyof T]: Loaded<T[K]['decider']['initialState']> }> {
+  if (!store.readStreams || new Set(wanted.map((w) => w.streamId)).size !== wanted.length) {
+    return Promise.all(wanted.map((w) => loadAggregate(store, w.streamId, w.decider))) as never;
+  }
+  const cache = aggregateCache(store);
+  const cached = wanted.map((w) => cache.get(w.streamId) as Loaded<unknown> | undefined);
+  const read = await store.readStreams(wanted.map((w, i) => ({ streamId: w.streamId, fromRevision: (cached[i]?.revision ?? -1) + 1 })));
+  return wanted.map((w, i) => fold(store, w.streamId, w.decider, cached[i], read[i]!)) as never;
+}
+
+function fold<S, E extends DomainEvent>(store: EventStore, streamId: string, decider: Folding<S, E>, cached: Loaded<S> | undefined, events: RecordedEvent[]): Loaded<S> {
+  const cache = aggregateCache(store);
   if (cached && events.length === 0) return cached;
   const last = events[events.length - 1];
   const loaded: Loaded<S> = {
@@ -67,6 +87,17 @@ export async function handleCommand<S, E extends DomainEvent, C>(
       await sleep(Math.random() * Math.min(2 ** attempt, 50));
     }
   }
+}
+
+/**
+ * Appends to several streams, all or nothing where the store can (one round trip), otherwise one by
+ * one in the order given; returns the position of each stream's last event.
+ */
+export async function appendAll(store: EventStore, batch: StreamAppend[]): Promise<number[]> {
+  if (batch.length > 1 && store.appendStreams) return store.appendStreams(batch);
+  const positions: number[] = [];
+  for (const { streamId, events, expected } of batch) positions.push((await store.append(streamId, events, expected)).position);
+  return positions;
 }
 
 export function toNewEvent(event: DomainEvent, metadata: EventMetadata): NewEvent {

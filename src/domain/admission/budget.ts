@@ -12,11 +12,20 @@ export function budgetWindowStart(nowIso: string): string {
   return toUtcIso(Math.floor(ms / HOUR_MS) * HOUR_MS);
 }
 
+/**
+ * Counted occurrences in acceptance order, shared by every state folded from the same history: a
+ * state sees the first `consumed` of them. Folding onto the newest state appends in place (O(1));
+ * folding onto an older one copies its prefix first, so no state ever observes a change.
+ */
+interface CountedLog {
+  executions: Map<string, { executionId: string; index: number }>;
+  length: number;
+}
+
 /** Budget of one Mission in one window; each admitted occurrence counts once. */
 export interface BudgetState {
   consumed: number;
-  /** Counted occurrences with the execution they were counted for, in acceptance order. */
-  entries: readonly { occurrenceId: string; executionId: string }[];
+  readonly counted: CountedLog;
 }
 
 /** Count one admission against the Mission's budget window before the admission is appended. */
@@ -38,13 +47,23 @@ export type BudgetConsumed = DomainEvent<
   { tenant: string; missionId: string; windowStart: string; occurrenceId: string; executionId: string; at: string }
 >;
 
-export const initialBudgetState: BudgetState = { consumed: 0, entries: [] };
+export const initialBudgetState: BudgetState = { consumed: 0, counted: { executions: new Map(), length: 0 } };
+
+function extend(state: BudgetState): CountedLog {
+  if (state.consumed === 0) return { executions: new Map(), length: 0 };
+  if (state.counted.length === state.consumed) return state.counted;
+  const executions = new Map([...state.counted.executions].filter(([, entry]) => entry.index < state.consumed));
+  return { executions, length: state.consumed };
+}
 
 export function evolveBudget(state: BudgetState, event: BudgetConsumed): BudgetState {
   switch (event.type) {
     case 'BudgetConsumed': {
       const { occurrenceId, executionId } = event.data;
-      return { consumed: state.consumed + 1, entries: [...state.entries, { occurrenceId, executionId }] };
+      const counted = extend(state);
+      if (!counted.executions.has(occurrenceId)) counted.executions.set(occurrenceId, { executionId, index: state.consumed });
+      counted.length = state.consumed + 1;
+      return { consumed: state.consumed + 1, counted };
     }
     default: {
       const _: never = event.type;
@@ -55,7 +74,8 @@ export function evolveBudget(state: BudgetState, event: BudgetConsumed): BudgetS
 
 /** The execution an occurrence was already counted for, so a retry reuses it (null: not counted). */
 export function countedExecution(state: BudgetState, occurrenceId: string): string | null {
-  return state.entries.find((entry) => entry.occurrenceId === occurrenceId)?.executionId ?? null;
+  const entry = state.counted.executions.get(occurrenceId);
+  return entry !== undefined && entry.index < state.consumed ? entry.executionId : null;
 }
 
 /**

@@ -29,4 +29,15 @@ describe('Mission budget window (TR-2 maxExecutionsPerHour)', () => {
     expect(countedExecution(state, 'o2')).toBe('e-o2');
     expect(countedExecution(state, 'o3')).toBeNull();
   });
+  it('folding onto an older state never changes what a newer or sibling state sees (states are values)', () => {
+    const { evolve, initialState } = budgetDecider;
+    const one = evolve(initialState, consumed('o1'));
+    const two = evolve(one, consumed('o2'));
+    const branch = evolve(one, consumed('o3'));
+    expect([two.consumed, branch.consumed]).toEqual([2, 2]);
+    expect([countedExecution(two, 'o2'), countedExecution(two, 'o3')]).toEqual(['e-o2', null]);
+    expect([countedExecution(branch, 'o3'), countedExecution(branch, 'o2')]).toEqual(['e-o3', null]);
+    expect([countedExecution(one, 'o2'), countedExecution(one, 'o3'), countedExecution(one, 'o1')]).toEqual([null, null, 'e-o1']);
+    expect(countedExecution(evolve(initialState, consumed('o9')), 'o1')).toBeNull();
+  });
 });

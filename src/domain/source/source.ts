@@ -102,6 +102,13 @@ export function evolveSource(state: SourceState, event: SourceEvent): SourceStat
   }
 }
 
+/** WH-3: a key that is gone or retired no longer vouches for deliveries not yet admitted. */
+export function isKeyRetired(state: SourceState, keyId: string): boolean {
+  if (state.status === 'absent') return true;
+  const key = state.keys.find((k) => k.keyId === keyId);
+  return key === undefined || key.retired;
+}
+
 export const activeKeys = (state: DefinedSource): SourceKeyGeneration[] => state.keys.filter((k) => !k.retired);
 
 /**

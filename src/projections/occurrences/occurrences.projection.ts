@@ -1,7 +1,8 @@
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
 import type { DeliveryConflictRecorded, OccurrenceAdmitted, OccurrenceBlocked, OccurrenceEvent, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
 import type { Projection } from '../runner/projection.js';
+import { statementProjection } from '../runner/statement-projection.js';
 import { msSql } from './cursor.js';
 import { occurrencesMigrations } from './occurrences.migrations.js';
 
@@ -96,12 +97,10 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
 }
 
 /** OP-2: the Occurrence explorer's rows. */
-export const occurrencesProjection: Projection = {
+export const occurrencesProjection: Projection = statementProjection({
   name: OCCURRENCES_PROJECTION,
   handles: HANDLES,
   migrations: occurrencesMigrations,
   tables: ['rm_occurrences', 'rm_occurrence_conflicts'],
-  async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
-    for (const statement of evolveOccurrences(event)) await tx.query(statement);
-  },
-};
+  evolve: evolveOccurrences,
+});

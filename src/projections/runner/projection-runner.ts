@@ -1,5 +1,6 @@
 import type { AppendSignal } from '../../adapters/eventstore/append-signal.js';
-import { advanceCheckpoint, CheckpointConflict, loadCheckpoint, resetCheckpoint } from '../../adapters/eventstore/checkpoints.js';
+import { advanceCheckpoint, advanceCheckpointOrFail, CheckpointConflict, isCheckpointMoved, loadCheckpoint, resetCheckpoint } from '../../adapters/eventstore/checkpoints.js';
+import { inline } from '../../adapters/eventstore/sql/statement-script.js';
 import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
 import type { SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
 import { Subscription } from '../../adapters/eventstore/subscription.js';
@@ -15,7 +16,7 @@ export class ProjectionRunner {
     private readonly sql: SqlClient,
     private readonly store: EventStore,
     readonly projection: Projection,
-    options: { signal?: AppendSignal; batchSize?: number; idlePollMs?: number; onError?: (error: unknown) => void } = {},
+    options: { signal?: AppendSignal; batchSize?: number; idlePollMs?: number; lingerMs?: number; onError?: (error: unknown) => void } = {},
   ) {
     const handled = new Set(projection.handles);
     this.subscription = new Subscription({
@@ -24,16 +25,37 @@ export class ProjectionRunner {
       signal: options.signal,
       batchSize: options.batchSize,
       idlePollMs: options.idlePollMs,
+      lingerMs: options.lingerMs,
       onError: options.onError,
       checkpoint: () => loadCheckpoint(this.sql, checkpointName(projection)),
-      handle: (events, from) =>
-        this.sql.transaction(async (tx) => {
-          const mine = events.filter((event) => handled.has(event.type));
+      handle: async (events, from) => {
+        const mine = events.filter((event) => handled.has(event.type));
+        const to = events[events.length - 1]!.position;
+        // Nothing to fold: moving the checkpoint is one statement, no transaction needed.
+        if (mine.length === 0) {
+          if (!(await advanceCheckpoint(this.sql.unflushed ?? this.sql, checkpointName(projection), from, to))) throw new CheckpointConflict(checkpointName(projection));
+          return;
+        }
+        if (projection.evolve) {
+          // Rows and checkpoint in one implicit transaction: a moved checkpoint fails the script.
+          const statements = [...mine.flatMap((event) => projection.evolve!(event)), advanceCheckpointOrFail(checkpointName(projection), from, to)];
+          try {
+            // Read models are rebuilt from the log, so their commits need not wait for a WAL flush: a
+            // crash can lose only whole trailing batches, rows and checkpoint together, and they are replayed.
+            const script = statements.map(inline).join(';\n');
+            await (this.sql.unflushed?.exec ? this.sql.unflushed.exec(script) : this.sql.exec(script));
+          } catch (error) {
+            throw isCheckpointMoved(error) ? new CheckpointConflict(checkpointName(projection)) : error;
+          }
+          return;
+        }
+        await this.sql.transaction(async (tx) => {
           if (projection.applyBatch) await projection.applyBatch(mine, tx);
           else for (const event of mine) await projection.apply(event, tx);
-          const advanced = await advanceCheckpoint(tx, checkpointName(projection), from, events[events.length - 1]!.position);
+          const advanced = await advanceCheckpoint(tx, checkpointName(projection), from, to);
           if (!advanced) throw new CheckpointConflict(checkpointName(projection));
-        }),
+        });
+      },
     });
   }
 
@@ -52,6 +74,7 @@ export class ProjectionRunner {
 
   /** Empties the read model and replays the whole log; the result equals the live rows (OP-3). */
   async rebuild(onProgress?: (handled: number) => void): Promise<number> {
+    this.subscription.forgetCheckpoint();
     await this.sql.transaction(async (tx) => {
       for (const table of this.projection.tables) await tx.query(`DELETE FROM ${table}`);
       await resetCheckpoint(tx, checkpointName(this.projection));

@@ -7,6 +7,8 @@ import { ProjectionRunner } from './projection-runner.js';
 import { SubscriptionRegistry } from './subscription-registry.js';
 
 const MAX_WAIT_MS = 2_000;
+/** Read models may trail the log by a few milliseconds more in exchange for larger batches under load. */
+const LINGER_MS = Number(process.env.REVEILLE_PROJECTION_LINGER_MS ?? 20);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs every read model in the background and answers "have you caught up to P?" (read-your-writes). */
@@ -27,6 +29,7 @@ export class ProjectionRunners {
         new ProjectionRunner(sql, store, p, {
           signal,
           idlePollMs: 100,
+          lingerMs: LINGER_MS,
           onError: (error) => this.logger.error(`projection ${p.name}: ${(error as Error).message}`),
         }),
       ]),

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
 import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
-import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
 
 /** One read model: its tables, the events it folds, and how one event changes its rows. */
 export interface Projection {
@@ -17,4 +17,9 @@ export interface Projection {
    * event. Must leave the same rows as applying them one by one.
    */
   applyBatch?(events: RecordedEvent[], tx: SqlExecutor): Promise<void>;
+  /**
+   * Optional: the statements one event turns into, when they need no result of an earlier one. The
+   * runner then sends a whole batch and its checkpoint as one atomic script (one round trip).
+   */
+  evolve?(event: RecordedEvent): SqlQuery[];
 }

@@ -27,8 +27,14 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
     return this.subscriptions.filter((s) => s.error).map((s) => ({ name: s.name, error: String((s.error as Error).message ?? s.error) }));
   }
 
+  /**
+   * REVEILLE_BACKGROUND_ONLY (comma-separated names, e.g. `processor:admission`) runs only those here,
+   * so roles can be split across processes; unset runs every task.
+   */
   onApplicationBootstrap(): void {
-    if (this.autostart) this.subscriptions.forEach((s) => s.start());
+    if (!this.autostart) return;
+    const only = process.env.REVEILLE_BACKGROUND_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
+    this.subscriptions.filter((s) => !only || only.includes(s.name)).forEach((s) => s.start());
   }
 
   async onApplicationShutdown(): Promise<void> {

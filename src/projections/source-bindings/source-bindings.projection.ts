@@ -1,7 +1,8 @@
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import type { Projection } from '../runner/projection.js';
+import { statementProjection } from '../runner/statement-projection.js';
 import { sourceBindingsMigrations } from './source-bindings.migrations.js';
 
 export const SOURCE_BINDINGS_PROJECTION = 'source-bindings';
@@ -58,12 +59,10 @@ export function evolveSourceBindings(event: RecordedEvent): SqlQuery[] {
 }
 
 /** The ingress's server-side map from (tenant, source, event type) to webhook Triggers (WH-6). */
-export const sourceBindingsProjection: Projection = {
+export const sourceBindingsProjection: Projection = statementProjection({
   name: SOURCE_BINDINGS_PROJECTION,
   handles: HANDLES,
   migrations: sourceBindingsMigrations,
   tables: ['rm_source_bindings'],
-  async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
-    for (const statement of evolveSourceBindings(event)) await tx.query(statement);
-  },
-};
+  evolve: evolveSourceBindings,
+});

@@ -1,9 +1,10 @@
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
 import type { OccurrenceAdmitted, OccurrenceBlocked, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
+import { statementProjection } from '../runner/statement-projection.js';
 import { triggerHealthMigrations } from './trigger-health.migrations.js';
 
 export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
@@ -114,12 +115,10 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
 }
 
 /** OP-1: per-Trigger health without reading logs. */
-export const triggerHealthProjection: Projection = {
+export const triggerHealthProjection: Projection = statementProjection({
   name: TRIGGER_HEALTH_PROJECTION,
   handles: HANDLES,
   migrations: triggerHealthMigrations,
   tables: ['rm_trigger_health', 'rm_trigger_health_occurrences'],
-  async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
-    for (const statement of evolveTriggerHealth(event)) await tx.query(statement);
-  },
-};
+  evolve: evolveTriggerHealth,
+});

@@ -9,27 +9,32 @@ export interface PgClientOptions {
   max?: number;
 }
 
+/** Few connections: only single short inserts (the auth replay store) use them. */
+const UNFLUSHED_POOL_SIZE = 8;
+
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export class PgSqlClient implements SqlClient {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
+  private readonly unflushedPool: pg.Pool;
+  readonly unflushed: SqlExecutor;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, unflushedPool: pg.Pool) {
     this.pool = pool;
+    this.unflushedPool = unflushedPool;
     // An idle client losing its connection must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);
+    this.unflushedPool.on('error', () => undefined);
+    this.unflushed = { query: (q, v) => run(this.unflushedPool, q, v), exec: (script) => exec(this.unflushedPool, script) };
   }
 
   static async connect(options: PgClientOptions): Promise<PgSqlClient> {
     if (options.schema !== undefined && !IDENTIFIER.test(options.schema)) throw new Error(`invalid schema name ${options.schema}`);
-    const pool = new pg.Pool({
-      connectionString: options.connectionString,
-      max: options.max ?? 20,
-      connectionTimeoutMillis: 5000,
-      options: options.schema ? `-c search_path=${options.schema}` : undefined,
-    });
-    const client = new PgSqlClient(pool);
+    const searchPath = options.schema ? `-c search_path=${options.schema}` : '';
+    const pool = (max: number, settings: string) =>
+      new pg.Pool({ connectionString: options.connectionString, max, connectionTimeoutMillis: 5000, options: settings.trim() || undefined });
+    const client = new PgSqlClient(pool(options.max ?? 20, searchPath), pool(UNFLUSHED_POOL_SIZE, `${searchPath} -c synchronous_commit=off`));
     if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
     return client;
   }
@@ -48,7 +53,7 @@ export class PgSqlClient implements SqlClient {
     let broken = false;
     try {
       await connection.query('BEGIN');
-      const result = await work({ query: (q, v) => run(connection, q, v) });
+      const result = await work({ query: (q, v) => run(connection, q, v), exec: (script) => exec(connection, script) });
       await connection.query('COMMIT');
       return result;
     } catch (error) {
@@ -68,7 +73,15 @@ export class PgSqlClient implements SqlClient {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.unflushedPool.end()]);
+  }
+}
+
+async function exec(connection: pg.PoolClient | pg.Pool, script: string): Promise<void> {
+  try {
+    await connection.query(script);
+  } catch (error) {
+    throw translateStoreError(error);
   }
 }
 

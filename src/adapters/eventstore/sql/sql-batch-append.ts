@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { eventContent } from '../../../domain/shared/event-hash.js';
-import type { NewEvent, RecordedEvent } from '../event-store.port.js';
+import type { RecordedEvent, StreamAppend } from '../event-store.port.js';
 import type { SqlExecutor } from './sql-client.js';
 import { isUniqueViolation } from './store-errors.js';
 
-/** One stream's share of a batch: its events and the revision the stream must be at. */
-export interface StreamAppend {
-  streamId: string;
-  events: NewEvent[];
-  expected: 'no_stream' | number;
-}
+export type { StreamAppend };
 
 /** An appended event as the batch knows it: what it sent plus where the store put it. */
 export type BatchAppended = Pick<RecordedEvent, 'id' | 'streamId' | 'revision' | 'position' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;

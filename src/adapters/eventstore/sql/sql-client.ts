@@ -13,13 +13,20 @@ export interface SqlQuery {
 
 export interface SqlExecutor {
   query<R = Record<string, unknown>>(query: string | SqlQuery, values?: unknown[]): Promise<SqlResult<R>>;
+  /** Runs a script of several statements without parameters in one round trip. */
+  exec?(script: string): Promise<void>;
 }
 
 export interface SqlClient extends SqlExecutor {
   readonly kind: 'postgres' | 'pglite';
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  /** Runs a script of several statements (migrations). */
+  /** Runs a script of several statements in one implicit transaction (migrations, projection batches). */
   exec(script: string): Promise<void>;
+  /**
+   * Optional: statements whose commit does not wait for its WAL flush (synchronous_commit off). Only
+   * for rows that a later synchronous commit in the same database must flush before anyone relies on them.
+   */
+  readonly unflushed?: SqlExecutor;
   close(): Promise<void>;
 }
 

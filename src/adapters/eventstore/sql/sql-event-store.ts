@@ -8,8 +8,12 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamAppend,
+  type StreamRead,
   WrongExpectedRevision,
 } from '../event-store.port.js';
+import { appendBatch, BatchConflict } from './sql-batch-append.js';
+import { NewStreamBatcher } from './new-stream-batcher.js';
 import { UpcasterRegistry } from '../upcasters.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
 import type { AppendSignal } from '../append-signal.js';
@@ -101,24 +105,37 @@ interface EventRow {
 export class SqlEventStore implements EventStore {
   readonly kind: 'postgres' | 'pglite';
 
+  private readonly newStreams: NewStreamBatcher | null;
+
   constructor(
     private readonly sql: SqlClient,
     private readonly upcasters = new UpcasterRegistry(),
     private readonly signal?: AppendSignal,
+    options: { groupCommit?: boolean } = {},
   ) {
     this.kind = sql.kind;
+    this.newStreams = options.groupCommit === false ? null : new NewStreamBatcher(sql);
   }
 
   /** A view of this store whose statements run inside the caller's transaction. */
   within(tx: SqlExecutor): SqlEventStore {
     const bound: SqlClient = { ...this.sql, kind: this.sql.kind, query: (q, v) => tx.query(q, v), transaction: (work) => work(tx), exec: async () => undefined, close: async () => undefined };
-    return new SqlEventStore(bound, this.upcasters, this.signal);
+    return new SqlEventStore(bound, this.upcasters, this.signal, { groupCommit: false });
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const prepared = events.map((e) => ({ ...e, id: e.id ?? randomUUID(), schemaVersion: e.schemaVersion ?? 1, metadata: e.metadata ?? {} }));
     if (expected === 'any' || expected === 'stream_exists') return this.appendAtHead(streamId, prepared, expected);
+    if (expected === 'no_stream' && prepared.length === 1 && this.newStreams) {
+      const [event] = prepared as [PreparedEvent];
+      const appended = await this.newStreams.append(streamId, event);
+      if (appended) {
+        this.signal?.notify();
+        return result(streamId, [{ ...event, streamId, revision: 0, ...appended, prevHash: null }]);
+      }
+      // The stream exists (or the batch could not tell): the ordinary path gives the exact answer.
+    }
     return this.appendAt(streamId, prepared, expected === 'no_stream' ? -1 : expected, expected);
   }
 
@@ -195,6 +212,33 @@ export class SqlEventStore implements EventStore {
       values: [streamId, options.fromRevision ?? 0, options.maxCount ?? 1_000_000],
     });
     return this.finish(rows, options.raw);
+  }
+
+  /** OFFSET 0 keeps the lookup per stream: a generic plan would otherwise hash-join a scan of the whole log. */
+  async readStreams(requests: readonly StreamRead[]): Promise<RecordedEvent[][]> {
+    if (requests.length === 0) return [];
+    const { rows } = await this.sql.query<EventRow>({
+      name: 'reveille_read_streams',
+      text: `SELECT ${COLUMNS} FROM unnest($1::text[], $2::int[]) AS r(wanted_stream, from_revision)
+               CROSS JOIN LATERAL (SELECT * FROM events WHERE stream_id = r.wanted_stream AND revision >= r.from_revision OFFSET 0) e
+              ORDER BY stream_id, revision`,
+      values: [requests.map((r) => r.streamId), requests.map((r) => r.fromRevision)],
+    });
+    const byStream = new Map<string, RecordedEvent[]>(requests.map((r) => [r.streamId, []]));
+    for (const event of this.finish(rows)) byStream.get(event.streamId)?.push(event);
+    return requests.map((r) => byStream.get(r.streamId)!);
+  }
+
+  async appendStreams(batch: readonly StreamAppend[]): Promise<number[]> {
+    try {
+      const appended = await appendBatch(this.sql, batch);
+      this.signal?.notify();
+      return appended.map((events) => events[events.length - 1]?.position ?? 0);
+    } catch (error) {
+      if (!(error instanceof BatchConflict)) throw error;
+      // Which stream moved is not known here; callers only need to look again.
+      throw new WrongExpectedRevision(batch[0]!.streamId, batch[0]!.expected, -1);
+    }
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {

@@ -1,0 +1,112 @@
+import { eventContent } from '../../../domain/shared/event-hash.js';
+import type { NewEvent } from '../event-store.port.js';
+import type { SqlExecutor } from './sql-client.js';
+
+/** A first event of a new stream, as the store prepared it. */
+export interface NewStreamEvent extends NewEvent {
+  id: string;
+  schemaVersion: number;
+  metadata: NonNullable<NewEvent['metadata']>;
+}
+
+/** Where the batch put an event; null when its stream already existed (or the batch could not say). */
+export interface NewStreamAppended {
+  position: number;
+  recordedAt: string;
+  hash: string;
+}
+
+/**
+ * Revision 0 of many streams in one INSERT. Each row is independent: a stream that already exists is
+ * skipped (ON CONFLICT DO NOTHING) instead of failing the others. The hash is the chain's first link,
+ * the same expression as the single-event append with no predecessor.
+ */
+const INSERT_NEW_STREAMS_SQL = `
+INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
+SELECT i.id, i.stream_id, 0, i.type, i.schema_version, i.data::jsonb, i.metadata::jsonb, s.ts,
+       encode(sha256(convert_to(E'\\n' || s.rec || E'\\n' || i.content, 'UTF8')), 'hex'), NULL
+  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
+         WITH ORDINALITY AS i(id, stream_id, type, schema_version, data, metadata, content, ord),
+       (SELECT date_trunc('milliseconds', now()) AS ts,
+               to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec) s
+ ORDER BY i.ord
+ON CONFLICT (stream_id, revision) DO NOTHING
+RETURNING event_id, position, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash`;
+
+interface Pending {
+  streamId: string;
+  event: NewStreamEvent;
+  resolve(appended: NewStreamAppended | null): void;
+  reject(error: unknown): void;
+}
+
+const MAX_BATCH = 256;
+const MAX_IN_FLIGHT = 2;
+
+/**
+ * Group commit for the hottest append (an Occurrence's first event at "no stream", OC-3): appends
+ * that arrive while earlier ones are being committed share the next statement and its WAL flush.
+ * Nothing waits on a timer — an idle store sends each append at once — and every caller still learns
+ * its own outcome; one whose stream existed gets null and takes the ordinary path.
+ */
+export class NewStreamBatcher {
+  private queue: Pending[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(private readonly sql: SqlExecutor) {}
+
+  append(streamId: string, event: NewStreamEvent): Promise<NewStreamAppended | null> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ streamId, event, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
+    this.scheduled = true;
+    // Appends issued in the same turn of the event loop join one statement.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    if (this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, MAX_BATCH);
+    this.inFlight++;
+    void this.insert(batch).finally(() => {
+      this.inFlight--;
+      this.schedule();
+    });
+  }
+
+  private async insert(batch: Pending[]): Promise<void> {
+    try {
+      const { rows } = await this.sql.query<{ event_id: string; position: string | number; recorded_at: string; hash: string }>({
+        name: 'reveille_append_new_streams',
+        text: INSERT_NEW_STREAMS_SQL,
+        values: [
+          batch.map((p) => p.event.id),
+          batch.map((p) => p.streamId),
+          batch.map((p) => p.event.type),
+          batch.map((p) => p.event.schemaVersion),
+          batch.map((p) => JSON.stringify(p.event.data)),
+          batch.map((p) => JSON.stringify(p.event.metadata)),
+          batch.map((p) => eventContent({ ...p.event, streamId: p.streamId, revision: 0 })),
+        ],
+      });
+      const byId = new Map(rows.map((r) => [r.event_id, { position: Number(r.position), recordedAt: r.recorded_at, hash: r.hash }]));
+      for (const pending of batch) pending.resolve(byId.get(pending.event.id) ?? null);
+    } catch (error) {
+      // One bad row (say a reused event id on another stream) must not fail its neighbours:
+      // each gets its own answer on the ordinary path.
+      if (isUnavailable(error)) for (const pending of batch) pending.reject(error);
+      else for (const pending of batch) pending.resolve(null);
+    }
+  }
+}
+
+const isUnavailable = (error: unknown): boolean => (error as { name?: string } | null)?.name === 'StoreUnavailable';

@@ -1,0 +1,21 @@
+import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import { runStatements } from '../../adapters/eventstore/sql/statement-script.js';
+import type { Projection } from './projection.js';
+
+/**
+ * A read model whose every event turns into a few SQL statements (`evolve`). A batch sends all its
+ * events' statements, still in log order, in one round trip instead of one per statement.
+ */
+export function statementProjection(definition: Omit<Projection, 'apply' | 'applyBatch'> & { evolve(event: RecordedEvent): SqlQuery[] }): Projection {
+  const { evolve } = definition;
+  return {
+    ...definition,
+    async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
+      for (const statement of evolve(event)) await tx.query(statement);
+    },
+    async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
+      await runStatements(tx, events.flatMap(evolve));
+    },
+  };
+}
