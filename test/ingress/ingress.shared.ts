@@ -132,6 +132,26 @@ export function ingressSuite(kind: StoreKind): void {
       expect(observed!.data).toMatchObject({ tenant: 'tenant-a', missionId: s.missionId, triggerId: s.triggerId, causal: { parentId: null, depth: 0, ancestry: [] } });
     });
 
+    it('WH-6 a Trigger moved to another source or event type gets nothing, even while the bindings read model still lists it', async () => {
+      const s = await webhookSetup(t, 'moved');
+      const first = JSON.stringify({ type: 'push', id: 'before-move' });
+      expect((await post(t, s.sourceId, first, standardHeaders(s.secret, first))).body.occurrences).toHaveLength(1);
+      const other = await webhookSetup(t, 'moved-to');
+      const token = s.token;
+      const revised = await t.request({ method: 'PUT', url: `/v1/triggers/${s.triggerId}`, key: newKey(), token, body: { missionId: s.missionId, type: 'webhook', source: { sourceId: other.sourceId, eventTypes: [] } } });
+      expect(revised.status).toBe(200);
+      // No catch-up: the read model (and the ingress's remembered bindings) still map s.sourceId to the Trigger.
+      const stale = JSON.stringify({ type: 'push', id: 'after-move' });
+      const answer = await post(t, s.sourceId, stale, standardHeaders(s.secret, stale));
+      expect(answer.status).toBe(202);
+      expect(answer.body.occurrences).toEqual([]);
+      // Once folded, the remembered bindings are dropped at once: the new source reaches the Trigger.
+      await t.catchUp();
+      const moved = JSON.stringify({ type: 'push', id: 'moved-delivery' });
+      const reached = await post(t, other.sourceId, moved, standardHeaders(other.secret, moved));
+      expect(reached.body.occurrences.map((o: { triggerId: string }) => o.triggerId).sort()).toEqual([other.triggerId, s.triggerId].sort());
+    });
+
     it('WH-3 AD-2 rotation: old and new keys overlap; a retired key is refused at once and blocks admission of what it signed', async () => {
       const s = await webhookSetup(t, 'rot');
       const second = await t.request({ method: 'POST', url: `/v1/sources/${s.sourceId}/keys`, key: newKey(), token: s.token, body: {} });

@@ -2,7 +2,7 @@ import type { SqlExecutor, SqlQuery } from './sql/sql-client.js';
 
 /** Subscription checkpoints, kept in PostgreSQL beside the read models they guard. */
 export async function loadCheckpoint(sql: SqlExecutor, name: string): Promise<number> {
-  const { rows } = await sql.query<{ position: string | number }>('SELECT position FROM checkpoints WHERE name = $1', [name]);
+  const { rows } = await sql.query<{ position: string | number }>({ name: 'reveille_load_checkpoint', text: 'SELECT position FROM checkpoints WHERE name = $1', values: [name] });
   return rows[0] ? Number(rows[0].position) : 0;
 }
 
@@ -11,12 +11,13 @@ export async function loadCheckpoint(sql: SqlExecutor, name: string): Promise<nu
  * subscription can never both commit the same batch (the loser's transaction rolls back).
  */
 export async function advanceCheckpoint(sql: SqlExecutor, name: string, from: number, to: number): Promise<boolean> {
-  const { rowCount } = await sql.query(
-    `INSERT INTO checkpoints (name, position) VALUES ($1, $3)
+  const { rowCount } = await sql.query({
+    name: 'reveille_advance_checkpoint',
+    text: `INSERT INTO checkpoints (name, position) VALUES ($1, $3)
      ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now()
        WHERE checkpoints.position = $2`,
-    [name, from, to],
-  );
+    values: [name, from, to],
+  });
   return rowCount === 1;
 }
 

@@ -74,6 +74,13 @@ export interface StreamAppend {
   expected: 'no_stream' | number;
 }
 
+/** A page of the global log with only some types' events (see readAllOf). */
+export interface FilteredPage {
+  events: RecordedEvent[];
+  scanned: number;
+  last: number | null;
+}
+
 export interface EventStore {
   readonly kind: 'postgres' | 'pglite' | 'eventstoredb';
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
@@ -94,6 +101,12 @@ export interface EventStore {
    * Callers without it append stream by stream and must tolerate a crash in between.
    */
   appendStreams?(batch: readonly StreamAppend[]): Promise<number[]>;
+  /**
+   * Optional: readAll restricted to `types`, for subscribers that fold a few event types. The page is
+   * the same as readAll's; `scanned` counts its events and `last` is the position of its last one
+   * (resume after it), null when the page was empty.
+   */
+  readAllOf?(types: readonly string[], options?: ReadAllOptions): Promise<FilteredPage>;
   /** Position of the last committed event (0 when the log is empty); readAll may still hold it back. */
   headPosition(): Promise<number>;
   /** True when `position` is at or before `checkpoint` in readAll order (read-your-writes). */

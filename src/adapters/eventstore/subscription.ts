@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent } from './event-store.port.js';
+import type { EventStore, FilteredPage, RecordedEvent } from './event-store.port.js';
 import type { AppendSignal } from './append-signal.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -8,8 +8,13 @@ export interface SubscriptionOptions {
   store: EventStore;
   /** Where this subscription resumes; read before each batch so several runners stay consistent. */
   checkpoint: () => Promise<number>;
-  /** Processes a batch and records the new checkpoint (the last event's position). */
-  handle: (events: RecordedEvent[], from: number) => Promise<void>;
+  /**
+   * Processes a batch and records the new checkpoint `to` (the position of the page's last event,
+   * which with `types` need not be among `events`).
+   */
+  handle: (events: RecordedEvent[], from: number, to: number) => Promise<void>;
+  /** Only these event types are handed to `handle` (read so where the store can filter). */
+  types?: readonly string[];
   batchSize?: number;
   idlePollMs?: number;
   /**
@@ -47,21 +52,30 @@ export class Subscription {
   /** Processes at most one batch; returns how many events it handled. */
   async runOnce(): Promise<number> {
     const from = this.recorded ?? (await this.options.checkpoint());
-    const events = await this.options.store.readAll({ after: from, maxCount: this.options.batchSize ?? 500 });
-    if (events.length === 0) {
+    const page = await this.read(from);
+    if (page.last === null) {
       // Idle: re-read the checkpoint next time, in case a rebuild or another runner moved it.
       this.recorded = null;
       return 0;
     }
     try {
-      await this.options.handle(events, from);
+      await this.options.handle(page.events, from, page.last);
     } catch (error) {
       // Another runner (or a rebuild) may have moved the checkpoint: read it again next time.
       this.recorded = null;
       throw error;
     }
-    this.recorded = events[events.length - 1]!.position;
-    return events.length;
+    this.recorded = page.last;
+    return page.scanned;
+  }
+
+  private async read(after: number): Promise<FilteredPage> {
+    const { store, types, batchSize } = this.options;
+    const options = { after, maxCount: batchSize ?? 500 };
+    if (types && store.readAllOf) return store.readAllOf(types, options);
+    const events = await store.readAll(options);
+    const wanted = types ? new Set(types) : null;
+    return { events: wanted ? events.filter((e) => wanted.has(e.type)) : events, scanned: events.length, last: events[events.length - 1]?.position ?? null };
   }
 
   /** Forget the remembered checkpoint (after resetting it from outside). */

@@ -13,6 +13,7 @@ import { parsePayload } from './payload.js';
 import { GITHUB_REPLAY_HORIZON_SECONDS, recordDelivery } from './replay-store.js';
 import { type IngressSource, SourceRegistry } from './source-registry.js';
 import { TriggerBindings } from './trigger-bindings.js';
+import type { SourceBinding } from '../../domain/trigger/trigger-blocks.js';
 
 export interface IngressDelivery {
   rawHeaders: string[];
@@ -106,7 +107,8 @@ export class IngressPipeline {
     const accepted: Accepted[] = [];
     for (const { triggerId } of bound) {
       const trigger = await currentTrigger(this.store, source.tenant, triggerId);
-      if (trigger.status === 'absent' || trigger.deleted) continue;
+      // The bindings may trail the Trigger by a moment: one no longer bound to this source or event type gets nothing.
+      if (trigger.status === 'absent' || trigger.deleted || !bindsEvent(trigger.definition.source, source.sourceId, parsed.eventType)) continue;
       const key = deriveDeliveryKey(trigger.definition.dedupe, verified.deliveryId, parsed.payload);
       if (!key.ok) return this.reject(source, delivery, 400, 'malformed_request', `${key.message} (${key.pointer})`);
       const identity = webhookIdentity(source.tenant, trigger, source.sourceId, key.key, key.subject);
@@ -143,4 +145,11 @@ export class IngressPipeline {
     const allDuplicates = accepted.length > 0 && accepted.every((a) => a.status === 'duplicate');
     return answer(allDuplicates ? 200 : 202, { occurrences: accepted });
   }
+}
+
+/** The same rule as the bindings read model: no or empty event types = every type of the source. */
+function bindsEvent(binding: SourceBinding | null | undefined, sourceId: string, eventType: string | null): boolean {
+  if (!binding || binding.sourceId !== sourceId) return false;
+  if (!binding.eventTypes || binding.eventTypes.length === 0) return true;
+  return eventType !== null && binding.eventTypes.includes(eventType);
 }

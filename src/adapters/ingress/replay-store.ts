@@ -30,8 +30,9 @@ export async function recordDelivery(
 }
 
 async function insert(sql: SqlExecutor, entry: { tenant: string; sourceId: string; deliveryId: string; horizonSeconds: number }, signatureDigest: string): Promise<ReplayVerdict> {
-  const { rows } = await sql.query<{ delivery_id: string; inserted: boolean }>(
-    `WITH ins AS (
+  const { rows } = await sql.query<{ delivery_id: string; inserted: boolean }>({
+    name: 'reveille_record_delivery',
+    text: `WITH ins AS (
        INSERT INTO auth_replay (tenant, source_id, delivery_id, signature_digest, expires_at)
        VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
        ON CONFLICT DO NOTHING RETURNING delivery_id)
@@ -39,8 +40,8 @@ async function insert(sql: SqlExecutor, entry: { tenant: string; sourceId: strin
      UNION ALL
      SELECT delivery_id, false FROM auth_replay
       WHERE tenant = $1 AND source_id = $2 AND (delivery_id = $3 OR signature_digest = $4) AND NOT EXISTS (SELECT 1 FROM ins)`,
-    [entry.tenant, entry.sourceId, entry.deliveryId, signatureDigest, entry.horizonSeconds],
-  );
+    values: [entry.tenant, entry.sourceId, entry.deliveryId, signatureDigest, entry.horizonSeconds],
+  });
   if (rows.some((r) => r.inserted)) return 'first';
   return rows.some((r) => r.delivery_id === entry.deliveryId) ? 'redelivery' : 'replayed_signature';
 }

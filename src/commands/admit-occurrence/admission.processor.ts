@@ -34,7 +34,8 @@ export class AdmissionProcessor {
       batchSize: 200,
       lingerMs: Number(process.env.REVEILLE_ADMISSION_LINGER_MS ?? 5),
       checkpoint: () => loadCheckpoint(sql, NAME),
-      handle: async (events, from) => {
+      types: ['OccurrenceObserved'],
+      handle: async (events, from, to) => {
         // Unrelated Missions admit concurrently (AD-5); one Mission's occurrences share its budget
         // stream, so they go one after another in acceptance order instead of racing for it.
         const byMission = new Map<string, RecordedEvent[]>();
@@ -52,7 +53,7 @@ export class AdmissionProcessor {
           }),
         );
         // Decisions are idempotent, so losing the checkpoint race to another processor only means reading it again.
-        if (!(await advanceCheckpoint(sql.unflushed ?? sql, NAME, from, events[events.length - 1]!.position))) throw new CheckpointConflict(NAME);
+        if (!(await advanceCheckpoint(sql.unflushed ?? sql, NAME, from, to))) throw new CheckpointConflict(NAME);
       },
       onError: (error) => {
         if (!(error instanceof CheckpointConflict)) this.logger.error(`admission: ${(error as Error).message}`);

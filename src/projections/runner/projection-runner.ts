@@ -11,6 +11,7 @@ const checkpointName = (projection: Projection) => `projection:${projection.name
 /** Keeps one projection's rows and checkpoint moving together, one transaction per batch (OP-3). */
 export class ProjectionRunner {
   readonly subscription: Subscription;
+  private readonly folded: Array<() => void> = [];
 
   constructor(
     private readonly sql: SqlClient,
@@ -28,9 +29,9 @@ export class ProjectionRunner {
       lingerMs: options.lingerMs,
       onError: options.onError,
       checkpoint: () => loadCheckpoint(this.sql, checkpointName(projection)),
-      handle: async (events, from) => {
+      types: projection.handles,
+      handle: async (events, from, to) => {
         const mine = events.filter((event) => handled.has(event.type));
-        const to = events[events.length - 1]!.position;
         // Nothing to fold: moving the checkpoint is one statement, no transaction needed.
         if (mine.length === 0) {
           if (!(await advanceCheckpoint(this.sql.unflushed ?? this.sql, checkpointName(projection), from, to))) throw new CheckpointConflict(checkpointName(projection));
@@ -47,6 +48,7 @@ export class ProjectionRunner {
           } catch (error) {
             throw isCheckpointMoved(error) ? new CheckpointConflict(checkpointName(projection)) : error;
           }
+          this.changed();
           return;
         }
         await this.sql.transaction(async (tx) => {
@@ -55,8 +57,18 @@ export class ProjectionRunner {
           const advanced = await advanceCheckpoint(tx, checkpointName(projection), from, to);
           if (!advanced) throw new CheckpointConflict(checkpointName(projection));
         });
+        this.changed();
       },
     });
+  }
+
+  /** Calls `listener` after every batch that changed this read model's rows (caches built on it). */
+  onFolded(listener: () => void): void {
+    this.folded.push(listener);
+  }
+
+  private changed(): void {
+    this.folded.forEach((listener) => listener());
   }
 
   position(): Promise<number> {
@@ -79,6 +91,7 @@ export class ProjectionRunner {
       for (const table of this.projection.tables) await tx.query(`DELETE FROM ${table}`);
       await resetCheckpoint(tx, checkpointName(this.projection));
     });
+    this.changed();
     return this.catchUp(onProgress);
   }
 }

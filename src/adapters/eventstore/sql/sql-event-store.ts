@@ -4,6 +4,7 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
+  type FilteredPage,
   type NewEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
@@ -79,6 +80,31 @@ SELECT ${COLUMNS} FROM events
           ORDER BY 2 DESC LIMIT 1)
  ORDER BY transaction_id, position
  LIMIT $2`;
+
+/**
+ * READ_ALL_SQL's page, but only rows of the wanted types come back with their data; every row also
+ * carries the page's size and last position, and an all-filtered page still yields one row saying so.
+ */
+const READ_ALL_OF_SQL = `
+WITH page AS (
+  SELECT position, transaction_id, type FROM events
+   WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+     AND (transaction_id, position) > (
+           SELECT a.transaction_id, a.position FROM events a WHERE a.position = $1
+            UNION ALL SELECT '0'::xid8, 0::bigint
+            ORDER BY 2 DESC LIMIT 1)
+   ORDER BY transaction_id, position
+   LIMIT $2),
+summary AS (
+  SELECT (SELECT count(*) FROM page) AS scanned,
+         (SELECT position FROM page ORDER BY transaction_id DESC, position DESC LIMIT 1) AS last)
+SELECT s.scanned, s.last AS page_last, e.*
+  FROM summary s
+  LEFT JOIN LATERAL (
+    SELECT ${COLUMNS}, transaction_id FROM events
+     WHERE position IN (SELECT position FROM page WHERE type = ANY($3::text[]))) e ON true
+ WHERE s.scanned > 0
+ ORDER BY e.transaction_id, e.position`;
 
 interface AppendedRow {
   position: string | number;
@@ -248,6 +274,17 @@ export class SqlEventStore implements EventStore {
       values: [options.after ?? 0, options.maxCount ?? 500],
     });
     return this.finish(rows, options.raw);
+  }
+
+  async readAllOf(types: readonly string[], options: ReadAllOptions = {}): Promise<FilteredPage> {
+    const { rows } = await this.sql.query<EventRow & { scanned: string | number; page_last: string | number }>({
+      name: 'reveille_read_all_of',
+      text: READ_ALL_OF_SQL,
+      values: [options.after ?? 0, options.maxCount ?? 500, [...types]],
+    });
+    if (rows.length === 0) return { events: [], scanned: 0, last: null };
+    const matching = rows.filter((row) => row.event_id !== null);
+    return { events: this.finish(matching, options.raw), scanned: Number(rows[0]!.scanned), last: Number(rows[0]!.page_last) };
   }
 
   async headPosition(): Promise<number> {
