@@ -275,6 +275,17 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         expect(others.every((o) => o.status === 'fulfilled')).toBe(true);
       });
 
+      it('answers concurrent reads of one stream from different revisions each with its own tail, never an older one', async () => {
+        const s = stream();
+        await h.store.append(s, [event(1), event(2), event(3)], 'no_stream');
+        const before = await Promise.all([0, 1, 2, 3].map((fromRevision) => h.store.readStream(s, { fromRevision })));
+        expect(before.map((events) => events.map((e) => e.revision))).toEqual([[0, 1, 2], [1, 2], [2], []]);
+        const appended = h.store.append(s, [event(4)], 2);
+        await appended;
+        const after = await Promise.all([h.store.readStream(s), h.store.readStream(s, { fromRevision: 3 })]);
+        expect(after.map((events) => events.length)).toEqual([4, 1]);
+      });
+
       it('reads several streams, each from its own revision, as readStream would', async () => {
         if (!h.store.readStreams) return expect(h.store.kind).toBe('eventstoredb');
         const [a, b, absent] = [stream(), stream(), stream('absent')];

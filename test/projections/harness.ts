@@ -57,7 +57,14 @@ export function crashingRunner(h: ProjectionHarness, projection: Projection, cra
     },
   };
   // Batches sent as one script fail inside the database, after the statements before them ran.
-  if (projection.evolve) crashing.evolve = (event) => (++seen === crashAt ? [{ text: `SELECT 'simulated crash'::int` }] : projection.evolve!(event));
+  const crash = { text: `SELECT 'simulated crash'::int` };
+  if (projection.evolve) crashing.evolve = (event) => (++seen === crashAt ? [crash] : projection.evolve!(event));
+  if (projection.evolveBatch) {
+    crashing.evolveBatch = (events) => {
+      for (const [i] of events.entries()) if (++seen === crashAt) return [...projection.evolveBatch!(events.slice(0, i)), crash];
+      return projection.evolveBatch!(events);
+    };
+  }
   return new ProjectionRunner(h.sql, h.store, crashing, { batchSize: 3 });
 }
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SqlClient, SqlExecutor } from '../eventstore/sql/sql-client.js';
+import { StatementBatcher } from '../eventstore/sql/statement-batcher.js';
 
 /**
  * How long a seen (source, delivery id, signature) stays remembered. Signed-timestamp schemes need
@@ -26,7 +27,48 @@ export async function recordDelivery(
   // database flushes the WAL up to and including this row before the delivery is acknowledged, so an
   // accepted delivery never outlives its replay record; one that ends before an append accepted nothing.
   const target = options.flushWithNextCommit && sql.unflushed ? sql.unflushed : sql;
+  // Most deliveries are first sightings: concurrent ones share one multi-row insert; the rest (and
+  // any the batch could not place) get their verdict from the single-row statement.
+  if (await firstSightings(target).submit({ ...entry, signatureDigest })) return 'first';
   return insert(target, entry, signatureDigest);
+}
+
+interface Sighting {
+  tenant: string;
+  sourceId: string;
+  deliveryId: string;
+  signatureDigest: string;
+  horizonSeconds: number;
+}
+
+const batchers = new WeakMap<SqlExecutor, StatementBatcher<Sighting, boolean>>();
+
+function firstSightings(sql: SqlExecutor): StatementBatcher<Sighting, boolean> {
+  let batcher = batchers.get(sql);
+  if (!batcher) batchers.set(sql, (batcher = new StatementBatcher((sightings) => insertFirstSightings(sql, sightings))));
+  return batcher;
+}
+
+/** true for each sighting this statement recorded; false where the (source, delivery id or signature) was already there. */
+async function insertFirstSightings(sql: SqlExecutor, sightings: Sighting[]): Promise<boolean[]> {
+  const { rows } = await sql.query<{ delivery_id: string; tenant: string; source_id: string }>({
+    name: 'reveille_record_deliveries',
+    text: `INSERT INTO auth_replay (tenant, source_id, delivery_id, signature_digest, expires_at)
+           SELECT tenant, source_id, delivery_id, signature_digest, now() + make_interval(secs => horizon)
+             FROM jsonb_to_recordset($1::jsonb) AS x(tenant text, source_id text, delivery_id text, signature_digest text, horizon int)
+           ON CONFLICT DO NOTHING
+           RETURNING tenant, source_id, delivery_id`,
+    values: [JSON.stringify(sightings.map((s) => ({ tenant: s.tenant, source_id: s.sourceId, delivery_id: s.deliveryId, signature_digest: s.signatureDigest, horizon: s.horizonSeconds })))],
+  });
+  const recorded = new Set(rows.map((r) => JSON.stringify([r.tenant, r.source_id, r.delivery_id])));
+  const seen = new Set<string>();
+  return sightings.map((s) => {
+    const key = JSON.stringify([s.tenant, s.sourceId, s.deliveryId]);
+    // The same delivery twice in one batch: only the first caller may call it a first sighting.
+    const first = recorded.has(key) && !seen.has(key);
+    seen.add(key);
+    return first;
+  });
 }
 
 async function insert(sql: SqlExecutor, entry: { tenant: string; sourceId: string; deliveryId: string; horizonSeconds: number }, signatureDigest: string): Promise<ReplayVerdict> {

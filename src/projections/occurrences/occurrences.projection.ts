@@ -96,6 +96,74 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
   }
 }
 
+const OBSERVED_COLUMNS = `tenant text, occurrence_id text, trigger_id text, trigger_revision int, mission_id text, kind text, auth jsonb, external_id text,
+  observed_at timestamptz, scheduled_at timestamptz, dedupe_identity jsonb, causal jsonb, evidence jsonb, last_position bigint`;
+
+/**
+ * A run of events without conflicts in one statement per event type: first deliveries insert (OC-3),
+ * then decisions update only rows still observed (AD-1). Equal to folding them one by one because an
+ * Occurrence is observed before it is decided and decided once; conflict events, whose counter and
+ * position depend on log order, end a run and go one by one.
+ */
+function evolveRun(run: RecordedEvent[]): SqlQuery[] {
+  const statements: SqlQuery[] = [];
+  const of = <T>(type: OccurrenceEvent['type']) => run.filter((e) => e.type === type) as RecordedEvent<T>[];
+  const observed = of<OccurrenceObserved['data']>('OccurrenceObserved');
+  if (observed.length > 0) {
+    const rows = observed.map(({ data: o, position }) => ({
+      tenant: o.tenant, occurrence_id: o.occurrenceId, trigger_id: o.triggerId, trigger_revision: o.triggerRevision, mission_id: o.missionId, kind: o.kind,
+      auth: { state: o.auth.state, sourceId: o.auth.sourceId ?? null, keyId: o.auth.keyId ?? null }, external_id: o.externalId, observed_at: o.observedAt,
+      scheduled_at: o.scheduledAt, dedupe_identity: o.dedupeIdentity ?? null, causal: o.causal ?? null,
+      evidence: { payloadDigest: o.payloadDigest, resourceRefs: o.resourceRefs, classification: o.classification }, last_position: position,
+    }));
+    statements.push({
+      text: `INSERT INTO rm_occurrences (tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth,
+               external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position)
+             SELECT tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, 'observed', auth, external_id,
+                    ${msSql('observed_at')}, ${msSql('scheduled_at')}, dedupe_identity, causal, evidence, last_position
+               FROM jsonb_to_recordset($1::jsonb) AS x(${OBSERVED_COLUMNS})
+             ON CONFLICT (tenant, occurrence_id) DO NOTHING`,
+      values: [json(rows)],
+    });
+  }
+  const admittedEvents = of<OccurrenceAdmitted['data']>('OccurrenceAdmitted');
+  if (admittedEvents.length > 0) {
+    const rows = admittedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, execution_id: d.executionId, fired_at: d.firedAt, decided_at: d.decidedAt, last_position: position }));
+    statements.push({
+      text: `UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
+               FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, last_position bigint)
+              WHERE o.occurrence_id = x.occurrence_id AND o.tenant = COALESCE(x.tenant, o.tenant) AND o.status = 'observed'`,
+      values: [json(rows)],
+    });
+  }
+  const blockedEvents = of<OccurrenceBlocked['data']>('OccurrenceBlocked');
+  if (blockedEvents.length > 0) {
+    const rows = blockedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, reason: d.reason, evidence: d.evidence ?? null, decided_at: d.decidedAt, last_position: position }));
+    statements.push({
+      text: `UPDATE rm_occurrences o SET status = 'blocked', reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
+               FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
+              WHERE o.occurrence_id = x.occurrence_id AND o.tenant = COALESCE(x.tenant, o.tenant) AND o.status = 'observed'`,
+      values: [json(rows)],
+    });
+  }
+  return statements;
+}
+
+/** A batch's statements: runs folded set-based, conflict events one by one between them, in log order. */
+export function evolveOccurrencesBatch(events: RecordedEvent[]): SqlQuery[] {
+  const statements: SqlQuery[] = [];
+  let run: RecordedEvent[] = [];
+  for (const event of events) {
+    if (event.type !== 'DeliveryConflictRecorded') {
+      run.push(event);
+      continue;
+    }
+    statements.push(...evolveRun(run), ...evolveOccurrences(event));
+    run = [];
+  }
+  return [...statements, ...evolveRun(run)];
+}
+
 /** OP-2: the Occurrence explorer's rows. */
 export const occurrencesProjection: Projection = statementProjection({
   name: OCCURRENCES_PROJECTION,
@@ -103,4 +171,5 @@ export const occurrencesProjection: Projection = statementProjection({
   migrations: occurrencesMigrations,
   tables: ['rm_occurrences', 'rm_occurrence_conflicts'],
   evolve: evolveOccurrences,
+  evolveBatch: evolveOccurrencesBatch,
 });

@@ -39,7 +39,8 @@ export class ProjectionRunner {
         }
         if (projection.evolve) {
           // Rows and checkpoint in one implicit transaction: a moved checkpoint fails the script.
-          const statements = [...mine.flatMap((event) => projection.evolve!(event)), advanceCheckpointOrFail(checkpointName(projection), from, to)];
+          const folded = projection.evolveBatch ? projection.evolveBatch(mine) : mine.flatMap((event) => projection.evolve!(event));
+          const statements = [...folded, advanceCheckpointOrFail(checkpointName(projection), from, to)];
           try {
             // Read models are rebuilt from the log, so their commits need not wait for a WAL flush: a
             // crash can lose only whole trailing batches, rows and checkpoint together, and they are replayed.
@@ -52,6 +53,8 @@ export class ProjectionRunner {
           return;
         }
         await this.sql.transaction(async (tx) => {
+          // As for scripts: a crash may lose whole trailing batches of a read model, never half of one.
+          await tx.query('SET LOCAL synchronous_commit TO OFF');
           if (projection.applyBatch) await projection.applyBatch(mine, tx);
           else for (const event of mine) await projection.apply(event, tx);
           const advanced = await advanceCheckpoint(tx, checkpointName(projection), from, to);

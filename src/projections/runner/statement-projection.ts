@@ -8,14 +8,14 @@ import type { Projection } from './projection.js';
  * events' statements, still in log order, in one round trip instead of one per statement.
  */
 export function statementProjection(definition: Omit<Projection, 'apply' | 'applyBatch'> & { evolve(event: RecordedEvent): SqlQuery[] }): Projection {
-  const { evolve } = definition;
+  const { evolve, evolveBatch = (events: RecordedEvent[]) => events.flatMap(evolve) } = definition;
   return {
     ...definition,
     async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
       for (const statement of evolve(event)) await tx.query(statement);
     },
     async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
-      await runStatements(tx, events.flatMap(evolve));
+      await runStatements(tx, evolveBatch(events));
     },
   };
 }

@@ -1,10 +1,10 @@
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
 import type { OccurrenceAdmitted, OccurrenceBlocked, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
-import { statementProjection } from '../runner/statement-projection.js';
+import { foldOccurrenceRun } from './trigger-health.batch.js';
 import { triggerHealthMigrations } from './trigger-health.migrations.js';
 
 export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
@@ -114,11 +114,33 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
   }
 }
 
+const isTriggerEvent = (event: RecordedEvent) => event.type === 'TriggerRevised' || event.type === 'TriggerDeleted';
+
 /** OP-1: per-Trigger health without reading logs. */
-export const triggerHealthProjection: Projection = statementProjection({
+export const triggerHealthProjection: Projection = {
   name: TRIGGER_HEALTH_PROJECTION,
   handles: HANDLES,
   migrations: triggerHealthMigrations,
   tables: ['rm_trigger_health', 'rm_trigger_health_occurrences'],
-  evolve: evolveTriggerHealth,
-});
+  async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
+    for (const statement of evolveTriggerHealth(event)) await tx.query(statement);
+  },
+  /**
+   * One Trigger row takes every Occurrence of its Trigger, so folding event by event rewrites that
+   * row several times per delivery; runs of Occurrence events between Trigger revisions are folded
+   * set-based instead (same rows, see foldOccurrenceRun), revisions one by one in log order.
+   */
+  async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
+    let run: RecordedEvent[] = [];
+    for (const event of events) {
+      if (!isTriggerEvent(event)) {
+        run.push(event);
+        continue;
+      }
+      await foldOccurrenceRun(tx, run);
+      run = [];
+      await this.apply(event, tx);
+    }
+    await foldOccurrenceRun(tx, run);
+  },
+};

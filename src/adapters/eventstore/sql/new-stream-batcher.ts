@@ -1,6 +1,7 @@
 import { eventContent } from '../../../domain/shared/event-hash.js';
 import type { NewEvent } from '../event-store.port.js';
 import type { SqlExecutor } from './sql-client.js';
+import { StatementBatcher } from './statement-batcher.js';
 
 /** A first event of a new stream, as the store prepared it. */
 export interface NewStreamEvent extends NewEvent {
@@ -33,80 +34,41 @@ SELECT i.id, i.stream_id, 0, i.type, i.schema_version, i.data::jsonb, i.metadata
 ON CONFLICT (stream_id, revision) DO NOTHING
 RETURNING event_id, position, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash`;
 
-interface Pending {
+interface NewStreamAppend {
   streamId: string;
   event: NewStreamEvent;
-  resolve(appended: NewStreamAppended | null): void;
-  reject(error: unknown): void;
 }
-
-const MAX_BATCH = 256;
-const MAX_IN_FLIGHT = 2;
 
 /**
  * Group commit for the hottest append (an Occurrence's first event at "no stream", OC-3): appends
- * that arrive while earlier ones are being committed share the next statement and its WAL flush.
- * Nothing waits on a timer — an idle store sends each append at once — and every caller still learns
- * its own outcome; one whose stream existed gets null and takes the ordinary path.
+ * that arrive while earlier ones are being committed share one statement and its WAL flush. Every
+ * caller still learns its own outcome; one whose stream existed gets null and takes the ordinary path.
  */
-export class NewStreamBatcher {
-  private queue: Pending[] = [];
-  private inFlight = 0;
-  private scheduled = false;
-
-  constructor(private readonly sql: SqlExecutor) {}
-
-  append(streamId: string, event: NewStreamEvent): Promise<NewStreamAppended | null> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ streamId, event, resolve, reject });
-      this.schedule();
-    });
-  }
-
-  private schedule(): void {
-    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
-    this.scheduled = true;
-    // Appends issued in the same turn of the event loop join one statement.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
-  }
-
-  private flush(): void {
-    if (this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
-    const batch = this.queue.splice(0, MAX_BATCH);
-    this.inFlight++;
-    void this.insert(batch).finally(() => {
-      this.inFlight--;
-      this.schedule();
-    });
-  }
-
-  private async insert(batch: Pending[]): Promise<void> {
-    try {
-      const { rows } = await this.sql.query<{ event_id: string; position: string | number; recorded_at: string; hash: string }>({
-        name: 'reveille_append_new_streams',
-        text: INSERT_NEW_STREAMS_SQL,
-        values: [
-          batch.map((p) => p.event.id),
-          batch.map((p) => p.streamId),
-          batch.map((p) => p.event.type),
-          batch.map((p) => p.event.schemaVersion),
-          batch.map((p) => JSON.stringify(p.event.data)),
-          batch.map((p) => JSON.stringify(p.event.metadata)),
-          batch.map((p) => eventContent({ ...p.event, streamId: p.streamId, revision: 0 })),
-        ],
-      });
-      const byId = new Map(rows.map((r) => [r.event_id, { position: Number(r.position), recordedAt: r.recorded_at, hash: r.hash }]));
-      for (const pending of batch) pending.resolve(byId.get(pending.event.id) ?? null);
-    } catch (error) {
-      // One bad row (say a reused event id on another stream) must not fail its neighbours:
-      // each gets its own answer on the ordinary path.
-      if (isUnavailable(error)) for (const pending of batch) pending.reject(error);
-      else for (const pending of batch) pending.resolve(null);
-    }
-  }
+export function newStreamBatcher(sql: SqlExecutor): StatementBatcher<NewStreamAppend, NewStreamAppended | null> {
+  return new StatementBatcher((batch) => insertNewStreams(sql, batch));
 }
 
-const isUnavailable = (error: unknown): boolean => (error as { name?: string } | null)?.name === 'StoreUnavailable';
+async function insertNewStreams(sql: SqlExecutor, batch: NewStreamAppend[]): Promise<Array<NewStreamAppended | null>> {
+  try {
+    const { rows } = await sql.query<{ event_id: string; position: string | number; recorded_at: string; hash: string }>({
+      name: 'reveille_append_new_streams',
+      text: INSERT_NEW_STREAMS_SQL,
+      values: [
+        batch.map((p) => p.event.id),
+        batch.map((p) => p.streamId),
+        batch.map((p) => p.event.type),
+        batch.map((p) => p.event.schemaVersion),
+        batch.map((p) => JSON.stringify(p.event.data)),
+        batch.map((p) => JSON.stringify(p.event.metadata)),
+        batch.map((p) => eventContent({ ...p.event, streamId: p.streamId, revision: 0 })),
+      ],
+    });
+    const byId = new Map(rows.map((r) => [r.event_id, { position: Number(r.position), recordedAt: r.recorded_at, hash: r.hash }]));
+    return batch.map((p) => byId.get(p.event.id) ?? null);
+  } catch (error) {
+    // One bad row (say a reused event id on another stream) must not fail its neighbours:
+    // each gets its own answer on the ordinary path. An unreachable store fails them all.
+    if ((error as { name?: string } | null)?.name === 'StoreUnavailable') throw error;
+    return batch.map(() => null);
+  }
+}

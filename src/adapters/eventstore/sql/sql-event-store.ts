@@ -14,7 +14,8 @@ import {
   WrongExpectedRevision,
 } from '../event-store.port.js';
 import { appendBatch, BatchConflict } from './sql-batch-append.js';
-import { NewStreamBatcher } from './new-stream-batcher.js';
+import { newStreamBatcher } from './new-stream-batcher.js';
+import { StatementBatcher } from './statement-batcher.js';
 import { UpcasterRegistry } from '../upcasters.js';
 import type { SqlClient, SqlExecutor } from './sql-client.js';
 import type { AppendSignal } from '../append-signal.js';
@@ -131,7 +132,8 @@ interface EventRow {
 export class SqlEventStore implements EventStore {
   readonly kind: 'postgres' | 'pglite';
 
-  private readonly newStreams: NewStreamBatcher | null;
+  private readonly newStreams: ReturnType<typeof newStreamBatcher> | null;
+  private readonly reads: StatementBatcher<StreamRead, RecordedEvent[]> | null;
 
   constructor(
     private readonly sql: SqlClient,
@@ -140,7 +142,10 @@ export class SqlEventStore implements EventStore {
     options: { groupCommit?: boolean } = {},
   ) {
     this.kind = sql.kind;
-    this.newStreams = options.groupCommit === false ? null : new NewStreamBatcher(sql);
+    const batching = options.groupCommit !== false;
+    this.newStreams = batching ? newStreamBatcher(sql) : null;
+    // Concurrent whole-stream reads (the ingress's Trigger lookups) share one query.
+    this.reads = batching ? new StatementBatcher((requests) => this.readStreamsOnce(requests)) : null;
   }
 
   /** A view of this store whose statements run inside the caller's transaction. */
@@ -155,7 +160,7 @@ export class SqlEventStore implements EventStore {
     if (expected === 'any' || expected === 'stream_exists') return this.appendAtHead(streamId, prepared, expected);
     if (expected === 'no_stream' && prepared.length === 1 && this.newStreams) {
       const [event] = prepared as [PreparedEvent];
-      const appended = await this.newStreams.append(streamId, event);
+      const appended = await this.newStreams.submit({ streamId, event });
       if (appended) {
         this.signal?.notify();
         return result(streamId, [{ ...event, streamId, revision: 0, ...appended, prevHash: null }]);
@@ -232,6 +237,7 @@ export class SqlEventStore implements EventStore {
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    if (this.reads && !options.raw && options.maxCount === undefined) return this.reads.submit({ streamId, fromRevision: options.fromRevision ?? 0 });
     const { rows } = await this.sql.query<EventRow>({
       name: 'reveille_read_stream',
       text: `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
@@ -242,7 +248,19 @@ export class SqlEventStore implements EventStore {
 
   /** OFFSET 0 keeps the lookup per stream: a generic plan would otherwise hash-join a scan of the whole log. */
   async readStreams(requests: readonly StreamRead[]): Promise<RecordedEvent[][]> {
+    return this.readStreamsOnce(requests);
+  }
+
+  /** Each stream read once from the lowest revision any request wants; every request gets its own tail. */
+  private async readStreamsOnce(requests: readonly StreamRead[]): Promise<RecordedEvent[][]> {
     if (requests.length === 0) return [];
+    const from = new Map<string, number>();
+    for (const r of requests) from.set(r.streamId, Math.min(r.fromRevision, from.get(r.streamId) ?? r.fromRevision));
+    const read = await this.readDistinctStreams([...from].map(([streamId, fromRevision]) => ({ streamId, fromRevision })));
+    return requests.map((r) => read.get(r.streamId)!.filter((e) => e.revision >= r.fromRevision));
+  }
+
+  private async readDistinctStreams(requests: readonly StreamRead[]): Promise<Map<string, RecordedEvent[]>> {
     const { rows } = await this.sql.query<EventRow>({
       name: 'reveille_read_streams',
       text: `SELECT ${COLUMNS} FROM unnest($1::text[], $2::int[]) AS r(wanted_stream, from_revision)
@@ -252,7 +270,7 @@ export class SqlEventStore implements EventStore {
     });
     const byStream = new Map<string, RecordedEvent[]>(requests.map((r) => [r.streamId, []]));
     for (const event of this.finish(rows)) byStream.get(event.streamId)?.push(event);
-    return requests.map((r) => byStream.get(r.streamId)!);
+    return byStream;
   }
 
   async appendStreams(batch: readonly StreamAppend[]): Promise<number[]> {

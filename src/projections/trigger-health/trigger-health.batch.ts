@@ -1,0 +1,144 @@
+import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { OccurrenceAdmitted, OccurrenceBlocked, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+
+type OccurrenceEvent = RecordedEvent<OccurrenceObserved['data'] | OccurrenceAdmitted['data'] | OccurrenceBlocked['data']>;
+
+interface Touch {
+  /** Index in the run (log order): the latest touching event sets last_position, as one by one. */
+  order: number;
+  position: number;
+}
+
+interface TriggerTotals {
+  tenant: string;
+  triggerId: string;
+  observed: number;
+  admitted: number;
+  blocked: Record<string, number>;
+  fireAtMs: number | null;
+  fireAt: string | null;
+  last: Touch;
+}
+
+const key = (tenant: string, triggerId: string) => `${tenant}\u0000${triggerId}`;
+
+/**
+ * A run of Occurrence events (no Trigger revision in between) folded with six statements instead of
+ * several per event, leaving exactly the rows folding them one by one would (the replay, crash and
+ * rebuild tests compare both): counters move only for first claims and first decisions, the latest
+ * touching event in log order sets last_position, the newest Occurrence by (observedAt, id) becomes
+ * the "last" one, and a decision changes the last status only if it decides that Occurrence.
+ */
+export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedEvent[]): Promise<void> {
+  if (run.length === 0) return;
+  const events = run as OccurrenceEvent[];
+  const observed = events.map((e, order) => ({ e: e as RecordedEvent<OccurrenceObserved['data']>, order })).filter(({ e }) => e.type === 'OccurrenceObserved');
+  const decisions = events.map((e, order) => ({ e, order })).filter(({ e }) => e.type !== 'OccurrenceObserved');
+  const totals = new Map<string, TriggerTotals>();
+  const totalsOf = (tenant: string, triggerId: string) => {
+    const k = key(tenant, triggerId);
+    let t = totals.get(k);
+    if (!t) totals.set(k, (t = { tenant, triggerId, observed: 0, admitted: 0, blocked: {}, fireAtMs: null, fireAt: null, last: { order: -1, position: 0 } }));
+    return t;
+  };
+  const touch = (t: TriggerTotals, order: number, position: number) => {
+    if (order > t.last.order) t.last = { order, position };
+  };
+
+  if (observed.length > 0) {
+    const claimed = await tx.query<{ tenant: string; occurrence_id: string; trigger_id: string }>(
+      `INSERT INTO rm_trigger_health_occurrences (tenant, occurrence_id, trigger_id, status)
+       SELECT tenant, occurrence_id, trigger_id, 'observed' FROM unnest($1::text[], $2::text[], $3::text[]) AS i(tenant, occurrence_id, trigger_id)
+       ON CONFLICT (tenant, occurrence_id) DO NOTHING
+       RETURNING tenant, occurrence_id, trigger_id`,
+      [observed.map(({ e }) => e.data.tenant), observed.map(({ e }) => e.data.occurrenceId), observed.map(({ e }) => e.data.triggerId)],
+    );
+    const byOccurrence = new Map(observed.map((o) => [key(o.e.data.tenant, o.e.data.occurrenceId), o]));
+    for (const row of claimed.rows) {
+      const o = byOccurrence.get(key(row.tenant, row.occurrence_id))!;
+      const t = totalsOf(row.tenant, row.trigger_id);
+      t.observed += 1;
+      touch(t, o.order, o.e.position);
+    }
+  }
+
+  const decided: Array<{ tenant: string; triggerId: string; occurrenceId: string; status: string; reason: string | null }> = [];
+  if (decisions.length > 0) {
+    const status = (e: OccurrenceEvent) => (e.type === 'OccurrenceAdmitted' ? 'admitted' : 'blocked');
+    const { rows } = await tx.query<{ tenant: string; trigger_id: string; occurrence_id: string; status: string }>(
+      `UPDATE rm_trigger_health_occurrences m SET status = i.status
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS i(occurrence_id, tenant, status)
+        WHERE m.occurrence_id = i.occurrence_id AND m.tenant = COALESCE(i.tenant, m.tenant) AND m.status = 'observed'
+       RETURNING m.tenant, m.trigger_id, m.occurrence_id, m.status`,
+      [decisions.map(({ e }) => e.data.occurrenceId), decisions.map(({ e }) => (e.metadata.tenant as string | undefined) ?? null), decisions.map(({ e }) => status(e))],
+    );
+    const byOccurrence = new Map(decisions.map((d) => [d.e.data.occurrenceId, d]));
+    for (const row of rows) {
+      const { e, order } = byOccurrence.get(row.occurrence_id)!;
+      const t = totalsOf(row.tenant, row.trigger_id);
+      touch(t, order, e.position);
+      if (e.type === 'OccurrenceAdmitted') {
+        const firedAt = (e.data as OccurrenceAdmitted['data']).firedAt;
+        t.admitted += 1;
+        if (t.fireAtMs === null || Date.parse(firedAt) > t.fireAtMs) [t.fireAtMs, t.fireAt] = [Date.parse(firedAt), firedAt];
+        decided.push({ tenant: row.tenant, triggerId: row.trigger_id, occurrenceId: row.occurrence_id, status: 'admitted', reason: null });
+      } else {
+        const reason = (e.data as OccurrenceBlocked['data']).reason;
+        t.blocked[reason] = (t.blocked[reason] ?? 0) + 1;
+        decided.push({ tenant: row.tenant, triggerId: row.trigger_id, occurrenceId: row.occurrence_id, status: 'blocked', reason });
+      }
+    }
+  }
+
+  const all = [...totals.values()];
+  const counted = all.filter((t) => t.observed > 0);
+  if (counted.length > 0) {
+    // A first claim creates the row if its Trigger's revision has not been folded yet.
+    await tx.query(
+      `INSERT INTO rm_trigger_health AS h (tenant, trigger_id, observed, last_position)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[])
+       ON CONFLICT (tenant, trigger_id) DO UPDATE SET observed = h.observed + EXCLUDED.observed, last_position = EXCLUDED.last_position`,
+      [counted.map((t) => t.tenant), counted.map((t) => t.triggerId), counted.map((t) => t.observed), counted.map((t) => t.last.position)],
+    );
+  }
+  const withDecisions = all.filter((t) => t.admitted > 0 || Object.keys(t.blocked).length > 0);
+  if (withDecisions.length > 0) {
+    await tx.query(
+      `UPDATE rm_trigger_health h SET admitted = h.admitted + u.admitted,
+              blocked = h.blocked || COALESCE((SELECT jsonb_object_agg(b.key, to_jsonb(COALESCE((h.blocked ->> b.key)::int, 0) + b.value::int))
+                                                 FROM jsonb_each_text(u.blocked) b), '{}'::jsonb),
+              last_fire_at = GREATEST(h.last_fire_at, date_trunc('milliseconds', u.fire_at)),
+              last_position = u.last_position
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[]) AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position)
+        WHERE h.tenant = u.tenant AND h.trigger_id = u.trigger_id`,
+      [
+        withDecisions.map((t) => t.tenant),
+        withDecisions.map((t) => t.triggerId),
+        withDecisions.map((t) => t.admitted),
+        withDecisions.map((t) => JSON.stringify(t.blocked)),
+        withDecisions.map((t) => t.fireAt),
+        withDecisions.map((t) => t.last.position),
+      ],
+    );
+  }
+  if (observed.length > 0) {
+    await tx.query(
+      `UPDATE rm_trigger_health h SET last_occurrence_id = c.occurrence_id, last_status = 'observed', last_reason = NULL, last_observed_at = c.at
+         FROM (SELECT DISTINCT ON (tenant, trigger_id) tenant, trigger_id, occurrence_id, date_trunc('milliseconds', observed_at) AS at
+                 FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS i(tenant, trigger_id, occurrence_id, observed_at)
+                ORDER BY tenant, trigger_id, at DESC, occurrence_id DESC) c
+        WHERE h.tenant = c.tenant AND h.trigger_id = c.trigger_id
+          AND (h.last_observed_at IS NULL OR (h.last_observed_at, h.last_occurrence_id) < (c.at, c.occurrence_id))`,
+      [observed.map(({ e }) => e.data.tenant), observed.map(({ e }) => e.data.triggerId), observed.map(({ e }) => e.data.occurrenceId), observed.map(({ e }) => e.data.observedAt)],
+    );
+  }
+  if (decided.length > 0) {
+    await tx.query(
+      `UPDATE rm_trigger_health h SET last_status = d.status, last_reason = CASE WHEN d.status = 'blocked' THEN d.reason ELSE h.last_reason END
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(tenant, trigger_id, occurrence_id, status, reason)
+        WHERE h.tenant = d.tenant AND h.trigger_id = d.trigger_id AND h.last_occurrence_id = d.occurrence_id`,
+      [decided.map((d) => d.tenant), decided.map((d) => d.triggerId), decided.map((d) => d.occurrenceId), decided.map((d) => d.status), decided.map((d) => d.reason)],
+    );
+  }
+}

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { RecordedEvent } from '../../src/adapters/eventstore/event-store.port.js';
+import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
+import { runStatements } from '../../src/adapters/eventstore/sql/statement-script.js';
+import { observed } from '../../src/domain/occurrence/occurrence.fixtures.js';
+import { evolveOccurrencesBatch, occurrencesProjection } from '../../src/projections/occurrences/occurrences.projection.js';
+import { freshPglite } from '../support/databases.js';
+
+/**
+ * OP-3: the occurrences read model folded a batch at a time (one statement per event type between
+ * conflicts) must equal folding event by event, whatever the batch boundaries and replays.
+ */
+function scenario(seed: number): RecordedEvent[] {
+  let state = seed;
+  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const events: RecordedEvent[] = [];
+  const known: Array<{ tenant: string; occurrenceId: string; decided: boolean }> = [];
+  let position = 0;
+  const push = (type: string, data: unknown, tenant: string | null) =>
+    events.push({ id: randomUUID(), streamId: `s-${position}`, revision: 0, position: ++position * 3, type, schemaVersion: 1, data, metadata: tenant ? { tenant } : {}, recordedAt: '', hash: '', prevHash: null });
+  for (let i = 0; i < 80; i++) {
+    const roll = random();
+    const undecided = known.filter((k) => !k.decided);
+    if (roll < 0.45 || known.length === 0) {
+      const tenant = random() < 0.7 ? 'acme' : 'globex';
+      const o = observed({ tenant, occurrenceId: `o-${i}`, externalId: random() < 0.2 ? null : `d-${i}`, scheduledAt: random() < 0.3 ? '2026-03-01T10:00:00.000Z' : null, observedAt: new Date(Date.UTC(2026, 2, 1, 10, i)).toISOString() }, `d-${i}`);
+      push('OccurrenceObserved', o, tenant);
+      // A redelivery of the same Occurrence (first one wins) now and then.
+      if (random() < 0.1) push('OccurrenceObserved', { ...o, payloadDigest: 'other' }, tenant);
+      known.push({ tenant, occurrenceId: o.occurrenceId, decided: false });
+    } else if (roll < 0.8 && undecided.length > 0) {
+      const target = undecided[Math.floor(random() * undecided.length)]!;
+      target.decided = true;
+      const tenant = random() < 0.2 ? null : target.tenant;
+      if (random() < 0.5) push('OccurrenceAdmitted', { occurrenceId: target.occurrenceId, executionId: `e-${i}`, firedAt: '2026-03-01T11:00:00.123Z', decidedAt: '2026-03-01T11:00:00.456Z', request: {} }, tenant);
+      else push('OccurrenceBlocked', { occurrenceId: target.occurrenceId, reason: 'trigger_disabled', evidence: { n: i, note: "it's" }, decidedAt: '2026-03-01T11:00:01.000Z' }, tenant);
+    } else {
+      const target = known[Math.floor(random() * known.length)]!;
+      push('DeliveryConflictRecorded', { occurrenceId: target.occurrenceId, conflictingDigest: `c-${i}`, at: '2026-03-01T12:00:00.000Z' }, target.tenant);
+    }
+  }
+  return events;
+}
+
+async function dump(sql: SqlClient): Promise<unknown> {
+  const tables: Record<string, unknown[]> = {};
+  for (const table of occurrencesProjection.tables) tables[table] = (await sql.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY to_jsonb(t)::text`)).rows.map((r) => r.row);
+  return tables;
+}
+
+const clear = (sql: SqlClient) => sql.transaction(async (tx) => void (await Promise.all(occurrencesProjection.tables.map((t) => tx.query(`DELETE FROM ${t}`)))));
+
+describe('OP-2 OP-3 occurrences folded in batches equals folded one by one', () => {
+  let sql: SqlClient;
+  beforeAll(async () => {
+    sql = await freshPglite(occurrencesProjection.migrations);
+  });
+  afterAll(async () => {
+    await sql?.close();
+  });
+
+  it.each([1, 2, 3, 4, 5, 6])('seed %i: random batch sizes, some batches replayed', async (seed) => {
+    const events = scenario(seed);
+    await clear(sql);
+    await sql.transaction(async (tx) => {
+      for (const event of events) await occurrencesProjection.apply(event, tx);
+    });
+    const oneByOne = await dump(sql);
+
+    await clear(sql);
+    let state = seed * 104729;
+    const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let at = 0; at < events.length; ) {
+      const batch = events.slice(at, (at += 1 + Math.floor(random() * 30)));
+      await sql.transaction((tx) => runStatements(tx, evolveOccurrencesBatch(batch)));
+      if (random() < 0.3) await sql.transaction((tx) => runStatements(tx, evolveOccurrencesBatch(batch)));
+    }
+    expect(await dump(sql)).toEqual(oneByOne);
+    const rows = (oneByOne as { rm_occurrences: Array<{ status: string; conflicts: number }> }).rm_occurrences;
+    expect(rows.map((r) => r.status)).toEqual(expect.arrayContaining(['observed', 'admitted', 'blocked']));
+    expect(rows.some((r) => r.conflicts > 0)).toBe(true);
+  });
+});
