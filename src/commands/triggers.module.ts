@@ -5,6 +5,7 @@ import { TriggersController } from '../adapters/http/controllers/triggers.contro
 import { CAPABILITIES_TOKEN, CLAIMED_CAPABILITIES } from '../adapters/config/capabilities.js';
 import { AdmissionProcessor } from './admit-occurrence/admission.processor.js';
 import { AdmitOccurrenceHandler } from './admit-occurrence/admit-occurrence.handler.js';
+import { AdmitOccurrencesHandler } from './admit-occurrence/admit-occurrences.handler.js';
 import { DecisionNotifier } from './admit-occurrence/decision-notifier.js';
 import { FireManualOccurrenceHandler } from './fire-manual-occurrence/fire-manual-occurrence.handler.js';
 import { ReviseTriggerHandler } from './revise-trigger/revise-trigger.handler.js';
@@ -20,6 +21,7 @@ import { SetTriggerEnabledHandler } from './set-trigger-enabled/set-trigger-enab
     SetTriggerEnabledHandler,
     FireManualOccurrenceHandler,
     AdmitOccurrenceHandler,
+    AdmitOccurrencesHandler,
     AdmissionProcessor,
   ],
   exports: [AdmissionProcessor],

@@ -157,6 +157,30 @@ export function manualPathSuite(kind: StoreKind): void {
       expect(outcomes.filter((o) => o.type === 'OccurrenceBlocked').map((o) => (o.data as { reason: string }).reason)).toEqual(['budget_exhausted']);
     });
 
+    it('AD-2 AD-5 a Mission backlog admitted together counts the budget in acceptance order, once per admission', async () => {
+      const { triggerId, missionId } = await setup({ mission: { maxExecutionsPerHour: 2 } });
+      const fired = [];
+      for (let i = 0; i < 5; i++) fired.push(await fire(triggerId));
+      await admit();
+      const outcomes = await Promise.all(fired.map(async (f) => (await decision(f.body.occurrenceId))[0]!));
+      expect(outcomes.map((o) => o.type)).toEqual(['OccurrenceAdmitted', 'OccurrenceAdmitted', 'OccurrenceBlocked', 'OccurrenceBlocked', 'OccurrenceBlocked']);
+      const budget = (await t.sql.query<{ data: { occurrenceId: string; executionId: string; missionId: string } }>(`SELECT data FROM events WHERE type = 'BudgetConsumed' AND data->>'missionId' = $1 ORDER BY revision`, [missionId])).rows.map((r) => r.data);
+      expect(budget.map((b) => b.occurrenceId)).toEqual(fired.slice(0, 2).map((f) => f.body.occurrenceId));
+      expect(budget.map((b) => b.executionId)).toEqual(outcomes.slice(0, 2).map((o) => (o.data as { executionId: string }).executionId));
+    });
+
+    it('AD-1 a backlog whose Occurrence was decided meanwhile falls back to one by one: each decided once, the budget counted once', async () => {
+      const { triggerId, missionId } = await setup();
+      const fired = [];
+      for (let i = 0; i < 4; i++) fired.push(await fire(triggerId));
+      // Another admitter decides the second one before the processor's batch gets there.
+      await t.app.get(AdmitOccurrenceHandler).execute(new AdmitOccurrenceCommand(occurrenceStream(fired[1]!.body.occurrenceId)));
+      await admit();
+      for (const f of fired) expect((await t.infra.store.readStream(occurrenceStream(f.body.occurrenceId))).map((e) => e.type)).toEqual(['OccurrenceObserved', 'OccurrenceAdmitted']);
+      const counted = (await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'BudgetConsumed' AND data->>'missionId' = $1`, [missionId])).rows[0]!.n;
+      expect(counted).toBe(4);
+    });
+
     it('AD-1 50 concurrent admitters on one occurrence decide it exactly once', async () => {
       const { triggerId } = await setup();
       const fired = await fire(triggerId);

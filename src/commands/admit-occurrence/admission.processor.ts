@@ -6,7 +6,7 @@ import { EVENT_STORE, type EventStore, type RecordedEvent } from '../../adapters
 import { SQL_CLIENT, type SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
 import { Subscription } from '../../adapters/eventstore/subscription.js';
 import { SubscriptionRegistry } from '../../projections/runner/subscription-registry.js';
-import { AdmitOccurrenceCommand } from './admit-occurrence.command.js';
+import { AdmitOccurrencesCommand } from './admit-occurrences.command.js';
 
 const NAME = 'processor:admission';
 
@@ -37,7 +37,7 @@ export class AdmissionProcessor {
       types: ['OccurrenceObserved'],
       handle: async (events, from, to) => {
         // Unrelated Missions admit concurrently (AD-5); one Mission's occurrences share its budget
-        // stream, so they go one after another in acceptance order instead of racing for it.
+        // stream, so they are decided together in acceptance order instead of racing for it.
         const byMission = new Map<string, RecordedEvent[]>();
         for (const e of events) {
           if (e.type !== 'OccurrenceObserved') continue;
@@ -48,9 +48,7 @@ export class AdmissionProcessor {
           else byMission.set(key, [e]);
         }
         await Promise.all(
-          [...byMission.values()].map(async (observations) => {
-            for (const observed of observations) await this.commands.execute(new AdmitOccurrenceCommand(observed.streamId, observed));
-          }),
+          [...byMission.values()].map((observations) => this.commands.execute(new AdmitOccurrencesCommand(observations))),
         );
         // Decisions are idempotent, so losing the checkpoint race to another processor only means reading it again.
         if (!(await advanceCheckpoint(sql.unflushed ?? sql, NAME, from, to))) throw new CheckpointConflict(NAME);

@@ -1,0 +1,63 @@
+import { Inject } from '@nestjs/common';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { TrustedClock } from '../../adapters/clock/trusted-clock.js';
+import { EVENT_STORE, type EventStore, type StreamAppend, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { budgetDecider, type BudgetState, budgetWindowStart } from '../../domain/admission/index.js';
+import { budgetStream } from '../../domain/shared/ids.js';
+import { appendAll, loadAggregates, toNewEvent } from '../shared/aggregate.js';
+import { AdmitOccurrenceCommand } from './admit-occurrence.command.js';
+import { admissionView } from './admit-occurrence.handler.js';
+import { AdmitOccurrencesCommand } from './admit-occurrences.command.js';
+import { admissionMetadata, admissionReads, admissionStep, fromObservation, type Observed } from './admission-step.js';
+import { DecisionNotifier } from './decision-notifier.js';
+
+/**
+ * One Mission's backlog decided together: the budget is counted in acceptance order as one by one
+ * would, but read once and appended once with every decision. A stream that moved meanwhile (another
+ * admitter, a conflicting delivery, a new budget unit) fails the whole append, and each Occurrence is
+ * then admitted on its own, which re-reads everything.
+ */
+@CommandHandler(AdmitOccurrencesCommand)
+export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrencesCommand> {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(TrustedClock) private readonly clock: TrustedClock,
+    private readonly notifier: DecisionNotifier,
+    private readonly commands: CommandBus,
+  ) {}
+
+  async execute({ observations }: AdmitOccurrencesCommand): Promise<void> {
+    const observed = observations.map((e) => ({ event: e, state: fromObservation(e).state })).filter((o): o is { event: typeof o.event; state: Observed } => o.state.status === 'observed');
+    if (observed.length > 1 && observed.every((o) => o.event.revision === 0)) {
+      try {
+        return await this.admitTogether(observed);
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevision)) throw error;
+      }
+    }
+    for (const { event } of observed) await this.commands.execute(new AdmitOccurrenceCommand(event.streamId, observed.length === 1 ? event : undefined));
+  }
+
+  private async admitTogether(observed: Array<{ event: { streamId: string }; state: Observed }>): Promise<void> {
+    const { tenant, missionId } = observed[0]!.state.occurrence;
+    const now = (await this.clock.now()).toISOString();
+    const windowStart = budgetWindowStart(now);
+    const budgetStreamId = budgetStream(tenant, missionId, windowStart);
+    const reads = admissionReads(observed.map((o) => o.state.occurrence));
+    const [budget, ...current] = await loadAggregates(this.store, [{ streamId: budgetStreamId, decider: budgetDecider }, ...reads]);
+    const view = admissionView(now, windowStart, reads, current);
+    let budgetState = budget!.state as BudgetState;
+    const consumed: StreamAppend['events'] = [];
+    const decisions: StreamAppend[] = [];
+    for (const { event, state } of observed) {
+      const step = admissionStep(state, view, budgetState);
+      const meta = admissionMetadata(tenant, state.occurrence.occurrenceId);
+      budgetState = step.consumed.reduce(budgetDecider.evolve, budgetState);
+      consumed.push(...step.consumed.map((e) => toNewEvent(e, meta)));
+      decisions.push({ streamId: event.streamId, events: step.decision.map((e) => toNewEvent(e, meta)), expected: 0 });
+    }
+    const budgetAppend: StreamAppend[] = consumed.length > 0 ? [{ streamId: budgetStreamId, events: consumed, expected: budget!.revision < 0 ? 'no_stream' : budget!.revision }] : [];
+    await appendAll(this.store, [...budgetAppend, ...decisions]);
+    for (const { state } of observed) this.notifier.decided(state.occurrence.occurrenceId);
+  }
+}
