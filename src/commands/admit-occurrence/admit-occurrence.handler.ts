@@ -68,6 +68,7 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
 /** The view from what admissionReads asked for, in the same order. */
 export function admissionView(now: string, windowStart: string, reads: ReturnType<typeof admissionReads>, loaded: readonly Loaded<unknown>[]): AdmissionView {
   const [mission, ...rest] = loaded;
+  // Trigger and source streams have distinct prefixes, so one map serves both lookups.
   const byStream = new Map(reads.slice(1).map((r, i) => [r.streamId, rest[i]!.state]));
   return {
     now,

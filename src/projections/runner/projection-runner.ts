@@ -1,7 +1,7 @@
 import type { AppendSignal } from '../../adapters/eventstore/append-signal.js';
 import { advanceCheckpoint, advanceCheckpointOrFail, CheckpointConflict, isCheckpointMoved, loadCheckpoint, resetCheckpoint } from '../../adapters/eventstore/checkpoints.js';
 import { inline } from '../../adapters/eventstore/sql/statement-script.js';
-import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
+import type { EventStore, RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
 import type { SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
 import { Subscription } from '../../adapters/eventstore/subscription.js';
 import type { Projection } from './projection.js';
@@ -32,36 +32,45 @@ export class ProjectionRunner {
       types: projection.handles,
       handle: async (events, from, to) => {
         const mine = events.filter((event) => handled.has(event.type));
-        // Nothing to fold: moving the checkpoint is one statement, no transaction needed.
-        if (mine.length === 0) {
-          if (!(await advanceCheckpoint(this.sql.unflushed ?? this.sql, checkpointName(projection), from, to))) throw new CheckpointConflict(checkpointName(projection));
-          return;
-        }
-        if (projection.evolve) {
-          // Rows and checkpoint in one implicit transaction: a moved checkpoint fails the script.
-          const folded = projection.evolveBatch ? projection.evolveBatch(mine) : mine.flatMap((event) => projection.evolve!(event));
-          const statements = [...folded, advanceCheckpointOrFail(checkpointName(projection), from, to)];
-          try {
-            // Read models are rebuilt from the log, so their commits need not wait for a WAL flush: a
-            // crash can lose only whole trailing batches, rows and checkpoint together, and they are replayed.
-            const script = statements.map(inline).join(';\n');
-            await (this.sql.unflushed?.exec ? this.sql.unflushed.exec(script) : this.sql.exec(script));
-          } catch (error) {
-            throw isCheckpointMoved(error) ? new CheckpointConflict(checkpointName(projection)) : error;
-          }
-          this.changed();
-          return;
-        }
-        await this.sql.transaction(async (tx) => {
-          // As for scripts: a crash may lose whole trailing batches of a read model, never half of one.
-          await tx.query('SET LOCAL synchronous_commit TO OFF');
-          if (projection.applyBatch) await projection.applyBatch(mine, tx);
-          else for (const event of mine) await projection.apply(event, tx);
-          const advanced = await advanceCheckpoint(tx, checkpointName(projection), from, to);
-          if (!advanced) throw new CheckpointConflict(checkpointName(projection));
-        });
+        if (mine.length === 0) return this.skip(from, to);
+        await (projection.evolve ? this.foldAsScript(mine, from, to) : this.foldInTransaction(mine, from, to));
         this.changed();
       },
+    });
+  }
+
+  private get name(): string {
+    return checkpointName(this.projection);
+  }
+
+  /** Nothing to fold: moving the checkpoint is one statement, no transaction needed. */
+  private async skip(from: number, to: number): Promise<void> {
+    if (!(await advanceCheckpoint(this.sql.unflushed ?? this.sql, this.name, from, to))) throw new CheckpointConflict(this.name);
+  }
+
+  /**
+   * Rows and checkpoint as one script in one implicit transaction (one round trip): a moved
+   * checkpoint fails the script. Read models are rebuilt from the log, so their commits need not wait
+   * for a WAL flush: a crash can lose only whole trailing batches, rows and checkpoint together.
+   */
+  private async foldAsScript(events: RecordedEvent[], from: number, to: number): Promise<void> {
+    const { evolve, evolveBatch } = this.projection;
+    const folded = evolveBatch ? evolveBatch(events) : events.flatMap((event) => evolve!(event));
+    const script = [...folded, advanceCheckpointOrFail(this.name, from, to)].map(inline).join(';\n');
+    try {
+      await (this.sql.unflushed?.exec ? this.sql.unflushed.exec(script) : this.sql.exec(script));
+    } catch (error) {
+      throw isCheckpointMoved(error) ? new CheckpointConflict(this.name) : error;
+    }
+  }
+
+  /** For folds that read what they wrote (applyBatch/apply); same durability as scripts. */
+  private foldInTransaction(events: RecordedEvent[], from: number, to: number): Promise<void> {
+    return this.sql.transaction(async (tx) => {
+      await tx.query('SET LOCAL synchronous_commit TO OFF');
+      if (this.projection.applyBatch) await this.projection.applyBatch(events, tx);
+      else for (const event of events) await this.projection.apply(event, tx);
+      if (!(await advanceCheckpoint(tx, this.name, from, to))) throw new CheckpointConflict(this.name);
     });
   }
 
@@ -75,7 +84,7 @@ export class ProjectionRunner {
   }
 
   position(): Promise<number> {
-    return loadCheckpoint(this.sql, checkpointName(this.projection));
+    return loadCheckpoint(this.sql, this.name);
   }
 
   /** Has this read model folded the event at `position` (read-your-writes)? */

@@ -9,7 +9,7 @@ export interface PgClientOptions {
   max?: number;
 }
 
-/** Few connections: only single short inserts (the auth replay store) use them. */
+/** Few connections: only short writes whose durability rides on a later commit or a rebuild use them (replay rows, read-model batches, checkpoints). */
 const UNFLUSHED_POOL_SIZE = 8;
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
