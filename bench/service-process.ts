@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,10 @@ export async function startService(port: number, env: Record<string, string> = {
     async stop() {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
+      // Each run has its own schema: leave nothing behind (a bench run writes hundreds of MB).
+      const admin = new pg.Client({ connectionString: databaseUrl });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => admin.end());
     },
   };
 }
