@@ -42,4 +42,9 @@ export const occurrencesMigrations: Migration[] = [
         at                  timestamptz NOT NULL
       )`,
   },
+  {
+    // WH-8 backpressure counts undecided Occurrences per source twice a second: only those rows, not the whole history.
+    id: '0301_rm_occurrences_outstanding',
+    sql: `CREATE INDEX IF NOT EXISTS rm_occurrences_outstanding ON rm_occurrences (tenant, (auth->>'sourceId')) WHERE status = 'observed'`,
+  },
 ];
