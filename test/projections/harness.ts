@@ -31,19 +31,31 @@ export async function openHarness(kind: DbKind, projections: Projection[]): Prom
     async catchUp() {
       for (const runner of runners) await runner.catchUp();
     },
-    async dump(projection) {
-      const tables: Record<string, unknown[]> = {};
-      for (const table of projection.tables) {
-        const { rows } = await sql.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY to_jsonb(t)::text`);
-        tables[table] = rows.map((r) => r.row);
-      }
-      return tables;
-    },
+    dump: (projection) => dumpTables(sql, projection),
     async close() {
       await sql.close();
       if (schema) await dropSchema(schema);
     },
   };
+}
+
+/** Every row of every table of `projection`, as JSON, in a stable order. */
+export async function dumpTables(sql: SqlClient, projection: Projection): Promise<Record<string, unknown[]>> {
+  const tables: Record<string, unknown[]> = {};
+  for (const table of projection.tables) {
+    const { rows } = await sql.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY to_jsonb(t)::text`);
+    tables[table] = rows.map((r) => r.row);
+  }
+  return tables;
+}
+
+export const clearTables = (sql: SqlClient, projection: Projection): Promise<void> =>
+  sql.transaction(async (tx) => void (await Promise.all(projection.tables.map((t) => tx.query(`DELETE FROM ${t}`)))));
+
+/** A repeatable pseudo-random sequence in [0, 1) for scenario tests. */
+export function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 
 /** A runner of `projection` that throws inside the `crashAt`-th handled event, once. */

@@ -5,14 +5,14 @@ import { runStatements } from '../../src/adapters/eventstore/sql/statement-scrip
 import { observed } from '../../src/domain/occurrence/occurrence.fixtures.js';
 import { evolveOccurrencesBatch, occurrencesProjection } from '../../src/projections/occurrences/occurrences.projection.js';
 import { freshPglite } from '../support/databases.js';
+import { clearTables, dumpTables, seededRandom } from './harness.js';
 
 /**
  * OP-3: the occurrences read model folded a batch at a time (one statement per event type between
  * conflicts) must equal folding event by event, whatever the batch boundaries and replays.
  */
 function scenario(seed: number): RecordedEvent[] {
-  let state = seed;
-  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = seededRandom(seed);
   const events: RecordedEvent[] = [];
   const known: Array<{ tenant: string; occurrenceId: string; decided: boolean }> = [];
   let position = 0;
@@ -42,13 +42,8 @@ function scenario(seed: number): RecordedEvent[] {
   return events;
 }
 
-async function dump(sql: SqlClient): Promise<unknown> {
-  const tables: Record<string, unknown[]> = {};
-  for (const table of occurrencesProjection.tables) tables[table] = (await sql.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY to_jsonb(t)::text`)).rows.map((r) => r.row);
-  return tables;
-}
-
-const clear = (sql: SqlClient) => sql.transaction(async (tx) => void (await Promise.all(occurrencesProjection.tables.map((t) => tx.query(`DELETE FROM ${t}`)))));
+const dump = (sql: SqlClient) => dumpTables(sql, occurrencesProjection);
+const clear = (sql: SqlClient) => clearTables(sql, occurrencesProjection);
 
 describe('OP-2 OP-3 occurrences folded in batches equals folded one by one', () => {
   let sql: SqlClient;
@@ -68,8 +63,7 @@ describe('OP-2 OP-3 occurrences folded in batches equals folded one by one', () 
     const oneByOne = await dump(sql);
 
     await clear(sql);
-    let state = seed * 104729;
-    const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = seededRandom(seed * 104729);
     for (let at = 0; at < events.length; ) {
       const batch = events.slice(at, (at += 1 + Math.floor(random() * 30)));
       await sql.transaction((tx) => runStatements(tx, evolveOccurrencesBatch(batch)));

@@ -3,6 +3,7 @@ import type { RecordedEvent } from '../../src/adapters/eventstore/event-store.po
 import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
 import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
 import { freshPglite } from '../support/databases.js';
+import { clearTables, dumpTables, seededRandom } from './harness.js';
 
 /**
  * OP-3: the set-based batch fold of trigger health must leave exactly the rows of folding event by
@@ -10,8 +11,7 @@ import { freshPglite } from '../support/databases.js';
  * decisions in the same batch as their observation, unknown tenants and interleaved revisions.
  */
 function scenario(seed: number): RecordedEvent[] {
-  let state = seed;
-  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const events: RecordedEvent[] = [];
   const open: Array<{ tenant: string; occurrenceId: string }> = [];
@@ -43,13 +43,8 @@ function scenario(seed: number): RecordedEvent[] {
   return events;
 }
 
-async function dump(sql: SqlClient): Promise<unknown> {
-  const tables: Record<string, unknown[]> = {};
-  for (const table of triggerHealthProjection.tables) tables[table] = (await sql.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY to_jsonb(t)::text`)).rows.map((r) => r.row);
-  return tables;
-}
-
-const clear = (sql: SqlClient) => sql.transaction(async (tx) => void (await Promise.all(triggerHealthProjection.tables.map((t) => tx.query(`DELETE FROM ${t}`)))));
+const dump = (sql: SqlClient) => dumpTables(sql, triggerHealthProjection);
+const clear = (sql: SqlClient) => clearTables(sql, triggerHealthProjection);
 
 describe('OP-1 OP-3 trigger health folded in batches equals folded one by one', () => {
   let sql: SqlClient;
@@ -69,8 +64,7 @@ describe('OP-1 OP-3 trigger health folded in batches equals folded one by one', 
     const oneByOne = await dump(sql);
 
     await clear(sql);
-    let state = seed * 7919;
-    const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = seededRandom(seed * 7919);
     for (let at = 0; at < events.length; ) {
       const batch = events.slice(at, (at += 1 + Math.floor(random() * 25)));
       await sql.transaction((tx) => triggerHealthProjection.applyBatch!(batch, tx));

@@ -6,18 +6,16 @@ export async function loadCheckpoint(sql: SqlExecutor, name: string): Promise<nu
   return rows[0] ? Number(rows[0].position) : 0;
 }
 
+/** $1 name, $2 the position the writer read, $3 the new position. */
+const ADVANCE_SQL = `INSERT INTO checkpoints (name, position) VALUES ($1, $3)
+  ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now() WHERE checkpoints.position = $2`;
+
 /**
  * Compare-and-set: advances only from the position this runner read, so two runners of one
  * subscription can never both commit the same batch (the loser's transaction rolls back).
  */
 export async function advanceCheckpoint(sql: SqlExecutor, name: string, from: number, to: number): Promise<boolean> {
-  const { rowCount } = await sql.query({
-    name: 'reveille_advance_checkpoint',
-    text: `INSERT INTO checkpoints (name, position) VALUES ($1, $3)
-     ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now()
-       WHERE checkpoints.position = $2`,
-    values: [name, from, to],
-  });
+  const { rowCount } = await sql.query({ name: 'reveille_advance_checkpoint', text: ADVANCE_SQL, values: [name, from, to] });
   return rowCount === 1;
 }
 
@@ -30,10 +28,7 @@ const MOVED = 'checkpoint moved under this runner: ';
  */
 export function advanceCheckpointOrFail(name: string, from: number, to: number): SqlQuery {
   return {
-    text: `WITH advanced AS (
-             INSERT INTO checkpoints (name, position) VALUES ($1, $3)
-             ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now() WHERE checkpoints.position = $2
-             RETURNING 1)
+    text: `WITH advanced AS (${ADVANCE_SQL} RETURNING 1)
            SELECT ('${MOVED}' || c.name)::int FROM checkpoints c WHERE c.name = $1 AND NOT EXISTS (SELECT 1 FROM advanced)`,
     values: [name, from, to],
   };

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ExpiringCache } from './expiring-cache.js';
 import { type IngressSource, SourceRegistry } from './source-registry.js';
 
 const TTL_MS = 1_000;
@@ -11,28 +12,20 @@ const MAX_ENTRIES = 10_000;
  */
 @Injectable()
 export class SourceCache {
-  private readonly entries = new Map<string, { at: number; source: Promise<IngressSource | null> }>();
+  private readonly cache = new ExpiringCache<IngressSource | null>(TTL_MS, MAX_ENTRIES);
 
   constructor(private readonly registry: SourceRegistry) {}
 
   get(sourceId: string): Promise<IngressSource | null> {
-    const now = performance.now();
-    const hit = this.entries.get(sourceId);
-    if (hit && now - hit.at < TTL_MS) return hit.source;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    const source = this.registry.resolve(sourceId);
-    this.entries.set(sourceId, { at: now, source });
-    source.catch(() => this.entries.delete(sourceId));
-    return source;
+    return this.cache.get(sourceId, () => this.registry.resolve(sourceId));
   }
 
   has(sourceId: string): boolean {
-    const hit = this.entries.get(sourceId);
-    return hit !== undefined && performance.now() - hit.at < TTL_MS;
+    return this.cache.has(sourceId);
   }
 
   /** This process changed the source (new key, retired key): drop what it remembers. */
   forget(sourceId: string): void {
-    this.entries.delete(sourceId);
+    this.cache.forget(sourceId);
   }
 }

@@ -3,6 +3,7 @@ import { boundTriggerIds } from '../../projections/source-bindings/source-bindin
 import { SOURCE_BINDINGS_PROJECTION } from '../../projections/source-bindings/source-bindings.projection.js';
 import { ProjectionRunners } from '../../projections/runner/projection-runners.js';
 import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
+import { ExpiringCache } from './expiring-cache.js';
 
 export interface BoundTrigger {
   triggerId: string;
@@ -20,25 +21,19 @@ const MAX_ENTRIES = 10_000;
  */
 @Injectable()
 export class TriggerBindings {
-  private readonly entries = new Map<string, { at: number; triggers: Promise<BoundTrigger[]> }>();
+  private readonly cache = new ExpiringCache<BoundTrigger[]>(TTL_MS, MAX_ENTRIES);
 
   constructor(
     @Inject(SQL_CLIENT) private readonly sql: SqlClient,
     @Optional() runners?: ProjectionRunners,
   ) {
-    runners?.runners.get(SOURCE_BINDINGS_PROJECTION)?.onFolded(() => this.entries.clear());
+    runners?.runners.get(SOURCE_BINDINGS_PROJECTION)?.onFolded(() => this.cache.clear());
   }
 
   /** Webhook Triggers of this tenant bound to sourceId whose eventTypes include eventType (an empty or absent list = every type); enabled or not, not deleted. */
   forEvent(tenant: string, sourceId: string, eventType: string | null): Promise<BoundTrigger[]> {
-    const key = JSON.stringify([tenant, sourceId, eventType]);
-    const now = performance.now();
-    const hit = this.entries.get(key);
-    if (hit && now - hit.at < TTL_MS) return hit.triggers;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    const triggers = boundTriggerIds(this.sql, tenant, sourceId, eventType).then((ids) => ids.map((triggerId) => ({ triggerId })));
-    this.entries.set(key, { at: now, triggers });
-    triggers.catch(() => this.entries.delete(key));
-    return triggers;
+    return this.cache.get(JSON.stringify([tenant, sourceId, eventType]), async () =>
+      (await boundTriggerIds(this.sql, tenant, sourceId, eventType)).map((triggerId) => ({ triggerId })),
+    );
   }
 }

@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import { type AdmissionFacts, type BudgetConsumed, budgetDecider, type BudgetState, countedExecution } from '../../domain/admission/index.js';
+import type { TrustedClock } from '../../adapters/clock/trusted-clock.js';
+import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { type AdmissionFacts, type BudgetConsumed, budgetDecider, type BudgetState, budgetWindowStart, countedExecution } from '../../domain/admission/index.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
 import type { OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
-import { missionStream, sourceStream, triggerStream } from '../../domain/shared/ids.js';
+import { budgetStream, missionStream, sourceStream, triggerStream } from '../../domain/shared/ids.js';
 import { isRejection } from '../../domain/shared/result.js';
 import { isKeyRetired, sourceDecider, type SourceState } from '../../domain/source/source.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
-import { asDomainEvent, type Loaded } from '../shared/aggregate.js';
+import { asDomainEvent, type Loaded, loadAggregates } from '../shared/aggregate.js';
 import { CommandRejected } from '../shared/rejected.js';
 
 export type Observed = Extract<OccurrenceState, { status: 'observed' }>;
@@ -29,8 +31,8 @@ export interface AdmissionStep {
   executionId: string | null;
 }
 
-/** The streams an admission of `occurrences` reads, besides the Mission's budget window. */
-export function admissionReads(occurrences: readonly Observed['occurrence'][]) {
+/** The streams an admission of `occurrences` reads, besides the Mission's budget window: the Mission first. */
+function admissionReads(occurrences: readonly Observed['occurrence'][]) {
   const { tenant, missionId } = occurrences[0]!;
   const triggers = [...new Set(occurrences.map((o) => triggerStream(tenant, o.triggerId)))];
   const sources = [...new Set(occurrences.filter(checksKey).map((o) => sourceStream(tenant, o.auth.sourceId!)))];
@@ -39,6 +41,29 @@ export function admissionReads(occurrences: readonly Observed['occurrence'][]) {
     ...triggers.map((streamId) => ({ streamId, decider: triggerDecider })),
     ...sources.map((streamId) => ({ streamId, decider: sourceDecider })),
   ];
+}
+
+/**
+ * Reads, in one round trip where the store can, the budget window and everything admitting
+ * `occurrences` (one Mission's) depends on, on the trusted database clock.
+ */
+export async function loadAdmissionView(store: EventStore, clock: TrustedClock, occurrences: readonly Observed['occurrence'][]) {
+  const { tenant, missionId } = occurrences[0]!;
+  const now = (await clock.now()).toISOString();
+  const windowStart = budgetWindowStart(now);
+  const budgetStreamId = budgetStream(tenant, missionId, windowStart);
+  const reads = admissionReads(occurrences);
+  const [budget, mission, ...rest] = await loadAggregates(store, [{ streamId: budgetStreamId, decider: budgetDecider }, ...reads]);
+  // Trigger and source streams have distinct prefixes, so one map serves both lookups.
+  const byStream = new Map(reads.slice(1).map((r, i) => [r.streamId, rest[i]!.state]));
+  const view: AdmissionView = {
+    now,
+    windowStart,
+    mission: mission!.state as MissionState,
+    triggers: byStream as AdmissionView['triggers'],
+    sources: byStream as AdmissionView['sources'],
+  };
+  return { view, budgetStreamId, budget: budget as Loaded<BudgetState> };
 }
 
 export const checksKey = (o: Observed['occurrence']): boolean => o.auth.state === 'verified' && !!o.auth.sourceId && !!o.auth.keyId;

@@ -2,12 +2,10 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { TrustedClock } from '../../adapters/clock/trusted-clock.js';
 import { EVENT_STORE, type EventStore, type StreamAppend, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
-import { budgetDecider, budgetWindowStart } from '../../domain/admission/index.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
-import { budgetStream } from '../../domain/shared/ids.js';
-import { appendAll, type Loaded, loadAggregate, loadAggregates, toNewEvent } from '../shared/aggregate.js';
+import { appendAll, type Loaded, loadAggregate, toNewEvent } from '../shared/aggregate.js';
 import { AdmitOccurrenceCommand, type AdmissionResult } from './admit-occurrence.command.js';
-import { admissionMetadata, admissionReads, admissionStep, type AdmissionView, fromObservation, type Observed } from './admission-step.js';
+import { admissionMetadata, admissionStep, fromObservation, loadAdmissionView, type Observed } from './admission-step.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 const MAX_ATTEMPTS = 20;
@@ -46,35 +44,16 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
   }
 
   private async admit(occurrenceStreamId: string, state: Observed, loaded: Loaded<OccurrenceState>): Promise<AdmissionResult> {
-    const { tenant, missionId, occurrenceId } = state.occurrence;
-    const now = (await this.clock.now()).toISOString();
-    const windowStart = budgetWindowStart(now);
-    const budgetStreamId = budgetStream(tenant, missionId, windowStart);
-    const reads = admissionReads([state.occurrence]);
-    const [budget, ...current] = await loadAggregates(this.store, [{ streamId: budgetStreamId, decider: budgetDecider }, ...reads]);
-    const view = admissionView(now, windowStart, reads, current);
-    const step = admissionStep(state, view, budget!.state as Parameters<typeof admissionStep>[2]);
+    const { tenant, occurrenceId } = state.occurrence;
+    const { view, budgetStreamId, budget } = await loadAdmissionView(this.store, this.clock, [state.occurrence]);
+    const step = admissionStep(state, view, budget.state);
     const meta = admissionMetadata(tenant, occurrenceId);
     const appends: StreamAppend[] = [];
-    if (step.consumed.length > 0) appends.push({ streamId: budgetStreamId, events: step.consumed.map((e) => toNewEvent(e, meta)), expected: budget!.revision < 0 ? 'no_stream' : budget!.revision });
+    if (step.consumed.length > 0) appends.push({ streamId: budgetStreamId, events: step.consumed.map((e) => toNewEvent(e, meta)), expected: budget.revision < 0 ? 'no_stream' : budget.revision });
     appends.push({ streamId: occurrenceStreamId, events: step.decision.map((e) => toNewEvent(e, meta)), expected: loaded.revision });
     const positions = await appendAll(this.store, appends);
     this.notifier.decided(occurrenceId);
     const isAdmitted = step.decision[0]!.type === 'OccurrenceAdmitted';
     return { occurrenceId, decision: isAdmitted ? 'admitted' : 'blocked', executionId: isAdmitted ? step.executionId : null, position: positions[positions.length - 1]! };
   }
-}
-
-/** The view from what admissionReads asked for, in the same order. */
-export function admissionView(now: string, windowStart: string, reads: ReturnType<typeof admissionReads>, loaded: readonly Loaded<unknown>[]): AdmissionView {
-  const [mission, ...rest] = loaded;
-  // Trigger and source streams have distinct prefixes, so one map serves both lookups.
-  const byStream = new Map(reads.slice(1).map((r, i) => [r.streamId, rest[i]!.state]));
-  return {
-    now,
-    windowStart,
-    mission: mission!.state as AdmissionView['mission'],
-    triggers: byStream as AdmissionView['triggers'],
-    sources: byStream as AdmissionView['sources'],
-  };
 }

@@ -2,13 +2,11 @@ import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { TrustedClock } from '../../adapters/clock/trusted-clock.js';
 import { EVENT_STORE, type EventStore, type StreamAppend, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
-import { budgetDecider, type BudgetState, budgetWindowStart } from '../../domain/admission/index.js';
-import { budgetStream } from '../../domain/shared/ids.js';
-import { appendAll, loadAggregates, toNewEvent } from '../shared/aggregate.js';
+import { budgetDecider } from '../../domain/admission/index.js';
+import { appendAll, toNewEvent } from '../shared/aggregate.js';
 import { AdmitOccurrenceCommand } from './admit-occurrence.command.js';
-import { admissionView } from './admit-occurrence.handler.js';
 import { AdmitOccurrencesCommand } from './admit-occurrences.command.js';
-import { admissionMetadata, admissionReads, admissionStep, fromObservation, type Observed } from './admission-step.js';
+import { admissionMetadata, admissionStep, fromObservation, loadAdmissionView, type Observed } from './admission-step.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 /**
@@ -39,14 +37,9 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
   }
 
   private async admitTogether(observed: Array<{ event: { streamId: string }; state: Observed }>): Promise<void> {
-    const { tenant, missionId } = observed[0]!.state.occurrence;
-    const now = (await this.clock.now()).toISOString();
-    const windowStart = budgetWindowStart(now);
-    const budgetStreamId = budgetStream(tenant, missionId, windowStart);
-    const reads = admissionReads(observed.map((o) => o.state.occurrence));
-    const [budget, ...current] = await loadAggregates(this.store, [{ streamId: budgetStreamId, decider: budgetDecider }, ...reads]);
-    const view = admissionView(now, windowStart, reads, current);
-    let budgetState = budget!.state as BudgetState;
+    const { tenant } = observed[0]!.state.occurrence;
+    const { view, budgetStreamId, budget } = await loadAdmissionView(this.store, this.clock, observed.map((o) => o.state.occurrence));
+    let budgetState = budget.state;
     const consumed: StreamAppend['events'] = [];
     const decisions: StreamAppend[] = [];
     for (const { event, state } of observed) {
@@ -56,7 +49,7 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
       consumed.push(...step.consumed.map((e) => toNewEvent(e, meta)));
       decisions.push({ streamId: event.streamId, events: step.decision.map((e) => toNewEvent(e, meta)), expected: 0 });
     }
-    const budgetAppend: StreamAppend[] = consumed.length > 0 ? [{ streamId: budgetStreamId, events: consumed, expected: budget!.revision < 0 ? 'no_stream' : budget!.revision }] : [];
+    const budgetAppend: StreamAppend[] = consumed.length > 0 ? [{ streamId: budgetStreamId, events: consumed, expected: budget.revision < 0 ? 'no_stream' : budget.revision }] : [];
     await appendAll(this.store, [...budgetAppend, ...decisions]);
     for (const { state } of observed) this.notifier.decided(state.occurrence.occurrenceId);
   }

@@ -1,5 +1,5 @@
 import type { EventMetadata, NewEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { StreamAppend } from '../../adapters/eventstore/sql/sql-batch-append.js';
+import type { StreamAppend } from '../../adapters/eventstore/event-store.port.js';
 import { payloadDigest } from '../../adapters/sources/payload-digest.js';
 import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import type { ObservedOccurrence, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';

@@ -4,14 +4,14 @@ import type { SqlExecutor } from './sql-client.js';
 import { StatementBatcher } from './statement-batcher.js';
 
 /** A first event of a new stream, as the store prepared it. */
-export interface NewStreamEvent extends NewEvent {
+interface NewStreamEvent extends NewEvent {
   id: string;
   schemaVersion: number;
   metadata: NonNullable<NewEvent['metadata']>;
 }
 
 /** Where the batch put an event; null when its stream already existed (or the batch could not say). */
-export interface NewStreamAppended {
+interface NewStreamAppended {
   position: number;
   recordedAt: string;
   hash: string;

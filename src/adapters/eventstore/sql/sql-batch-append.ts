@@ -4,8 +4,6 @@ import type { RecordedEvent, StreamAppend } from '../event-store.port.js';
 import type { SqlExecutor } from './sql-client.js';
 import { isUniqueViolation } from './store-errors.js';
 
-export type { StreamAppend };
-
 /** An appended event as the batch knows it: what it sent plus where the store put it. */
 export type BatchAppended = Pick<RecordedEvent, 'id' | 'streamId' | 'revision' | 'position' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
 

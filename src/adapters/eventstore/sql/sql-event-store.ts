@@ -72,13 +72,15 @@ RETURNING ${APPENDED}`;
  * in-flight one are visible, in (transaction_id, position) order, so a late commit of a lower
  * position can never be passed over. `after` is resolved to its (transaction_id, position) key.
  */
-const READ_ALL_SQL = `
-SELECT ${COLUMNS} FROM events
- WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+const VISIBLE_AFTER = `transaction_id < pg_snapshot_xmin(pg_current_snapshot())
    AND (transaction_id, position) > (
          SELECT a.transaction_id, a.position FROM events a WHERE a.position = $1
           UNION ALL SELECT '0'::xid8, 0::bigint
-          ORDER BY 2 DESC LIMIT 1)
+          ORDER BY 2 DESC LIMIT 1)`;
+
+const READ_ALL_SQL = `
+SELECT ${COLUMNS} FROM events
+ WHERE ${VISIBLE_AFTER}
  ORDER BY transaction_id, position
  LIMIT $2`;
 
@@ -89,11 +91,7 @@ SELECT ${COLUMNS} FROM events
 const READ_ALL_OF_SQL = `
 WITH page AS (
   SELECT position, transaction_id, type FROM events
-   WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-     AND (transaction_id, position) > (
-           SELECT a.transaction_id, a.position FROM events a WHERE a.position = $1
-            UNION ALL SELECT '0'::xid8, 0::bigint
-            ORDER BY 2 DESC LIMIT 1)
+   WHERE ${VISIBLE_AFTER}
    ORDER BY transaction_id, position
    LIMIT $2),
 summary AS (
@@ -139,19 +137,19 @@ export class SqlEventStore implements EventStore {
     private readonly sql: SqlClient,
     private readonly upcasters = new UpcasterRegistry(),
     private readonly signal?: AppendSignal,
-    options: { groupCommit?: boolean } = {},
+    options: { batching?: boolean } = {},
   ) {
     this.kind = sql.kind;
-    const batching = options.groupCommit !== false;
+    const batching = options.batching !== false;
     this.newStreams = batching ? newStreamBatcher(sql) : null;
     // Concurrent whole-stream reads (the ingress's Trigger lookups) share one query.
-    this.reads = batching ? new StatementBatcher((requests) => this.readStreamsOnce(requests)) : null;
+    this.reads = batching ? new StatementBatcher((requests) => this.readStreams(requests)) : null;
   }
 
   /** A view of this store whose statements run inside the caller's transaction. */
   within(tx: SqlExecutor): SqlEventStore {
     const bound: SqlClient = { ...this.sql, kind: this.sql.kind, query: (q, v) => tx.query(q, v), transaction: (work) => work(tx), exec: async () => undefined, close: async () => undefined };
-    return new SqlEventStore(bound, this.upcasters, this.signal, { groupCommit: false });
+    return new SqlEventStore(bound, this.upcasters, this.signal, { batching: false });
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -247,12 +245,8 @@ export class SqlEventStore implements EventStore {
   }
 
   /** OFFSET 0 keeps the lookup per stream: a generic plan would otherwise hash-join a scan of the whole log. */
-  async readStreams(requests: readonly StreamRead[]): Promise<RecordedEvent[][]> {
-    return this.readStreamsOnce(requests);
-  }
-
   /** Each stream read once from the lowest revision any request wants; every request gets its own tail. */
-  private async readStreamsOnce(requests: readonly StreamRead[]): Promise<RecordedEvent[][]> {
+  async readStreams(requests: readonly StreamRead[]): Promise<RecordedEvent[][]> {
     if (requests.length === 0) return [];
     const from = new Map<string, number>();
     for (const r of requests) from.set(r.streamId, Math.min(r.fromRevision, from.get(r.streamId) ?? r.fromRevision));
