@@ -77,6 +77,14 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         expect(await h.store.readStream(stream('missing'))).toEqual([]);
       });
 
+      it('reads only the last event of a stream, null for a missing one', async () => {
+        const s = stream();
+        await h.store.append(s, [1, 2, 3].map((n) => event(n)), 'no_stream');
+        const last = await h.store.readLast(s);
+        expect(last).toEqual((await h.store.readStream(s))[2]);
+        expect(await h.store.readLast(stream('missing'))).toBeNull();
+      });
+
       it('reads from a revision with a maximum count', async () => {
         const s = stream();
         await h.store.append(s, [1, 2, 3, 4, 5].map((n) => event(n)), 'no_stream');

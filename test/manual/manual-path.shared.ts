@@ -4,7 +4,7 @@ import { AdmitOccurrenceHandler } from '../../src/commands/admit-occurrence/admi
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 
-const grants = { maxExecutionsPerHour: 100, maxConcurrent: 5, resourceScopes: ['repo:acme/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+const grants = { maxExecutionsPerHour: 100, maxConcurrent: 1000, resourceScopes: ['repo:acme/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
 
 export function manualPathSuite(kind: StoreKind): void {
   describe(`manual path end to end (${kind})`, () => {

@@ -85,6 +85,8 @@ export interface EventStore {
   readonly kind: 'postgres' | 'pglite' | 'eventstoredb';
   append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** The stream's last event (null: no such stream), for streams whose every event carries their whole state. */
+  readLast(streamId: string): Promise<RecordedEvent | null>;
   /**
    * The global log in a gap-free order: an event is returned only once every event ordered before it
    * is committed or rolled back, so a reader that continues `after` its last event skips nothing.

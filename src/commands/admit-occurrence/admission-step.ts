@@ -1,16 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { EventMetadata, RecordedEvent, StreamAppend } from '../../adapters/eventstore/event-store.port.js';
 import type { TrustedClock } from '../../adapters/clock/trusted-clock.js';
 import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
-import { type AdmissionFacts, type BudgetConsumed, budgetDecider, type BudgetState, budgetWindowStart, countedExecution } from '../../domain/admission/index.js';
+import {
+  type AdmissionFacts,
+  type BudgetConsumed,
+  budgetDecider,
+  type BudgetState,
+  budgetWindowStart,
+  type ConcurrencyEvent,
+  concurrencyDecider,
+  type ConcurrencyState,
+  countedExecution,
+} from '../../domain/admission/index.js';
+import { executionDecider, type ExecutionEvent } from '../../domain/execution/index.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
 import type { OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
-import { budgetStream, missionStream, sourceStream, triggerStream } from '../../domain/shared/ids.js';
+import { budgetStream, concurrencyStream, executionStream, missionStream, sourceStream, triggerStream } from '../../domain/shared/ids.js';
 import { isRejection } from '../../domain/shared/result.js';
 import { isKeyRetired, sourceDecider, type SourceState } from '../../domain/source/source.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
-import { asDomainEvent, type Loaded, loadAggregates } from '../shared/aggregate.js';
+import { asDomainEvent, type Loaded, loadAggregates, loadLatest, toNewEvent } from '../shared/aggregate.js';
 import { CommandRejected } from '../shared/rejected.js';
 
 export type Observed = Extract<OccurrenceState, { status: 'observed' }>;
@@ -24,10 +35,21 @@ export interface AdmissionView {
   sources: ReadonlyMap<string, SourceState>;
 }
 
-/** What one admission appends: its decision, and the budget it counts (none when blocked or already counted). */
+/** The Mission's budget window and concurrency slots as an admission (or a batch of them) leaves them. */
+export interface MissionCounters {
+  budget: BudgetState;
+  concurrency: ConcurrencyState;
+}
+
+/**
+ * What one admission appends: its decision and, when admitted, the budget unit it counts (none when
+ * already counted), the Mission slot it takes and the execution's own stream (EX-1: one append).
+ */
 export interface AdmissionStep {
   decision: OccurrenceEvent[];
   consumed: BudgetConsumed[];
+  slot: ConcurrencyEvent[];
+  requested: ExecutionEvent[];
   executionId: string | null;
 }
 
@@ -53,7 +75,11 @@ export async function loadAdmissionView(store: EventStore, clock: TrustedClock, 
   const windowStart = budgetWindowStart(now);
   const budgetStreamId = budgetStream(tenant, missionId, windowStart);
   const reads = admissionReads(occurrences);
-  const [budget, mission, ...rest] = await loadAggregates(store, [{ streamId: budgetStreamId, decider: budgetDecider }, ...reads]);
+  const concurrencyStreamId = concurrencyStream(tenant, missionId);
+  const [[budget, mission, ...rest], concurrency] = await Promise.all([
+    loadAggregates(store, [{ streamId: budgetStreamId, decider: budgetDecider }, ...reads]),
+    loadLatest(store, concurrencyStreamId, concurrencyDecider),
+  ]);
   // Trigger and source streams have distinct prefixes, so one map serves both lookups.
   const byStream = new Map(reads.slice(1).map((r, i) => [r.streamId, rest[i]!.state]));
   const view: AdmissionView = {
@@ -63,40 +89,84 @@ export async function loadAdmissionView(store: EventStore, clock: TrustedClock, 
     triggers: byStream as AdmissionView['triggers'],
     sources: byStream as AdmissionView['sources'],
   };
-  return { view, budgetStreamId, budget: budget as Loaded<BudgetState> };
+  return { view, budgetStreamId, budget: budget as Loaded<BudgetState>, concurrencyStreamId, concurrency };
 }
 
 export const checksKey = (o: Observed['occurrence']): boolean => o.auth.state === 'verified' && !!o.auth.sourceId && !!o.auth.keyId;
 
 /**
- * Decides one observed Occurrence against the view and the budget as it stands, and counts it: an
- * admission the budget refuses (a racing admitter took the last unit) is decided again as exhausted.
+ * Decides one observed Occurrence against the view and the Mission's counters as they stand, and
+ * counts it: an admission the budget or the slots refuse (a racing admitter took the last unit) is
+ * decided again as exhausted or at the limit.
  */
-export function admissionStep(state: Observed, view: AdmissionView, budget: BudgetState): AdmissionStep {
+export function admissionStep(state: Observed, view: AdmissionView, counters: MissionCounters): AdmissionStep {
   const { occurrence } = state;
   const { tenant, missionId, occurrenceId, auth } = occurrence;
+  const { budget, concurrency } = counters;
   const counted = countedExecution(budget, occurrenceId);
   const facts: AdmissionFacts = {
     trigger: view.triggers.get(triggerStream(tenant, occurrence.triggerId))!,
     mission: view.mission,
     budget: { windowStart: view.windowStart, consumed: budget.consumed, alreadyCountedThisOccurrence: counted !== null },
-    // Execution lifecycle (claim/complete, EX-2) is not built yet: nothing is counted as running.
-    activeExecutions: 0,
+    activeExecutions: concurrency.running,
     // AD-2/WH-3: the key that authenticated the delivery must still be current at decision time.
     keyRevoked: checksKey(occurrence) ? isKeyRetired(view.sources.get(sourceStream(tenant, auth.sourceId!))!, auth.keyId!) : false,
+    // BA-3 `overlap: skip` needs per-Trigger running executions; not tracked yet.
     triggerRunning: false,
   };
   const executionId = counted ?? randomUUID();
   const decision = decide(state, executionId, view.now, facts);
   const admitted = decision[0]?.type === 'OccurrenceAdmitted' ? decision[0] : null;
-  if (!admitted) return { decision, consumed: [], executionId: null };
-  if (counted !== null) return { decision, consumed: [], executionId };
-  const limit = admitted.data.request.limits.maxExecutionsPerHour;
-  const consumed = budgetDecider.decide({ type: 'ConsumeBudget', tenant, missionId, windowStart: view.windowStart, occurrenceId, executionId, limit, at: view.now }, budget);
-  if (!isRejection(consumed)) return { decision, consumed, executionId };
-  if (consumed.code !== 'budget_exhausted') throw new CommandRejected(consumed);
-  const exhausted = { ...facts, budget: { windowStart: view.windowStart, consumed: Number.MAX_SAFE_INTEGER, alreadyCountedThisOccurrence: false } };
-  return { decision: decide(state, executionId, view.now, exhausted), consumed: [], executionId: null };
+  if (!admitted) return { decision, consumed: [], slot: [], requested: [], executionId: null };
+  const { limits } = admitted.data.request;
+  const consumed =
+    counted !== null ? [] : budgetDecider.decide({ type: 'ConsumeBudget', tenant, missionId, windowStart: view.windowStart, occurrenceId, executionId, limit: limits.maxExecutionsPerHour, at: view.now }, budget);
+  if (isRejection(consumed)) {
+    if (consumed.code !== 'budget_exhausted') throw new CommandRejected(consumed);
+    return blockedAfterAll(state, view, { ...facts, budget: { ...facts.budget, consumed: Number.MAX_SAFE_INTEGER, alreadyCountedThisOccurrence: false } });
+  }
+  const slot = concurrencyDecider.decide({ type: 'TakeSlot', tenant, missionId, executionId, limit: limits.maxConcurrent, at: view.now }, concurrency);
+  if (isRejection(slot)) return blockedAfterAll(state, view, { ...facts, activeExecutions: Number.MAX_SAFE_INTEGER });
+  const requested = executionDecider.decide({ type: 'RequestExecution', request: admitted.data.request, at: view.now }, executionDecider.initialState);
+  if (isRejection(requested)) throw new CommandRejected(requested);
+  return { decision, consumed, slot, requested, executionId };
+}
+
+/** The counters evolved by one step, for the next admission of the same batch. */
+export function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionCounters {
+  return { budget: step.consumed.reduce(budgetDecider.evolve, counters.budget), concurrency: step.slot.reduce(concurrencyDecider.evolve, counters.concurrency) };
+}
+
+function blockedAfterAll(state: Observed, view: AdmissionView, facts: AdmissionFacts): AdmissionStep {
+  return { decision: decide(state, 'unused', view.now, facts), consumed: [], slot: [], requested: [], executionId: null };
+}
+
+/** One decided Occurrence of an admission batch: its stream, the revision it was decided at, its step. */
+export interface DecidedStep {
+  streamId: string;
+  expected: number;
+  step: AdmissionStep;
+  metadata: EventMetadata;
+}
+
+const expectedOf = (loaded: Loaded<unknown>): StreamAppend['expected'] => (loaded.revision < 0 ? 'no_stream' : loaded.revision);
+
+/**
+ * Everything a batch of admissions appends, all or nothing where the store can: the counters first
+ * (each at the revision it was read, so racing admitters of one Mission serialize), then each
+ * admitted execution's new stream, then the decisions.
+ */
+export function admissionAppends(read: Pick<Awaited<ReturnType<typeof loadAdmissionView>>, 'budgetStreamId' | 'budget' | 'concurrencyStreamId' | 'concurrency'>, steps: readonly DecidedStep[]): StreamAppend[] {
+  const consumed = steps.flatMap(({ step, metadata }) => step.consumed.map((e) => toNewEvent(e, metadata)));
+  const slots = steps.flatMap(({ step, metadata }) => step.slot.map((e) => toNewEvent(e, metadata)));
+  const appends: StreamAppend[] = [];
+  if (consumed.length > 0) appends.push({ streamId: read.budgetStreamId, events: consumed, expected: expectedOf(read.budget) });
+  if (slots.length > 0) appends.push({ streamId: read.concurrencyStreamId, events: slots, expected: expectedOf(read.concurrency) });
+  for (const { step, metadata } of steps) {
+    if (step.executionId !== null && step.requested.length > 0) appends.push({ streamId: executionStream(step.executionId), events: step.requested.map((e) => toNewEvent(e, metadata)), expected: 'no_stream' });
+  }
+  for (const { streamId, expected, step, metadata } of steps) appends.push({ streamId, events: step.decision.map((e) => toNewEvent(e, metadata)), expected });
+  return appends;
 }
 
 function decide(state: Observed, executionId: string, now: string, facts: AdmissionFacts): OccurrenceEvent[] {

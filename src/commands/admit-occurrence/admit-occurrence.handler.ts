@@ -1,11 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { TrustedClock } from '../../adapters/clock/trusted-clock.js';
-import { EVENT_STORE, type EventStore, type StreamAppend, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
-import { appendAll, type Loaded, loadAggregate, toNewEvent } from '../shared/aggregate.js';
+import { appendAll, type Loaded, loadAggregate } from '../shared/aggregate.js';
 import { AdmitOccurrenceCommand, type AdmissionResult } from './admit-occurrence.command.js';
-import { admissionMetadata, admissionStep, fromObservation, loadAdmissionView, type Observed } from './admission-step.js';
+import { admissionAppends, admissionMetadata, admissionStep, fromObservation, loadAdmissionView, type Observed } from './admission-step.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 const MAX_ATTEMPTS = 20;
@@ -45,13 +45,9 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
 
   private async admit(occurrenceStreamId: string, state: Observed, loaded: Loaded<OccurrenceState>): Promise<AdmissionResult> {
     const { tenant, occurrenceId } = state.occurrence;
-    const { view, budgetStreamId, budget } = await loadAdmissionView(this.store, this.clock, [state.occurrence]);
-    const step = admissionStep(state, view, budget.state);
-    const meta = admissionMetadata(tenant, occurrenceId);
-    const appends: StreamAppend[] = [];
-    if (step.consumed.length > 0) appends.push({ streamId: budgetStreamId, events: step.consumed.map((e) => toNewEvent(e, meta)), expected: budget.revision < 0 ? 'no_stream' : budget.revision });
-    appends.push({ streamId: occurrenceStreamId, events: step.decision.map((e) => toNewEvent(e, meta)), expected: loaded.revision });
-    const positions = await appendAll(this.store, appends);
+    const read = await loadAdmissionView(this.store, this.clock, [state.occurrence]);
+    const step = admissionStep(state, read.view, { budget: read.budget.state, concurrency: read.concurrency.state });
+    const positions = await appendAll(this.store, admissionAppends(read, [{ streamId: occurrenceStreamId, expected: loaded.revision, step, metadata: admissionMetadata(tenant, occurrenceId) }]));
     this.notifier.decided(occurrenceId);
     const isAdmitted = step.decision[0]!.type === 'OccurrenceAdmitted';
     return { occurrenceId, decision: isAdmitted ? 'admitted' : 'blocked', executionId: isAdmitted ? step.executionId : null, position: positions[positions.length - 1]! };

@@ -1,12 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { TrustedClock } from '../../adapters/clock/trusted-clock.js';
-import { EVENT_STORE, type EventStore, type StreamAppend, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
-import { budgetDecider } from '../../domain/admission/index.js';
-import { appendAll, toNewEvent } from '../shared/aggregate.js';
+import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { appendAll } from '../shared/aggregate.js';
 import { AdmitOccurrenceCommand } from './admit-occurrence.command.js';
 import { AdmitOccurrencesCommand } from './admit-occurrences.command.js';
-import { admissionMetadata, admissionStep, fromObservation, loadAdmissionView, type Observed } from './admission-step.js';
+import { admissionAppends, admissionMetadata, admissionStep, countersAfter, type DecidedStep, fromObservation, loadAdmissionView, type MissionCounters, type Observed } from './admission-step.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 /**
@@ -38,19 +37,15 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
 
   private async admitTogether(observed: Array<{ event: { streamId: string }; state: Observed }>): Promise<void> {
     const { tenant } = observed[0]!.state.occurrence;
-    const { view, budgetStreamId, budget } = await loadAdmissionView(this.store, this.clock, observed.map((o) => o.state.occurrence));
-    let budgetState = budget.state;
-    const consumed: StreamAppend['events'] = [];
-    const decisions: StreamAppend[] = [];
+    const read = await loadAdmissionView(this.store, this.clock, observed.map((o) => o.state.occurrence));
+    let counters: MissionCounters = { budget: read.budget.state, concurrency: read.concurrency.state };
+    const steps: DecidedStep[] = [];
     for (const { event, state } of observed) {
-      const step = admissionStep(state, view, budgetState);
-      const meta = admissionMetadata(tenant, state.occurrence.occurrenceId);
-      budgetState = step.consumed.reduce(budgetDecider.evolve, budgetState);
-      consumed.push(...step.consumed.map((e) => toNewEvent(e, meta)));
-      decisions.push({ streamId: event.streamId, events: step.decision.map((e) => toNewEvent(e, meta)), expected: 0 });
+      const step = admissionStep(state, read.view, counters);
+      counters = countersAfter(counters, step);
+      steps.push({ streamId: event.streamId, expected: 0, step, metadata: admissionMetadata(tenant, state.occurrence.occurrenceId) });
     }
-    const budgetAppend: StreamAppend[] = consumed.length > 0 ? [{ streamId: budgetStreamId, events: consumed, expected: budget.revision < 0 ? 'no_stream' : budget.revision }] : [];
-    await appendAll(this.store, [...budgetAppend, ...decisions]);
+    await appendAll(this.store, admissionAppends(read, steps));
     for (const { state } of observed) this.notifier.decided(state.occurrence.occurrenceId);
   }
 }

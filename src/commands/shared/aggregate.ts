@@ -25,6 +25,17 @@ export async function loadAggregate<S, E extends DomainEvent>(store: EventStore,
   return fold(store, streamId, decider, cached, events);
 }
 
+/**
+ * A stream whose every event carries the whole state (Mission concurrency): from the cache when warm,
+ * otherwise from its last event alone, so a long history is never re-read.
+ */
+export async function loadLatest<S, E extends DomainEvent>(store: EventStore, streamId: string, decider: Folding<S, E>): Promise<Loaded<S>> {
+  const cached = aggregateCache(store).get(streamId) as Loaded<S> | undefined;
+  if (cached) return loadAggregate(store, streamId, decider);
+  const last = await store.readLast(streamId);
+  return fold(store, streamId, decider, undefined, last ? [last] : []);
+}
+
 /** Several aggregates at once: one round trip where the store can read several streams together. */
 export async function loadAggregates<T extends readonly { streamId: string; decider: Folding<any, any> }[]>(
   store: EventStore,

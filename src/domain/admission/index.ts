@@ -2,3 +2,4 @@ export * from './reasons.js';
 export * from './effective-authority.js';
 export * from './admission-policy.js';
 export * from './budget.js';
+export * from './concurrency.js';

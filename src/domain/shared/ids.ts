@@ -26,3 +26,6 @@ export const budgetStream = (tenant: string, missionId: string, windowStartIso: 
 
 /** Execution ids reach us in URLs (claim, complete), so they are hashed like every outside id. */
 export const executionStream = (executionId: string): string => `execution-${hashId(executionId)}`;
+
+/** AD-2: the slots of a Mission's non-terminal executions (one stream per Mission, state in every event). */
+export const concurrencyStream = (tenant: string, missionId: string): string => `concurrency-${hashId(tenant, missionId)}`;

@@ -148,6 +148,13 @@ export class EsdbEventStore implements EventStore {
     return last?.revision ?? -1;
   }
 
+  async readLast(streamId: string): Promise<RecordedEvent | null> {
+    return guard(async () => {
+      const events = await this.collect(this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
+      return this.finish(events)[0] ?? null;
+    });
+  }
+
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     return guard(async () => {
       const events = await this.collect(this.client.readStream(streamId, { fromRevision: BigInt(options.fromRevision ?? 0), maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER }));

@@ -244,6 +244,15 @@ export class SqlEventStore implements EventStore {
     return this.finish(rows, options.raw);
   }
 
+  async readLast(streamId: string): Promise<RecordedEvent | null> {
+    const { rows } = await this.sql.query<EventRow>({
+      name: 'reveille_read_last',
+      text: `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1`,
+      values: [streamId],
+    });
+    return this.finish(rows)[0] ?? null;
+  }
+
   /** OFFSET 0 keeps the lookup per stream: a generic plan would otherwise hash-join a scan of the whole log. */
   /** Each stream read once from the lowest revision any request wants; every request gets its own tail. */
   async readStreams(requests: readonly StreamRead[]): Promise<RecordedEvent[][]> {

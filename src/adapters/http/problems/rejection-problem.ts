@@ -11,6 +11,10 @@ const STATUS: Record<string, number> = {
   mission_terminal: 409,
   trigger_deleted: 409,
   not_found: 404,
+  already_claimed: 409,
+  execution_completed: 409,
+  execution_noncommitted: 409,
+  fence_mismatch: 409,
 };
 
 const TITLES: Record<string, string> = {
@@ -20,6 +24,10 @@ const TITLES: Record<string, string> = {
   revision_conflict: 'Revision conflict',
   mission_terminal: 'Mission is terminal',
   mission_not_found: 'Mission not found',
+  already_claimed: 'Execution already claimed',
+  execution_completed: 'Execution already completed',
+  execution_noncommitted: 'Execution settled as noncommitted',
+  fence_mismatch: 'Fence does not match the current claim',
 };
 
 /** Domain rejections keep their code as the problem's stable `code`. */

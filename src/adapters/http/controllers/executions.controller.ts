@@ -1,0 +1,79 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ClaimExecutionCommand } from '../../../commands/claim-execution/claim-execution.command.js';
+import { ClaimExecutionDto } from '../../../commands/claim-execution/claim-execution.dto.js';
+import { CompleteExecutionCommand } from '../../../commands/complete-execution/complete-execution.command.js';
+import { CompleteExecutionDto } from '../../../commands/complete-execution/complete-execution.dto.js';
+import { SettleExecutionCommand } from '../../../commands/settle-execution/settle-execution.command.js';
+import { SettleExecutionDto } from '../../../commands/settle-execution/settle-execution.dto.js';
+import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { loadExecution } from '../../../commands/shared/execution-transition.js';
+import { executionStream } from '../../../domain/shared/ids.js';
+import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { Problems, RequireScope } from '../auth/auth.decorators.js';
+import { Ctx } from './request-context.js';
+import { ResourceId } from './resource-id.pipe.js';
+
+/** EX-2/EX-3: consumers claim, complete and settle; operators read one execution's whole story. */
+@ApiTags('executions')
+@ApiBearerAuth()
+@Controller()
+export class ExecutionsController {
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+  ) {}
+
+  @Post('v1/executions/:executionId/claim')
+  @HttpCode(200)
+  @RequireScope('executions:write')
+  @Problems([404, 'not_found'], [409, 'already_claimed, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight'])
+  claim(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string, @Body() body: ClaimExecutionDto) {
+    return this.commands.execute(new ClaimExecutionCommand(context, executionId, body.consumerId));
+  }
+
+  @Post('v1/executions/:executionId/complete')
+  @HttpCode(200)
+  @RequireScope('executions:write')
+  @Problems([404, 'not_found'], [409, 'fence_mismatch, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight'])
+  complete(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string, @Body() body: CompleteExecutionDto) {
+    return this.commands.execute(new CompleteExecutionCommand(context, executionId, body.fence, body.outcome, body.receipt));
+  }
+
+  @Post('v1/executions/:executionId/settle')
+  @HttpCode(200)
+  @RequireScope('executions:write')
+  @Problems([404, 'not_found'], [409, 'idempotency_key_conflict, idempotency_key_in_flight'])
+  settle(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string, @Body() body: SettleExecutionDto) {
+    return this.commands.execute(new SettleExecutionCommand(context, executionId, body.settlementId));
+  }
+
+  @Get('v1/operator/executions/:executionId')
+  @RequireScope('operator:read')
+  @Problems([404, 'not_found'])
+  async get(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string) {
+    const { state, position } = await loadExecution(this.store, context.tenant, executionId);
+    const history = (await this.store.readStream(executionStream(executionId))).map((e) => ({ type: e.type, recordedAt: e.recordedAt, position: e.position, actor: e.metadata.actor ?? null }));
+    const { request } = state;
+    return {
+      executionId,
+      status: state.status,
+      generation: state.generation,
+      fence: state.fence === 0 ? null : state.fence,
+      claim: state.status === 'claimed' ? { consumerId: state.consumerId, claimedAt: state.claimedAt } : null,
+      completion: state.status === 'completed' ? state.completion : null,
+      settlement: state.status === 'noncommitted' ? { decision: 'noncommitted', settlementId: state.settlementId, settledAt: state.settledAt } : null,
+      occurrenceId: request.occurrenceId,
+      triggerId: request.triggerId,
+      triggerRevision: request.triggerRevision,
+      missionId: request.missionId,
+      lane: request.lane,
+      scheduledAt: request.scheduledAt,
+      firedAt: request.firedAt,
+      limits: request.limits,
+      position,
+      history,
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import { Command } from '@nestjs/cqrs';
+import type { CommandContext } from '../shared/command-context.js';
+
+/** What a consumer needs to run the execution it claimed (api.md Executions). */
+export interface ClaimResult {
+  executionId: string;
+  fence: number;
+  generation: number;
+  occurrenceId: string;
+  triggerId: string;
+  triggerRevision: number;
+  missionId: string;
+  lane: string;
+  scheduledAt: string | null;
+  firedAt: string;
+  input: unknown;
+  resourceRefs: string[];
+  limits: { maxConcurrent: number; maxExecutionsPerHour: number };
+}
+
+/** EX-2: claim before any side effect; a compare-and-set that returns the fence. */
+export class ClaimExecutionCommand extends Command<ClaimResult> {
+  constructor(
+    readonly context: CommandContext,
+    readonly executionId: string,
+    readonly consumerId: string,
+  ) {
+    super();
+  }
+}

@@ -1,0 +1,34 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { IllegalStateError } from '../../domain/shared/errors.js';
+import { metadataOf } from '../shared/command-context.js';
+import { transitionExecution } from '../shared/execution-transition.js';
+import { ClaimExecutionCommand, type ClaimResult } from './claim-execution.command.js';
+
+@CommandHandler(ClaimExecutionCommand)
+export class ClaimExecutionHandler implements ICommandHandler<ClaimExecutionCommand> {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  async execute({ context, executionId, consumerId }: ClaimExecutionCommand): Promise<ClaimResult> {
+    const at = (await this.store.now()).toISOString();
+    const { state } = await transitionExecution(this.store, context.tenant, { type: 'ClaimExecution', executionId, consumerId, at }, metadataOf(context, executionId));
+    if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
+    const { request } = state;
+    return {
+      executionId,
+      fence: state.fence,
+      generation: state.generation,
+      occurrenceId: request.occurrenceId,
+      triggerId: request.triggerId,
+      triggerRevision: request.triggerRevision,
+      missionId: request.missionId,
+      lane: request.lane,
+      scheduledAt: request.scheduledAt,
+      firedAt: request.firedAt,
+      input: request.input,
+      resourceRefs: request.resourceRefs,
+      limits: request.limits,
+    };
+  }
+}

@@ -1,0 +1,25 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { problems } from '../../adapters/http/problems/problem.js';
+import { IllegalStateError } from '../../domain/shared/errors.js';
+import { metadataOf } from '../shared/command-context.js';
+import { transitionExecution } from '../shared/execution-transition.js';
+import { CompleteExecutionCommand, type CompletionResult } from './complete-execution.command.js';
+
+const MAX_RECEIPT_BYTES = 16 * 1024;
+
+@CommandHandler(CompleteExecutionCommand)
+export class CompleteExecutionHandler implements ICommandHandler<CompleteExecutionCommand> {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  async execute({ context, executionId, fence, outcome, receipt }: CompleteExecutionCommand): Promise<CompletionResult> {
+    if (Buffer.byteLength(JSON.stringify(receipt ?? null), 'utf8') > MAX_RECEIPT_BYTES) {
+      throw problems.badRequest([{ pointer: '/receipt', message: `receipt must be at most ${MAX_RECEIPT_BYTES} bytes as JSON` }]);
+    }
+    const at = (await this.store.now()).toISOString();
+    const done = await transitionExecution(this.store, context.tenant, { type: 'CompleteExecution', executionId, fence, outcome, receipt: receipt ?? null, at }, metadataOf(context, executionId));
+    if (done.state.status !== 'completed') throw new IllegalStateError('a completion that left the execution open');
+    return { executionId, status: 'completed', outcome: done.state.completion.outcome, fence: done.state.completion.fence, position: done.position };
+  }
+}

@@ -1,0 +1,61 @@
+import type { EventMetadata, EventStore, StreamAppend } from '../../adapters/eventstore/event-store.port.js';
+import { WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { problems } from '../../adapters/http/problems/problem.js';
+import { concurrencyDecider } from '../../domain/admission/index.js';
+import { type ExecutionCommand, executionDecider, type ExecutionEvent, type ExecutionState, releasesSlot } from '../../domain/execution/index.js';
+import { concurrencyStream, executionStream } from '../../domain/shared/ids.js';
+import { isRejection } from '../../domain/shared/result.js';
+import { appendAll, type Loaded, loadAggregate, loadLatest, toNewEvent } from './aggregate.js';
+import { CommandRejected } from './rejected.js';
+
+const MAX_ATTEMPTS = 20;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export type KnownExecution = Exclude<ExecutionState, { status: 'absent' }>;
+
+/** The execution as the tenant may see it: another tenant's execution does not exist for it. */
+export async function loadExecution(store: EventStore, tenant: string, executionId: string): Promise<Loaded<KnownExecution>> {
+  const loaded = await loadAggregate(store, executionStream(executionId), executionDecider);
+  if (loaded.state.status === 'absent' || loaded.state.request.tenant !== tenant) throw problems.notFound('No such execution.');
+  return loaded as Loaded<KnownExecution>;
+}
+
+/**
+ * Read → decide → append for one execution (EX-2/EX-3). A transition to a terminal state gives the
+ * Mission's concurrency slot back in the same all-or-nothing append, so the slot is released exactly
+ * as often as the execution ends: once.
+ */
+export async function transitionExecution(
+  store: EventStore,
+  tenant: string,
+  command: Exclude<ExecutionCommand, { type: 'RequestExecution' }>,
+  metadata: EventMetadata,
+): Promise<{ state: KnownExecution; events: ExecutionEvent[]; position: number }> {
+  const streamId = executionStream(command.executionId);
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await loadExecution(store, tenant, command.executionId);
+    const decision = executionDecider.decide(command, loaded.state);
+    if (isRejection(decision)) throw new CommandRejected(decision);
+    if (decision.length === 0) return { state: loaded.state, events: [], position: loaded.position };
+    const appends: StreamAppend[] = [{ streamId, events: decision.map((e) => toNewEvent(e, metadata)), expected: loaded.revision }];
+    const why = decision.map(releasesSlot).find((r) => r !== null);
+    if (why) appends.push(await slotRelease(store, loaded.state, why, command.at, metadata));
+    try {
+      const positions = await appendAll(store, appends);
+      return { state: decision.reduce(executionDecider.evolve, loaded.state as ExecutionState) as KnownExecution, events: decision, position: positions[0]! };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
+      // Another consumer moved the execution, or an admission took a slot of the same Mission: look again.
+      await sleep(Math.random() * Math.min(2 ** attempt, 50));
+    }
+  }
+}
+
+async function slotRelease(store: EventStore, state: KnownExecution, why: 'completed' | 'noncommitted', at: string, metadata: EventMetadata): Promise<StreamAppend> {
+  const { tenant, missionId, executionId } = state.request;
+  const streamId = concurrencyStream(tenant, missionId);
+  const slots = await loadLatest(store, streamId, concurrencyDecider);
+  const released = concurrencyDecider.decide({ type: 'ReleaseSlot', tenant, missionId, executionId, why, at }, slots.state);
+  if (isRejection(released)) throw new CommandRejected(released);
+  return { streamId, events: released.map((e) => toNewEvent(e, metadata)), expected: slots.revision < 0 ? 'no_stream' : slots.revision };
+}

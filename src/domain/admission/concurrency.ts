@@ -1,0 +1,70 @@
+import type { Decider, DomainEvent } from '../shared/decider.js';
+import { reject, type Rejection } from '../shared/result.js';
+
+/**
+ * A Mission's non-terminal executions (AD-2 max concurrency). Every event carries the count it
+ * leaves behind, so the last event alone is the state: a loader that reads only the stream's tail
+ * stays O(1) however long the Mission has been running.
+ */
+export interface ConcurrencyState {
+  running: number;
+}
+
+interface SlotData {
+  tenant: string;
+  missionId: string;
+  executionId: string;
+  /** Non-terminal executions of the Mission once this event is applied. */
+  running: number;
+  at: string;
+}
+
+/** An admission took a slot: appended with the admission, at the revision read, so slots are serialized per Mission. */
+export type ExecutionSlotTaken = DomainEvent<'ExecutionSlotTaken', SlotData>;
+/** An execution reached a terminal state (completed, or settled as noncommitted) and gave its slot back. */
+export type ExecutionSlotReleased = DomainEvent<'ExecutionSlotReleased', SlotData & { why: 'completed' | 'noncommitted' }>;
+export type ConcurrencyEvent = ExecutionSlotTaken | ExecutionSlotReleased;
+
+export type ConcurrencyCommand =
+  | { type: 'TakeSlot'; tenant: string; missionId: string; executionId: string; limit: number; at: string }
+  | { type: 'ReleaseSlot'; tenant: string; missionId: string; executionId: string; why: 'completed' | 'noncommitted'; at: string };
+
+export const initialConcurrencyState: ConcurrencyState = { running: 0 };
+
+export function evolveConcurrency(_state: ConcurrencyState, event: ConcurrencyEvent): ConcurrencyState {
+  switch (event.type) {
+    case 'ExecutionSlotTaken':
+    case 'ExecutionSlotReleased':
+      return { running: event.data.running };
+    default: {
+      const _: never = event;
+      return _state;
+    }
+  }
+}
+
+/**
+ * The limit is re-checked here because two admitters may have read the same count: the loser's
+ * append conflicts, it re-reads and is refused. A release never goes below zero: the count is a
+ * bound, and the execution stream already makes each release happen once.
+ */
+export function decideConcurrency(command: ConcurrencyCommand, state: ConcurrencyState): ConcurrencyEvent[] | Rejection<'concurrency_limit'> {
+  const { tenant, missionId, executionId, at } = command;
+  switch (command.type) {
+    case 'TakeSlot':
+      if (state.running >= command.limit) return reject('concurrency_limit', { detail: `${state.running} of ${command.limit} executions are running` });
+      return [{ type: 'ExecutionSlotTaken', data: { tenant, missionId, executionId, running: state.running + 1, at } }];
+    case 'ReleaseSlot':
+      return [{ type: 'ExecutionSlotReleased', data: { tenant, missionId, executionId, running: Math.max(0, state.running - 1), at, why: command.why } }];
+    default: {
+      const _: never = command;
+      return [];
+    }
+  }
+}
+
+export const concurrencyDecider: Decider<ConcurrencyState, ConcurrencyEvent, ConcurrencyCommand> = {
+  initialState: initialConcurrencyState,
+  evolve: evolveConcurrency,
+  decide: decideConcurrency,
+};

@@ -1,0 +1,3 @@
+import { executionsSuite } from './executions.shared.js';
+
+executionsSuite('postgres');
