@@ -4,7 +4,7 @@ import { schedulesProjection } from '../../src/projections/schedules/schedules.p
 import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
 import {
-  admittedEvent, appendOccurrence, appendTrigger, blockedEvent, conflictEvent, occurrence, scheduleDefinition, triggerDeleted, triggerRevised,
+  admittedEvent, appendExecutionEvent, appendOccurrence, appendTrigger, blockedEvent, conflictEvent, occurrence, scheduleDefinition, triggerDeleted, triggerRevised,
 } from './fixtures.js';
 import { crashingRunner, type DbKind, openHarness, type ProjectionHarness, replayAll } from './harness.js';
 
@@ -38,6 +38,13 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
     await appendOccurrence(store, g1, blockedEvent(g1, 'guard_fault', { pointer: '/lane', problem: 'queue key is not a string, number or boolean' }));
     await appendOccurrence(store, s1, admittedEvent(s1, 'e-s1', at(30, 1)));
     await appendOccurrence(store, foreign);
+    // e-2 is claimed; e-s1 was claimed and completed (and a replayed-looking second claim moves nothing).
+    const owner = { tenant: 'acme', missionId: 'm-2', triggerId: 't-hook', generation: 1, at: at(7) };
+    await appendExecutionEvent(store, 'acme', { type: 'ExecutionClaimed', data: { ...owner, executionId: 'e-2', fence: 1, consumerId: 'w' } });
+    const sched = { ...owner, triggerId: 't-sched', executionId: 'e-s1' };
+    await appendExecutionEvent(store, 'acme', { type: 'ExecutionClaimed', data: { ...sched, fence: 1, consumerId: 'w' } });
+    await appendExecutionEvent(store, 'acme', { type: 'ExecutionCompleted', data: { ...sched, fence: 1, outcome: 'succeeded', receipt: null } });
+    await appendExecutionEvent(store, 'acme', { type: 'ExecutionClaimed', data: { ...sched, fence: 2, consumerId: 'w' } });
     await h.catchUp();
   });
   afterAll(async () => {
@@ -60,7 +67,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
       lastOccurrence: { occurrenceId: h4.occurrenceId, status: 'blocked', reason: 'budget_exhausted', observedAt: at(10) },
       auth: { lastResult: null, keyId: null, at: null },
       counts: { observed: 4, admitted: 2, duplicate: 0, blocked: { budget_exhausted: 2 } },
-      executions: { pending: 2, claimed: 0, retrying: 0, dead: 0 },
+      executions: { pending: 1, claimed: 1, retrying: 0, dead: 0 },
       tzdataDrift: false,
       recovery: [],
     });
@@ -73,6 +80,8 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
     expect(byId['t-del']).toMatchObject({ revision: 2, deleted: true, health: 'disabled', counts: { observed: 0, admitted: 0, blocked: {} } });
     expect(byId['t-guard']).toMatchObject({ health: 'degraded', lastOccurrence: { status: 'blocked', reason: 'guard_fault' }, counts: { blocked: { guard_fault: 1 } } });
     expect(byId['t-sched']).toMatchObject({ health: 'ok', type: 'schedule', lastFireAt: at(30, 1), lastOccurrence: { status: 'admitted', reason: null } });
+    // OP-1: its one execution was claimed and completed; the claim after completion moved nothing.
+    expect(byId['t-sched']!.executions).toEqual({ pending: 0, claimed: 0, retrying: 0, dead: 0 });
   });
 
   it('adds the newest Occurrences and, for schedules, the pinned engine and tz data', async () => {

@@ -35,10 +35,16 @@ export type ExecutionState =
 
 /** The request, written with the admission that created it (EX-1) so the execution's stream is self-contained. */
 export type ExecutionRequested = DomainEvent<'ExecutionRequested', { executionId: string; generation: number; request: ExecutionRequest; at: string }>;
-export type ExecutionClaimed = DomainEvent<'ExecutionClaimed', { executionId: string; generation: number; fence: number; consumerId: string; at: string }>;
-export type ExecutionCompleted = DomainEvent<'ExecutionCompleted', { executionId: string; generation: number; fence: number; outcome: ExecutionOutcome; receipt: unknown; at: string }>;
+/** Who the execution belongs to, on every lifecycle event so read models need no lookup. */
+interface Owner {
+  tenant: string;
+  missionId: string;
+  triggerId: string;
+}
+export type ExecutionClaimed = DomainEvent<'ExecutionClaimed', Owner & { executionId: string; generation: number; fence: number; consumerId: string; at: string }>;
+export type ExecutionCompleted = DomainEvent<'ExecutionCompleted', Owner & { executionId: string; generation: number; fence: number; outcome: ExecutionOutcome; receipt: unknown; at: string }>;
 /** Only the noncommit tombstone is recorded: a settlement of a completed execution changes nothing. */
-export type ExecutionSettled = DomainEvent<'ExecutionSettled', { executionId: string; generation: number; settlementId: string; decision: 'noncommitted'; fence: number | null; at: string }>;
+export type ExecutionSettled = DomainEvent<'ExecutionSettled', Owner & { executionId: string; generation: number; settlementId: string; decision: 'noncommitted'; fence: number | null; at: string }>;
 export type ExecutionEvent = ExecutionRequested | ExecutionClaimed | ExecutionCompleted | ExecutionSettled;
 
 export type ExecutionCommand =
@@ -89,11 +95,13 @@ export function decideExecution(command: ExecutionCommand, state: ExecutionState
   if (state.status === 'absent') return reject('not_found', { detail: 'no such execution' });
   const { executionId, at } = command;
   const { generation } = state;
+  const { tenant, missionId, triggerId } = state.request;
+  const owner: Owner = { tenant, missionId, triggerId };
   switch (command.type) {
     case 'ClaimExecution':
       switch (state.status) {
         case 'requested':
-          return [{ type: 'ExecutionClaimed', data: { executionId, generation, fence: state.fence + 1, consumerId: command.consumerId, at } }];
+          return [{ type: 'ExecutionClaimed', data: { ...owner, executionId, generation, fence: state.fence + 1, consumerId: command.consumerId, at } }];
         case 'claimed':
           return reject('already_claimed', { detail: `claimed by ${state.consumerId} at ${state.claimedAt}` });
         case 'completed':
@@ -109,7 +117,7 @@ export function decideExecution(command: ExecutionCommand, state: ExecutionState
           return reject('fence_mismatch', { detail: 'the execution is not claimed' });
         case 'claimed':
           if (command.fence !== state.fence) return reject('fence_mismatch', { detail: 'the fence is not the current claim\'s' });
-          return [{ type: 'ExecutionCompleted', data: { executionId, generation, fence: command.fence, outcome: command.outcome, receipt: command.receipt ?? null, at } }];
+          return [{ type: 'ExecutionCompleted', data: { ...owner, executionId, generation, fence: command.fence, outcome: command.outcome, receipt: command.receipt ?? null, at } }];
         case 'completed': {
           // The holder retrying its own completion changes nothing; anyone else is told who won.
           const same = command.fence === state.completion.fence && command.outcome === state.completion.outcome;
@@ -124,7 +132,7 @@ export function decideExecution(command: ExecutionCommand, state: ExecutionState
       switch (state.status) {
         case 'requested':
         case 'claimed':
-          return [{ type: 'ExecutionSettled', data: { executionId, generation, settlementId: command.settlementId, decision: 'noncommitted', fence: state.status === 'claimed' ? state.fence : null, at } }];
+          return [{ type: 'ExecutionSettled', data: { ...owner, executionId, generation, settlementId: command.settlementId, decision: 'noncommitted', fence: state.status === 'claimed' ? state.fence : null, at } }];
         case 'completed':
         case 'noncommitted':
           return [];

@@ -10,11 +10,12 @@ const request: ExecutionRequest = {
   resourceRefs: [], lane: 'trigger:t-1', scheduledAt: null, firedAt: AT, limits: { maxConcurrent: 1, maxExecutionsPerHour: 10 },
 };
 const requested: ExecutionEvent = { type: 'ExecutionRequested', data: { executionId: 'e-1', generation: 1, request, at: AT } };
-const claimed = (consumerId = 'c-1', fence = 1): ExecutionEvent => ({ type: 'ExecutionClaimed', data: { executionId: 'e-1', generation: 1, fence, consumerId, at: AT } });
+const owner = { tenant: 'acme', missionId: 'm-1', triggerId: 't-1' };
+const claimed = (consumerId = 'c-1', fence = 1): ExecutionEvent => ({ type: 'ExecutionClaimed', data: { ...owner, executionId: 'e-1', generation: 1, fence, consumerId, at: AT } });
 const completed = (outcome: 'succeeded' | 'failed' = 'succeeded', fence = 1): ExecutionEvent => ({
-  type: 'ExecutionCompleted', data: { executionId: 'e-1', generation: 1, fence, outcome, receipt: { ref: 'r-1' }, at: AT },
+  type: 'ExecutionCompleted', data: { ...owner, executionId: 'e-1', generation: 1, fence, outcome, receipt: { ref: 'r-1' }, at: AT },
 });
-const settled = (fence: number | null = 1): ExecutionEvent => ({ type: 'ExecutionSettled', data: { executionId: 'e-1', generation: 1, settlementId: 's-1', decision: 'noncommitted', fence, at: AT } });
+const settled = (fence: number | null = 1): ExecutionEvent => ({ type: 'ExecutionSettled', data: { ...owner, executionId: 'e-1', generation: 1, settlementId: 's-1', decision: 'noncommitted', fence, at: AT } });
 const claim = (consumerId = 'c-1') => ({ type: 'ClaimExecution' as const, executionId: 'e-1', consumerId, at: AT });
 const complete = (fence: number, outcome: 'succeeded' | 'failed' = 'succeeded') => ({ type: 'CompleteExecution' as const, executionId: 'e-1', fence, outcome, receipt: { ref: 'r-1' }, at: AT });
 const settle = (settlementId = 's-1') => ({ type: 'SettleExecution' as const, executionId: 'e-1', settlementId, at: AT });

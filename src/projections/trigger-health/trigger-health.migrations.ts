@@ -36,4 +36,17 @@ export const triggerHealthMigrations: Migration[] = [
       );
       CREATE INDEX IF NOT EXISTS rm_trigger_health_occurrences_by_id ON rm_trigger_health_occurrences (occurrence_id)`,
   },
+  {
+    id: '0311_rm_trigger_health_executions',
+    sql: `
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_pending integer NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_claimed integer NOT NULL DEFAULT 0;
+      CREATE TABLE IF NOT EXISTS rm_trigger_health_executions (
+        tenant        text NOT NULL,
+        execution_id  text NOT NULL,
+        trigger_id    text NOT NULL,
+        status        text NOT NULL CHECK (status IN ('pending', 'claimed', 'ended')),
+        PRIMARY KEY (tenant, execution_id)
+      )`,
+  },
 ];

@@ -5,12 +5,13 @@ import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigge
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
 import { foldOccurrenceRun } from './trigger-health.batch.js';
+import { EXECUTION_EVENT_TYPES, evolveExecutionCounts, isExecutionEvent } from './trigger-health.executions.js';
 import { triggerHealthMigrations } from './trigger-health.migrations.js';
 
 export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
 
 type Handled = TriggerRevised | TriggerDeleted | OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked;
-const HANDLES: readonly Handled['type'][] = ['TriggerRevised', 'TriggerDeleted', 'OccurrenceObserved', 'OccurrenceAdmitted', 'OccurrenceBlocked'];
+const HANDLES: readonly string[] = ['TriggerRevised', 'TriggerDeleted', 'OccurrenceObserved', 'OccurrenceAdmitted', 'OccurrenceBlocked', ...EXECUTION_EVENT_TYPES];
 
 /**
  * Revisions only move forward, so a replayed (older or equal) revision changes nothing. Positions are
@@ -110,7 +111,7 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
     case 'OccurrenceBlocked':
       return blocked(event as RecordedEvent<OccurrenceBlocked['data']>);
     default:
-      return [];
+      return isExecutionEvent(event) ? evolveExecutionCounts(event) : [];
   }
 }
 
@@ -121,7 +122,7 @@ export const triggerHealthProjection: Projection = {
   name: TRIGGER_HEALTH_PROJECTION,
   handles: HANDLES,
   migrations: triggerHealthMigrations,
-  tables: ['rm_trigger_health', 'rm_trigger_health_occurrences'],
+  tables: ['rm_trigger_health', 'rm_trigger_health_occurrences', 'rm_trigger_health_executions'],
   async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
     for (const statement of evolveTriggerHealth(event)) await tx.query(statement);
   },
@@ -129,10 +130,17 @@ export const triggerHealthProjection: Projection = {
    * One Trigger row takes every Occurrence of its Trigger, so folding event by event rewrites that
    * row several times per delivery; runs of Occurrence events between Trigger revisions are folded
    * set-based instead (same rows, see foldOccurrenceRun), revisions one by one in log order.
+   * Execution events touch only the execution counters, which nothing else writes: they are folded
+   * one by one after the rest, in their own log order.
    */
   async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
     let run: RecordedEvent[] = [];
+    const executions: RecordedEvent[] = [];
     for (const event of events) {
+      if (isExecutionEvent(event)) {
+        executions.push(event);
+        continue;
+      }
       if (!isTriggerEvent(event)) {
         run.push(event);
         continue;
@@ -142,5 +150,6 @@ export const triggerHealthProjection: Projection = {
       await this.apply(event, tx);
     }
     await foldOccurrenceRun(tx, run);
+    for (const event of executions) await this.apply(event, tx);
   },
 };

@@ -13,7 +13,7 @@ export const DEGRADING_REASONS: readonly string[] = ['filter_inconclusive', 'gua
 
 /**
  * api.md `GET /v1/operator/triggers` row. Provisional until their events exist: `auth` (all null),
- * `executions` (pending = admitted count, others 0), `recovery` (schedule held ranges only);
+ * `executions` (pending and claimed from the execution streams; retrying and dead 0 until delivery retries exist), `recovery` (schedule held ranges only);
  * `health` never yet says "failing"; `counts.duplicate` stays 0 because a duplicate delivery appends
  * no event. Schedules take `nextFireAt`, `tzdataDrift` and "held" from the schedules read model.
  */
@@ -58,6 +58,8 @@ interface HealthRow {
   observed: number;
   admitted: number;
   blocked: Record<string, number>;
+  executions_pending: number;
+  executions_claimed: number;
   last_occurrence_id: string | null;
   last_status: string | null;
   last_reason: string | null;
@@ -65,7 +67,7 @@ interface HealthRow {
   last_fire_at: string | null;
 }
 
-const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked,
+const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, executions_pending, executions_claimed,
   last_occurrence_id, last_status, last_reason, ${isoSql('last_observed_at')} AS last_observed_at, ${isoSql('last_fire_at')} AS last_fire_at
   FROM rm_trigger_health`;
 
@@ -97,7 +99,7 @@ function toRow(row: HealthRow): TriggerHealthRow {
     lastOccurrence: last,
     auth: { lastResult: null, keyId: null, at: null },
     counts: { observed: Number(row.observed), admitted, duplicate: 0, blocked: row.blocked },
-    executions: { pending: admitted, claimed: 0, retrying: 0, dead: 0 },
+    executions: { pending: Number(row.executions_pending), claimed: Number(row.executions_claimed), retrying: 0, dead: 0 },
     tzdataDrift: false,
     recovery: [],
   };
