@@ -183,6 +183,7 @@ export function executionsSuite(kind: StoreKind): void {
       const done = (await t.request({ method: 'GET', url: `/v1/operator/executions/${executionId}` })).body;
       expect(done).toMatchObject({ status: 'completed', completion: { outcome: 'succeeded', receipt: { ok: true } } });
       expect(done.history.map((h: { type: string }) => h.type)).toEqual(['ExecutionRequested', 'ExecutionClaimed', 'ExecutionCompleted']);
+      expect(done).not.toHaveProperty('input');
     });
   });
 }

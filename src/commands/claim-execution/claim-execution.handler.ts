@@ -3,7 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
 import { IllegalStateError } from '../../domain/shared/errors.js';
 import { metadataOf } from '../shared/command-context.js';
-import { transitionExecution } from '../shared/execution-transition.js';
+import { requestView, transitionExecution } from '../shared/execution-transition.js';
 import { ClaimExecutionCommand, type ClaimResult } from './claim-execution.command.js';
 
 @CommandHandler(ClaimExecutionCommand)
@@ -14,21 +14,6 @@ export class ClaimExecutionHandler implements ICommandHandler<ClaimExecutionComm
     const at = (await this.store.now()).toISOString();
     const { state } = await transitionExecution(this.store, context.tenant, { type: 'ClaimExecution', executionId, consumerId, at }, metadataOf(context, executionId));
     if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
-    const { request } = state;
-    return {
-      executionId,
-      fence: state.fence,
-      generation: state.generation,
-      occurrenceId: request.occurrenceId,
-      triggerId: request.triggerId,
-      triggerRevision: request.triggerRevision,
-      missionId: request.missionId,
-      lane: request.lane,
-      scheduledAt: request.scheduledAt,
-      firedAt: request.firedAt,
-      input: request.input,
-      resourceRefs: request.resourceRefs,
-      limits: request.limits,
-    };
+    return { executionId, fence: state.fence, generation: state.generation, ...requestView(state.request) };
   }
 }

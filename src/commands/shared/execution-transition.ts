@@ -13,6 +13,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export type KnownExecution = Exclude<ExecutionState, { status: 'absent' }>;
 
+/** The request's fields a consumer or an operator sees (never the tenant: the caller's own). */
+export function requestView(request: KnownExecution['request']) {
+  const { occurrenceId, triggerId, triggerRevision, missionId, lane, scheduledAt, firedAt, input, resourceRefs, limits } = request;
+  return { occurrenceId, triggerId, triggerRevision, missionId, lane, scheduledAt, firedAt, input, resourceRefs, limits };
+}
+
 /** The execution as the tenant may see it: another tenant's execution does not exist for it. */
 export async function loadExecution(store: EventStore, tenant: string, executionId: string): Promise<Loaded<KnownExecution>> {
   const loaded = await loadAggregate(store, executionStream(executionId), executionDecider);

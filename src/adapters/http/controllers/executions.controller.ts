@@ -8,7 +8,7 @@ import { CompleteExecutionDto } from '../../../commands/complete-execution/compl
 import { SettleExecutionCommand } from '../../../commands/settle-execution/settle-execution.command.js';
 import { SettleExecutionDto } from '../../../commands/settle-execution/settle-execution.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
-import { loadExecution } from '../../../commands/shared/execution-transition.js';
+import { loadExecution, requestView } from '../../../commands/shared/execution-transition.js';
 import { executionStream } from '../../../domain/shared/ids.js';
 import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
@@ -54,8 +54,9 @@ export class ExecutionsController {
   @Problems([404, 'not_found'])
   async get(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string) {
     const { state, position } = await loadExecution(this.store, context.tenant, executionId);
+    // Like the occurrence views, the operator view never shows the payload.
+    const { input: _payload, ...request } = requestView(state.request);
     const history = (await this.store.readStream(executionStream(executionId))).map((e) => ({ type: e.type, recordedAt: e.recordedAt, position: e.position, actor: e.metadata.actor ?? null }));
-    const { request } = state;
     return {
       executionId,
       status: state.status,
@@ -64,14 +65,7 @@ export class ExecutionsController {
       claim: state.status === 'claimed' ? { consumerId: state.consumerId, claimedAt: state.claimedAt } : null,
       completion: state.status === 'completed' ? state.completion : null,
       settlement: state.status === 'noncommitted' ? { decision: 'noncommitted', settlementId: state.settlementId, settledAt: state.settledAt } : null,
-      occurrenceId: request.occurrenceId,
-      triggerId: request.triggerId,
-      triggerRevision: request.triggerRevision,
-      missionId: request.missionId,
-      lane: request.lane,
-      scheduledAt: request.scheduledAt,
-      firedAt: request.firedAt,
-      limits: request.limits,
+      ...request,
       position,
       history,
     };
