@@ -12,11 +12,13 @@ const MAX_ATTEMPTS = 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * AD-1/AD-2: look up current Trigger, Mission, budget and key, decide once, and append the decision at
- * the occurrence stream's revision so racing admitters cannot both decide. An admission also counts
- * against the Mission's hourly budget stream (serializing admissions per Mission window); both go in
- * one all-or-nothing append where the store has one, otherwise budget first, and a crash between the
- * two is healed by the next attempt reusing the counted execution id.
+ * AD-1/AD-2: look up current Trigger, Mission, budget, concurrency slots and key, decide once, and
+ * append the decision at the occurrence stream's revision so racing admitters cannot both decide. An
+ * admission also counts against the Mission's hourly budget and takes one of its slots (serializing
+ * admissions per Mission), and starts the execution's stream; all of it is one all-or-nothing append
+ * where the store has one. Without one (EventStoreDB) the appends go one by one, budget first: a crash
+ * after the budget is healed by the next attempt reusing the counted execution id, but a crash after
+ * the slot leaves that slot taken until an operator releases it — a known gap of that adapter.
  */
 @CommandHandler(AdmitOccurrenceCommand)
 export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCommand> {
