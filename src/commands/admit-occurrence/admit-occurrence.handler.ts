@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * admissions per Mission), and starts the execution's stream; all of it is one all-or-nothing append
  * where the store has one. Without one (EventStoreDB) the appends go one by one, budget first: a crash
  * after the budget is healed by the next attempt reusing the counted execution id, but a crash after
- * the slot leaves that slot taken until an operator releases it — a known gap of that adapter.
+ * the slot leaves that slot counted for good (nothing repairs it yet) — a known gap of that adapter.
  */
 @CommandHandler(AdmitOccurrenceCommand)
 export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCommand> {
