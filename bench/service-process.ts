@@ -10,6 +10,7 @@ export interface ServiceProcess {
   baseUrl: string;
   schema: string;
   databaseUrl: string;
+  dataDir: string;
   token(scope?: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -18,10 +19,10 @@ export interface ServiceProcess {
  * The real service in its own process (as `npx reveille serve` runs it), on PostgreSQL in a fresh
  * schema, so the load generator in this process does not share its event loop.
  */
-export async function startService(port: number, env: Record<string, string> = {}): Promise<ServiceProcess> {
+export async function startService(port: number, env: Record<string, string> = {}, shared?: { schema: string; dataDir: string }): Promise<ServiceProcess> {
   const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'reveille-bench-'));
+  const schema = shared?.schema ?? `bench_${randomBytes(5).toString('hex')}`;
+  const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'reveille-bench-'));
   // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the service under load.
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(import.meta.dirname, '..', 'src', 'main.js'), 'serve'], {
@@ -48,13 +49,32 @@ export async function startService(port: number, env: Record<string, string> = {
     databaseUrl,
     token: (scope = 'missions:write sources:write triggers:write occurrences:write operator:read') =>
       mintDevToken(keys, { tenant: 'bench', scope, subject: 'bench', ttlSeconds: 300, issuer: 'reveille-dev', audience: 'reveille' }),
+    dataDir,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
+      if (shared) return;
       // Each run has its own schema: leave nothing behind (a bench run writes hundreds of MB).
       const admin = new pg.Client({ connectionString: databaseUrl });
       await admin.connect();
       await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => admin.end());
+    },
+  };
+}
+
+/**
+ * The service split by role, as README describes for ingress nodes: an HTTP-only process
+ * (REVEILLE_BACKGROUND=off) answering on `port`, and a second process on the same schema running
+ * admission, read models and schedules, so their folds never stall the HTTP event loop.
+ */
+export async function startSplitService(port: number, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const background = await startService(port + 1, env);
+  const http = await startService(port, { ...env, REVEILLE_BACKGROUND: 'off' }, { schema: background.schema, dataDir: background.dataDir });
+  return {
+    ...http,
+    async stop() {
+      await http.stop();
+      await background.stop();
     },
   };
 }
