@@ -135,16 +135,29 @@ export function executionsSuite(kind: StoreKind): void {
       await admitted(triggerId);
 
       const slots = (await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).map((e) => [e.type, (e.data as { running: number }).running]);
-      expect(slots).toEqual([['ExecutionSlotTaken', 1], ['ExecutionSlotReleased', 0], ['ExecutionSlotTaken', 1], ['ExecutionSlotReleased', 0], ['ExecutionSlotTaken', 1]]);
+      expect(slots).toEqual([['ExecutionSlotsTaken', 1], ['ExecutionSlotReleased', 0], ['ExecutionSlotsTaken', 1], ['ExecutionSlotReleased', 0], ['ExecutionSlotsTaken', 1]]);
     });
 
-    it('AD-2 AD-5 a backlog decided together takes slots in acceptance order', async () => {
-      const { triggerId } = await setup({ maxConcurrent: 2 });
+    it('AD-2 AD-5 a backlog decided together takes slots in acceptance order, in one slot event', async () => {
+      const { triggerId, missionId } = await setup({ maxConcurrent: 2 });
       const fired = [];
       for (let i = 0; i < 4; i++) fired.push(await fire(triggerId));
       await admit();
-      const reasons = await Promise.all(fired.map(async (o) => (await decisionOf(o)).reason ?? 'admitted'));
-      expect(reasons).toEqual(['admitted', 'admitted', 'concurrency_limit', 'concurrency_limit']);
+      const decided = await Promise.all(fired.map(decisionOf));
+      expect(decided.map((d) => d.reason ?? 'admitted')).toEqual(['admitted', 'admitted', 'concurrency_limit', 'concurrency_limit']);
+      const slots = (await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).map((e) => e.data);
+      expect(slots).toEqual([expect.objectContaining({ executionIds: decided.slice(0, 2).map((d) => d.executionId), running: 2 })]);
+    });
+
+    it('EX-1 an execution id leads back to its Occurrence; ids Reveille never handed out are 404', async () => {
+      const { triggerId } = await setup();
+      const occurrenceId = await fire(triggerId);
+      // Observed but not admitted yet: there is no execution to claim.
+      expect((await post(`x-${occurrenceId}`, 'claim', { consumerId: 'early' })).status).toBe(404);
+      await admit();
+      expect((await decisionOf(occurrenceId)).executionId).toBe(`x-${occurrenceId}`);
+      expect((await post(`x-${'0'.repeat(64)}`, 'claim', { consumerId: 'w' })).status).toBe(404);
+      expect((await post(`x-${occurrenceId}`, 'claim', { consumerId: 'w' })).status).toBe(200);
     });
 
     it('SEC-1 another tenant\'s execution does not exist for the caller; claims need executions:write', async () => {
@@ -182,7 +195,7 @@ export function executionsSuite(kind: StoreKind): void {
       await post(executionId, 'complete', { fence, outcome: 'succeeded', receipt: { ok: true } });
       const done = (await t.request({ method: 'GET', url: `/v1/operator/executions/${executionId}` })).body;
       expect(done).toMatchObject({ status: 'completed', completion: { outcome: 'succeeded', receipt: { ok: true } } });
-      expect(done.history.map((h: { type: string }) => h.type)).toEqual(['ExecutionRequested', 'ExecutionClaimed', 'ExecutionCompleted']);
+      expect(done.history.map((h: { type: string }) => h.type)).toEqual(['ExecutionClaimed', 'ExecutionCompleted']);
       expect(done).not.toHaveProperty('input');
     });
   });

@@ -3,7 +3,7 @@ import type { ReasonCode } from '../../src/domain/admission/reasons.js';
 import { dedupeIdentityHash, manualIdentity, occurrenceIdFor, scheduleIdentity, webhookIdentity } from '../../src/domain/dedupe/dedupe-identity.js';
 import type { ObservedOccurrence, OccurrenceAdmitted, OccurrenceBlocked, DeliveryConflictRecorded, OccurrenceKind } from '../../src/domain/occurrence/occurrence-events.js';
 import { definition } from '../../src/domain/occurrence/occurrence.fixtures.js';
-import type { ExecutionClaimed, ExecutionCompleted, ExecutionRequested, ExecutionSettled } from '../../src/domain/execution/index.js';
+import type { ExecutionClaimed, ExecutionCompleted, ExecutionSettled } from '../../src/domain/execution/index.js';
 import { executionStream, occurrenceStream, triggerStream } from '../../src/domain/shared/ids.js';
 import type { TriggerDefinition } from '../../src/domain/trigger/trigger-definition.js';
 import type { TriggerDeleted, TriggerRevised } from '../../src/domain/trigger/trigger.js';
@@ -98,25 +98,15 @@ export function conflictEvent(o: ObservedOccurrence, digest: string, at: string)
 
 export const appendTrigger = (store: EventStore, tenant: string, triggerId: string, events: NewEvent[]) => store.append(triggerStream(tenant, triggerId), events, 'any');
 
-/**
- * The Occurrence stream as the handlers write it: Observed first ("no stream"), then later facts; an
- * admission also starts its execution's stream (EX-1).
- */
+/** The Occurrence stream as the handlers write it: Observed first ("no stream"), then later facts. */
 export async function appendOccurrence(store: EventStore, o: ObservedOccurrence, ...later: NewEvent[]): Promise<number> {
   const stream = occurrenceStream(o.dedupeHash);
   let { position } = await store.append(stream, [observedEvent(o)], 'no_stream');
-  for (const event of later) {
-    if (event.type === 'OccurrenceAdmitted') {
-      const { request, firedAt } = event.data as OccurrenceAdmitted['data'];
-      const data: ExecutionRequested['data'] = { executionId: request.executionId, generation: 1, request, at: firedAt };
-      await store.append(executionStream(request.executionId), [{ type: 'ExecutionRequested', data, metadata: meta(o.tenant) }], 'no_stream');
-    }
-    ({ position } = await store.append(stream, [event], 'stream_exists'));
-  }
+  for (const event of later) ({ position } = await store.append(stream, [event], 'stream_exists'));
   return position;
 }
 
-/** A lifecycle event on an execution's stream, after its request. */
+/** A lifecycle event on an execution's stream (its request is the Occurrence's admission). */
 export async function appendExecutionEvent(store: EventStore, tenant: string, event: ExecutionClaimed | ExecutionCompleted | ExecutionSettled): Promise<number> {
-  return (await store.append(executionStream(event.data.executionId), [{ ...event, metadata: meta(tenant) }], 'stream_exists')).position;
+  return (await store.append(executionStream(event.data.executionId), [{ ...event, metadata: meta(tenant) }], 'any')).position;
 }

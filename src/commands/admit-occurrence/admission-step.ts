@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { EventMetadata, RecordedEvent, StreamAppend } from '../../adapters/eventstore/event-store.port.js';
 import type { TrustedClock } from '../../adapters/clock/trusted-clock.js';
 import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
@@ -12,12 +11,13 @@ import {
   concurrencyDecider,
   type ConcurrencyState,
   countedExecution,
+  mergeSlotsTaken,
 } from '../../domain/admission/index.js';
-import { executionDecider, type ExecutionEvent } from '../../domain/execution/index.js';
+import { executionIdFor } from '../../domain/execution/index.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
 import type { OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
-import { budgetStream, concurrencyStream, executionStream, missionStream, sourceStream, triggerStream } from '../../domain/shared/ids.js';
+import { budgetStream, concurrencyStream, missionStream, sourceStream, triggerStream } from '../../domain/shared/ids.js';
 import { isRejection } from '../../domain/shared/result.js';
 import { isKeyRetired, sourceDecider, type SourceState } from '../../domain/source/source.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
@@ -42,14 +42,13 @@ export interface MissionCounters {
 }
 
 /**
- * What one admission appends: its decision and, when admitted, the budget unit it counts (none when
- * already counted), the Mission slot it takes and the execution's own stream (EX-1: one append).
+ * What one admission appends: its decision (carrying the execution request, EX-1) and, when admitted,
+ * the budget unit it counts (none when already counted) and the Mission slot it takes.
  */
 export interface AdmissionStep {
   decision: OccurrenceEvent[];
   consumed: BudgetConsumed[];
   slot: ConcurrencyEvent[];
-  requested: ExecutionEvent[];
   executionId: string | null;
 }
 
@@ -114,10 +113,10 @@ export function admissionStep(state: Observed, view: AdmissionView, counters: Mi
     // BA-3 `overlap: skip` needs per-Trigger running executions; not tracked yet.
     triggerRunning: false,
   };
-  const executionId = counted ?? randomUUID();
+  const executionId = counted ?? executionIdFor(occurrenceId);
   const decision = decide(state, executionId, view.now, facts);
   const admitted = decision[0]?.type === 'OccurrenceAdmitted' ? decision[0] : null;
-  if (!admitted) return { decision, consumed: [], slot: [], requested: [], executionId: null };
+  if (!admitted) return { decision, consumed: [], slot: [], executionId: null };
   const { limits } = admitted.data.request;
   const consumed =
     counted !== null ? [] : budgetDecider.decide({ type: 'ConsumeBudget', tenant, missionId, windowStart: view.windowStart, occurrenceId, executionId, limit: limits.maxExecutionsPerHour, at: view.now }, budget);
@@ -127,9 +126,7 @@ export function admissionStep(state: Observed, view: AdmissionView, counters: Mi
   }
   const slot = concurrencyDecider.decide({ type: 'TakeSlot', tenant, missionId, executionId, limit: limits.maxConcurrent, at: view.now }, concurrency);
   if (isRejection(slot)) return blockedAfterAll(state, view, { ...facts, activeExecutions: Number.MAX_SAFE_INTEGER });
-  const requested = executionDecider.decide({ type: 'RequestExecution', request: admitted.data.request, at: view.now }, executionDecider.initialState);
-  if (isRejection(requested)) throw new CommandRejected(requested);
-  return { decision, consumed, slot, requested, executionId };
+  return { decision, consumed, slot, executionId };
 }
 
 /** The counters evolved by one step, for the next admission of the same batch. */
@@ -138,7 +135,7 @@ export function countersAfter(counters: MissionCounters, step: AdmissionStep): M
 }
 
 function blockedAfterAll(state: Observed, view: AdmissionView, facts: AdmissionFacts): AdmissionStep {
-  return { decision: decide(state, 'unused', view.now, facts), consumed: [], slot: [], requested: [], executionId: null };
+  return { decision: decide(state, executionIdFor(state.occurrence.occurrenceId), view.now, facts), consumed: [], slot: [], executionId: null };
 }
 
 /** One decided Occurrence of an admission batch: its stream, the revision it was decided at, its step. */
@@ -153,18 +150,17 @@ const expectedOf = (loaded: Loaded<unknown>): StreamAppend['expected'] => (loade
 
 /**
  * Everything a batch of admissions appends, all or nothing where the store can: the counters first
- * (each at the revision it was read, so racing admitters of one Mission serialize), then each
- * admitted execution's new stream, then the decisions.
+ * (each at the revision it was read, so racing admitters of one Mission serialize; the batch's slots
+ * as one event), then the decisions.
  */
 export function admissionAppends(read: Pick<Awaited<ReturnType<typeof loadAdmissionView>>, 'budgetStreamId' | 'budget' | 'concurrencyStreamId' | 'concurrency'>, steps: readonly DecidedStep[]): StreamAppend[] {
   const consumed = steps.flatMap(({ step, metadata }) => step.consumed.map((e) => toNewEvent(e, metadata)));
-  const slots = steps.flatMap(({ step, metadata }) => step.slot.map((e) => toNewEvent(e, metadata)));
+  // A merged event has no single cause: it names the batch's tenant and actor only.
+  const slotMetadata = steps.length === 1 ? steps[0]!.metadata : { tenant: steps[0]!.metadata.tenant, actor: steps[0]!.metadata.actor };
+  const slots = mergeSlotsTaken(steps.flatMap(({ step }) => step.slot)).map((e) => toNewEvent(e, slotMetadata));
   const appends: StreamAppend[] = [];
   if (consumed.length > 0) appends.push({ streamId: read.budgetStreamId, events: consumed, expected: expectedOf(read.budget) });
   if (slots.length > 0) appends.push({ streamId: read.concurrencyStreamId, events: slots, expected: expectedOf(read.concurrency) });
-  for (const { step, metadata } of steps) {
-    if (step.executionId !== null && step.requested.length > 0) appends.push({ streamId: executionStream(step.executionId), events: step.requested.map((e) => toNewEvent(e, metadata)), expected: 'no_stream' });
-  }
   for (const { streamId, expected, step, metadata } of steps) appends.push({ streamId, events: step.decision.map((e) => toNewEvent(e, metadata)), expected });
   return appends;
 }

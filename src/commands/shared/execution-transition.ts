@@ -2,10 +2,11 @@ import type { EventMetadata, EventStore, StreamAppend } from '../../adapters/eve
 import { WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
 import { problems } from '../../adapters/http/problems/problem.js';
 import { concurrencyDecider } from '../../domain/admission/index.js';
-import { type ExecutionCommand, executionDecider, type ExecutionEvent, type ExecutionState, releasesSlot } from '../../domain/execution/index.js';
-import { concurrencyStream, executionStream } from '../../domain/shared/ids.js';
+import { decideExecution, evolveExecution, type ExecutionCommand, executionDeciderFor, type ExecutionEvent, type ExecutionState, occurrenceIdOf, releasesSlot } from '../../domain/execution/index.js';
+import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
+import { concurrencyStream, executionStream, occurrenceStream } from '../../domain/shared/ids.js';
 import { isRejection } from '../../domain/shared/result.js';
-import { appendAll, type Loaded, loadAggregate, loadLatest, toNewEvent } from './aggregate.js';
+import { appendAll, asDomainEvent, type Loaded, loadLatest, toNewEvent } from './aggregate.js';
 import { CommandRejected } from './rejected.js';
 
 const MAX_ATTEMPTS = 20;
@@ -19,11 +20,24 @@ export function requestView(request: KnownExecution['request']) {
   return { occurrenceId, triggerId, triggerRevision, missionId, lane, scheduledAt, firedAt, input, resourceRefs, limits };
 }
 
-/** The execution as the tenant may see it: another tenant's execution does not exist for it. */
+/**
+ * The execution as the tenant may see it: its request from the admission in its Occurrence's stream,
+ * then its own stream's lifecycle (both read together). Another tenant's execution does not exist for it.
+ */
 export async function loadExecution(store: EventStore, tenant: string, executionId: string): Promise<Loaded<KnownExecution>> {
-  const loaded = await loadAggregate(store, executionStream(executionId), executionDecider);
-  if (loaded.state.status === 'absent' || loaded.state.request.tenant !== tenant) throw problems.notFound('No such execution.');
-  return loaded as Loaded<KnownExecution>;
+  const occurrenceId = occurrenceIdOf(executionId);
+  if (occurrenceId === null) throw problems.notFound('No such execution.');
+  const [occurrence, lifecycle] = await Promise.all([store.readStream(occurrenceStream(occurrenceId)), store.readStream(executionStream(executionId))]);
+  const admitted = occurrence.find((e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId);
+  const request = (admitted?.data as OccurrenceAdmitted['data'] | undefined)?.request;
+  if (!admitted || !request || request.tenant !== tenant) throw problems.notFound('No such execution.');
+  const decider = executionDeciderFor(request);
+  const last = lifecycle[lifecycle.length - 1];
+  return {
+    state: lifecycle.reduce((state, e) => decider.evolve(state, asDomainEvent<ExecutionEvent>(e)), decider.initialState) as KnownExecution,
+    revision: last?.revision ?? -1,
+    position: last?.position ?? admitted.position,
+  };
 }
 
 /**
@@ -34,21 +48,21 @@ export async function loadExecution(store: EventStore, tenant: string, execution
 export async function transitionExecution(
   store: EventStore,
   tenant: string,
-  command: Exclude<ExecutionCommand, { type: 'RequestExecution' }>,
+  command: ExecutionCommand,
   metadata: EventMetadata,
 ): Promise<{ state: KnownExecution; events: ExecutionEvent[]; position: number }> {
   const streamId = executionStream(command.executionId);
   for (let attempt = 1; ; attempt++) {
     const loaded = await loadExecution(store, tenant, command.executionId);
-    const decision = executionDecider.decide(command, loaded.state);
+    const decision = decideExecution(command, loaded.state);
     if (isRejection(decision)) throw new CommandRejected(decision);
     if (decision.length === 0) return { state: loaded.state, events: [], position: loaded.position };
-    const appends: StreamAppend[] = [{ streamId, events: decision.map((e) => toNewEvent(e, metadata)), expected: loaded.revision }];
+    const appends: StreamAppend[] = [{ streamId, events: decision.map((e) => toNewEvent(e, metadata)), expected: loaded.revision < 0 ? 'no_stream' : loaded.revision }];
     const why = decision.map(releasesSlot).find((r) => r !== null);
     if (why) appends.push(await slotRelease(store, loaded.state, why, command.at, metadata));
     try {
       const positions = await appendAll(store, appends);
-      return { state: decision.reduce(executionDecider.evolve, loaded.state as ExecutionState) as KnownExecution, events: decision, position: positions[0]! };
+      return { state: decision.reduce(evolveExecution, loaded.state as ExecutionState) as KnownExecution, events: decision, position: positions[0]! };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
       // Another consumer moved the execution, or an admission took a slot of the same Mission: look again.

@@ -1,4 +1,5 @@
 import type { Decider, DomainEvent } from '../shared/decider.js';
+import { IllegalStateError } from '../shared/errors.js';
 import { reject, type Rejection } from '../shared/result.js';
 
 /**
@@ -13,17 +14,19 @@ export interface ConcurrencyState {
 interface SlotData {
   tenant: string;
   missionId: string;
-  executionId: string;
   /** Non-terminal executions of the Mission once this event is applied. */
   running: number;
   at: string;
 }
 
-/** An admission took a slot: appended with the admission, at the revision read, so slots are serialized per Mission. */
-export type ExecutionSlotTaken = DomainEvent<'ExecutionSlotTaken', SlotData>;
+/**
+ * Admissions took slots: appended with them, at the revision read, so slots are serialized per
+ * Mission. A backlog admitted together takes its slots in one event (see mergeSlotsTaken).
+ */
+export type ExecutionSlotsTaken = DomainEvent<'ExecutionSlotsTaken', SlotData & { executionIds: string[] }>;
 /** An execution reached a terminal state (completed, or settled as noncommitted) and gave its slot back. */
-export type ExecutionSlotReleased = DomainEvent<'ExecutionSlotReleased', SlotData & { why: 'completed' | 'noncommitted' }>;
-export type ConcurrencyEvent = ExecutionSlotTaken | ExecutionSlotReleased;
+export type ExecutionSlotReleased = DomainEvent<'ExecutionSlotReleased', SlotData & { executionId: string; why: 'completed' | 'noncommitted' }>;
+export type ConcurrencyEvent = ExecutionSlotsTaken | ExecutionSlotReleased;
 
 export type ConcurrencyCommand =
   | { type: 'TakeSlot'; tenant: string; missionId: string; executionId: string; limit: number; at: string }
@@ -33,7 +36,7 @@ export const initialConcurrencyState: ConcurrencyState = { running: 0 };
 
 export function evolveConcurrency(_state: ConcurrencyState, event: ConcurrencyEvent): ConcurrencyState {
   switch (event.type) {
-    case 'ExecutionSlotTaken':
+    case 'ExecutionSlotsTaken':
     case 'ExecutionSlotReleased':
       return { running: event.data.running };
     default: {
@@ -53,7 +56,7 @@ export function decideConcurrency(command: ConcurrencyCommand, state: Concurrenc
   switch (command.type) {
     case 'TakeSlot':
       if (state.running >= command.limit) return reject('concurrency_limit', { detail: `${state.running} of ${command.limit} executions are running` });
-      return [{ type: 'ExecutionSlotTaken', data: { tenant, missionId, executionId, running: state.running + 1, at } }];
+      return [{ type: 'ExecutionSlotsTaken', data: { tenant, missionId, executionIds: [executionId], running: state.running + 1, at } }];
     case 'ReleaseSlot':
       return [{ type: 'ExecutionSlotReleased', data: { tenant, missionId, executionId, running: Math.max(0, state.running - 1), at, why: command.why } }];
     default: {
@@ -61,6 +64,15 @@ export function decideConcurrency(command: ConcurrencyCommand, state: Concurrenc
       return [];
     }
   }
+}
+
+/** Slots taken one after another as one event: the same count, one row instead of one per admission. */
+export function mergeSlotsTaken(events: readonly ConcurrencyEvent[]): ConcurrencyEvent[] {
+  const taken = events.filter((e): e is ExecutionSlotsTaken => e.type === 'ExecutionSlotsTaken');
+  if (taken.length !== events.length) throw new IllegalStateError('only slots taken together can be merged');
+  if (taken.length <= 1) return [...taken];
+  const last = taken[taken.length - 1]!.data;
+  return [{ type: 'ExecutionSlotsTaken', data: { ...last, executionIds: taken.flatMap((e) => e.data.executionIds) } }];
 }
 
 export const concurrencyDecider: Decider<ConcurrencyState, ConcurrencyEvent, ConcurrencyCommand> = {

@@ -33,8 +33,6 @@ export type ExecutionState =
   | ({ status: 'completed'; completion: CompletionReceipt } & Known)
   | ({ status: 'noncommitted'; settlementId: string; settledAt: string } & Known);
 
-/** The request, written with the admission that created it (EX-1) so the execution's stream is self-contained. */
-export type ExecutionRequested = DomainEvent<'ExecutionRequested', { executionId: string; generation: number; request: ExecutionRequest; at: string }>;
 /** Who the execution belongs to, on every lifecycle event so read models need no lookup. */
 interface Owner {
   tenant: string;
@@ -45,22 +43,31 @@ export type ExecutionClaimed = DomainEvent<'ExecutionClaimed', Owner & { executi
 export type ExecutionCompleted = DomainEvent<'ExecutionCompleted', Owner & { executionId: string; generation: number; fence: number; outcome: ExecutionOutcome; receipt: unknown; at: string }>;
 /** Only the noncommit tombstone is recorded: a settlement of a completed execution changes nothing. */
 export type ExecutionSettled = DomainEvent<'ExecutionSettled', Owner & { executionId: string; generation: number; settlementId: string; decision: 'noncommitted'; fence: number | null; at: string }>;
-export type ExecutionEvent = ExecutionRequested | ExecutionClaimed | ExecutionCompleted | ExecutionSettled;
+export type ExecutionEvent = ExecutionClaimed | ExecutionCompleted | ExecutionSettled;
 
 export type ExecutionCommand =
-  | { type: 'RequestExecution'; request: ExecutionRequest; at: string }
   | { type: 'ClaimExecution'; executionId: string; consumerId: string; at: string }
   | { type: 'CompleteExecution'; executionId: string; fence: number; outcome: ExecutionOutcome; receipt: unknown; at: string }
   | { type: 'SettleExecution'; executionId: string; settlementId: string; at: string };
 
 export type ExecutionRejection = 'not_found' | 'already_claimed' | 'execution_completed' | 'execution_noncommitted' | 'fence_mismatch';
 
+/**
+ * One admission per Occurrence (AD-1), so an execution is named after its Occurrence: the id leads
+ * back to the request, which lives in the Occurrence's `OccurrenceAdmitted` (the log is the outbox).
+ */
+export const executionIdFor = (occurrenceId: string): string => `x-${occurrenceId}`;
+
+/** The Occurrence an execution id names, null when the id is not one Reveille hands out. */
+export const occurrenceIdOf = (executionId: string): string | null => (/^x-[0-9a-f]{64}$/.test(executionId) ? executionId.slice(2) : null);
+
+/** Where every execution's history starts: requested by its admission, first generation, never claimed. */
+export const requestedExecution = (request: ExecutionRequest): ExecutionState => ({ status: 'requested', request, generation: 1, fence: 0 });
+
 export const initialExecutionState: ExecutionState = { status: 'absent' };
 
 export function evolveExecution(state: ExecutionState, event: ExecutionEvent): ExecutionState {
   switch (event.type) {
-    case 'ExecutionRequested':
-      return { status: 'requested', request: event.data.request, generation: event.data.generation, fence: 0 };
     case 'ExecutionClaimed': {
       const known = knownOf(state, event.type);
       return { status: 'claimed', request: known.request, generation: known.generation, fence: event.data.fence, consumerId: event.data.consumerId, claimedAt: event.data.at };
@@ -82,16 +89,11 @@ export function evolveExecution(state: ExecutionState, event: ExecutionEvent): E
 }
 
 function knownOf(state: ExecutionState, type: string): Known {
-  if (state.status === 'absent') throw new IllegalStateError(`${type} before ExecutionRequested`);
+  if (state.status === 'absent') throw new IllegalStateError(`${type} of an execution nobody requested`);
   return state;
 }
 
 export function decideExecution(command: ExecutionCommand, state: ExecutionState): ExecutionEvent[] | Rejection<ExecutionRejection> {
-  if (command.type === 'RequestExecution') {
-    // The same request again is a retry of the admission that wrote it.
-    if (state.status !== 'absent') return [];
-    return [{ type: 'ExecutionRequested', data: { executionId: command.request.executionId, generation: 1, request: command.request, at: command.at } }];
-  }
   if (state.status === 'absent') return reject('not_found', { detail: 'no such execution' });
   const { executionId, at } = command;
   const { generation } = state;
@@ -157,12 +159,13 @@ export function settlementOf(state: ExecutionState): { decision: 'committed'; re
   return null;
 }
 
-/** Executions hold a Mission concurrency slot until they are terminal. */
+/** Executions hold a Mission concurrency slot from admission until they are terminal. */
 export const releasesSlot = (event: ExecutionEvent): 'completed' | 'noncommitted' | null =>
   event.type === 'ExecutionCompleted' ? 'completed' : event.type === 'ExecutionSettled' ? 'noncommitted' : null;
 
-export const executionDecider: Decider<ExecutionState, ExecutionEvent, ExecutionCommand> = {
-  initialState: initialExecutionState,
+/** The decider of one execution, whose history starts at the request its admission wrote. */
+export const executionDeciderFor = (request: ExecutionRequest): Decider<ExecutionState, ExecutionEvent, ExecutionCommand> => ({
+  initialState: requestedExecution(request),
   evolve: evolveExecution,
   decide: decideExecution,
-};
+});

@@ -1,15 +1,16 @@
 import { IllegalStateError } from '../shared/errors.js';
 import { deciderSpec } from '../shared/given-when-then.js';
 import type { ExecutionRequest } from '../occurrence/occurrence-events.js';
-import { executionDecider, type ExecutionEvent, evolveExecution, initialExecutionState, releasesSlot, settlementOf } from './execution.js';
+import { executionDeciderFor, type ExecutionEvent, executionIdFor, evolveExecution, initialExecutionState, occurrenceIdOf, releasesSlot, requestedExecution, settlementOf } from './execution.js';
 
-const spec = deciderSpec(executionDecider);
 const AT = '2026-03-01T10:00:00.000Z';
 const request: ExecutionRequest = {
   executionId: 'e-1', tenant: 'acme', missionId: 'm-1', triggerId: 't-1', triggerRevision: 2, occurrenceId: 'o-1', input: { n: 1 },
   resourceRefs: [], lane: 'trigger:t-1', scheduledAt: null, firedAt: AT, limits: { maxConcurrent: 1, maxExecutionsPerHour: 10 },
 };
-const requested: ExecutionEvent = { type: 'ExecutionRequested', data: { executionId: 'e-1', generation: 1, request, at: AT } };
+const spec = deciderSpec(executionDeciderFor(request));
+const unknown = deciderSpec({ ...executionDeciderFor(request), initialState: initialExecutionState });
+const fold = (events: ExecutionEvent[]) => events.reduce(evolveExecution, requestedExecution(request));
 const owner = { tenant: 'acme', missionId: 'm-1', triggerId: 't-1' };
 const claimed = (consumerId = 'c-1', fence = 1): ExecutionEvent => ({ type: 'ExecutionClaimed', data: { ...owner, executionId: 'e-1', generation: 1, fence, consumerId, at: AT } });
 const completed = (outcome: 'succeeded' | 'failed' = 'succeeded', fence = 1): ExecutionEvent => ({
@@ -22,59 +23,60 @@ const settle = (settlementId = 's-1') => ({ type: 'SettleExecution' as const, ex
 
 describe('Execution (EX-1..EX-3)', () => {
   describe('EX-1 request', () => {
-    it('is written once; the same request again (an admission retry) adds nothing', () => {
-      spec.given().when({ type: 'RequestExecution', request, at: AT }).then([requested]);
-      spec.given([requested]).when({ type: 'RequestExecution', request, at: AT }).then([]);
+    it('is named after its Occurrence, so the id leads back to the request; foreign ids lead nowhere', () => {
+      const occurrenceId = 'a'.repeat(64);
+      expect(occurrenceIdOf(executionIdFor(occurrenceId))).toBe(occurrenceId);
+      expect(['x-' + 'A'.repeat(64), 'x-abc', occurrenceId, `x-${occurrenceId}/..`].map(occurrenceIdOf)).toEqual([null, null, null, null]);
     });
-    it('an unknown execution cannot be claimed, completed or settled', () => {
-      spec.given().when(claim()).then('not_found');
-      spec.given().when(complete(1)).then('not_found');
-      spec.given().when(settle()).then('not_found');
+    it('an execution nobody requested cannot be claimed, completed or settled', () => {
+      unknown.given().when(claim()).then('not_found');
+      unknown.given().when(complete(1)).then('not_found');
+      unknown.given().when(settle()).then('not_found');
     });
   });
 
   describe('EX-2 claim is a compare-and-set with a fence', () => {
-    it('a requested execution is claimed with fence 1', () => spec.given([requested]).when(claim()).then([claimed()]));
+    it('a requested execution is claimed with fence 1', () => spec.given([]).when(claim()).then([claimed()]));
     it('a second claim, by anyone, is already_claimed (a claim never expires on a timer)', () => {
-      spec.given([requested, claimed('c-1')]).when(claim('c-2')).then('already_claimed');
-      spec.given([requested, claimed('c-1')]).when(claim('c-1')).then('already_claimed');
+      spec.given([claimed('c-1')]).when(claim('c-2')).then('already_claimed');
+      spec.given([claimed('c-1')]).when(claim('c-1')).then('already_claimed');
     });
     it('completion needs the current fence', () => {
-      spec.given([requested, claimed()]).when(complete(1)).then([completed()]);
-      spec.given([requested, claimed()]).when(complete(2)).then('fence_mismatch');
-      spec.given([requested]).when(complete(1)).then('fence_mismatch');
+      spec.given([claimed()]).when(complete(1)).then([completed()]);
+      spec.given([claimed()]).when(complete(2)).then('fence_mismatch');
+      spec.given([]).when(complete(1)).then('fence_mismatch');
     });
     it('the holder repeating its completion changes nothing; another outcome or fence is refused', () => {
-      spec.given([requested, claimed(), completed()]).when(complete(1)).then([]);
-      spec.given([requested, claimed(), completed()]).when(complete(1, 'failed')).then('execution_completed');
-      spec.given([requested, claimed(), completed()]).when(complete(7)).then('fence_mismatch');
+      spec.given([claimed(), completed()]).when(complete(1)).then([]);
+      spec.given([claimed(), completed()]).when(complete(1, 'failed')).then('execution_completed');
+      spec.given([claimed(), completed()]).when(complete(7)).then('fence_mismatch');
     });
-    it('a completed execution cannot be claimed again', () => spec.given([requested, claimed(), completed()]).when(claim('c-2')).then('execution_completed'));
+    it('a completed execution cannot be claimed again', () => spec.given([claimed(), completed()]).when(claim('c-2')).then('execution_completed'));
   });
 
   describe('EX-3 settlement', () => {
-    it('installs a noncommit tombstone over an uncertain claim', () => spec.given([requested, claimed()]).when(settle()).then([settled(1)]));
-    it('installs it over a request nobody claimed (fence null)', () => spec.given([requested]).when(settle()).then([settled(null)]));
+    it('installs a noncommit tombstone over an uncertain claim', () => spec.given([claimed()]).when(settle()).then([settled(1)]));
+    it('installs it over a request nobody claimed (fence null)', () => spec.given([]).when(settle()).then([settled(null)]));
     it('a completion arriving after the tombstone is execution_noncommitted, and so is a claim', () => {
-      spec.given([requested, claimed(), settled()]).when(complete(1)).then('execution_noncommitted');
-      spec.given([requested, claimed(), settled()]).when(claim('c-2')).then('execution_noncommitted');
+      spec.given([claimed(), settled()]).when(complete(1)).then('execution_noncommitted');
+      spec.given([claimed(), settled()]).when(claim('c-2')).then('execution_noncommitted');
     });
     it('a settlement losing the race to completion records nothing and answers committed with the receipt', () => {
-      spec.given([requested, claimed(), completed('failed')]).when(settle()).then([]);
-      const state = [requested, claimed(), completed('failed')].reduce(evolveExecution, initialExecutionState);
+      spec.given([claimed(), completed('failed')]).when(settle()).then([]);
+      const state = fold([claimed(), completed('failed')]);
       expect(settlementOf(state)).toEqual({ decision: 'committed', receipt: { fence: 1, outcome: 'failed', receipt: { ref: 'r-1' }, completedAt: AT } });
     });
     it('settling again answers the same decision and records nothing', () => {
-      spec.given([requested, settled(null)]).when(settle('s-2')).then([]);
-      expect(settlementOf([requested, settled(null)].reduce(evolveExecution, initialExecutionState))).toEqual({ decision: 'noncommitted' });
-      expect(settlementOf([requested, claimed()].reduce(evolveExecution, initialExecutionState))).toBeNull();
+      spec.given([settled(null)]).when(settle('s-2')).then([]);
+      expect(settlementOf(fold([settled(null)]))).toEqual({ decision: 'noncommitted' });
+      expect(settlementOf(fold([claimed()]))).toBeNull();
     });
   });
 
   it('terminal transitions give the Mission slot back; others keep it', () => {
-    expect([requested, claimed(), completed(), settled()].map(releasesSlot)).toEqual([null, null, 'completed', 'noncommitted']);
+    expect([claimed(), completed(), settled()].map(releasesSlot)).toEqual([null, 'completed', 'noncommitted']);
   });
-  it('a history that does not start with the request is impossible', () => {
+  it('a history without a request is impossible', () => {
     expect(() => evolveExecution(initialExecutionState, claimed())).toThrow(IllegalStateError);
   });
 });

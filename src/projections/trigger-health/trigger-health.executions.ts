@@ -1,44 +1,53 @@
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
 import type { SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
-import type { ExecutionClaimed, ExecutionCompleted, ExecutionEvent, ExecutionRequested, ExecutionSettled } from '../../domain/execution/index.js';
+import type { ExecutionClaimed, ExecutionCompleted, ExecutionEvent, ExecutionSettled } from '../../domain/execution/index.js';
 
-export const EXECUTION_EVENT_TYPES: readonly ExecutionEvent['type'][] = ['ExecutionRequested', 'ExecutionClaimed', 'ExecutionCompleted', 'ExecutionSettled'];
+export const EXECUTION_EVENT_TYPES: readonly ExecutionEvent['type'][] = ['ExecutionClaimed', 'ExecutionCompleted', 'ExecutionSettled'];
 
 export const isExecutionEvent = (event: RecordedEvent): boolean => (EXECUTION_EVENT_TYPES as readonly string[]).includes(event.type);
 
-type Stage = 'pending' | 'claimed' | 'ended';
-
-/**
- * Moves one execution between stages in the map and the Trigger's counters with it. The map row
- * only moves forward from the stages named, so a replayed event finds nothing to move and counts
- * nothing twice.
+/*
+ * Every admission requests an execution, so `pending` is `admitted − started`, where an execution has
+ * started once it was claimed or settled before any claim. The map row of an execution only moves
+ * forward (claimed → ended), so a replayed event finds nothing to move and counts nothing twice.
  */
-function move(tenant: string, executionId: string, from: Stage[], to: Stage, position: number): SqlQuery {
+
+const bump = (set: string) => `UPDATE rm_trigger_health h SET ${set}, last_position = GREATEST(h.last_position, $4::bigint)
+  FROM moved m WHERE h.tenant = m.tenant AND h.trigger_id = m.trigger_id`;
+
+function claimed(event: RecordedEvent<ExecutionClaimed['data']>): SqlQuery {
+  const d = event.data;
   return {
-    text: `WITH was AS (
-             SELECT tenant, trigger_id, status FROM rm_trigger_health_executions
-              WHERE tenant = $1 AND execution_id = $2 AND status = ANY($3::text[]) FOR UPDATE),
-           moved AS (
-             UPDATE rm_trigger_health_executions e SET status = $4 FROM was
-              WHERE e.tenant = was.tenant AND e.execution_id = $2 RETURNING was.tenant, was.trigger_id, was.status AS was)
-           UPDATE rm_trigger_health h
-              SET executions_pending = h.executions_pending - (m.was = 'pending')::int + ($4 = 'pending')::int,
-                  executions_claimed = h.executions_claimed - (m.was = 'claimed')::int + ($4 = 'claimed')::int,
-                  last_position = GREATEST(h.last_position, $5::bigint)
-             FROM moved m WHERE h.tenant = m.tenant AND h.trigger_id = m.trigger_id`,
-    values: [tenant, executionId, from, to, position],
+    text: `WITH moved AS (
+             INSERT INTO rm_trigger_health_executions (tenant, execution_id, trigger_id, status) VALUES ($1, $2, $3, 'claimed')
+             ON CONFLICT (tenant, execution_id) DO NOTHING RETURNING tenant, trigger_id)
+           ${bump('executions_started = h.executions_started + 1, executions_claimed = h.executions_claimed + 1')}`,
+    values: [d.tenant, d.executionId, d.triggerId, event.position],
   };
 }
 
-function requested(event: RecordedEvent<ExecutionRequested['data']>): SqlQuery {
-  const { tenant, triggerId, executionId } = event.data.request;
+function completed(event: RecordedEvent<ExecutionCompleted['data']>): SqlQuery {
+  const d = event.data;
   return {
-    text: `WITH added AS (
-             INSERT INTO rm_trigger_health_executions (tenant, execution_id, trigger_id, status) VALUES ($1, $2, $3, 'pending')
-             ON CONFLICT (tenant, execution_id) DO NOTHING RETURNING tenant, trigger_id)
-           UPDATE rm_trigger_health h SET executions_pending = h.executions_pending + 1, last_position = GREATEST(h.last_position, $4::bigint)
-             FROM added a WHERE h.tenant = a.tenant AND h.trigger_id = a.trigger_id`,
-    values: [tenant, executionId, triggerId, event.position],
+    text: `WITH moved AS (
+             UPDATE rm_trigger_health_executions SET status = 'ended'
+              WHERE tenant = $1 AND execution_id = $2 AND trigger_id = $3 AND status = 'claimed' RETURNING tenant, trigger_id)
+           ${bump('executions_claimed = h.executions_claimed - 1')}`,
+    values: [d.tenant, d.executionId, d.triggerId, event.position],
+  };
+}
+
+/** A settlement ends a claimed execution, or one nobody claimed (which then starts and ends at once). */
+function settled(event: RecordedEvent<ExecutionSettled['data']>): SqlQuery {
+  const d = event.data;
+  return {
+    text: `WITH was AS (SELECT status FROM rm_trigger_health_executions WHERE tenant = $1 AND execution_id = $2),
+           moved AS (
+             INSERT INTO rm_trigger_health_executions AS e (tenant, execution_id, trigger_id, status) VALUES ($1, $2, $3, 'ended')
+             ON CONFLICT (tenant, execution_id) DO UPDATE SET status = 'ended' WHERE e.status = 'claimed' RETURNING tenant, trigger_id)
+           ${bump(`executions_started = h.executions_started + (NOT EXISTS (SELECT 1 FROM was))::int,
+                   executions_claimed = h.executions_claimed - (EXISTS (SELECT 1 FROM was))::int`)}`,
+    values: [d.tenant, d.executionId, d.triggerId, event.position],
   };
 }
 
@@ -46,20 +55,12 @@ function requested(event: RecordedEvent<ExecutionRequested['data']>): SqlQuery {
 export function evolveExecutionCounts(event: RecordedEvent): SqlQuery[] {
   const type = event.type as ExecutionEvent['type'];
   switch (type) {
-    case 'ExecutionRequested':
-      return [requested(event as RecordedEvent<ExecutionRequested['data']>)];
-    case 'ExecutionClaimed': {
-      const d = (event as RecordedEvent<ExecutionClaimed['data']>).data;
-      return [move(d.tenant, d.executionId, ['pending'], 'claimed', event.position)];
-    }
-    case 'ExecutionCompleted': {
-      const d = (event as RecordedEvent<ExecutionCompleted['data']>).data;
-      return [move(d.tenant, d.executionId, ['claimed'], 'ended', event.position)];
-    }
-    case 'ExecutionSettled': {
-      const d = (event as RecordedEvent<ExecutionSettled['data']>).data;
-      return [move(d.tenant, d.executionId, ['pending', 'claimed'], 'ended', event.position)];
-    }
+    case 'ExecutionClaimed':
+      return [claimed(event as RecordedEvent<ExecutionClaimed['data']>)];
+    case 'ExecutionCompleted':
+      return [completed(event as RecordedEvent<ExecutionCompleted['data']>)];
+    case 'ExecutionSettled':
+      return [settled(event as RecordedEvent<ExecutionSettled['data']>)];
     default: {
       const _: never = type;
       return [];

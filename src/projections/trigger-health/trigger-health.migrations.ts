@@ -39,13 +39,13 @@ export const triggerHealthMigrations: Migration[] = [
   {
     id: '0311_rm_trigger_health_executions',
     sql: `
-      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_pending integer NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_started integer NOT NULL DEFAULT 0;
       ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_claimed integer NOT NULL DEFAULT 0;
       CREATE TABLE IF NOT EXISTS rm_trigger_health_executions (
         tenant        text NOT NULL,
         execution_id  text NOT NULL,
         trigger_id    text NOT NULL,
-        status        text NOT NULL CHECK (status IN ('pending', 'claimed', 'ended')),
+        status        text NOT NULL CHECK (status IN ('claimed', 'ended')),
         PRIMARY KEY (tenant, execution_id)
       )`,
   },

@@ -58,7 +58,7 @@ interface HealthRow {
   observed: number;
   admitted: number;
   blocked: Record<string, number>;
-  executions_pending: number;
+  executions_started: number;
   executions_claimed: number;
   last_occurrence_id: string | null;
   last_status: string | null;
@@ -67,7 +67,7 @@ interface HealthRow {
   last_fire_at: string | null;
 }
 
-const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, executions_pending, executions_claimed,
+const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, executions_started, executions_claimed,
   last_occurrence_id, last_status, last_reason, ${isoSql('last_observed_at')} AS last_observed_at, ${isoSql('last_fire_at')} AS last_fire_at
   FROM rm_trigger_health`;
 
@@ -99,7 +99,7 @@ function toRow(row: HealthRow): TriggerHealthRow {
     lastOccurrence: last,
     auth: { lastResult: null, keyId: null, at: null },
     counts: { observed: Number(row.observed), admitted, duplicate: 0, blocked: row.blocked },
-    executions: { pending: Number(row.executions_pending), claimed: Number(row.executions_claimed), retrying: 0, dead: 0 },
+    executions: { pending: Math.max(0, admitted - Number(row.executions_started)), claimed: Number(row.executions_claimed), retrying: 0, dead: 0 },
     tzdataDrift: false,
     recovery: [],
   };
