@@ -3,10 +3,10 @@
  * beside two baselines measured in the same run: a bare `node:http` server answering 202, and a raw
  * `pg` INSERT of the occurrence row. Then the p99 at half the measured rate.
  *
- *   node dist/bench/main.js ingress [--seconds 10] [--connections 16] [--split]
+ *   node dist/bench/main.js ingress [--seconds 10] [--connections 16] [--single | --split]
  *
- * --split runs the service as two processes by role (HTTP only, and background: admission, read
- * models), as README describes for ingress nodes.
+ * Both deployments by default: the service as one process, then split by role into an HTTP-only
+ * process and a background one (admission, read models), as README describes for ingress nodes.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -16,19 +16,43 @@ import pg from 'pg';
 import { command, type ServiceProcess, startService, startSplitService } from './service-process.js';
 import { rawInsertRate } from './raw-baseline.js';
 
+type Deployment = 'one process' | 'split by role';
+
 interface Options {
   seconds: number;
   connections: number;
-  split: boolean;
+  deployment: Deployment | 'both';
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function ingressBench(args: string[]): Promise<void> {
   const options = parse(args);
-  const env = { REVEILLE_INGRESS_RATE: '1000000', REVEILLE_INGRESS_BURST: '1000000', ...(process.env.REVEILLE_BACKGROUND ? { REVEILLE_BACKGROUND: process.env.REVEILLE_BACKGROUND } : {}) };
+  const deployments: Deployment[] = options.deployment === 'both' ? ['one process', 'split by role'] : [options.deployment];
+  const runs = [];
+  for (const deployment of deployments) runs.push({ deployment, ...(await measure(deployment, options, runs.length === 0)) });
+  const bare = await bareHttpBaseline(options);
+  const raw = runs[0]!.raw!;
+  const rows = runs.flatMap(({ deployment, full, half }) => [
+    [`signed deliveries (Reveille, ${deployment})`, full.accepted.toFixed(0), full.p50, full.p99, (full.accepted / bare.accepted).toFixed(3), (full.accepted / raw).toFixed(3)],
+    [`same at half rate (${Math.floor(full.accepted / 2)}/s, ${deployment})`, half.accepted.toFixed(0), half.p50, half.p99, '', ''],
+  ]);
+  rows.push(['bare node:http 202', bare.accepted.toFixed(0), bare.p50, bare.p99, '1', ''], ['raw pg INSERT (same row)', raw.toFixed(0), '', '', '', '1']);
+  process.stdout.write(`\n| what | per second | p50 ms | p99 ms | ÷ bare http | ÷ raw insert |\n|---|---|---|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n\n`);
+  for (const { deployment, full, drain } of runs) {
+    process.stdout.write(`${deployment}: non-2xx during the full-rate run ${full.non2xx}; ${drain.observed} Occurrences observed; undecided right after it ${drain.undecided}, all decided ${(drain.ms / 1000).toFixed(1)} s later\n`);
+  }
+}
+
+/**
+ * One deployment: `one process` is `reveille serve` as is; `split by role` is an HTTP-only process
+ * (REVEILLE_BACKGROUND=off) beside one running admission and the read models, as README describes
+ * for ingress nodes.
+ */
+async function measure(deployment: Deployment, options: Options, withRawBaseline: boolean) {
+  const env = { REVEILLE_INGRESS_RATE: '1000000', REVEILLE_INGRESS_BURST: '1000000' };
   const port = 3900 + 2 * Math.floor(Math.random() * 45);
-  const service = options.split ? await startSplitService(port, env) : await startService(port, env);
+  const service = deployment === 'split by role' ? await startSplitService(port, env) : await startService(port, env);
   try {
     await command(service, 'PUT', '/v1/missions/m-bench', { state: 'active', grants: { maxExecutionsPerHour: 100_000, maxConcurrent: 10_000, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 } });
     await command(service, 'PUT', '/v1/sources/s-bench', { scheme: 'standard-webhooks', rateLimit: { perSecond: 100_000, burst: 100_000 } });
@@ -50,29 +74,25 @@ export async function ingressBench(args: string[]): Promise<void> {
     let next = 0;
     const signed = () => presigned[next++ % presigned.length]!;
 
-    log(`ingress: ${options.seconds}s at ${options.connections} connections against ${service.baseUrl}${options.split ? ' (split: HTTP-only process + background process)' : ''}`);
+    log(`ingress (${deployment}): ${options.seconds}s at ${options.connections} connections against ${service.baseUrl}`);
     const full = await load(`${service.baseUrl}/v1/ingress/s-bench`, options, signed);
     // Accepting is half the work: the admission must keep up, or the rate is not sustainable.
     const drain = await drainBacklog(service);
     log(`  admission backlog right after the full-rate run: ${drain.undecided} undecided, all decided ${(drain.ms / 1000).toFixed(1)} s later`);
+    // A delivery no Trigger binds is accepted with no Occurrence: make sure the rate is of real ones.
+    const accepted = Math.round(full.accepted * options.seconds);
+    log(`  Occurrences observed: ${drain.observed} for ${accepted} accepted deliveries`);
+    if (drain.observed < accepted) throw new Error(`only ${drain.observed} of ${accepted} accepted deliveries became Occurrences`);
     const half = await load(`${service.baseUrl}/v1/ingress/s-bench`, { ...options }, signed, Math.max(1, Math.floor(full.accepted / 2)));
-    const bare = await bareHttpBaseline(options);
-    const raw = await rawInsertRate(service.databaseUrl, service.schema, options.connections, Math.min(options.seconds, 5));
-    const rows = [
-      ['signed deliveries (Reveille)', full.accepted.toFixed(0), full.p50, full.p99, ''],
-      [`same at half rate (${Math.floor(full.accepted / 2)}/s)`, half.accepted.toFixed(0), half.p50, half.p99, ''],
-      ['bare node:http 202', bare.accepted.toFixed(0), bare.p50, bare.p99, (full.accepted / bare.accepted).toFixed(3)],
-      ['raw pg INSERT (same row)', raw.toFixed(0), '', '', (full.accepted / raw).toFixed(3)],
-    ];
-    process.stdout.write(`\n| what | per second | p50 ms | p99 ms | Reveille ÷ this |\n|---|---|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n`);
-    process.stdout.write(`\nnon-2xx during the full-rate run: ${full.non2xx}; undecided right after it: ${drain.undecided}, all decided ${(drain.ms / 1000).toFixed(1)} s later\n`);
+    const raw = withRawBaseline ? await rawInsertRate(service.databaseUrl, service.schema, options.connections, Math.min(options.seconds, 5)) : null;
+    return { full, half, drain, raw };
   } finally {
     await service.stop();
   }
 }
 
 /** Observed Occurrences not yet decided by admission, polled until none are left. */
-async function drainBacklog(service: ServiceProcess): Promise<{ undecided: number; ms: number }> {
+async function drainBacklog(service: ServiceProcess): Promise<{ undecided: number; ms: number; observed: number }> {
   const client = new pg.Client({ connectionString: service.databaseUrl });
   await client.connect();
   try {
@@ -84,7 +104,8 @@ async function drainBacklog(service: ServiceProcess): Promise<{ undecided: numbe
     const started = Date.now();
     const first = await undecided();
     for (let left = first; left > 0 && Date.now() - started < 120_000; left = await undecided()) await new Promise((resolve) => setTimeout(resolve, 100));
-    return { undecided: first, ms: Date.now() - started };
+    const observed = Number((await client.query(`SELECT count(*) AS n FROM ${service.schema}.events WHERE type = 'OccurrenceObserved'`)).rows[0].n);
+    return { undecided: first, ms: Date.now() - started, observed };
   } finally {
     await client.end();
   }
@@ -130,5 +151,6 @@ function parse(args: string[]): Options {
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
-  return { seconds: value('seconds', 10), connections: value('connections', 16), split: args.includes('--split') };
+  const deployment = args.includes('--split') ? 'split by role' : args.includes('--single') ? 'one process' : 'both';
+  return { seconds: value('seconds', 10), connections: value('connections', 16), deployment };
 }

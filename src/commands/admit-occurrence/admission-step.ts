@@ -10,7 +10,9 @@ import {
   type ConcurrencyEvent,
   concurrencyDecider,
   type ConcurrencyState,
+  consumeBudget,
   countedExecution,
+  mergeBudgetConsumed,
   mergeSlotsTaken,
 } from '../../domain/admission/index.js';
 import { executionIdFor } from '../../domain/execution/index.js';
@@ -119,7 +121,7 @@ export function admissionStep(state: Observed, view: AdmissionView, counters: Mi
   if (!admitted) return { decision, consumed: [], slot: [], executionId: null };
   const { limits } = admitted.data.request;
   const consumed =
-    counted !== null ? [] : budgetDecider.decide({ type: 'ConsumeBudget', tenant, missionId, windowStart: view.windowStart, occurrenceId, executionId, limit: limits.maxExecutionsPerHour, at: view.now }, budget);
+    counted !== null ? [] : consumeBudget({ type: 'ConsumeBudget', tenant, missionId, windowStart: view.windowStart, occurrenceId, executionId, limit: limits.maxExecutionsPerHour, at: view.now }, budget);
   if (isRejection(consumed)) {
     if (consumed.code !== 'budget_exhausted') throw new CommandRejected(consumed);
     return blockedAfterAll(state, view, { ...facts, budget: { ...facts.budget, consumed: Number.MAX_SAFE_INTEGER, alreadyCountedThisOccurrence: false } });
@@ -150,14 +152,14 @@ const expectedOf = (loaded: Loaded<unknown>): StreamAppend['expected'] => (loade
 
 /**
  * Everything a batch of admissions appends, all or nothing where the store can: the counters first
- * (each at the revision it was read, so racing admitters of one Mission serialize; the batch's slots
- * as one event), then the decisions.
+ * (each at the revision it was read, so racing admitters of one Mission serialize; a batch's budget
+ * units and slots one event each), then the decisions.
  */
 export function admissionAppends(read: Pick<Awaited<ReturnType<typeof loadAdmissionView>>, 'budgetStreamId' | 'budget' | 'concurrencyStreamId' | 'concurrency'>, steps: readonly DecidedStep[]): StreamAppend[] {
-  const consumed = steps.flatMap(({ step, metadata }) => step.consumed.map((e) => toNewEvent(e, metadata)));
   // A merged event has no single cause: it names the batch's tenant and actor only.
-  const slotMetadata = steps.length === 1 ? steps[0]!.metadata : { tenant: steps[0]!.metadata.tenant, actor: steps[0]!.metadata.actor };
-  const slots = mergeSlotsTaken(steps.flatMap(({ step }) => step.slot)).map((e) => toNewEvent(e, slotMetadata));
+  const batchMetadata = steps.length === 1 ? steps[0]!.metadata : { tenant: steps[0]!.metadata.tenant, actor: steps[0]!.metadata.actor };
+  const consumed = mergeBudgetConsumed(steps.flatMap(({ step }) => step.consumed)).map((e) => toNewEvent(e, batchMetadata));
+  const slots = mergeSlotsTaken(steps.flatMap(({ step }) => step.slot)).map((e) => toNewEvent(e, batchMetadata));
   const appends: StreamAppend[] = [];
   if (consumed.length > 0) appends.push({ streamId: read.budgetStreamId, events: consumed, expected: expectedOf(read.budget) });
   if (slots.length > 0) appends.push({ streamId: read.concurrencyStreamId, events: slots, expected: expectedOf(read.concurrency) });

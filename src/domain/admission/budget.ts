@@ -47,6 +47,14 @@ export type BudgetConsumed = DomainEvent<
   { tenant: string; missionId: string; windowStart: string; occurrenceId: string; executionId: string; at: string }
 >;
 
+/** Several admissions of one batch counted at once, in acceptance order (one row instead of one each). */
+export type BudgetUnitsConsumed = DomainEvent<
+  'BudgetUnitsConsumed',
+  { tenant: string; missionId: string; windowStart: string; units: Array<{ occurrenceId: string; executionId: string }>; at: string }
+>;
+
+export type BudgetEvent = BudgetConsumed | BudgetUnitsConsumed;
+
 export const initialBudgetState: BudgetState = { consumed: 0, counted: { executions: new Map(), length: 0 } };
 
 function extend(state: BudgetState): CountedLog {
@@ -56,20 +64,35 @@ function extend(state: BudgetState): CountedLog {
   return { executions, length: state.consumed };
 }
 
-export function evolveBudget(state: BudgetState, event: BudgetConsumed): BudgetState {
+export function evolveBudget(state: BudgetState, event: BudgetEvent): BudgetState {
   switch (event.type) {
-    case 'BudgetConsumed': {
-      const { occurrenceId, executionId } = event.data;
-      const counted = extend(state);
-      if (!counted.executions.has(occurrenceId)) counted.executions.set(occurrenceId, { executionId, index: state.consumed });
-      counted.length = state.consumed + 1;
-      return { consumed: state.consumed + 1, counted };
-    }
+    case 'BudgetConsumed':
+      return countUnits(state, [event.data]);
+    case 'BudgetUnitsConsumed':
+      return countUnits(state, event.data.units);
     default: {
-      const _: never = event.type;
+      const _: never = event;
       return state;
     }
   }
+}
+
+function countUnits(state: BudgetState, units: ReadonlyArray<{ occurrenceId: string; executionId: string }>): BudgetState {
+  const counted = extend(state);
+  let consumed = state.consumed;
+  for (const { occurrenceId, executionId } of units) {
+    if (!counted.executions.has(occurrenceId)) counted.executions.set(occurrenceId, { executionId, index: consumed });
+    consumed += 1;
+  }
+  counted.length = consumed;
+  return { consumed, counted };
+}
+
+/** Units counted one after another by a batch of admissions, as one event: the same count, one row. */
+export function mergeBudgetConsumed(events: readonly BudgetConsumed[]): BudgetEvent[] {
+  if (events.length <= 1) return [...events];
+  const { tenant, missionId, windowStart, at } = events[events.length - 1]!.data;
+  return [{ type: 'BudgetUnitsConsumed', data: { tenant, missionId, windowStart, units: events.map((e) => ({ occurrenceId: e.data.occurrenceId, executionId: e.data.executionId })), at } }];
 }
 
 /** The execution an occurrence was already counted for, so a retry reuses it (null: not counted). */
@@ -90,7 +113,7 @@ export function consumeBudget(command: ConsumeBudget, state: BudgetState): Budge
   return [{ type: 'BudgetConsumed', data: { tenant, missionId, windowStart, occurrenceId, executionId, at } }];
 }
 
-export const budgetDecider: Decider<BudgetState, BudgetConsumed, ConsumeBudget> = {
+export const budgetDecider: Decider<BudgetState, BudgetEvent, ConsumeBudget> = {
   initialState: initialBudgetState,
   evolve: evolveBudget,
   decide: consumeBudget,

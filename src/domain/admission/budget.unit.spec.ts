@@ -1,6 +1,6 @@
 import { ValidationError } from '../shared/errors.js';
 import { deciderSpec } from '../shared/given-when-then.js';
-import { budgetDecider, budgetWindowStart, countedExecution, type BudgetConsumed, type ConsumeBudget } from './budget.js';
+import { budgetDecider, budgetWindowStart, countedExecution, type BudgetConsumed, type ConsumeBudget, mergeBudgetConsumed } from './budget.js';
 
 const spec = deciderSpec(budgetDecider);
 const WINDOW = '2026-03-01T10:00:00.000Z';
@@ -28,6 +28,15 @@ describe('Mission budget window (TR-2 maxExecutionsPerHour)', () => {
     expect(state.consumed).toBe(2);
     expect(countedExecution(state, 'o2')).toBe('e-o2');
     expect(countedExecution(state, 'o3')).toBeNull();
+  });
+  it('units counted one after another merge into one event that folds to the same state', () => {
+    const merged = mergeBudgetConsumed([consumed('o1'), consumed('o2')]);
+    expect(merged).toEqual([{ type: 'BudgetUnitsConsumed', data: { tenant: 'acme', missionId: 'm-1', windowStart: WINDOW, units: [{ occurrenceId: 'o1', executionId: 'e-o1' }, { occurrenceId: 'o2', executionId: 'e-o2' }], at: '2026-03-01T10:20:00.000Z' } }]);
+    const state = merged.reduce(budgetDecider.evolve, budgetDecider.initialState);
+    expect([state.consumed, countedExecution(state, 'o2')]).toEqual([2, 'e-o2']);
+    spec.given(merged).when(consume('o3')).then('budget_exhausted');
+    spec.given(merged).when(consume('o2')).then([]);
+    expect(mergeBudgetConsumed([consumed('o1')])).toEqual([consumed('o1')]);
   });
   it('folding onto an older state never changes what a newer or sibling state sees (states are values)', () => {
     const { evolve, initialState } = budgetDecider;
