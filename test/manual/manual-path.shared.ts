@@ -181,6 +181,17 @@ export function manualPathSuite(kind: StoreKind): void {
       expect(rows.map((r) => r.type)).toEqual(['BudgetUnitsConsumed']);
     });
 
+    it('AD-2 the budget a batch counted is what the next batch starts from (remembered after the append, never counted twice)', async () => {
+      const { triggerId, missionId } = await setup({ mission: { maxExecutionsPerHour: 3 } });
+      const first = [await fire(triggerId), await fire(triggerId)];
+      await admit();
+      const second = [await fire(triggerId), await fire(triggerId)];
+      await admit();
+      const outcomes = await Promise.all([...first, ...second].map(async (f) => (await decision(f.body.occurrenceId))[0]!.type));
+      expect(outcomes).toEqual(['OccurrenceAdmitted', 'OccurrenceAdmitted', 'OccurrenceAdmitted', 'OccurrenceBlocked']);
+      expect(await budgetUnits(missionId)).toHaveLength(3);
+    });
+
     it('AD-1 a backlog whose Occurrence was decided meanwhile falls back to one by one: each decided once, the budget counted once', async () => {
       const { triggerId, missionId } = await setup();
       const fired = [];

@@ -23,7 +23,7 @@ import { budgetStream, concurrencyStream, missionStream, sourceStream, triggerSt
 import { isRejection } from '../../domain/shared/result.js';
 import { isKeyRetired, sourceDecider, type SourceState } from '../../domain/source/source.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
-import { asDomainEvent, type Loaded, loadAggregates, loadLatest, toNewEvent } from '../shared/aggregate.js';
+import { asDomainEvent, type Loaded, loadAggregates, loadLatest, rememberAppended, toNewEvent } from '../shared/aggregate.js';
 import { CommandRejected } from '../shared/rejected.js';
 
 export type Observed = Extract<OccurrenceState, { status: 'observed' }>;
@@ -140,6 +140,9 @@ function blockedAfterAll(state: Observed, view: AdmissionView, facts: AdmissionF
   return { decision: decide(state, executionIdFor(state.occurrence.occurrenceId), view.now, facts), consumed: [], slot: [], executionId: null };
 }
 
+/** The Mission counters' streams as an admission read them. */
+export type AdmissionRead = Pick<Awaited<ReturnType<typeof loadAdmissionView>>, 'budgetStreamId' | 'budget' | 'concurrencyStreamId' | 'concurrency'>;
+
 /** One decided Occurrence of an admission batch: its stream, the revision it was decided at, its step. */
 export interface DecidedStep {
   streamId: string;
@@ -155,7 +158,7 @@ const expectedOf = (loaded: Loaded<unknown>): StreamAppend['expected'] => (loade
  * (each at the revision it was read, so racing admitters of one Mission serialize; a batch's budget
  * units and slots one event each), then the decisions.
  */
-export function admissionAppends(read: Pick<Awaited<ReturnType<typeof loadAdmissionView>>, 'budgetStreamId' | 'budget' | 'concurrencyStreamId' | 'concurrency'>, steps: readonly DecidedStep[]): StreamAppend[] {
+export function admissionAppends(read: AdmissionRead, steps: readonly DecidedStep[]): StreamAppend[] {
   // A merged event has no single cause: it names the batch's tenant and actor only.
   const batchMetadata = steps.length === 1 ? steps[0]!.metadata : { tenant: steps[0]!.metadata.tenant, actor: steps[0]!.metadata.actor };
   const consumed = mergeBudgetConsumed(steps.flatMap(({ step }) => step.consumed)).map((e) => toNewEvent(e, batchMetadata));
@@ -165,6 +168,19 @@ export function admissionAppends(read: Pick<Awaited<ReturnType<typeof loadAdmiss
   if (slots.length > 0) appends.push({ streamId: read.concurrencyStreamId, events: slots, expected: expectedOf(read.concurrency) });
   for (const { streamId, expected, step, metadata } of steps) appends.push({ streamId, events: step.decision.map((e) => toNewEvent(e, metadata)), expected });
   return appends;
+}
+
+/**
+ * After the append succeeded, the counters as the batch evolved them are the Mission's newest budget
+ * and slot states: remembered, so the next batch reads only what others appended since. (Folding the
+ * batch's own events again onto the state read before it would copy the whole window's counted log.)
+ */
+export function rememberCounters(store: EventStore, read: AdmissionRead, counters: MissionCounters, appends: readonly StreamAppend[], positions: readonly number[]): void {
+  appends.forEach((append, i) => {
+    const revision = (loaded: Loaded<unknown>) => loaded.revision + append.events.length;
+    if (append.streamId === read.budgetStreamId) rememberAppended(store, append.streamId, { state: counters.budget, revision: revision(read.budget), position: positions[i]! });
+    if (append.streamId === read.concurrencyStreamId) rememberAppended(store, append.streamId, { state: counters.concurrency, revision: revision(read.concurrency), position: positions[i]! });
+  });
 }
 
 function decide(state: Observed, executionId: string, now: string, facts: AdmissionFacts): OccurrenceEvent[] {

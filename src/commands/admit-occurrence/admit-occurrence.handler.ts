@@ -5,7 +5,7 @@ import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapt
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
 import { appendAll, type Loaded, loadAggregate } from '../shared/aggregate.js';
 import { AdmitOccurrenceCommand, type AdmissionResult } from './admit-occurrence.command.js';
-import { admissionAppends, admissionMetadata, admissionStep, fromObservation, loadAdmissionView, type Observed } from './admission-step.js';
+import { admissionAppends, admissionMetadata, admissionStep, countersAfter, fromObservation, loadAdmissionView, type Observed, rememberCounters } from './admission-step.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 const MAX_ATTEMPTS = 20;
@@ -49,7 +49,9 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
     const { tenant, occurrenceId } = state.occurrence;
     const read = await loadAdmissionView(this.store, this.clock, [state.occurrence]);
     const step = admissionStep(state, read.view, { budget: read.budget.state, concurrency: read.concurrency.state });
-    const positions = await appendAll(this.store, admissionAppends(read, [{ streamId: occurrenceStreamId, expected: loaded.revision, step, metadata: admissionMetadata(tenant, occurrenceId) }]));
+    const appends = admissionAppends(read, [{ streamId: occurrenceStreamId, expected: loaded.revision, step, metadata: admissionMetadata(tenant, occurrenceId) }]);
+    const positions = await appendAll(this.store, appends);
+    rememberCounters(this.store, read, countersAfter({ budget: read.budget.state, concurrency: read.concurrency.state }, step), appends, positions);
     this.notifier.decided(occurrenceId);
     const isAdmitted = step.decision[0]!.type === 'OccurrenceAdmitted';
     return { occurrenceId, decision: isAdmitted ? 'admitted' : 'blocked', executionId: isAdmitted ? step.executionId : null, position: positions[positions.length - 1]! };

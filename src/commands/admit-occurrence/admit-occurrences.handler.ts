@@ -5,7 +5,7 @@ import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapt
 import { appendAll } from '../shared/aggregate.js';
 import { AdmitOccurrenceCommand } from './admit-occurrence.command.js';
 import { AdmitOccurrencesCommand } from './admit-occurrences.command.js';
-import { admissionAppends, admissionMetadata, admissionStep, countersAfter, type DecidedStep, fromObservation, loadAdmissionView, type MissionCounters, type Observed } from './admission-step.js';
+import { admissionAppends, admissionMetadata, admissionStep, countersAfter, type DecidedStep, fromObservation, loadAdmissionView, type MissionCounters, type Observed, rememberCounters } from './admission-step.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 /**
@@ -45,7 +45,8 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
       counters = countersAfter(counters, step);
       steps.push({ streamId: event.streamId, expected: 0, step, metadata: admissionMetadata(tenant, state.occurrence.occurrenceId) });
     }
-    await appendAll(this.store, admissionAppends(read, steps));
+    const appends = admissionAppends(read, steps);
+    rememberCounters(this.store, read, counters, appends, await appendAll(this.store, appends));
     for (const { state } of observed) this.notifier.decided(state.occurrence.occurrenceId);
   }
 }

@@ -63,6 +63,15 @@ function fold<S, E extends DomainEvent>(store: EventStore, streamId: string, dec
   return loaded;
 }
 
+/**
+ * What a writer knows right after its append: the state it decided on, evolved by what it appended,
+ * is the stream's state at the appended revision. Remembering it spares the next load re-reading
+ * and re-folding those events.
+ */
+export function rememberAppended<S>(store: EventStore, streamId: string, loaded: Loaded<S>): void {
+  remember(aggregateCache(store), streamId, loaded);
+}
+
 export interface Handled<S, E> {
   state: S;
   events: E[];
