@@ -51,37 +51,68 @@ SELECT (c.j->>'id')::uuid, c.stream_id, c.revision, c.j->>'type', (c.j->>'schema
  ORDER BY c.ord
 RETURNING stream_id, revision, position`;
 
+/** One event's canonical content (what the batch INSERT parses and hashes) and where it goes. */
+export interface PreparedContent {
+  streamId: string;
+  revision: number;
+  content: string;
+}
+
 /**
- * Appends every stream of `batch` in one statement (inside the caller's transaction, if any) and
- * returns each stream's appended events in batch order. Streams are written in stream-id order, so
- * two racing batches over the same streams wait on each other instead of deadlocking. Only positions
- * come back from the database: the rest is what was sent.
+ * The events of `batch` as canonical contents, and each stream's appended events as they will be
+ * recorded (positions still 0). Contents are not yet in any order: `insertContents` sorts them.
  */
-export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend[]): Promise<BatchAppended[][]> {
+export function prepareBatch(batch: readonly StreamAppend[]): { appended: BatchAppended[][]; contents: PreparedContent[] } {
   if (new Set(batch.map((b) => b.streamId)).size !== batch.length) throw new Error('a batch names each stream once');
-  const order = batch.map((_, i) => i).sort((a, b) => (batch[a]!.streamId < batch[b]!.streamId ? -1 : batch[a]!.streamId > batch[b]!.streamId ? 1 : 0));
   const appended: BatchAppended[][] = batch.map(() => []);
-  const contents: string[] = [];
-  for (const i of order) {
-    const { streamId, events, expected } = batch[i]!;
+  const contents: PreparedContent[] = [];
+  batch.forEach(({ streamId, events, expected }, i) => {
     const at = expected === 'no_stream' ? -1 : expected;
     events.forEach((e, k) => {
       const prepared = { id: e.id ?? randomUUID(), type: e.type, schemaVersion: e.schemaVersion ?? 1, data: e.data, metadata: e.metadata ?? {} };
-      appended[i]!.push({ ...prepared, streamId, revision: at + 1 + k, position: 0 });
-      contents.push(eventContent({ ...prepared, streamId, revision: at + 1 + k }));
+      const revision = at + 1 + k;
+      appended[i]!.push({ ...prepared, streamId, revision, position: 0 });
+      contents.push({ streamId, revision, content: eventContent({ ...prepared, streamId, revision }) });
     });
-  }
+  });
+  return { appended, contents };
+}
+
+const byStream = (a: PreparedContent, b: PreparedContent): number =>
+  a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : a.revision - b.revision;
+
+/**
+ * Inserts prepared contents in one statement (inside the caller's transaction, if any), all or
+ * nothing, and returns the position of each event keyed by `positionKey`. Streams are written in
+ * stream-id order, so two racing batches over the same streams wait on each other instead of
+ * deadlocking. A stream's events must be its consecutive revisions, and no stream may appear twice
+ * with the same revision.
+ */
+export async function insertContents(sql: SqlExecutor, contents: readonly PreparedContent[]): Promise<Map<string, number>> {
   const total = contents.length;
-  if (total === 0) return appended;
+  if (total === 0) return new Map();
+  const sorted = [...contents].sort(byStream);
   let rows: Array<{ stream_id: string; revision: number; position: string | number }>;
   try {
-    rows = (await sql.query<{ stream_id: string; revision: number; position: string | number }>({ name: 'reveille_append_batch', text: APPEND_BATCH_SQL, values: [contents.join('\n'), total] })).rows;
+    rows = (await sql.query<{ stream_id: string; revision: number; position: string | number }>({ name: 'reveille_append_batch', text: APPEND_BATCH_SQL, values: [sorted.map((c) => c.content).join('\n'), total] })).rows;
   } catch (error) {
     if (isUniqueViolation(error)) throw new BatchConflict(error);
     throw error;
   }
   if (rows.length !== total) throw new BatchConflict();
-  const positions = new Map(rows.map((r) => [`${r.revision} ${r.stream_id}`, Number(r.position)]));
-  for (const events of appended) for (const e of events) e.position = positions.get(`${e.revision} ${e.streamId}`) ?? 0;
+  return new Map(rows.map((r) => [positionKey(r.stream_id, r.revision), Number(r.position)]));
+}
+
+export const positionKey = (streamId: string, revision: number): string => `${revision} ${streamId}`;
+
+/**
+ * Appends every stream of `batch` in one statement (inside the caller's transaction, if any) and
+ * returns each stream's appended events in batch order. Only positions come back from the
+ * database: the rest is what was sent.
+ */
+export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend[]): Promise<BatchAppended[][]> {
+  const { appended, contents } = prepareBatch(batch);
+  const positions = await insertContents(sql, contents);
+  for (const events of appended) for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
   return appended;
 }
