@@ -1,6 +1,6 @@
 import type { AppendSignal } from '../../adapters/eventstore/append-signal.js';
 import { type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
-import { BatchConflict, insertContents, positionKey, prepareBatch } from '../../adapters/eventstore/sql/sql-batch-append.js';
+import { BatchConflict, insertContents, newStreamContents, positionKey, prepareBatch } from '../../adapters/eventstore/sql/sql-batch-append.js';
 import type { SqlClient, SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
 import { foldScheduleSide, type IndexedEvent } from '../../projections/schedules/schedule-index.js';
 import { sideRow, writeSideRows } from '../../projections/schedules/schedules.state.js';
@@ -53,9 +53,11 @@ export class SqlScheduleWriter implements ScheduleWriter {
       return d.routine ? [...occurrences] : [...occurrences, schedule];
     });
     const { appended, contents } = prepareBatch(appends.flat());
-    let positions: Map<string, number>;
+    const positions = new Map<string, number>();
     try {
-      positions = await insertContents(tx, [...contents, ...staged.map((f) => f.content)]);
+      // The Occurrences (new streams) as one flat INSERT, the schedule events chained: both in this transaction.
+      const { fresh, chained } = newStreamContents([...contents, ...staged.map((f) => f.content)]);
+      for (const part of [fresh, chained]) for (const [key, position] of await insertContents(tx, part)) positions.set(key, position);
     } catch (error) {
       if (error instanceof BatchConflict || isDeadlock(error)) throw new ScheduleConflict(error);
       throw error;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventContent } from '../../../domain/shared/event-hash.js';
 import type { RecordedEvent, StreamAppend } from '../event-store.port.js';
-import type { SqlExecutor } from './sql-client.js';
+import type { SqlExecutor, SqlQuery } from './sql-client.js';
 import { isUniqueViolation } from './store-errors.js';
 
 /** An appended event as the batch knows it: what it sent plus where the store put it. */
@@ -26,7 +26,8 @@ export class BatchConflict extends Error {
  */
 const APPEND_BATCH_SQL = `
 WITH RECURSIVE
-input AS (
+-- MATERIALIZED: inlined, every reference to j would parse the content again
+input AS MATERIALIZED (
   SELECT t.ord, t.c AS content, t.c::jsonb AS j FROM unnest(string_to_array($1::text, E'\\n')) WITH ORDINALITY AS t(c, ord)),
 batch AS (
   SELECT ord, content, j, j->>'streamId' AS stream_id, (j->>'revision')::int AS revision,
@@ -49,6 +50,24 @@ SELECT (c.j->>'id')::uuid, c.stream_id, c.revision, c.j->>'type', (c.j->>'schema
   FROM chain c, stamp s
  WHERE (SELECT count(*) FROM chain) = $2::int
  ORDER BY c.ord
+RETURNING stream_id, revision, position`;
+
+/**
+ * APPEND_BATCH_SQL for contents that each open a new stream with its only event (revision 0, the
+ * chain's first link: no predecessor to look up, no per-stream ordering), as one flat INSERT. A stream
+ * that already exists fails the unique constraint (its content at another revision inserts nothing: the count check).
+ */
+const APPEND_NEW_STREAMS_SQL = `
+WITH input AS MATERIALIZED (
+  SELECT t.ord, t.c AS content, t.c::jsonb AS j FROM unnest(string_to_array($1::text, E'\\n')) WITH ORDINALITY AS t(c, ord)),
+stamp AS (SELECT date_trunc('milliseconds', now()) AS ts,
+                 to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec)
+INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
+SELECT (i.j->>'id')::uuid, i.j->>'streamId', 0, i.j->>'type', (i.j->>'schemaVersion')::int, i.j->'data', i.j->'metadata', s.ts,
+       encode(sha256(convert_to(E'\\n' || s.rec || E'\\n' || i.content, 'UTF8')), 'hex'), NULL
+  FROM input i, stamp s
+ WHERE (i.j->>'revision')::int = 0
+ ORDER BY i.ord
 RETURNING stream_id, revision, position`;
 
 /** One event's canonical content (what the batch INSERT parses and hashes) and where it goes. */
@@ -86,21 +105,42 @@ const byStream = (a: PreparedContent, b: PreparedContent): number =>
  * nothing, and returns the position of each event keyed by `positionKey`. Streams are written in
  * stream-id order, so two racing batches over the same streams wait on each other instead of
  * deadlocking. A stream's events must be its consecutive revisions, and no stream may appear twice
- * with the same revision.
+ * with the same revision. When every content opens a new stream with its only event (Occurrences),
+ * the statement is a flat INSERT; otherwise the chained one. (Inside a transaction, a caller may
+ * split a mixed batch with `newStreamContents` and insert both parts.)
  */
 export async function insertContents(sql: SqlExecutor, contents: readonly PreparedContent[]): Promise<Map<string, number>> {
-  const total = contents.length;
-  if (total === 0) return new Map();
+  const positions = new Map<string, number>();
+  if (contents.length === 0) return positions;
+  if (newStreamContents(contents).fresh.length === contents.length) {
+    await insertSorted(sql, contents, positions, (text) => ({ name: 'reveille_append_new_stream_batch', text: APPEND_NEW_STREAMS_SQL, values: [text] }));
+  } else {
+    await insertSorted(sql, contents, positions, (text, n) => ({ name: 'reveille_append_batch', text: APPEND_BATCH_SQL, values: [text, n] }));
+  }
+  return positions;
+}
+
+/** The contents that open a new stream with its only event (revision 0, no other content of that stream), and the rest. */
+export function newStreamContents(contents: readonly PreparedContent[]): { fresh: PreparedContent[]; chained: PreparedContent[] } {
+  const perStream = new Map<string, number>();
+  for (const c of contents) perStream.set(c.streamId, (perStream.get(c.streamId) ?? 0) + 1);
+  const fresh: PreparedContent[] = [];
+  const chained: PreparedContent[] = [];
+  for (const c of contents) (c.revision === 0 && perStream.get(c.streamId) === 1 ? fresh : chained).push(c);
+  return { fresh, chained };
+}
+
+async function insertSorted(sql: SqlExecutor, contents: readonly PreparedContent[], positions: Map<string, number>, statement: (text: string, count: number) => SqlQuery): Promise<void> {
   const sorted = [...contents].sort(byStream);
   let rows: Array<{ stream_id: string; revision: number; position: string | number }>;
   try {
-    rows = (await sql.query<{ stream_id: string; revision: number; position: string | number }>({ name: 'reveille_append_batch', text: APPEND_BATCH_SQL, values: [sorted.map((c) => c.content).join('\n'), total] })).rows;
+    rows = (await sql.query<{ stream_id: string; revision: number; position: string | number }>(statement(sorted.map((c) => c.content).join('\n'), sorted.length))).rows;
   } catch (error) {
     if (isUniqueViolation(error)) throw new BatchConflict(error);
     throw error;
   }
-  if (rows.length !== total) throw new BatchConflict();
-  return new Map(rows.map((r) => [positionKey(r.stream_id, r.revision), Number(r.position)]));
+  if (rows.length !== sorted.length) throw new BatchConflict();
+  for (const r of rows) positions.set(positionKey(r.stream_id, r.revision), Number(r.position));
 }
 
 export const positionKey = (streamId: string, revision: number): string => `${revision} ${streamId}`;
