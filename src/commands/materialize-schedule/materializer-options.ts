@@ -26,6 +26,11 @@ export interface MaterializerOptions {
   /** Longest sleep between passes when nothing is due sooner. */
   maxIdleMs?: number;
   onError?: (error: unknown) => void;
+  /**
+   * Called after each stage with its instant, the decisions staged, the wall time it took and the
+   * process's CPU time meanwhile (whatever else ran between its slices included); benchmarks, metrics.
+   */
+  onStaged?: (instant: string, staged: number, ms: number, cpuMs: number) => void;
   /** Called after each commit with the instants it fired (benchmarks, metrics). */
   onCommitted?: (fired: readonly string[]) => void;
 }

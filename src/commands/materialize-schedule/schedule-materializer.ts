@@ -79,7 +79,11 @@ export class ScheduleMaterializer {
     this.staged.prune(now.getTime());
     const instant = await nextDueAfter(this.options.sql, now.toISOString());
     if (instant === null || this.staged.has(instant)) return { instant, staged: 0 };
-    return { instant, staged: await this.stageAt(instant, deadline) };
+    const [started, cpu] = [Date.now(), process.cpuUsage()];
+    const staged = await this.stageAt(instant, deadline);
+    const { user, system } = process.cpuUsage(cpu);
+    this.options.onStaged?.(instant, staged, Date.now() - started, (user + system) / 1000);
+    return { instant, staged };
   }
 
   private async stageAt(instant: string, deadline: number): Promise<number> {

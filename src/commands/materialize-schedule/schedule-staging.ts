@@ -82,17 +82,18 @@ export function stageFire(row: ScheduleRow, instant: string, tzdataVersion: stri
 
   const decision = (now: string): ScheduleDecision => ({ binding: bindingOf(row), events, expectedRevision: row.scheduleRevision, now, routine: true, index: { side: row.side, schedule: row.schedule } });
   const id = randomUUID();
-  const prepared = (now: string): PreparedContent => {
+  const prepared = (now: string): PreparedContent & { data: unknown } => {
     const [occurrence] = appendsOf(decision(now)).occurrences;
-    return prepareBatch([{ ...occurrence!, events: occurrence!.events.map((e) => ({ ...e, id })) }]).contents[0]!;
+    const { appended, contents } = prepareBatch([{ ...occurrence!, events: occurrence!.events.map((e) => ({ ...e, id })) }]);
+    return { ...contents[0]!, data: appended[0]![0]!.data };
   };
   const marked = prepared(MARK);
   const content = marked.content.split(MARK_TEXT);
   // observedAt and the correlation id; the text rebuilt with the instant must be the real one
   if (content.length !== 3 || content.join(instant) !== prepared(instant).content) return null;
 
-  const [occurrence] = appendsOf(decision(instant)).occurrences;
-  const observed: IndexedEvent = { type: 'OccurrenceObserved', position: 0, revision: 0, data: occurrence!.events[0]!.data as never };
+  // (the index folds the Occurrence's identity and instant, not its observedAt)
+  const observed: IndexedEvent = { type: 'OccurrenceObserved', position: 0, revision: 0, data: marked.data as never };
   const folded = foldScheduleSide(row.side, row.schedule, observed);
   if (folded === row.side || folded.statePosition !== 0 || folded.lastPosition !== 0) return null;
   const write = { key: { tenant: row.tenant, triggerId: row.triggerId }, expected: row.side, side: folded };
