@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { type PreparedContent, prepareBatch } from '../../adapters/eventstore/sql/sql-batch-append.js';
-import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { firedInstants, materialize } from '../../domain/schedule/materialization.js';
 import { parseRfc3339 } from '../../domain/schedule/rfc3339.js';
 import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
@@ -57,7 +56,8 @@ export interface ResolvedFire {
 /**
  * Stand-in for values decided only at the instant. Canonical JSON and JSON.stringify escape it (it is a
  * control character), so it appears in a text as the six characters `\u0001`; a real value that spells
- * them out makes the split count or the rebuilt text differ, and that row is simply not staged.
+ * them out adds to the split count, and that row is simply not staged. (The mark sits after `"` or
+ * `:` in the texts, which it does not contain, so no other value's text can run into it.)
  */
 const MARK = '\u0001';
 const MARK_TEXT = JSON.stringify(MARK).slice(1, -1);
@@ -80,31 +80,28 @@ export function stageFire(row: ScheduleRow, instant: string, tzdataVersion: stri
   const context = { tzdataVersion: row.side.state.tzdataVersion ?? null, routineInstants: row.side.routineInstants, limit: routineLimitFor(row.triggerId) };
   if (!isRoutine(stateOf(row), events, context)) return null;
 
-  const decision = (now: string): ScheduleDecision => ({ binding: bindingOf(row), events, expectedRevision: row.scheduleRevision, now, routine: true, index: { side: row.side, schedule: row.schedule } });
-  const id = randomUUID();
-  const prepared = (now: string): PreparedContent & { data: unknown } => {
-    const [occurrence] = appendsOf(decision(now)).occurrences;
-    const { appended, contents } = prepareBatch([{ ...occurrence!, events: occurrence!.events.map((e) => ({ ...e, id })) }]);
-    return { ...contents[0]!, data: appended[0]![0]!.data };
-  };
-  const marked = prepared(MARK);
+  const decision: ScheduleDecision = { binding: bindingOf(row), events, expectedRevision: row.scheduleRevision, now: MARK, routine: true, index: { side: row.side, schedule: row.schedule } };
+  const [occurrence] = appendsOf(decision).occurrences;
+  if (!occurrence || occurrence.events.length !== 1) return null;
+  const { appended, contents } = prepareBatch([{ ...occurrence, events: [{ ...occurrence.events[0]!, id: randomUUID() }] }]);
+  const marked = contents[0]!;
+  // The pass's now goes in twice (observedAt, correlation id); a MARK_TEXT in any other value would show as a third.
   const content = marked.content.split(MARK_TEXT);
-  // observedAt and the correlation id; the text rebuilt with the instant must be the real one
-  if (content.length !== 3 || content.join(instant) !== prepared(instant).content) return null;
+  if (content.length !== 3) return null;
 
   // (the index folds the Occurrence's identity and instant, not its observedAt)
-  const observed: IndexedEvent = { type: 'OccurrenceObserved', position: 0, revision: 0, data: marked.data as never };
+  const observed: IndexedEvent = { type: 'OccurrenceObserved', position: 0, revision: 0, data: appended[0]![0]!.data as never };
   const folded = foldScheduleSide(row.side, row.schedule, observed);
-  if (folded === row.side || folded.statePosition !== 0 || folded.lastPosition !== 0) return null;
+  if (folded === row.side || folded.statePosition !== 0 || folded.lastPosition !== 0 || !folded.state) return null;
   const write = { key: { tenant: row.tenant, triggerId: row.triggerId }, expected: row.side, side: folded };
+  // Likewise the position goes in twice (state_position, last_position).
   const side = JSON.stringify({ ...sideRow(write), state_position: MARK, last_position: MARK }).split(MARK_NUMBER_TEXT);
-  if (side.length !== 3 || side.join('0') !== JSON.stringify(sideRow(write))) return null;
+  if (side.length !== 3) return null;
 
-  const grace = row.schedule.missed.graceSeconds * 1000;
-  const next = firstInstantAfter(row.schedule, instant);
+  const next = folded.state.nextDueAt;
   return {
     tokens: { tenant: row.tenant, triggerId: row.triggerId, triggerRevision: row.triggerRevision, scheduleRevision: row.scheduleRevision, statePosition: row.side.statePosition },
-    instant, latestMs: ms(instant) + grace, nextMs: next === null ? Number.POSITIVE_INFINITY : ms(next),
+    instant, latestMs: ms(instant) + row.schedule.missed.graceSeconds * 1000, nextMs: next === null ? Number.POSITIVE_INFINITY : ms(next),
     streamId: marked.streamId, revision: marked.revision, content, side, events,
   };
 }
