@@ -18,6 +18,9 @@ import { type ResolvedFire, resolveFire, StagedFires, type StagedFire, stageFire
  * events of every non-routine decision at the revision the index named, and the index rows
  * compared-and-set on the state they were read in. A conflict (another scheduler, an index behind
  * its streams) rolls the batch back and each of its Triggers is decided again from its streams.
+ * Shortly before an instant the loop stages its routine decisions (schedule-staging), so the pass at
+ * the instant mostly claims and writes; a staged decision is used only where it is the one the pass
+ * would make, and nothing is written before the pass.
  */
 export class ScheduleMaterializer {
   readonly name = 'scheduler:materializer';
@@ -258,7 +261,12 @@ export class ScheduleMaterializer {
     const lead = this.options.stageLeadMs ?? DEFAULT_STAGE_LEAD_MS;
     if (wait > 0 && wait <= lead && this.writer.transactional && !this.staged.has(due)) {
       const started = Date.now();
-      await this.stage(started + wait - 50);
+      try {
+        await this.stage(started + wait - 50);
+      } catch (error) {
+        // staging only saves time at the instant: the pass decides whatever was not staged
+        this.options.onError?.(error);
+      }
       wait -= Date.now() - started;
     }
     return Math.min(maxIdle, Math.max(20, wait));
