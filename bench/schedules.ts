@@ -5,8 +5,9 @@
  * The Triggers' activations are recorded first (at once, as the materializer does), then for each
  * following minute it prints the delay between the intended instant and the commit of its
  * OccurrenceObserved (p50/p99/max), the instants committed per second during the burst and the CPU
- * spent per instant (this process + its PostgreSQL backends), beside raw `pg` INSERT baselines
- * measured in the same run (single-row, and multi-row as the materializer writes).
+ * spent per instant (this process + its PostgreSQL backends) from just before the instant and over
+ * the whole minute (work done ahead of the instant, such as staging, included), beside raw `pg`
+ * INSERT baselines measured in the same run (single-row, and multi-row as the materializer writes).
  *
  *   node dist/bench/main.js schedules [--triggers 10000] [--minutes 2] [--batch 500] [--concurrency 2]
  *
