@@ -5,8 +5,9 @@
  * The Triggers' activations are recorded first (at once, as the materializer does), then for each
  * following minute it prints the delay between the intended instant and the commit of its
  * OccurrenceObserved (p50/p99/max), the instants committed per second during the burst and the CPU
- * spent per instant (this process + its PostgreSQL backends), beside raw `pg` INSERT baselines
- * measured in the same run (single-row, and multi-row as the materializer writes).
+ * spent per instant (this process + its PostgreSQL backends) from just before the instant and over
+ * the whole minute (work done ahead of the instant, such as staging, included), beside raw `pg`
+ * INSERT baselines measured in the same run (single-row, and multi-row as the materializer writes).
  *
  *   node dist/bench/main.js schedules [--triggers 10000] [--minutes 2] [--batch 500] [--concurrency 2]
  *
@@ -50,6 +51,9 @@ interface MinuteResult {
   /** CPU µs per instant, from just before the instant to its last commit (null: not measurable). */
   nodeCpu: number | null;
   pgCpu: number | null;
+  /** The same over the whole minute before the last commit (staging ahead of the instant included); null for the first minute. */
+  cycleNodeCpu: number | null;
+  cyclePgCpu: number | null;
 }
 
 const TENANT = 'bench';
@@ -93,6 +97,7 @@ export async function schedulesBench(args: string[]): Promise<void> {
           commits.set(instant, list);
         }
       },
+      onStaged: (instant, staged, ms, cpuMs) => log(`${instant}: ${staged} routine decisions staged in ${ms} ms (node CPU ${Math.round(cpuMs)} ms = ${Math.round((cpuMs * 1000) / Math.max(staged, 1))} µs per decision)`),
       onError: (error) => log(`materializer error: ${(error as Error).message}`),
     });
     index.subscription.start();
@@ -151,6 +156,7 @@ async function waitForMinutes(commits: Map<string, number[]>, options: Options, 
   const mark = async (): Promise<CpuMark> => ({ node: process.cpuUsage(), pg: await cpuTicks(await backends()) });
   const starts = new Map<string, CpuMark>();
   const results: MinuteResult[] = [];
+  let previous: CpuMark | null = null;
   while (results.length < options.minutes && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     const dbNow = Date.now() + offset;
@@ -166,21 +172,31 @@ async function waitForMinutes(commits: Map<string, number[]>, options: Options, 
       results.push({
         instant, count: list.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), max, perSecond: list.length / (Math.max(max, 1) / 1000),
         nodeCpu: node ? (node.user + node.system) / list.length : null, pgCpu: pg === null ? null : pg / list.length,
+        ...cycle(previous, end, list.length),
       });
+      previous = end;
       log(`${instant}: ${list.length} instants, p99 ${quantile(delays, 0.99)} ms, last commit +${max} ms`);
     }
   }
   return results;
 }
 
+function cycle(from: CpuMark | null, to: CpuMark, count: number): Pick<MinuteResult, 'cycleNodeCpu' | 'cyclePgCpu'> {
+  if (from === null) return { cycleNodeCpu: null, cyclePgCpu: null };
+  const node = to.node.user + to.node.system - from.node.user - from.node.system;
+  const pg = backendMicros(from.pg, to.pg);
+  return { cycleNodeCpu: node / count, cyclePgCpu: pg === null ? null : pg / count };
+}
+
 function table(results: MinuteResult[], rawSingle: number, rawBatched: number, options: Options): string {
-  const header = ['minute', 'instants', 'p50 delay ms', 'p99 delay ms', 'max delay ms', 'instants/s', `vs raw 1-row INSERT/s`, `vs raw ${options.batch}-row INSERT/s`, 'CPU µs/instant (node + pg)'];
+  const header = ['minute', 'instants', 'p50 delay ms', 'p99 delay ms', 'max delay ms', 'instants/s', `vs raw 1-row INSERT/s`, `vs raw ${options.batch}-row INSERT/s`, 'CPU µs/instant (node + pg)', 'whole minute CPU µs/instant (node + pg)'];
   const cpu = (v: number | null) => (v === null ? '?' : String(Math.round(v)));
   const rows = results.map((r) => [
     r.instant, String(r.count), String(r.p50), String(r.p99), String(r.max), Math.round(r.perSecond).toLocaleString('en-US'),
     `${((100 * r.perSecond) / rawSingle).toFixed(0)} % of ${Math.round(rawSingle).toLocaleString('en-US')}`,
     `${((100 * r.perSecond) / rawBatched).toFixed(0)} % of ${Math.round(rawBatched).toLocaleString('en-US')}`,
     `${cpu(r.nodeCpu)} + ${cpu(r.pgCpu)}`,
+    `${cpu(r.cycleNodeCpu)} + ${cpu(r.cyclePgCpu)}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cols: string[]) => `| ${cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;

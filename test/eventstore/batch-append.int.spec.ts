@@ -35,6 +35,21 @@ describe.each(['postgres', 'pglite'] as const)('AU-2 SC-3 multi-stream batch app
     expect(verifyStreamChain(await store.readStream('s-new', { raw: true }))).toEqual([]);
   });
 
+  it('appends a batch of new one-event streams (the flat statement) with the same chain and positions in stream order', async () => {
+    const streams = ['s-flat-b', 's-flat-a', 's-flat-c'];
+    const recorded = await appendBatch(sql, streams.map((streamId, i) => ({ streamId, events: [event(i)], expected: 'no_stream' as const })));
+    expect(recorded.map(([e]) => [e!.streamId, e!.revision])).toEqual(streams.map((s) => [s, 0]));
+    const read = await Promise.all(streams.map((s) => store.readStream(s, { raw: true })));
+    for (const [i, events] of read.entries()) {
+      expect(verifyStreamChain(events)).toEqual([]);
+      expect(events.map((e) => [e.position, e.prevHash, e.data])).toEqual([[recorded[i]![0]!.position, null, { n: i }]]);
+    }
+    // written in stream-id order (racing batches lock in the same order)
+    expect([...recorded].sort((a, b) => a[0]!.position - b[0]!.position).map(([e]) => e!.streamId)).toEqual(['s-flat-a', 's-flat-b', 's-flat-c']);
+    await store.append('s-flat-a', [event(9)], 0);
+    expect(verifyStreamChain(await store.readStream('s-flat-a', { raw: true }))).toEqual([]);
+  });
+
   it('writes nothing when one stream already exists (no_stream) or is ahead of its expected revision', async () => {
     await store.append('s-taken', [event(0)], 'no_stream');
     await expect(appendBatch(sql, [{ streamId: 's-a', events: [event(1)], expected: 'no_stream' }, { streamId: 's-taken', events: [event(2)], expected: 'no_stream' }])).rejects.toBeInstanceOf(BatchConflict);

@@ -1,6 +1,7 @@
 import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
 import { ScheduleMaterializer } from '../../src/commands/materialize-schedule/schedule-materializer.js';
 import { ScheduleMaterializerService } from '../../src/commands/materialize-schedule/schedule-materializer.service.js';
+import { chainHash, eventContent } from '../../src/domain/shared/event-hash.js';
 import { occurrenceStream, scheduleStream } from '../../src/domain/shared/ids.js';
 import { SubscriptionRegistry } from '../../src/projections/runner/subscription-registry.js';
 import { getTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
@@ -124,6 +125,71 @@ export function materializerSuite(kind: StoreKind): void {
       // every committed fire is one Occurrence: the racers' counts add up to no more than what exists
       const all = await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceObserved'`);
       expect(stats.reduce((sum, s) => sum + s.fired, 0)).toBeLessThanOrEqual(all.rows[0]!.n);
+    });
+
+    describe('pre-staged routine fires', () => {
+      const side = async (triggerId: string) =>
+        (await t.sql.query(`SELECT trigger_revision, state, state_position::int, routine_instants, schedule_revision FROM rm_schedules WHERE trigger_id = $1`, [triggerId])).rows[0];
+      const observedAt = (iso: string) => `2020-01-01T${iso}Z`;
+
+      it('SC-4 SC-6 commit only when a pass reaches the instant, with that pass\'s now, recorded as an unstaged fire would be', async () => {
+        const triggerId = await activated();
+        const m = materializer();
+        clock.set(at('00:01:50'));
+        expect(await m.stage()).toMatchObject({ instant: minute(2) });
+        expect((await m.stage()).staged).toBe(0);
+        // staged is not due: a pass before the instant claims nothing
+        expect((await tick(observedAt('00:01:59.999'), m)).staged).toBe(0);
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1)]);
+
+        const stats = await tick(observedAt('00:02:00.250'), m);
+        expect(stats.staged).toBeGreaterThanOrEqual(1);
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(2)]);
+        const [observed] = await t.infra.store.readStream(occurrenceStream(await occurrenceIdOf(triggerId, minute(2))), { raw: true });
+        expect(observed!.data).toMatchObject({ kind: 'schedule', scheduledAt: minute(2), observedAt: observedAt('00:02:00.250') });
+        expect(observed!.metadata).toMatchObject({ correlationId: `schedule:${triggerId}:${observedAt('00:02:00.250')}`, causationId: `schedule:${triggerId}:${minute(2)}` });
+        // the hash the database computed covers exactly the content as stored (AU-2)
+        expect(chainHash(observed!.prevHash, observed!.recordedAt, eventContent(observed!))).toBe(observed!.hash);
+        // a routine fire: no schedule event, and the index row moved on as the writer moves it
+        expect((await scheduleEvents(triggerId)).map((e) => e.type)).toEqual(['ScheduleMaterialized']);
+        expect(await side(triggerId)).toMatchObject({ routine_instants: 1, state_position: observed!.position, state: { boundary: minute(2), nextDueAt: minute(3) } });
+        await tick(minute(3));
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual(minutes(1, 3));
+      });
+
+      it('SC-5 a staged fire is dropped where deciding afresh differs: a pass past the grace, a row revised since', async () => {
+        const late = await activated(minutely({ graceSeconds: 0 }));
+        const revised = await activated();
+        const m = materializer();
+        clock.set(at('00:01:50'));
+        expect((await m.stage()).staged).toBeGreaterThanOrEqual(2);
+        // a revision that leaves the schedule alone: same epoch, a new Trigger revision on the Occurrence
+        await reviseSchedule(t.infra.store, { tenant: TENANT, triggerId: revised, missionId: MISSION, activatedAt: at('00:01:55'), schedule: minutely(), extra: { overlap: 'skip' } });
+        await t.catchUp();
+        const revision = (await side(revised))!.trigger_revision as number;
+
+        await tick(observedAt('00:02:01.000'), m);
+        // grace 0: one second late is missed (skip), as an unstaged pass at that time decides
+        expect(await firedOf(t.sql, TENANT, late)).toEqual([minute(1)]);
+        expect((await scheduleEvents(late)).filter((e) => e.type === 'MissedOccurrencesSkipped').map((e) => e.data)).toMatchObject([{ from: minute(2), to: minute(2), count: 1, cause: 'skip' }]);
+        expect(await firedOf(t.sql, TENANT, revised)).toEqual([minute(1), minute(2)]);
+        const [observed] = await t.infra.store.readStream(occurrenceStream(await occurrenceIdOf(revised, minute(2))));
+        expect(observed!.data).toMatchObject({ triggerRevision: revision, observedAt: observedAt('00:02:01.000') });
+      });
+
+      it('SC-3 racing schedulers that all staged the same instant still leave one Occurrence per instant', async () => {
+        const triggerIds: string[] = [];
+        for (let i = 0; i < 3; i++) triggerIds.push(await activated());
+        const racers = [1, 2, 3].map(() => materializer({ claim: 'none', batchSize: 1 }));
+        clock.set(at('00:01:50'));
+        for (const m of racers) expect((await m.stage()).staged).toBeGreaterThanOrEqual(3);
+        clock.set(minute(2));
+        const stats = await Promise.all(racers.map((m) => m.runOnce()));
+        for (const id of triggerIds) expect(await firedOf(t.sql, TENANT, id)).toEqual([minute(1), minute(2)]);
+        const all = await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceObserved'`);
+        expect(stats.reduce((sum, s) => sum + s.fired, 0)).toBeLessThanOrEqual(all.rows[0]!.n);
+        expect(stats.reduce((sum, s) => sum + s.staged, 0)).toBeGreaterThanOrEqual(3);
+      });
     });
 
     it('SC-7 a tz data change after materialization shows drift and never moves or duplicates an instant', async () => {

@@ -4,11 +4,12 @@ import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { firedInstants, materialize, type ScheduleTrigger } from '../../domain/schedule/materialization.js';
 import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
 import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
-import { claimDue, dueKeys, earliestDue, repointDue, unrecordedFire, type ScheduleKey, type ScheduleRow, stateOf, triggerFacts } from '../../projections/schedules/schedules.queries.js';
-import { addDecision, DEFAULT_BATCH, DEFAULT_CONCURRENCY, emptyStats, KEYS_PER_ROUND, MAX_ROUNDS, type MaterializerOptions, type MaterializeStats } from './materializer-options.js';
+import { claimDue, claimDueTokens, dueKeys, earliestDue, nextDueAfter, repointDue, rowsDueAt, unrecordedFire, type ScheduleKey, type ScheduleRow, stateOf, triggerFacts } from '../../projections/schedules/schedules.queries.js';
+import { addDecision, DEFAULT_BATCH, DEFAULT_CONCURRENCY, DEFAULT_STAGE_LEAD_MS, emptyStats, KEYS_PER_ROUND, MAX_ROUNDS, STAGE_LIMIT, STAGE_SLICE, type MaterializerOptions, type MaterializeStats } from './materializer-options.js';
 import type { ScheduleDecision } from './schedule-appends.js';
 import { bindingOf, type DecideOne, decideOne } from './decide-one.js';
 import { ScheduleConflict, type ScheduleWriter, SqlScheduleWriter, StoreScheduleWriter } from './schedule-writer.js';
+import { type ResolvedFire, resolveFire, StagedFires, type StagedFire, stageFire } from './schedule-staging.js';
 
 /**
  * SC-3..SC-6 materializer. Each pass takes "now" from the clock once and works through the due
@@ -17,6 +18,9 @@ import { ScheduleConflict, type ScheduleWriter, SqlScheduleWriter, StoreSchedule
  * events of every non-routine decision at the revision the index named, and the index rows
  * compared-and-set on the state they were read in. A conflict (another scheduler, an index behind
  * its streams) rolls the batch back and each of its Triggers is decided again from its streams.
+ * Shortly before an instant the loop stages its routine decisions (schedule-staging), so the pass at
+ * the instant mostly claims and writes; a staged decision is used only where it is the one the pass
+ * would make, and nothing is written before the pass.
  */
 export class ScheduleMaterializer {
   readonly name = 'scheduler:materializer';
@@ -26,6 +30,7 @@ export class ScheduleMaterializer {
   private loop: Promise<void> | null = null;
   private lastError: unknown = null;
   private wake: (() => void) | null = null;
+  private readonly staged = new StagedFires();
 
   constructor(private readonly options: MaterializerOptions) {
     this.clock = options.clock ?? storeClock(options.store);
@@ -66,6 +71,44 @@ export class ScheduleMaterializer {
     return stats;
   }
 
+  /**
+   * Stages the routine decisions of the next instant after the clock's now (see schedule-staging),
+   * slice by slice, stopping at `deadline` (host ms). The loop calls it shortly before each instant;
+   * tests call it by hand. Returns the instant and how many decisions were staged.
+   */
+  async stage(deadline = Number.POSITIVE_INFINITY): Promise<{ instant: string | null; staged: number }> {
+    if (!this.writer.transactional) return { instant: null, staged: 0 };
+    const now = await this.clock.now();
+    this.staged.prune(now.getTime());
+    const instant = await nextDueAfter(this.options.sql, now.toISOString());
+    if (instant === null || this.staged.has(instant)) return { instant, staged: 0 };
+    const [started, cpu] = [Date.now(), process.cpuUsage()];
+    const staged = await this.stageAt(instant, deadline);
+    const { user, system } = process.cpuUsage(cpu);
+    this.options.onStaged?.(instant, staged, Date.now() - started, (user + system) / 1000);
+    return { instant, staged };
+  }
+
+  private async stageAt(instant: string, deadline: number): Promise<number> {
+    const rows = await rowsDueAt(this.options.sql, instant, STAGE_LIMIT);
+    let staged = 0;
+    for (let from = 0; from < rows.length && Date.now() < deadline; from += STAGE_SLICE) {
+      const fires: StagedFire[] = [];
+      for (const row of rows.slice(from, from + STAGE_SLICE)) {
+        try {
+          const fire = stageFire(row, instant, this.tzdata);
+          if (fire) fires.push(fire);
+        } catch {
+          // left to the pass at the instant, which reports it like any decision that throws
+        }
+      }
+      this.staged.add(instant, fires);
+      staged += fires.length;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return staged;
+  }
+
   /** Release/dismiss and conflict recovery: one Trigger, its state read from its stream. */
   decideOne(tenant: string, triggerId: string, now: string, decide: DecideOne, metadata?: EventMetadata): ReturnType<typeof decideOne> {
     return decideOne({ store: this.options.store, sql: this.options.sql, writer: this.writer }, tenant, triggerId, now, decide, metadata);
@@ -84,16 +127,41 @@ export class ScheduleMaterializer {
       for (const row of await claimDue(this.options.sql, keys, now, 'none')) progressed += (await this.recover(row, now, stats)) ? 1 : 0;
       return progressed;
     }
-    let rows: ScheduleRow[] = [];
+    let claimed: ScheduleKey[] = [];
     let stale: ScheduleRow[] = [];
     let failed: ScheduleRow[] = [];
-    const local = emptyStats();
+    let local = emptyStats();
     let fired: string[] = [];
     try {
       const progressed = await this.options.sql.transaction(async (tx) => {
         stale = [];
         failed = [];
-        rows = await claimDue(tx, keys, now, claim);
+        local = emptyStats();
+        let rows: ScheduleRow[];
+        const resolved: ResolvedFire[] = [];
+        const taken: StagedFire[] = [];
+        if (keys.some((k) => this.staged.holds(k))) {
+          // Decisions staged before the instant: claim the rows' tokens only, and decide afresh just the rows whose staged decision no longer holds.
+          const tokens = await claimDueTokens(tx, keys, now, claim);
+          claimed = tokens;
+          const nowMs = Date.parse(now);
+          const fresh: ScheduleKey[] = [];
+          for (const t of tokens) {
+            const fire = this.staged.take(t, nowMs);
+            if (fire) taken.push(fire);
+            else fresh.push(t);
+          }
+          // already claimed above (or racing by design with claim 'none'): read without taking locks again
+          rows = fresh.length > 0 ? await claimDue(tx, fresh, now, 'none') : [];
+          for (const fire of taken) {
+            resolved.push(resolveFire(fire, now));
+            addDecision(local, fire.events);
+          }
+          local.staged += taken.length;
+        } else {
+          rows = await claimDue(tx, keys, now, claim);
+          claimed = rows;
+        }
         const decisions: ScheduleDecision[] = [];
         for (const row of rows) {
           let events: ScheduleEvent[];
@@ -120,9 +188,9 @@ export class ScheduleMaterializer {
           addDecision(local, events);
           decisions.push({ binding: bindingOf(row), events, expectedRevision: row.scheduleRevision, now, routine, index: { side: row.side, schedule: row.schedule } });
         }
-        await this.writer.commit(decisions, tx);
-        fired = decisions.flatMap((d) => firedInstants(d.events));
-        return rows.length - failed.length;
+        await this.writer.commit(decisions, tx, resolved);
+        fired = [...taken.map((f) => f.instant), ...decisions.flatMap((d) => firedInstants(d.events))];
+        return claimed.length - failed.length;
       });
       this.options.signal?.notify();
       this.options.onCommitted?.(fired);
@@ -134,12 +202,12 @@ export class ScheduleMaterializer {
       if (!(error instanceof ScheduleConflict)) throw error;
       stats.conflicts += 1;
       // The index is committed with every decision, so re-reading shows each row as it now stands.
-      for (const row of rows) await this.recover(row, now, stats);
-      return rows.length;
+      for (const row of claimed) await this.recover(row, now, stats);
+      return claimed.length;
     }
   }
 
-  private async recover(row: ScheduleRow, now: string, stats: MaterializeStats): Promise<boolean> {
+  private async recover(row: ScheduleKey, now: string, stats: MaterializeStats): Promise<boolean> {
     const outcome = await this.decideOne(row.tenant, row.triggerId, now, (trigger: ScheduleTrigger, state) =>
       materialize({ type: 'MaterializeSchedule', trigger, now, tzdataVersion: this.tzdata }, state),
     );
@@ -181,12 +249,27 @@ export class ScheduleMaterializer {
     }
   }
 
-  /** Sleeps until the earliest due instant (by the database clock), at most maxIdleMs. */
+  /**
+   * Sleeps until the earliest due instant (by the database clock), at most maxIdleMs. Within
+   * `stageLeadMs` of it, first stages its decisions (stopping a little before it).
+   */
   private async idleFor(): Promise<number> {
     const maxIdle = this.options.maxIdleMs ?? 500;
     const [due, now] = await Promise.all([earliestDue(this.options.sql), this.clock.now()]);
     if (due === null) return maxIdle;
-    return Math.min(maxIdle, Math.max(20, Date.parse(due) - now.getTime()));
+    let wait = Date.parse(due) - now.getTime();
+    const lead = this.options.stageLeadMs ?? DEFAULT_STAGE_LEAD_MS;
+    if (wait > 0 && wait <= lead && this.writer.transactional && !this.staged.has(due)) {
+      const started = Date.now();
+      try {
+        await this.stage(started + wait - 50);
+      } catch (error) {
+        // staging only saves time at the instant: the pass decides whatever was not staged
+        this.options.onError?.(error);
+      }
+      wait -= Date.now() - started;
+    }
+    return Math.min(maxIdle, Math.max(20, wait));
   }
 
   private pause(ms: number): Promise<void> {

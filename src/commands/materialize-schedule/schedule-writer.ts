@@ -1,10 +1,11 @@
 import type { AppendSignal } from '../../adapters/eventstore/append-signal.js';
 import { type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
-import { appendBatch, BatchConflict } from '../../adapters/eventstore/sql/sql-batch-append.js';
+import { BatchConflict, insertContents, newStreamContents, positionKey, prepareBatch } from '../../adapters/eventstore/sql/sql-batch-append.js';
 import type { SqlClient, SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
 import { foldScheduleSide, type IndexedEvent } from '../../projections/schedules/schedule-index.js';
-import { writeSides } from '../../projections/schedules/schedules.state.js';
+import { sideRow, writeSideRows } from '../../projections/schedules/schedules.state.js';
 import { appendsOf, type ScheduleDecision } from './schedule-appends.js';
+import type { ResolvedFire } from './schedule-staging.js';
 
 /** A stream of the decision moved since it was read: nothing of it (SQL) or only idempotent occurrences (ESDB) were written. */
 export class ScheduleConflict extends Error {
@@ -25,8 +26,11 @@ export const isDeadlock = (error: unknown): boolean => ['40P01', '40001'].includ
  */
 export interface ScheduleWriter {
   readonly transactional: boolean;
-  /** Inside `tx` when the caller already holds one (SQL only). Returns the last position written; throws ScheduleConflict. */
-  commit(decisions: readonly ScheduleDecision[], tx?: SqlExecutor): Promise<number>;
+  /**
+   * Inside `tx` when the caller already holds one (SQL only), with the staged routine fires the pass
+   * took (SQL only). Returns the last position written; throws ScheduleConflict.
+   */
+  commit(decisions: readonly ScheduleDecision[], tx?: SqlExecutor, staged?: readonly ResolvedFire[]): Promise<number>;
 }
 
 export class SqlScheduleWriter implements ScheduleWriter {
@@ -37,10 +41,10 @@ export class SqlScheduleWriter implements ScheduleWriter {
     private readonly signal?: AppendSignal,
   ) {}
 
-  async commit(decisions: readonly ScheduleDecision[], tx?: SqlExecutor): Promise<number> {
-    if (decisions.length === 0) return 0;
+  async commit(decisions: readonly ScheduleDecision[], tx?: SqlExecutor, staged: readonly ResolvedFire[] = []): Promise<number> {
+    if (decisions.length === 0 && staged.length === 0) return 0;
     if (!tx) {
-      const position = await this.sql.transaction((inner) => this.commit(decisions, inner));
+      const position = await this.sql.transaction((inner) => this.commit(decisions, inner, staged));
       this.signal?.notify();
       return position;
     }
@@ -48,31 +52,38 @@ export class SqlScheduleWriter implements ScheduleWriter {
       const { occurrences, schedule } = appendsOf(d);
       return d.routine ? [...occurrences] : [...occurrences, schedule];
     });
-    let recorded;
+    const { appended, contents } = prepareBatch(appends.flat());
+    const positions = new Map<string, number>();
     try {
-      recorded = await appendBatch(tx, appends.flat());
+      // The Occurrences (new streams) as one flat INSERT, the schedule events chained: both in this transaction.
+      const { fresh, chained } = newStreamContents([...contents, ...staged.map((f) => f.content)]);
+      for (const part of [fresh, chained]) for (const [key, position] of await insertContents(tx, part)) positions.set(key, position);
     } catch (error) {
       if (error instanceof BatchConflict || isDeadlock(error)) throw new ScheduleConflict(error);
       throw error;
     }
+    for (const events of appended) for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
     // The index row follows in the same transaction, compared-and-set on the side the decision read.
     let at = 0;
-    const writes = decisions.map((d, i) => {
-      const events = recorded.slice(at, (at += appends[i]!.length)).flat().sort((a, b) => a.position - b.position) as unknown as IndexedEvent[];
+    const rows = decisions.map((d, i) => {
+      const events = appended.slice(at, (at += appends[i]!.length)).flat().sort((a, b) => a.position - b.position) as unknown as IndexedEvent[];
       const index = d.index;
       if (!index) throw new Error('a SQL schedule decision carries the index side it was made from');
       const side = events.reduce((s, e) => foldScheduleSide(s, index.schedule, e), index.side);
-      return { key: { tenant: d.binding.tenant, triggerId: d.binding.triggerId }, expected: index.side, side };
+      return JSON.stringify(sideRow({ key: { tenant: d.binding.tenant, triggerId: d.binding.triggerId }, expected: index.side, side }));
     });
+    for (const fire of staged) rows.push(fire.sideRow(positions.get(positionKey(fire.content.streamId, fire.content.revision))!));
     let matched: number;
     try {
-      matched = await writeSides(tx, writes);
+      matched = await writeSideRows(tx, rows);
     } catch (error) {
       if (isDeadlock(error)) throw new ScheduleConflict(error);
       throw error;
     }
-    if (matched !== writes.length) throw new ScheduleConflict();
-    return recorded.flat().reduce((max, e) => Math.max(max, e.position), 0);
+    if (matched !== rows.length) throw new ScheduleConflict();
+    let last = 0;
+    for (const position of positions.values()) last = Math.max(last, position);
+    return last;
   }
 }
 

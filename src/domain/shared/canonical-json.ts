@@ -16,13 +16,25 @@ function serialize(value: unknown): string {
       if (!Number.isFinite(value)) throw new TypeError('canonical JSON cannot hold a non-finite number');
       return JSON.stringify(value);
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : serialize(item))).join(',')}]`;
+      // Plain loops and one string built as it goes: every hash-chained event passes through here.
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : serialize(item));
+        }
+        return `${out}]`;
+      }
       if (value instanceof Date) return JSON.stringify(value.toISOString());
-      const entries = Object.keys(value as Record<string, unknown>)
-        .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-        .sort()
-        .map((key) => `${JSON.stringify(key)}:${serialize((value as Record<string, unknown>)[key])}`);
-      return `{${entries.join(',')}}`;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      let out = '{';
+      for (const key of keys) {
+        const member = record[key];
+        if (member === undefined) continue;
+        out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${serialize(member)}`;
+      }
+      return `${out}}`;
     }
     default:
       throw new TypeError(`canonical JSON cannot hold a ${typeof value}`);

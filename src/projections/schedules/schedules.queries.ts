@@ -85,16 +85,50 @@ export async function dueKeys(sql: SqlExecutor, now: string, limit: number): Pro
 /**
  * The rows of `keys` still due at `now`. `skip_locked` claims them for the caller's transaction so
  * concurrent schedulers take disjoint work; `none` reads without locks (schedulers then race and
- * the streams decide). Correctness never depends on the lock.
+ * the streams decide). Correctness never depends on the lock. Whatever clock the caller read `now`
+ * from, a row is never claimed before the database's own clock reaches its due time (SC-4, SC-6).
  */
 export async function claimDue(tx: SqlExecutor, keys: readonly ScheduleKey[], now: string, claim: 'skip_locked' | 'none'): Promise<ScheduleRow[]> {
   const lock = claim === 'skip_locked' ? 'FOR UPDATE SKIP LOCKED' : '';
   const { rows } = await tx.query<RawRow>({
     name: `reveille_claim_due_schedules_${claim}`,
     text: `SELECT ${COLUMNS} FROM rm_schedules
-            WHERE (tenant, trigger_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND due_at <= $3::timestamptz
+            WHERE (tenant, trigger_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND ${DUE_BY}
             ORDER BY tenant, trigger_id ${lock}`,
     values: [keys.map((k) => k.tenant), keys.map((k) => k.triggerId), now],
+  });
+  return rows.map(toRow);
+}
+
+/** Due by the caller's `now` ($3) and by the database clock. */
+const DUE_BY = 'due_at <= $3::timestamptz AND due_at <= statement_timestamp()';
+
+/** What pins a row's decision: a staged decision holds only while these are unchanged. */
+export interface ClaimedTokens extends ScheduleKey {
+  triggerRevision: number;
+  scheduleRevision: number;
+  statePosition: number;
+}
+
+/** `claimDue`, returning only the rows' tokens (the pass has their decisions staged). */
+export async function claimDueTokens(tx: SqlExecutor, keys: readonly ScheduleKey[], now: string, claim: 'skip_locked' | 'none'): Promise<ClaimedTokens[]> {
+  const lock = claim === 'skip_locked' ? 'FOR UPDATE SKIP LOCKED' : '';
+  const { rows } = await tx.query<{ tenant: string; trigger_id: string; trigger_revision: number; schedule_revision: number; state_position: string | number }>({
+    name: `reveille_claim_due_schedule_tokens_${claim}`,
+    text: `SELECT tenant, trigger_id, trigger_revision, schedule_revision, state_position FROM rm_schedules
+            WHERE (tenant, trigger_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND ${DUE_BY}
+            ORDER BY tenant, trigger_id ${lock}`,
+    values: [keys.map((k) => k.tenant), keys.map((k) => k.triggerId), now],
+  });
+  return rows.map((r) => ({ tenant: r.tenant, triggerId: r.trigger_id, triggerRevision: r.trigger_revision, scheduleRevision: r.schedule_revision, statePosition: Number(r.state_position) }));
+}
+
+/** The rows that will be due at exactly `instant` (not yet claimed: the pass at the instant claims them). */
+export async function rowsDueAt(sql: SqlExecutor, instant: string, limit: number): Promise<ScheduleRow[]> {
+  const { rows } = await sql.query<RawRow>({
+    name: 'reveille_schedules_due_at',
+    text: `SELECT ${COLUMNS} FROM rm_schedules WHERE due_at = $1::timestamptz ORDER BY tenant, trigger_id LIMIT $2`,
+    values: [instant, limit],
   });
   return rows.map(toRow);
 }
@@ -107,6 +141,16 @@ export async function scheduleRow(sql: SqlExecutor, tenant: string, triggerId: s
 /** The earliest due time of any schedule (null: nothing scheduled); the loop sleeps until then. */
 export async function earliestDue(sql: SqlExecutor): Promise<string | null> {
   const { rows } = await sql.query<{ due: string | null }>(`SELECT ${isoSql('min(due_at)')} AS due FROM rm_schedules WHERE due_at IS NOT NULL`);
+  return rows[0]?.due ?? null;
+}
+
+/** The earliest due time strictly after `after` (null: none): the next instant worth staging. */
+export async function nextDueAfter(sql: SqlExecutor, after: string): Promise<string | null> {
+  const { rows } = await sql.query<{ due: string | null }>({
+    name: 'reveille_next_schedule_due_after',
+    text: `SELECT ${isoSql('min(due_at)')} AS due FROM rm_schedules WHERE due_at > $1::timestamptz`,
+    values: [after],
+  });
   return rows[0]?.due ?? null;
 }
 

@@ -67,16 +67,25 @@ export async function readSides(
   return new Map(rows.map((r) => [keyOf({ tenant: r.tenant, triggerId: r.trigger_id }), { key: { tenant: r.tenant, triggerId: r.trigger_id }, side: sideOf(r), schedule: r.definition?.schedule ?? null }]));
 }
 
-/** Writes every side in one statement; returns how many rows still held their expected tokens. */
-export async function writeSides(tx: SqlExecutor, writes: readonly SideWrite[]): Promise<number> {
-  if (writes.length === 0) return 0;
-  const rows = writes.map(({ key, expected, side }) => ({
+/** The row `writeSides` sends for one write (JSON-serializable). */
+export function sideRow({ key, expected, side }: SideWrite): Record<string, unknown> {
+  return {
     tenant: key.tenant, trigger_id: key.triggerId, expected_position: expected.statePosition, expected_revision: expected.scheduleRevision,
     schedule_revision: side.scheduleRevision, state: side.state, state_activation: side.state?.activation ?? null, state_next_due_at: side.state?.nextDueAt ?? null,
     state_position: side.statePosition, routine_instants: side.routineInstants, last_position: side.lastPosition,
     // unchanged (the usual case): not sent, kept as it is
     skipped: side.skipped === expected.skipped ? null : side.skipped,
-  }));
+  };
+}
+
+/** Writes every side in one statement; returns how many rows still held their expected tokens. */
+export async function writeSides(tx: SqlExecutor, writes: readonly SideWrite[]): Promise<number> {
+  return writeSideRows(tx, writes.map((w) => JSON.stringify(sideRow(w))));
+}
+
+/** `writeSides` for rows already serialized (each the JSON of a `sideRow`). */
+export async function writeSideRows(tx: SqlExecutor, rows: readonly string[]): Promise<number> {
+  if (rows.length === 0) return 0;
   const { rowCount } = await tx.query({
     name: 'reveille_write_schedule_sides',
     text: `UPDATE rm_schedules r SET schedule_revision = x.schedule_revision, state = x.state, state_activation = x.state_activation,
@@ -86,7 +95,7 @@ export async function writeSides(tx: SqlExecutor, writes: readonly SideWrite[]):
                schedule_revision integer, state jsonb, state_activation integer, state_next_due_at timestamptz, state_position bigint,
                routine_instants integer, skipped jsonb, last_position bigint)
             WHERE r.tenant = x.tenant AND r.trigger_id = x.trigger_id AND r.state_position = x.expected_position AND r.schedule_revision = x.expected_revision`,
-    values: [JSON.stringify(rows)],
+    values: [`[${rows.join(',')}]`],
   });
   return rowCount;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventContent } from '../../../domain/shared/event-hash.js';
 import type { RecordedEvent, StreamAppend } from '../event-store.port.js';
-import type { SqlExecutor } from './sql-client.js';
+import type { SqlExecutor, SqlQuery } from './sql-client.js';
 import { isUniqueViolation } from './store-errors.js';
 
 /** An appended event as the batch knows it: what it sent plus where the store put it. */
@@ -26,7 +26,8 @@ export class BatchConflict extends Error {
  */
 const APPEND_BATCH_SQL = `
 WITH RECURSIVE
-input AS (
+-- MATERIALIZED: inlined, every reference to j would parse the content again
+input AS MATERIALIZED (
   SELECT t.ord, t.c AS content, t.c::jsonb AS j FROM unnest(string_to_array($1::text, E'\\n')) WITH ORDINALITY AS t(c, ord)),
 batch AS (
   SELECT ord, content, j, j->>'streamId' AS stream_id, (j->>'revision')::int AS revision,
@@ -52,36 +53,106 @@ SELECT (c.j->>'id')::uuid, c.stream_id, c.revision, c.j->>'type', (c.j->>'schema
 RETURNING stream_id, revision, position`;
 
 /**
- * Appends every stream of `batch` in one statement (inside the caller's transaction, if any) and
- * returns each stream's appended events in batch order. Streams are written in stream-id order, so
- * two racing batches over the same streams wait on each other instead of deadlocking. Only positions
- * come back from the database: the rest is what was sent.
+ * APPEND_BATCH_SQL for contents that each open a new stream with its only event (revision 0, the
+ * chain's first link: no predecessor to look up, no per-stream ordering), as one flat INSERT. A stream
+ * that already exists fails the unique constraint (its content at another revision inserts nothing: the count check).
  */
-export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend[]): Promise<BatchAppended[][]> {
+const APPEND_NEW_STREAMS_SQL = `
+WITH input AS MATERIALIZED (
+  SELECT t.ord, t.c AS content, t.c::jsonb AS j FROM unnest(string_to_array($1::text, E'\\n')) WITH ORDINALITY AS t(c, ord)),
+stamp AS (SELECT date_trunc('milliseconds', now()) AS ts,
+                 to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec)
+INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
+SELECT (i.j->>'id')::uuid, i.j->>'streamId', 0, i.j->>'type', (i.j->>'schemaVersion')::int, i.j->'data', i.j->'metadata', s.ts,
+       encode(sha256(convert_to(E'\\n' || s.rec || E'\\n' || i.content, 'UTF8')), 'hex'), NULL
+  FROM input i, stamp s
+ WHERE (i.j->>'revision')::int = 0
+ ORDER BY i.ord
+RETURNING stream_id, revision, position`;
+
+/** One event's canonical content (what the batch INSERT parses and hashes) and where it goes. */
+export interface PreparedContent {
+  streamId: string;
+  revision: number;
+  content: string;
+}
+
+/**
+ * The events of `batch` as canonical contents, and each stream's appended events as they will be
+ * recorded (positions still 0). Contents are not yet in any order: `insertContents` sorts them.
+ */
+export function prepareBatch(batch: readonly StreamAppend[]): { appended: BatchAppended[][]; contents: PreparedContent[] } {
   if (new Set(batch.map((b) => b.streamId)).size !== batch.length) throw new Error('a batch names each stream once');
-  const order = batch.map((_, i) => i).sort((a, b) => (batch[a]!.streamId < batch[b]!.streamId ? -1 : batch[a]!.streamId > batch[b]!.streamId ? 1 : 0));
   const appended: BatchAppended[][] = batch.map(() => []);
-  const contents: string[] = [];
-  for (const i of order) {
-    const { streamId, events, expected } = batch[i]!;
+  const contents: PreparedContent[] = [];
+  batch.forEach(({ streamId, events, expected }, i) => {
     const at = expected === 'no_stream' ? -1 : expected;
     events.forEach((e, k) => {
       const prepared = { id: e.id ?? randomUUID(), type: e.type, schemaVersion: e.schemaVersion ?? 1, data: e.data, metadata: e.metadata ?? {} };
-      appended[i]!.push({ ...prepared, streamId, revision: at + 1 + k, position: 0 });
-      contents.push(eventContent({ ...prepared, streamId, revision: at + 1 + k }));
+      const revision = at + 1 + k;
+      appended[i]!.push({ ...prepared, streamId, revision, position: 0 });
+      contents.push({ streamId, revision, content: eventContent({ ...prepared, streamId, revision }) });
     });
+  });
+  return { appended, contents };
+}
+
+const byStream = (a: PreparedContent, b: PreparedContent): number =>
+  a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : a.revision - b.revision;
+
+/**
+ * Inserts prepared contents in one statement (inside the caller's transaction, if any), all or
+ * nothing, and returns the position of each event keyed by `positionKey`. Streams are written in
+ * stream-id order, so two racing batches over the same streams wait on each other instead of
+ * deadlocking. A stream's events must be its consecutive revisions, and no stream may appear twice
+ * with the same revision. When every content opens a new stream with its only event (Occurrences),
+ * the statement is a flat INSERT; otherwise the chained one. (Inside a transaction, a caller may
+ * split a mixed batch with `newStreamContents` and insert both parts.)
+ */
+export async function insertContents(sql: SqlExecutor, contents: readonly PreparedContent[]): Promise<Map<string, number>> {
+  const positions = new Map<string, number>();
+  if (contents.length === 0) return positions;
+  if (newStreamContents(contents).fresh.length === contents.length) {
+    await insertSorted(sql, contents, positions, (text) => ({ name: 'reveille_append_new_stream_batch', text: APPEND_NEW_STREAMS_SQL, values: [text] }));
+  } else {
+    await insertSorted(sql, contents, positions, (text, n) => ({ name: 'reveille_append_batch', text: APPEND_BATCH_SQL, values: [text, n] }));
   }
-  const total = contents.length;
-  if (total === 0) return appended;
+  return positions;
+}
+
+/** The contents that open a new stream with its only event (revision 0, no other content of that stream), and the rest. */
+export function newStreamContents(contents: readonly PreparedContent[]): { fresh: PreparedContent[]; chained: PreparedContent[] } {
+  const perStream = new Map<string, number>();
+  for (const c of contents) perStream.set(c.streamId, (perStream.get(c.streamId) ?? 0) + 1);
+  const fresh: PreparedContent[] = [];
+  const chained: PreparedContent[] = [];
+  for (const c of contents) (c.revision === 0 && perStream.get(c.streamId) === 1 ? fresh : chained).push(c);
+  return { fresh, chained };
+}
+
+async function insertSorted(sql: SqlExecutor, contents: readonly PreparedContent[], positions: Map<string, number>, statement: (text: string, count: number) => SqlQuery): Promise<void> {
+  const sorted = [...contents].sort(byStream);
   let rows: Array<{ stream_id: string; revision: number; position: string | number }>;
   try {
-    rows = (await sql.query<{ stream_id: string; revision: number; position: string | number }>({ name: 'reveille_append_batch', text: APPEND_BATCH_SQL, values: [contents.join('\n'), total] })).rows;
+    rows = (await sql.query<{ stream_id: string; revision: number; position: string | number }>(statement(sorted.map((c) => c.content).join('\n'), sorted.length))).rows;
   } catch (error) {
     if (isUniqueViolation(error)) throw new BatchConflict(error);
     throw error;
   }
-  if (rows.length !== total) throw new BatchConflict();
-  const positions = new Map(rows.map((r) => [`${r.revision} ${r.stream_id}`, Number(r.position)]));
-  for (const events of appended) for (const e of events) e.position = positions.get(`${e.revision} ${e.streamId}`) ?? 0;
+  if (rows.length !== sorted.length) throw new BatchConflict();
+  for (const r of rows) positions.set(positionKey(r.stream_id, r.revision), Number(r.position));
+}
+
+export const positionKey = (streamId: string, revision: number): string => `${revision} ${streamId}`;
+
+/**
+ * Appends every stream of `batch` in one statement (inside the caller's transaction, if any) and
+ * returns each stream's appended events in batch order. Only positions come back from the
+ * database: the rest is what was sent.
+ */
+export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend[]): Promise<BatchAppended[][]> {
+  const { appended, contents } = prepareBatch(batch);
+  const positions = await insertContents(sql, contents);
+  for (const events of appended) for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
   return appended;
 }
