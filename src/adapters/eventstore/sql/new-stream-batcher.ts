@@ -1,6 +1,7 @@
 import { eventContent } from '../../../domain/shared/event-hash.js';
 import type { NewEvent } from '../event-store.port.js';
 import type { SqlExecutor } from './sql-client.js';
+import { INSERT_NEW_STREAMS } from './sql-batch-append.js';
 import { StatementBatcher } from './statement-batcher.js';
 
 /** A first event of a new stream, as the store prepared it. */
@@ -20,17 +21,11 @@ interface NewStreamAppended {
 /**
  * Revision 0 of many streams in one INSERT. Each row is independent: a stream that already exists is
  * skipped (ON CONFLICT DO NOTHING) instead of failing the others. The hash is the chain's first link,
- * the same expression as the single-event append with no predecessor.
+ * the same expression as the single-event append with no predecessor. Only the canonical contents
+ * travel, as one text: the columns are read from them, so the payload is sent once and no array
+ * literal has to be escaped.
  */
-const INSERT_NEW_STREAMS_SQL = `
-INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
-SELECT i.id, i.stream_id, 0, i.type, i.schema_version, i.data::jsonb, i.metadata::jsonb, s.ts,
-       encode(sha256(convert_to(E'\\n' || s.rec || E'\\n' || i.content, 'UTF8')), 'hex'), NULL
-  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[])
-         WITH ORDINALITY AS i(id, stream_id, type, schema_version, data, metadata, content, ord),
-       (SELECT date_trunc('milliseconds', now()) AS ts,
-               to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec) s
- ORDER BY i.ord
+const INSERT_NEW_STREAMS_SQL = `${INSERT_NEW_STREAMS}
 ON CONFLICT (stream_id, revision) DO NOTHING
 RETURNING event_id, position, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash`;
 
@@ -53,15 +48,7 @@ async function insertNewStreams(sql: SqlExecutor, batch: NewStreamAppend[]): Pro
     const { rows } = await sql.query<{ event_id: string; position: string | number; recorded_at: string; hash: string }>({
       name: 'reveille_append_new_streams',
       text: INSERT_NEW_STREAMS_SQL,
-      values: [
-        batch.map((p) => p.event.id),
-        batch.map((p) => p.streamId),
-        batch.map((p) => p.event.type),
-        batch.map((p) => p.event.schemaVersion),
-        batch.map((p) => JSON.stringify(p.event.data)),
-        batch.map((p) => JSON.stringify(p.event.metadata)),
-        batch.map((p) => eventContent({ ...p.event, streamId: p.streamId, revision: 0 })),
-      ],
+      values: [batch.map((p) => eventContent({ ...p.event, streamId: p.streamId, revision: 0 })).join('\n')],
     });
     const byId = new Map(rows.map((r) => [r.event_id, { position: Number(r.position), recordedAt: r.recorded_at, hash: r.hash }]));
     return batch.map((p) => byId.get(p.event.id) ?? null);

@@ -53,11 +53,11 @@ SELECT (c.j->>'id')::uuid, c.stream_id, c.revision, c.j->>'type', (c.j->>'schema
 RETURNING stream_id, revision, position`;
 
 /**
- * APPEND_BATCH_SQL for contents that each open a new stream with its only event (revision 0, the
- * chain's first link: no predecessor to look up, no per-stream ordering), as one flat INSERT. A stream
- * that already exists fails the unique constraint (its content at another revision inserts nothing: the count check).
+ * The first events of new streams from their canonical contents ($1: one text, contents joined by
+ * newlines, which canonical JSON never holds raw); the hash is the chain's first link. Callers add
+ * their conflict rule and RETURNING.
  */
-const APPEND_NEW_STREAMS_SQL = `
+export const INSERT_NEW_STREAMS = `
 WITH input AS MATERIALIZED (
   SELECT t.ord, t.c AS content, t.c::jsonb AS j FROM unnest(string_to_array($1::text, E'\\n')) WITH ORDINALITY AS t(c, ord)),
 stamp AS (SELECT date_trunc('milliseconds', now()) AS ts,
@@ -67,7 +67,14 @@ SELECT (i.j->>'id')::uuid, i.j->>'streamId', 0, i.j->>'type', (i.j->>'schemaVers
        encode(sha256(convert_to(E'\\n' || s.rec || E'\\n' || i.content, 'UTF8')), 'hex'), NULL
   FROM input i, stamp s
  WHERE (i.j->>'revision')::int = 0
- ORDER BY i.ord
+ ORDER BY i.ord`;
+
+/**
+ * APPEND_BATCH_SQL for contents that each open a new stream with its only event (revision 0, the
+ * chain's first link: no predecessor to look up, no per-stream ordering), as one flat INSERT. A stream
+ * that already exists fails the unique constraint (its content at another revision inserts nothing: the count check).
+ */
+const APPEND_NEW_STREAMS_SQL = `${INSERT_NEW_STREAMS}
 RETURNING stream_id, revision, position`;
 
 /** One event's canonical content (what the batch INSERT parses and hashes) and where it goes. */
