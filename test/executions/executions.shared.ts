@@ -124,8 +124,11 @@ export function executionsSuite(kind: StoreKind): void {
     it('AD-2 maxConcurrent: a Mission at its limit blocks with concurrency_limit until an execution ends', async () => {
       const { triggerId, missionId } = await setup({ maxConcurrent: 1 });
       const first = await admitted(triggerId);
-      const blocked = await decisionOf(await fire(triggerId).then(async (o) => (await admit(), o)));
-      expect(blocked).toMatchObject({ reason: 'concurrency_limit', evidence: { active: 1, limit: 1 } });
+      const blockedId = await fire(triggerId);
+      await admit();
+      expect(await decisionOf(blockedId)).toMatchObject({ reason: 'concurrency_limit', evidence: { active: 1, limit: 1 } });
+      // A blocked Occurrence requested nothing: the id its execution would have had leads nowhere.
+      expect((await post(`x-${blockedId}`, 'claim', { consumerId: 'w' })).status).toBe(404);
 
       const { fence } = (await post(first, 'claim', { consumerId: 'w' })).body;
       expect((await post(first, 'complete', { fence, outcome: 'succeeded' })).status).toBe(200);
