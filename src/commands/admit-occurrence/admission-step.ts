@@ -23,13 +23,13 @@ import { budgetStream, concurrencyStream, missionStream, sourceStream, triggerSt
 import { isRejection } from '../../domain/shared/result.js';
 import { isKeyRetired, sourceDecider, type SourceState } from '../../domain/source/source.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
-import { asDomainEvent, type Loaded, loadAggregates, loadLatest, rememberAppended, toNewEvent } from '../shared/aggregate.js';
+import { appendAll, asDomainEvent, type Loaded, loadAggregates, loadLatest, rememberAppended, toNewEvent } from '../shared/aggregate.js';
 import { CommandRejected } from '../shared/rejected.js';
 
 export type Observed = Extract<OccurrenceState, { status: 'observed' }>;
 
 /** Current state an admission is decided against (AD-2), read once for one or several Occurrences of a Mission. */
-export interface AdmissionView {
+interface AdmissionView {
   now: string;
   windowStart: string;
   mission: MissionState;
@@ -38,7 +38,7 @@ export interface AdmissionView {
 }
 
 /** The Mission's budget window and concurrency slots as an admission (or a batch of them) leaves them. */
-export interface MissionCounters {
+interface MissionCounters {
   budget: BudgetState;
   concurrency: ConcurrencyState;
 }
@@ -70,7 +70,7 @@ function admissionReads(occurrences: readonly Observed['occurrence'][]) {
  * Reads, in one round trip where the store can, the budget window and everything admitting
  * `occurrences` (one Mission's) depends on, on the trusted database clock.
  */
-export async function loadAdmissionView(store: EventStore, clock: TrustedClock, occurrences: readonly Observed['occurrence'][]) {
+async function loadAdmissionView(store: EventStore, clock: TrustedClock, occurrences: readonly Observed['occurrence'][]) {
   const { tenant, missionId } = occurrences[0]!;
   const now = (await clock.now()).toISOString();
   const windowStart = budgetWindowStart(now);
@@ -93,14 +93,14 @@ export async function loadAdmissionView(store: EventStore, clock: TrustedClock, 
   return { view, budgetStreamId, budget: budget as Loaded<BudgetState>, concurrencyStreamId, concurrency };
 }
 
-export const checksKey = (o: Observed['occurrence']): boolean => o.auth.state === 'verified' && !!o.auth.sourceId && !!o.auth.keyId;
+const checksKey = (o: Observed['occurrence']): boolean => o.auth.state === 'verified' && !!o.auth.sourceId && !!o.auth.keyId;
 
 /**
  * Decides one observed Occurrence against the view and the Mission's counters as they stand, and
  * counts it: an admission the budget or the slots refuse (a racing admitter took the last unit) is
  * decided again as exhausted or at the limit.
  */
-export function admissionStep(state: Observed, view: AdmissionView, counters: MissionCounters): AdmissionStep {
+function admissionStep(state: Observed, view: AdmissionView, counters: MissionCounters): AdmissionStep {
   const { occurrence } = state;
   const { tenant, missionId, occurrenceId, auth } = occurrence;
   const { budget, concurrency } = counters;
@@ -132,7 +132,7 @@ export function admissionStep(state: Observed, view: AdmissionView, counters: Mi
 }
 
 /** The counters evolved by one step, for the next admission of the same batch. */
-export function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionCounters {
+function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionCounters {
   return { budget: step.consumed.reduce(budgetDecider.evolve, counters.budget), concurrency: step.slot.reduce(concurrencyDecider.evolve, counters.concurrency) };
 }
 
@@ -141,10 +141,10 @@ function blockedAfterAll(state: Observed, view: AdmissionView, facts: AdmissionF
 }
 
 /** The Mission counters' streams as an admission read them. */
-export type AdmissionRead = Pick<Awaited<ReturnType<typeof loadAdmissionView>>, 'budgetStreamId' | 'budget' | 'concurrencyStreamId' | 'concurrency'>;
+type AdmissionRead = Pick<Awaited<ReturnType<typeof loadAdmissionView>>, 'budgetStreamId' | 'budget' | 'concurrencyStreamId' | 'concurrency'>;
 
 /** One decided Occurrence of an admission batch: its stream, the revision it was decided at, its step. */
-export interface DecidedStep {
+interface DecidedStep {
   streamId: string;
   expected: number;
   step: AdmissionStep;
@@ -158,7 +158,7 @@ const expectedOf = (loaded: Loaded<unknown>): StreamAppend['expected'] => (loade
  * (each at the revision it was read, so racing admitters of one Mission serialize; a batch's budget
  * units and slots one event each), then the decisions.
  */
-export function admissionAppends(read: AdmissionRead, steps: readonly DecidedStep[]): StreamAppend[] {
+function admissionAppends(read: AdmissionRead, steps: readonly DecidedStep[]): StreamAppend[] {
   // A merged event has no single cause: it names the batch's tenant and actor only.
   const batchMetadata = steps.length === 1 ? steps[0]!.metadata : { tenant: steps[0]!.metadata.tenant, actor: steps[0]!.metadata.actor };
   const consumed = mergeBudgetConsumed(steps.flatMap(({ step }) => step.consumed)).map((e) => toNewEvent(e, batchMetadata));
@@ -175,7 +175,7 @@ export function admissionAppends(read: AdmissionRead, steps: readonly DecidedSte
  * and slot states: remembered, so the next batch reads only what others appended since. (Folding the
  * batch's own events again onto the state read before it would copy the whole window's counted log.)
  */
-export function rememberCounters(store: EventStore, read: AdmissionRead, counters: MissionCounters, appends: readonly StreamAppend[], positions: readonly number[]): void {
+function rememberCounters(store: EventStore, read: AdmissionRead, counters: MissionCounters, appends: readonly StreamAppend[], positions: readonly number[]): void {
   appends.forEach((append, i) => {
     const revision = (loaded: Loaded<unknown>) => loaded.revision + append.events.length;
     if (append.streamId === read.budgetStreamId) rememberAppended(store, append.streamId, { state: counters.budget, revision: revision(read.budget), position: positions[i]! });
@@ -189,9 +189,36 @@ function decide(state: Observed, executionId: string, now: string, facts: Admiss
   return events.map((e) => asDomainEvent<OccurrenceEvent>({ type: e.type, data: e.data } as never));
 }
 
+/** An observed Occurrence to admit, at the revision its stream was read. */
+export interface ToAdmit {
+  streamId: string;
+  expected: number;
+  state: Observed;
+}
+
+/**
+ * Admits one Mission's Occurrences in acceptance order: reads the view once, decides each against
+ * the counters as the earlier ones left them, appends everything at once (WrongExpectedRevision when
+ * any stream moved) and remembers the counters it appended. Returns each step and the append's positions.
+ */
+export async function admitInOrder(store: EventStore, clock: TrustedClock, items: readonly ToAdmit[]): Promise<{ steps: AdmissionStep[]; positions: number[] }> {
+  const read = await loadAdmissionView(store, clock, items.map((i) => i.state.occurrence));
+  let counters: MissionCounters = { budget: read.budget.state, concurrency: read.concurrency.state };
+  const decided: DecidedStep[] = [];
+  for (const { streamId, expected, state } of items) {
+    const step = admissionStep(state, read.view, counters);
+    counters = countersAfter(counters, step);
+    decided.push({ streamId, expected, step, metadata: admissionMetadata(state.occurrence.tenant, state.occurrence.occurrenceId) });
+  }
+  const appends = admissionAppends(read, decided);
+  const positions = await appendAll(store, appends);
+  rememberCounters(store, read, counters, appends, positions);
+  return { steps: decided.map((d) => d.step), positions };
+}
+
 /** The stream's state from the observation a caller already read (its first event). */
 export function fromObservation(observed: RecordedEvent): Loaded<OccurrenceState> {
   return { state: occurrenceDecider.evolve(occurrenceDecider.initialState, asDomainEvent<OccurrenceEvent>(observed)), revision: observed.revision, position: observed.position };
 }
 
-export const admissionMetadata = (tenant: string, occurrenceId: string) => ({ tenant, actor: 'reveille:admission', causationId: occurrenceId, correlationId: occurrenceId });
+const admissionMetadata = (tenant: string, occurrenceId: string) => ({ tenant, actor: 'reveille:admission', causationId: occurrenceId, correlationId: occurrenceId });

@@ -3,9 +3,9 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { TrustedClock } from '../../adapters/clock/trusted-clock.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
-import { appendAll, type Loaded, loadAggregate } from '../shared/aggregate.js';
+import { type Loaded, loadAggregate } from '../shared/aggregate.js';
 import { AdmitOccurrenceCommand, type AdmissionResult } from './admit-occurrence.command.js';
-import { admissionAppends, admissionMetadata, admissionStep, countersAfter, fromObservation, loadAdmissionView, type Observed, rememberCounters } from './admission-step.js';
+import { admitInOrder, fromObservation, type Observed } from './admission-step.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 const MAX_ATTEMPTS = 20;
@@ -15,8 +15,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * AD-1/AD-2: look up current Trigger, Mission, budget, concurrency slots and key, decide once, and
  * append the decision at the occurrence stream's revision so racing admitters cannot both decide. An
  * admission also counts against the Mission's hourly budget and takes one of its slots (serializing
- * admissions per Mission), and starts the execution's stream; all of it is one all-or-nothing append
- * where the store has one. Without one (EventStoreDB) the appends go one by one, budget first: a crash
+ * admissions per Mission); all of it is one all-or-nothing append where the store has one. Without one (EventStoreDB) the appends go one by one, budget first: a crash
  * after the budget is healed by the next attempt reusing the counted execution id, but a crash after
  * the slot leaves that slot counted for good (nothing repairs it yet) — a known gap of that adapter.
  */
@@ -46,12 +45,9 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
   }
 
   private async admit(occurrenceStreamId: string, state: Observed, loaded: Loaded<OccurrenceState>): Promise<AdmissionResult> {
-    const { tenant, occurrenceId } = state.occurrence;
-    const read = await loadAdmissionView(this.store, this.clock, [state.occurrence]);
-    const step = admissionStep(state, read.view, { budget: read.budget.state, concurrency: read.concurrency.state });
-    const appends = admissionAppends(read, [{ streamId: occurrenceStreamId, expected: loaded.revision, step, metadata: admissionMetadata(tenant, occurrenceId) }]);
-    const positions = await appendAll(this.store, appends);
-    rememberCounters(this.store, read, countersAfter({ budget: read.budget.state, concurrency: read.concurrency.state }, step), appends, positions);
+    const { occurrenceId } = state.occurrence;
+    const { steps, positions } = await admitInOrder(this.store, this.clock, [{ streamId: occurrenceStreamId, expected: loaded.revision, state }]);
+    const step = steps[0]!;
     this.notifier.decided(occurrenceId);
     const isAdmitted = step.decision[0]!.type === 'OccurrenceAdmitted';
     return { occurrenceId, decision: isAdmitted ? 'admitted' : 'blocked', executionId: isAdmitted ? step.executionId : null, position: positions[positions.length - 1]! };

@@ -2,10 +2,9 @@ import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { TrustedClock } from '../../adapters/clock/trusted-clock.js';
 import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
-import { appendAll } from '../shared/aggregate.js';
 import { AdmitOccurrenceCommand } from './admit-occurrence.command.js';
 import { AdmitOccurrencesCommand } from './admit-occurrences.command.js';
-import { admissionAppends, admissionMetadata, admissionStep, countersAfter, type DecidedStep, fromObservation, loadAdmissionView, type MissionCounters, type Observed, rememberCounters } from './admission-step.js';
+import { admitInOrder, fromObservation, type Observed } from './admission-step.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 /**
@@ -36,17 +35,7 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
   }
 
   private async admitTogether(observed: Array<{ event: { streamId: string }; state: Observed }>): Promise<void> {
-    const { tenant } = observed[0]!.state.occurrence;
-    const read = await loadAdmissionView(this.store, this.clock, observed.map((o) => o.state.occurrence));
-    let counters: MissionCounters = { budget: read.budget.state, concurrency: read.concurrency.state };
-    const steps: DecidedStep[] = [];
-    for (const { event, state } of observed) {
-      const step = admissionStep(state, read.view, counters);
-      counters = countersAfter(counters, step);
-      steps.push({ streamId: event.streamId, expected: 0, step, metadata: admissionMetadata(tenant, state.occurrence.occurrenceId) });
-    }
-    const appends = admissionAppends(read, steps);
-    rememberCounters(this.store, read, counters, appends, await appendAll(this.store, appends));
+    await admitInOrder(this.store, this.clock, observed.map(({ event, state }) => ({ streamId: event.streamId, expected: 0, state })));
     for (const { state } of observed) this.notifier.decided(state.occurrence.occurrenceId);
   }
 }

@@ -8,6 +8,7 @@ import { claimDue, claimDueTokens, dueKeys, earliestDue, nextDueAfter, repointDu
 import { addDecision, DEFAULT_BATCH, DEFAULT_CONCURRENCY, DEFAULT_STAGE_LEAD_MS, emptyStats, KEYS_PER_ROUND, MAX_ROUNDS, STAGE_LIMIT, STAGE_SLICE, type MaterializerOptions, type MaterializeStats } from './materializer-options.js';
 import type { ScheduleDecision } from './schedule-appends.js';
 import { bindingOf, type DecideOne, decideOne } from './decide-one.js';
+import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
 import { ScheduleConflict, type ScheduleWriter, SqlScheduleWriter, StoreScheduleWriter } from './schedule-writer.js';
 import { type ResolvedFire, resolveFire, StagedFires, type StagedFire, stageFire } from './schedule-staging.js';
 
@@ -137,31 +138,12 @@ export class ScheduleMaterializer {
         stale = [];
         failed = [];
         local = emptyStats();
-        let rows: ScheduleRow[];
-        const resolved: ResolvedFire[] = [];
-        const taken: StagedFire[] = [];
-        if (keys.some((k) => this.staged.holds(k))) {
-          // Decisions staged before the instant: claim the rows' tokens only, and decide afresh just the rows whose staged decision no longer holds.
-          const tokens = await claimDueTokens(tx, keys, now, claim);
-          claimed = tokens;
-          const nowMs = Date.parse(now);
-          const fresh: ScheduleKey[] = [];
-          for (const t of tokens) {
-            const fire = this.staged.take(t, nowMs);
-            if (fire) taken.push(fire);
-            else fresh.push(t);
-          }
-          // already claimed above (or racing by design with claim 'none'): read without taking locks again
-          rows = fresh.length > 0 ? await claimDue(tx, fresh, now, 'none') : [];
-          for (const fire of taken) {
-            resolved.push(resolveFire(fire, now));
-            addDecision(local, fire.events);
-          }
-          local.staged += taken.length;
-        } else {
-          rows = await claimDue(tx, keys, now, claim);
-          claimed = rows;
-        }
+        const batch = await this.claimBatch(tx, keys, now, claim);
+        claimed = batch.claimed;
+        const { rows, taken } = batch;
+        const resolved: ResolvedFire[] = taken.map((fire) => resolveFire(fire, now));
+        for (const fire of taken) addDecision(local, fire.events);
+        local.staged += taken.length;
         const decisions: ScheduleDecision[] = [];
         for (const row of rows) {
           let events: ScheduleEvent[];
@@ -205,6 +187,29 @@ export class ScheduleMaterializer {
       for (const row of claimed) await this.recover(row, now, stats);
       return claimed.length;
     }
+  }
+
+  /**
+   * Claims a batch's due rows. Rows whose decision was staged before the instant are claimed by their
+   * tokens only and come back as staged fires; the rest are read whole, to be decided now.
+   */
+  private async claimBatch(tx: SqlExecutor, keys: readonly ScheduleKey[], now: string, claim: 'skip_locked' | 'none'): Promise<{ claimed: ScheduleKey[]; rows: ScheduleRow[]; taken: StagedFire[] }> {
+    if (!keys.some((k) => this.staged.holds(k))) {
+      const rows = await claimDue(tx, keys, now, claim);
+      return { claimed: rows, rows, taken: [] };
+    }
+    const tokens = await claimDueTokens(tx, keys, now, claim);
+    const nowMs = Date.parse(now);
+    const taken: StagedFire[] = [];
+    const fresh: ScheduleKey[] = [];
+    for (const t of tokens) {
+      const fire = this.staged.take(t, nowMs);
+      if (fire) taken.push(fire);
+      else fresh.push(t);
+    }
+    // already claimed above (or racing by design with claim 'none'): read without taking locks again
+    const rows = fresh.length > 0 ? await claimDue(tx, fresh, now, 'none') : [];
+    return { claimed: tokens, rows, taken };
   }
 
   private async recover(row: ScheduleKey, now: string, stats: MaterializeStats): Promise<boolean> {
