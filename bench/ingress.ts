@@ -15,6 +15,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { command, type ServiceProcess, startService, startSplitService } from './service-process.js';
 import { rawInsertRate } from './raw-baseline.js';
+import { describeWork, meterWork } from './work-meter.js';
 
 type Deployment = 'one process' | 'split by role';
 
@@ -75,7 +76,9 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
     const signed = () => presigned[next++ % presigned.length]!;
 
     log(`ingress (${deployment}): ${options.seconds}s at ${options.connections} connections against ${service.baseUrl}`);
-    const full = await load(`${service.baseUrl}/v1/ingress/s-bench`, options, signed);
+    const groups: Record<string, number[]> = deployment === 'split by role' ? { http: [service.pids[0]!], background: [service.pids[1]!] } : { service: service.pids };
+    const { result: full, work } = await meterWork(service.databaseUrl, groups, () => load(`${service.baseUrl}/v1/ingress/s-bench`, options, signed));
+    log(`  ${describeWork(work, Math.max(1, full.accepted * options.seconds))}`);
     // Accepting is half the work: the admission must keep up, or the rate is not sustainable.
     const drain = await drainBacklog(service);
     log(`  admission backlog right after the full-rate run: ${drain.undecided} undecided, all decided ${(drain.ms / 1000).toFixed(1)} s later`);
@@ -85,7 +88,7 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
     if (drain.observed < accepted) throw new Error(`only ${drain.observed} of ${accepted} accepted deliveries became Occurrences`);
     const half = await load(`${service.baseUrl}/v1/ingress/s-bench`, { ...options }, signed, Math.max(1, Math.floor(full.accepted / 2)));
     const raw = withRawBaseline ? await rawInsertRate(service.databaseUrl, service.schema, options.connections, Math.min(options.seconds, 5)) : null;
-    return { full, half, drain, raw };
+    return { full, half, drain, raw, work };
   } finally {
     await service.stop();
   }

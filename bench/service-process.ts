@@ -11,6 +11,8 @@ export interface ServiceProcess {
   schema: string;
   databaseUrl: string;
   dataDir: string;
+  /** The service's own processes: one, or the HTTP process then the background one when split. */
+  pids: number[];
   token(scope?: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -50,6 +52,7 @@ export async function startService(port: number, env: Record<string, string> = {
     token: (scope = 'missions:write sources:write triggers:write occurrences:write operator:read') =>
       mintDevToken(keys, { tenant: 'bench', scope, subject: 'bench', ttlSeconds: 300, issuer: 'reveille-dev', audience: 'reveille' }),
     dataDir,
+    pids: [child.pid!],
     async stop() {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
@@ -72,6 +75,7 @@ export async function startSplitService(port: number, env: Record<string, string
   const http = await startService(port, { ...env, REVEILLE_BACKGROUND: 'off' }, { schema: background.schema, dataDir: background.dataDir });
   return {
     ...http,
+    pids: [...http.pids, ...background.pids],
     async stop() {
       await http.stop();
       await background.stop();

@@ -164,6 +164,27 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         expect(page.filter((e) => e.streamId === s).map((e) => e.revision)).toEqual([0, 1, 2]);
       });
 
+      it('reads a page filtered by type as readAll would: only the wanted events, the whole page counted, its end given', async () => {
+        if (!h.store.readAllOf) return expect(h.store.kind).toBe('eventstoredb');
+        const before = await readEverything(h.store);
+        const from = before.length ? before[before.length - 1]!.position : 0;
+        const wanted = `Wanted-${randomUUID()}`;
+        await h.store.append(stream(), [event(1, { type: wanted }), event(2), event(3, { type: wanted }), event(4)], 'no_stream');
+        const page = await readEverything(h.store, from);
+        const end = page[page.length - 1]!.position;
+
+        const filtered = await h.store.readAllOf([wanted, 'NeverAppended'], { after: from, maxCount: page.length });
+        expect(filtered.events).toEqual(page.filter((e) => e.type === wanted));
+        expect(filtered.events.map((e) => (e.data as { n: number }).n)).toEqual([1, 3]);
+        expect(filtered).toMatchObject({ scanned: page.length, last: end });
+
+        // A page with nothing wanted still says how far it went, so a subscriber moves past it.
+        expect(await h.store.readAllOf([`Absent-${randomUUID()}`], { after: from, maxCount: page.length })).toEqual({ events: [], scanned: page.length, last: end });
+        const firstTwo = await h.store.readAllOf([wanted], { after: from, maxCount: 2 });
+        expect(firstTwo).toMatchObject({ scanned: 2, last: page[1]!.position });
+        expect(firstTwo.events).toEqual(page.slice(0, 2).filter((e) => e.type === wanted));
+      });
+
       it('does not pass an in-flight transaction holding an earlier position, and is not stalled by a rollback', async () => {
         if (!h.inTransaction || !h.concurrentTransactions) return expect(h.concurrentTransactions).toBe(false);
         const seen = await readEverything(h.store);

@@ -66,10 +66,12 @@ export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedE
   const decided: Array<{ tenant: string; triggerId: string; occurrenceId: string; status: string; reason: string | null }> = [];
   if (decisions.length > 0) {
     const status = (e: OccurrenceEvent) => (e.type === 'OccurrenceAdmitted' ? 'admitted' : 'blocked');
+    // `= ANY($1)` restates the join so the map is probed by its index: joined to unnest alone, a plan
+    // made while the map was small hashes the whole map on every batch.
     const { rows } = await tx.query<{ tenant: string; trigger_id: string; occurrence_id: string; status: string }>(
       `UPDATE rm_trigger_health_occurrences m SET status = i.status
          FROM unnest($1::text[], $2::text[], $3::text[]) AS i(occurrence_id, tenant, status)
-        WHERE m.occurrence_id = i.occurrence_id AND m.tenant = COALESCE(i.tenant, m.tenant) AND m.status = 'observed'
+        WHERE m.occurrence_id = ANY($1::text[]) AND m.occurrence_id = i.occurrence_id AND m.tenant = COALESCE(i.tenant, m.tenant) AND m.status = 'observed'
        RETURNING m.tenant, m.trigger_id, m.occurrence_id, m.status`,
       [decisions.map(({ e }) => e.data.occurrenceId), decisions.map(({ e }) => (e.metadata.tenant as string | undefined) ?? null), decisions.map(({ e }) => status(e))],
     );

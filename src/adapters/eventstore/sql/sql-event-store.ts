@@ -87,21 +87,24 @@ SELECT ${COLUMNS} FROM events
 /**
  * READ_ALL_SQL's page, but only rows of the wanted types come back with their data; every row also
  * carries the page's size and last position, and an all-filtered page still yields one row saying so.
+ * One index scan reads the page with its data: a second lookup of the wanted rows by position was
+ * planned as a hash join over the whole log whenever the plan was cached while the log was small.
  */
 const READ_ALL_OF_SQL = `
 WITH page AS (
-  SELECT position, transaction_id, type FROM events
+  SELECT position, transaction_id, type = ANY($3::text[]) AS wanted, event_id, stream_id, revision, type, schema_version,
+         data, metadata, recorded_at, hash, prev_hash
+    FROM events
    WHERE ${VISIBLE_AFTER}
    ORDER BY transaction_id, position
    LIMIT $2),
 summary AS (
   SELECT (SELECT count(*) FROM page) AS scanned,
          (SELECT position FROM page ORDER BY transaction_id DESC, position DESC LIMIT 1) AS last)
-SELECT s.scanned, s.last AS page_last, e.*
+SELECT s.scanned, s.last AS page_last, e.position, e.event_id, e.stream_id, e.revision, e.type, e.schema_version, e.data, e.metadata,
+       to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, e.hash, e.prev_hash
   FROM summary s
-  LEFT JOIN LATERAL (
-    SELECT ${COLUMNS}, transaction_id FROM events
-     WHERE position IN (SELECT position FROM page WHERE type = ANY($3::text[]))) e ON true
+  LEFT JOIN page e ON e.wanted
  WHERE s.scanned > 0
  ORDER BY e.transaction_id, e.position`;
 
