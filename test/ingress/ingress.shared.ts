@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { TrustedClock } from '../../src/adapters/clock/trusted-clock.js';
 import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
@@ -111,6 +112,26 @@ export function ingressSuite(kind: StoreKind): void {
       expect(old.body.code).toBe('timestamp_out_of_tolerance');
       const future = await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_new', at: new Date(Date.now() + 3600_000) }));
       expect(future.body.code).toBe('timestamp_out_of_tolerance');
+    });
+
+    it('WH-4 DD-2 a captured delivery replayed an hour later, after its replay row expired and was swept, is refused for its stale timestamp', async () => {
+      const s = await webhookSetup(t, 'late-replay');
+      const body = JSON.stringify({ type: 'push', id: 'evt-late' });
+      const captured = standardHeaders(s.secret, body, { id: 'msg_late' });
+      expect((await post(t, s.sourceId, body, captured)).status).toBe(202);
+      await t.sql.query('DELETE FROM auth_replay WHERE source_id = $1', [s.sourceId]); // the window is over: the sweeper took the row
+      const eventsBefore = Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0]!.n);
+      const clock = t.app.get(TrustedClock);
+      const realNow = clock.now.bind(clock);
+      clock.now = async () => new Date((await realNow()).getTime() + 3600_000);
+      try {
+        const replayed = await post(t, s.sourceId, body, captured);
+        expect(replayed.status).toBe(401);
+        expect(replayed.body.code).toBe('timestamp_out_of_tolerance');
+      } finally {
+        clock.now = realNow;
+      }
+      expect(Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0]!.n)).toBe(eventsBefore);
     });
 
     it('DD-1 the same external id from two sources stays two occurrences', async () => {
