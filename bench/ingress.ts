@@ -84,7 +84,7 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
     log(`  admission backlog right after the full-rate run: ${drain.undecided} undecided, all decided ${(drain.ms / 1000).toFixed(1)} s later`);
     // A delivery no Trigger binds is accepted with no Occurrence: make sure the rate is of real ones.
     const accepted = Math.round(full.accepted * options.seconds);
-    log(`  Occurrences observed: ${drain.observed} for ${accepted} accepted deliveries`);
+    log(`  Occurrences observed: ${drain.observed} for ${accepted} accepted deliveries; decided: ${drain.decided}`);
     if (drain.observed < accepted) throw new Error(`only ${drain.observed} of ${accepted} accepted deliveries became Occurrences`);
     const half = await load(`${service.baseUrl}/v1/ingress/s-bench`, { ...options }, signed, Math.max(1, Math.floor(full.accepted / 2)));
     const raw = withRawBaseline ? await rawInsertRate(service.databaseUrl, service.schema, options.connections, Math.min(options.seconds, 5)) : null;
@@ -95,7 +95,7 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
 }
 
 /** Observed Occurrences not yet decided by admission, polled until none are left. */
-async function drainBacklog(service: ServiceProcess): Promise<{ undecided: number; ms: number; observed: number }> {
+async function drainBacklog(service: ServiceProcess): Promise<{ undecided: number; ms: number; observed: number; decided: string }> {
   const client = new pg.Client({ connectionString: service.databaseUrl });
   await client.connect();
   try {
@@ -108,7 +108,12 @@ async function drainBacklog(service: ServiceProcess): Promise<{ undecided: numbe
     const first = await undecided();
     for (let left = first; left > 0 && Date.now() - started < 120_000; left = await undecided()) await new Promise((resolve) => setTimeout(resolve, 100));
     const observed = Number((await client.query(`SELECT count(*) AS n FROM ${service.schema}.events WHERE type = 'OccurrenceObserved'`)).rows[0].n);
-    return { undecided: first, ms: Date.now() - started, observed };
+    const decisions = await client.query<{ decision: string; n: string }>(
+      `SELECT CASE WHEN type = 'OccurrenceAdmitted' THEN 'admitted' ELSE 'blocked ' || (data->>'reason') END AS decision, count(*) AS n
+         FROM ${service.schema}.events WHERE type IN ('OccurrenceAdmitted', 'OccurrenceBlocked') GROUP BY 1 ORDER BY 1`,
+    );
+    const decided = decisions.rows.map((r) => `${r.n} ${r.decision}`).join(', ');
+    return { undecided: first, ms: Date.now() - started, observed, decided };
   } finally {
     await client.end();
   }

@@ -23,6 +23,11 @@ export interface SubscriptionOptions {
    * a few (per-batch costs dominate otherwise). Latency grows by at most this much; 0 disables it.
    */
   lingerMs?: number;
+  /**
+   * Linger only after a batch of at least this many events (default 1): a smaller batch means little
+   * load, and the next event is then handled as soon as it is appended, with nothing added.
+   */
+  lingerAfter?: number;
   signal?: AppendSignal;
   onError?: (error: unknown) => void;
 }
@@ -126,7 +131,7 @@ export class Subscription {
         this.lastError = null;
         backoff = idle;
         if (handled === 0) await this.pause(idle);
-        else if (handled < (this.options.batchSize ?? 500) && this.options.lingerMs) await sleep(this.options.lingerMs);
+        else if (handled < (this.options.batchSize ?? 500) && handled >= (this.options.lingerAfter ?? 1) && this.options.lingerMs) await sleep(this.options.lingerMs);
       } catch (error) {
         this.lastError = error;
         this.options.onError?.(error);

@@ -17,7 +17,7 @@ export class ProjectionRunner {
     private readonly sql: SqlClient,
     private readonly store: EventStore,
     readonly projection: Projection,
-    options: { signal?: AppendSignal; batchSize?: number; idlePollMs?: number; lingerMs?: number; onError?: (error: unknown) => void } = {},
+    options: { signal?: AppendSignal; batchSize?: number; idlePollMs?: number; lingerMs?: number; lingerAfter?: number; onError?: (error: unknown) => void } = {},
   ) {
     const handled = new Set(projection.handles);
     this.subscription = new Subscription({
@@ -27,6 +27,7 @@ export class ProjectionRunner {
       batchSize: options.batchSize,
       idlePollMs: options.idlePollMs,
       lingerMs: options.lingerMs,
+      lingerAfter: options.lingerAfter,
       onError: options.onError,
       checkpoint: () => loadCheckpoint(this.sql, checkpointName(projection)),
       types: projection.handles,
