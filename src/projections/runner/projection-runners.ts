@@ -9,10 +9,11 @@ import { SubscriptionRegistry } from './subscription-registry.js';
 const MAX_WAIT_MS = 2_000;
 /**
  * Under load (a batch of LINGER_AFTER events or more), read models trail the log by up to LINGER_MS
- * more in exchange for larger batches: at 1,000 deliveries/s, 100 ms instead of 20 ms took about a
- * tenth off the database's CPU per delivery (BENCHMARKS.md, ingress). A quiet log is folded at once.
+ * more in exchange for larger batches, which cost the database less per event; a quiet log is folded
+ * at once. Longer lingers batch more but fold in bursts that raise the HTTP tail latency of a
+ * process serving both roles (BENCHMARKS.md, ingress: 100 ms pushed p99 at half rate to 33–48 ms).
  */
-const LINGER_MS = Number(process.env.REVEILLE_PROJECTION_LINGER_MS ?? 100);
+const LINGER_MS = Number(process.env.REVEILLE_PROJECTION_LINGER_MS ?? 50);
 const LINGER_AFTER = 16;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
