@@ -66,8 +66,8 @@ export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedE
   const decided: Array<{ tenant: string; triggerId: string; occurrenceId: string; status: string; reason: string | null }> = [];
   if (decisions.length > 0) {
     const status = (e: OccurrenceEvent) => (e.type === 'OccurrenceAdmitted' ? 'admitted' : 'blocked');
-    // `= ANY($1)` restates the join so the map is probed by its index: joined to unnest alone, a plan
-    // made while the map was small hashes the whole map on every batch.
+    // `= ANY($1)` restates the join so the map is probed by its index: joined to unnest alone, the
+    // planner, blind to how small the batch is, would often hash the whole map instead.
     const { rows } = await tx.query<{ tenant: string; trigger_id: string; occurrence_id: string; status: string }>(
       `UPDATE rm_trigger_health_occurrences m SET status = i.status
          FROM unnest($1::text[], $2::text[], $3::text[]) AS i(occurrence_id, tenant, status)
