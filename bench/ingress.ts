@@ -19,6 +19,8 @@ import { describeWork, meterWork } from './work-meter.js';
 
 type Deployment = 'one process' | 'split by role';
 
+const MISSIONS = 4;
+
 interface Options {
   seconds: number;
   connections: number;
@@ -55,16 +57,24 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
   const port = 3900 + 2 * Math.floor(Math.random() * 45);
   const service = deployment === 'split by role' ? await startSplitService(port, env) : await startService(port, env);
   try {
-    await command(service, 'PUT', '/v1/missions/m-bench', { state: 'active', grants: { maxExecutionsPerHour: 100_000, maxConcurrent: 10_000, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 } });
+    // Nothing completes executions here, so each Mission fills up to its concurrency grant (at most
+    // 10,000): deliveries are spread over MISSIONS Missions (one Trigger each, by event type) so that
+    // every Occurrence of the run is admitted, not blocked `concurrency_limit`.
+    for (let m = 0; m < MISSIONS; m++) {
+      await command(service, 'PUT', `/v1/missions/m-bench-${m}`, { state: 'active', grants: { maxExecutionsPerHour: 100_000, maxConcurrent: 10_000, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 } });
+    }
     await command(service, 'PUT', '/v1/sources/s-bench', { scheme: 'standard-webhooks', rateLimit: { perSecond: 100_000, burst: 100_000 } });
     const { secret } = await command(service, 'POST', '/v1/sources/s-bench/keys', {});
-    await command(service, 'PUT', '/v1/triggers/t-bench', { missionId: 'm-bench', type: 'webhook', source: { sourceId: 's-bench', eventTypes: [] } });
+    for (let m = 0; m < MISSIONS; m++) {
+      await command(service, 'PUT', `/v1/triggers/t-bench-${m}`, { missionId: `m-bench-${m}`, type: 'webhook', source: { sourceId: 's-bench', eventTypes: [`push-${m}`] } });
+    }
     await new Promise((resolve) => setTimeout(resolve, 1500)); // the bindings read model catches up
 
     const key = Buffer.from(String(secret).slice('whsec_'.length), 'base64');
+    let signedSoFar = 0;
     const sign = () => {
       const id = `msg_${randomUUID()}`;
-      const body = JSON.stringify({ type: 'push', id, pad: 'x'.repeat(930) });
+      const body = JSON.stringify({ type: `push-${signedSoFar++ % MISSIONS}`, id, pad: 'x'.repeat(927) });
       const timestamp = String(Math.floor(Date.now() / 1000));
       const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
       return { body, headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` } };
