@@ -185,6 +185,25 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         expect(firstTwo.events).toEqual(page.slice(0, 2).filter((e) => e.type === wanted));
       });
 
+      it('leaves the data paths a filtered reader does not need out of what it reads, and nothing else', async () => {
+        if (!h.store.readAllOf) return expect(h.store.kind).toBe('eventstoredb');
+        const before = await readEverything(h.store);
+        const from = before.length ? before[before.length - 1]!.position : 0;
+        const wanted = `Carrier-${randomUUID()}`;
+        const payloads = [
+          { n: 1, input: { secret: 'body' }, keep: true },
+          { n: 2, request: { input: { secret: 'body' }, lane: 'l' }, input: 'also' },
+          { n: 3, inputs: 'not a listed path' },
+        ];
+        await h.store.append(stream(), payloads.map((data) => event(0, { type: wanted, data })), 'no_stream');
+        const page = await readEverything(h.store, from);
+        const read = await h.store.readAllOf([wanted], { after: from, maxCount: page.length, omitData: [['input'], ['request', 'input']] });
+        expect(read.events.map((e) => e.data)).toEqual([{ n: 1, keep: true }, { n: 2, request: { lane: 'l' } }, { n: 3, inputs: 'not a listed path' }]);
+        expect(read.events.map((e) => e.id)).toEqual(page.filter((e) => e.type === wanted).map((e) => e.id));
+        const whole = await h.store.readAllOf([wanted], { after: from, maxCount: page.length });
+        expect(whole.events.map((e) => e.data)).toEqual(payloads);
+      });
+
       it('does not pass an in-flight transaction holding an earlier position, and is not stalled by a rollback', async () => {
         if (!h.inTransaction || !h.concurrentTransactions) return expect(h.concurrentTransactions).toBe(false);
         const seen = await readEverything(h.store);

@@ -59,6 +59,11 @@ export interface ReadAllOptions {
   after?: number;
   maxCount?: number;
   raw?: boolean;
+  /**
+   * readAllOf only: paths inside `data` the reader never uses (payloads), left out of what is read —
+   * at most two. A store that cannot leave them out returns them.
+   */
+  omitData?: ReadonlyArray<readonly string[]>;
 }
 
 /** One stream read forward from a revision (see readStreams). */

@@ -1,4 +1,4 @@
-import type { EventStore, FilteredPage, RecordedEvent } from './event-store.port.js';
+import type { EventStore, FilteredPage, ReadAllOptions, RecordedEvent } from './event-store.port.js';
 import type { AppendSignal } from './append-signal.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -15,6 +15,8 @@ export interface SubscriptionOptions {
   handle: (events: RecordedEvent[], from: number, to: number) => Promise<void>;
   /** Only these event types are handed to `handle` (read so where the store can filter). */
   types?: readonly string[];
+  /** With `types`: data paths `handle` never uses (payloads), not read where the store can leave them out. */
+  omitData?: ReadAllOptions['omitData'];
   batchSize?: number;
   idlePollMs?: number;
   /**
@@ -77,7 +79,7 @@ export class Subscription {
   private async read(after: number): Promise<FilteredPage> {
     const { store, types, batchSize } = this.options;
     const options = { after, maxCount: batchSize ?? 500 };
-    if (types && store.readAllOf) return store.readAllOf(types, options);
+    if (types && store.readAllOf) return store.readAllOf(types, { ...options, omitData: this.options.omitData });
     const events = await store.readAll(options);
     const wanted = types ? new Set(types) : null;
     return { events: wanted ? events.filter((e) => wanted.has(e.type)) : events, scanned: events.length, last: events[events.length - 1]?.position ?? null };

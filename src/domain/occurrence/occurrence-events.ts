@@ -60,6 +60,12 @@ export interface ExecutionRequest {
   limits: { maxConcurrent: number; maxExecutionsPerHour: number };
 }
 
+/**
+ * Where Occurrence events carry the delivered payload (the observation's input, and its copy in the
+ * execution request): read models never show it, so they leave it out of their log reads.
+ */
+export const OCCURRENCE_PAYLOAD_PATHS: ReadonlyArray<readonly string[]> = [['input'], ['request', 'input']];
+
 /** The first accepted delivery of an identity (OC-3): appended with expected revision "no stream". */
 export type OccurrenceObserved = DomainEvent<'OccurrenceObserved', ObservedOccurrence>;
 

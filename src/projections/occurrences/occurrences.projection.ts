@@ -1,6 +1,13 @@
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
 import type { SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
-import type { DeliveryConflictRecorded, OccurrenceAdmitted, OccurrenceBlocked, OccurrenceEvent, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import {
+  type DeliveryConflictRecorded,
+  OCCURRENCE_PAYLOAD_PATHS,
+  type OccurrenceAdmitted,
+  type OccurrenceBlocked,
+  type OccurrenceEvent,
+  type OccurrenceObserved,
+} from '../../domain/occurrence/occurrence-events.js';
 import type { Projection } from '../runner/projection.js';
 import { statementProjection } from '../runner/statement-projection.js';
 import { msSql } from './cursor.js';
@@ -171,6 +178,7 @@ export function evolveOccurrencesBatch(events: RecordedEvent[]): SqlQuery[] {
 export const occurrencesProjection: Projection = statementProjection({
   name: OCCURRENCES_PROJECTION,
   handles: HANDLES,
+  omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: occurrencesMigrations,
   tables: ['rm_occurrences', 'rm_occurrence_conflicts'],
   evolve: evolveOccurrences,

@@ -31,6 +31,7 @@ export class ProjectionRunner {
       onError: options.onError,
       checkpoint: () => loadCheckpoint(this.sql, checkpointName(projection)),
       types: projection.handles,
+      omitData: projection.omitsData,
       handle: async (events, from, to) => {
         const mine = events.filter((event) => handled.has(event.type));
         if (mine.length === 0) return this.skip(from, to);

@@ -7,6 +7,8 @@ export interface Projection {
   name: string;
   /** Event types it folds; other events only advance its checkpoint. */
   handles: readonly string[];
+  /** Paths in the events' data it never reads (payloads): left out of its log reads. */
+  omitsData?: ReadonlyArray<readonly string[]>;
   migrations: Migration[];
   /** Emptied by a rebuild before replaying from position 0. */
   tables: readonly string[];

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import { OCCURRENCE_PAYLOAD_PATHS } from '../../domain/occurrence/occurrence-events.js';
 import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
 import { nextActivation, type ActivationBasis } from '../../domain/schedule/activation.js';
 import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
@@ -76,6 +77,7 @@ const isIndexed = (event: RecordedEvent): boolean =>
 export const schedulesProjection: Projection = {
   name: SCHEDULES_PROJECTION,
   handles: HANDLES,
+  omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: schedulesMigrations,
   tables: ['rm_schedules'],
   async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
 import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
-import type { OccurrenceAdmitted, OccurrenceBlocked, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import { OCCURRENCE_PAYLOAD_PATHS, type OccurrenceAdmitted, type OccurrenceBlocked, type OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
@@ -121,6 +121,7 @@ const isTriggerEvent = (event: RecordedEvent) => event.type === 'TriggerRevised'
 export const triggerHealthProjection: Projection = {
   name: TRIGGER_HEALTH_PROJECTION,
   handles: HANDLES,
+  omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: triggerHealthMigrations,
   tables: ['rm_trigger_health', 'rm_trigger_health_occurrences', 'rm_trigger_health_executions'],
   async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {

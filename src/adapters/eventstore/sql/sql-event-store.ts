@@ -89,11 +89,12 @@ SELECT ${COLUMNS} FROM events
  * carries the page's size and last position, and an all-filtered page still yields one row saying so.
  * One index scan reads the page with its data: a second lookup of the wanted rows by position was
  * planned as a hash join over the whole log whenever the plan was cached while the log was small.
+ * $4 and $5 are data paths the reader does not need (`#-` of the empty path removes nothing).
  */
 const READ_ALL_OF_SQL = `
 WITH page AS (
   SELECT position, transaction_id, type = ANY($3::text[]) AS wanted, event_id, stream_id, revision, type, schema_version,
-         data, metadata, recorded_at, hash, prev_hash
+         data #- $4::text[] #- $5::text[] AS data, metadata, recorded_at, hash, prev_hash
     FROM events
    WHERE ${VISIBLE_AFTER}
    ORDER BY transaction_id, position
@@ -107,6 +108,12 @@ SELECT s.scanned, s.last AS page_last, e.position, e.event_id, e.stream_id, e.re
   LEFT JOIN page e ON e.wanted
  WHERE s.scanned > 0
  ORDER BY e.transaction_id, e.position`;
+
+/** readAllOf's two `#-` paths; the empty path removes nothing. */
+function omittedPaths(paths: ReadAllOptions['omitData'] = []): [string[], string[]] {
+  if (paths.length > 2) throw new RangeError('readAllOf leaves out at most two data paths');
+  return [[...(paths[0] ?? [])], [...(paths[1] ?? [])]];
+}
 
 interface AppendedRow {
   position: string | number;
@@ -304,7 +311,7 @@ export class SqlEventStore implements EventStore {
     const { rows } = await this.sql.query<EventRow & { scanned: string | number; page_last: string | number }>({
       name: 'reveille_read_all_of',
       text: READ_ALL_OF_SQL,
-      values: [options.after ?? 0, options.maxCount ?? 500, [...types]],
+      values: [options.after ?? 0, options.maxCount ?? 500, [...types], ...omittedPaths(options.omitData)],
     });
     if (rows.length === 0) return { events: [], scanned: 0, last: null };
     const matching = rows.filter((row) => row.event_id !== null);
