@@ -89,12 +89,14 @@ SELECT ${COLUMNS} FROM events
  * carries the page's size and last position, and an all-filtered page still yields one row saying so.
  * One index scan reads the page with its data: a second lookup of the wanted rows by position was
  * planned as a hash join over the whole log whenever the plan was cached while the log was small.
- * $4 and $5 are data paths the reader does not need (`#-` of the empty path removes nothing).
+ * $4 and $5 are data paths the reader does not need (`#-` of the empty path removes nothing); the
+ * page's other rows never have their data touched.
  */
 const READ_ALL_OF_SQL = `
 WITH page AS (
   SELECT position, transaction_id, type = ANY($3::text[]) AS wanted, event_id, stream_id, revision, type, schema_version,
-         data #- $4::text[] #- $5::text[] AS data, metadata, recorded_at, hash, prev_hash
+         CASE WHEN NOT type = ANY($3::text[]) THEN NULL WHEN cardinality($4::text[]) = 0 THEN data ELSE data #- $4::text[] #- $5::text[] END AS data,
+         metadata, recorded_at, hash, prev_hash
     FROM events
    WHERE ${VISIBLE_AFTER}
    ORDER BY transaction_id, position
@@ -111,8 +113,9 @@ SELECT s.scanned, s.last AS page_last, e.position, e.event_id, e.stream_id, e.re
 
 /** readAllOf's two `#-` paths; the empty path removes nothing. */
 function omittedPaths(paths: ReadAllOptions['omitData'] = []): [string[], string[]] {
-  if (paths.length > 2) throw new RangeError('readAllOf leaves out at most two data paths');
-  return [[...(paths[0] ?? [])], [...(paths[1] ?? [])]];
+  const given = paths.filter((path) => path.length > 0);
+  if (given.length > 2) throw new RangeError('readAllOf leaves out at most two data paths');
+  return [[...(given[0] ?? [])], [...(given[1] ?? [])]];
 }
 
 interface AppendedRow {
