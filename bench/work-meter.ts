@@ -48,7 +48,7 @@ export async function meterWork<T>(databaseUrl: string, groups: Record<string, n
       const totals = (await client.query(COUNTERS)).rows[0] as Record<'transactions' | 'tup_inserted' | 'tup_updated' | 'rows_read', string>;
       return { ...totals, tables };
     };
-    const pids = { ...groups, postgres: postgresPids(), 'load generator': [] };
+    const pids = { ...groups, postgres: postgresPids() };
     const before = await Promise.all(Object.values(pids).map((p) => cpuTicks(p)));
     const startCounters = await counters();
     const ownCpu = process.cpuUsage();
@@ -63,7 +63,7 @@ export async function meterWork<T>(databaseUrl: string, groups: Record<string, n
       after[i]!.forEach((t, pid) => (ticks += t - (before[i]!.get(pid) ?? 0)));
       cpuMicros[name] = (ticks * 1_000_000) / CLOCK_TICKS;
     });
-    cpuMicros['load generator'] = own.user + own.system;
+    cpuMicros['load generator'] = own.user + own.system; // this process: process.cpuUsage, not /proc
     const delta = (name: 'transactions' | 'tup_inserted' | 'tup_updated' | 'rows_read') => Number(endCounters[name]) - Number(startCounters[name]);
     const mostRead = [...endCounters.tables]
       .map(([table, end]) => {

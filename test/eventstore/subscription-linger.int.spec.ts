@@ -17,8 +17,6 @@ describe('Subscription linger (read-model freshness vs batching)', () => {
   let sql: SqlClient;
   let store: SqlEventStore;
   let subscription: Subscription;
-  const seen: number[] = [];
-  const seenAt = new Map<number, number>();
   const batches: Array<{ at: number; ns: number[] }> = [];
   let checkpoint = 0;
 
@@ -36,10 +34,6 @@ describe('Subscription linger (read-model freshness vs batching)', () => {
       checkpoint: async () => checkpoint,
       handle: async (events, _from, to) => {
         if (events.length > 0) batches.push({ at: Date.now(), ns: events.map((e) => (e.data as { n: number }).n) });
-        for (const e of events) {
-          seen.push((e.data as { n: number }).n);
-          seenAt.set((e.data as { n: number }).n, Date.now());
-        }
         checkpoint = to;
       },
     });
@@ -50,10 +44,12 @@ describe('Subscription linger (read-model freshness vs batching)', () => {
     await sql.close();
   });
 
+  /** When the batch holding event n was handled; undefined if not within `withinMs`. */
   const waitFor = async (n: number, withinMs: number) => {
+    const handledAt = () => batches.find((b) => b.ns.includes(n))?.at;
     const deadline = Date.now() + withinMs;
-    while (!seenAt.has(n) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
-    return seenAt.get(n);
+    while (handledAt() === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    return handledAt();
   };
 
   it('handles a lone write right after the previous small batch, with no linger', async () => {
@@ -75,6 +71,6 @@ describe('Subscription linger (read-model freshness vs batching)', () => {
     const large = batches.findIndex((b) => b.ns.includes(14));
     const after = batches.slice(large + 1).map((b) => ({ ns: b.ns, lingered: b.at - batches[large]!.at >= LINGER_MS - 50 }));
     expect(after).toEqual([{ ns: [15, 16], lingered: true }]);
-    expect(seen).toEqual([1, 2, 10, 11, 12, 13, 14, 15, 16]);
+    expect(batches.flatMap((b) => b.ns)).toEqual([1, 2, 10, 11, 12, 13, 14, 15, 16]);
   });
 });

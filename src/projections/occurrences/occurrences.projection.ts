@@ -107,11 +107,17 @@ const OBSERVED_COLUMNS = `tenant text, occurrence_id text, trigger_id text, trig
   observed_at timestamptz, scheduled_at timestamptz, dedupe_identity jsonb, causal jsonb, evidence jsonb, last_position bigint`;
 
 /**
+ * A decision's row (x: the batch's decisions, $1 their JSON), found by index through `= ANY(...)` —
+ * joined to the batch alone, the planner may scan every row instead — and only while still observed.
+ */
+const STILL_OBSERVED_ROW_OF_X = `WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_array_elements($1::jsonb)->>'occurrence_id'))
+                AND o.occurrence_id = x.occurrence_id AND o.tenant = COALESCE(x.tenant, o.tenant) AND o.status = 'observed'`;
+
+/**
  * A run of events without conflicts in one statement per event type: first deliveries insert (OC-3),
  * then decisions update only rows still observed (AD-1). Equal to folding them one by one because an
  * Occurrence is observed before it is decided and decided once; conflict events, whose counter and
- * position depend on log order, end a run and go one by one. Decisions find their rows through
- * `= ANY(...)`, by index: joined to the batch alone, the planner may scan every row instead.
+ * position depend on log order, end a run and go one by one.
  */
 function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   const statements: SqlQuery[] = [];
@@ -140,8 +146,7 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
     statements.push({
       text: `UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
                FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, last_position bigint)
-              WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_array_elements($1::jsonb)->>'occurrence_id'))
-                AND o.occurrence_id = x.occurrence_id AND o.tenant = COALESCE(x.tenant, o.tenant) AND o.status = 'observed'`,
+              ${STILL_OBSERVED_ROW_OF_X}`,
       values: [json(rows)],
     });
   }
@@ -151,8 +156,7 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
     statements.push({
       text: `UPDATE rm_occurrences o SET status = 'blocked', reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
                FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
-              WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_array_elements($1::jsonb)->>'occurrence_id'))
-                AND o.occurrence_id = x.occurrence_id AND o.tenant = COALESCE(x.tenant, o.tenant) AND o.status = 'observed'`,
+              ${STILL_OBSERVED_ROW_OF_X}`,
       values: [json(rows)],
     });
   }
