@@ -265,5 +265,15 @@ export function ingressSuite(kind: StoreKind): void {
       expect(replayed.body.code).toBe('replay');
       expect((await post(t, s.sourceId, body, headers)).status).toBe(200); // the provider's own redelivery is a duplicate
     });
+
+    it('WH-4 the replay verdict comes before the parse verdict, although both round trips overlap', async () => {
+      const s = await webhookSetup(t, 'gh-replay-unparsable', { scheme: 'github-hmac-sha256', source: { eventTypePointer: null } });
+      const body = '{"ref": "x"'; // signed, but not JSON
+      const headers = await githubHeaders(s.secret, body, { id: randomUUID() });
+      const first = await post(t, s.sourceId, body, headers);
+      expect([first.status, first.body.code]).toEqual([400, 'malformed_request']);
+      const replayed = await post(t, s.sourceId, body, { ...headers, 'x-github-delivery': randomUUID() });
+      expect([replayed.status, replayed.body.code]).toEqual([401, 'replay']);
+    });
   });
 }

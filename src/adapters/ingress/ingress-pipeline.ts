@@ -2,24 +2,29 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EVENT_STORE, type EventStore, StoreUnavailable } from '../eventstore/event-store.port.js';
 import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
 import { TrustedClock } from '../clock/trusted-clock.js';
-import { bodyDigest, classifyContentType, payloadDigest, verifyDelivery } from '../sources/index.js';
+import { bodyDigest, classifyContentType, type PayloadFormat, payloadDigest, type VerifiedDelivery, verifyDelivery } from '../sources/index.js';
 import { observe } from '../../commands/shared/observe.js';
 import { currentTrigger } from '../../commands/shared/lookups.js';
 import { dedupeIdentityHash, deriveDeliveryKey, occurrenceIdFor, webhookIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import { Backpressure } from './backpressure.js';
 import { IngressAudit } from './ingress-audit.js';
 import { type IngressAnswer, answer, problemAnswer } from './ingress-answer.js';
-import { parsePayload } from './payload.js';
-import { GITHUB_REPLAY_HORIZON_SECONDS, recordDelivery } from './replay-store.js';
+import { type ParsedPayload, parsePayload } from './payload.js';
+import { GITHUB_REPLAY_HORIZON_SECONDS, recordDelivery, type ReplayVerdict } from './replay-store.js';
 import { type IngressSource, SourceRegistry } from './source-registry.js';
 import { TriggerBindings } from './trigger-bindings.js';
 import type { SourceBinding } from '../../domain/trigger/trigger-blocks.js';
+import type { TriggerState } from '../../domain/trigger/trigger.js';
 
 export interface IngressDelivery {
   rawHeaders: string[];
   headers: Record<string, string>;
   body: Buffer;
 }
+
+type Mapping =
+  | Extract<ParsedPayload, { ok: false }>
+  | { ok: true; parsed: Extract<ParsedPayload, { ok: true }>; triggers: Array<{ triggerId: string; trigger: TriggerState }> | null };
 
 interface Accepted {
   triggerId: string;
@@ -77,36 +82,21 @@ export class IngressPipeline {
     const backlog = this.backpressure.check(source.tenant, source.sourceId);
     if (backlog) return this.reject(source, delivery, 429, 'rate_limited', `too many unadmitted occurrences (${backlog})`, { 'Retry-After': '5' });
 
-    if (verified.authState === 'verified') {
-      const signature = delivery.headers['webhook-signature'] ?? delivery.headers['x-hub-signature-256'] ?? '';
-      const horizon = definition.scheme === 'github-hmac-sha256' ? GITHUB_REPLAY_HORIZON_SECONDS : definition.toleranceSeconds * 2;
-      const replay = await recordDelivery(
-        this.sql,
-        { tenant: source.tenant, sourceId: source.sourceId, deliveryId: verified.deliveryId, signature, horizonSeconds: horizon },
-        // Only when the events live in the same PostgreSQL can their commit carry this row's flush.
-        { flushWithNextCommit: this.store.kind !== 'eventstoredb' },
-      );
-      if (replay === 'replayed_signature') return this.reject(source, delivery, 401, 'replay', 'This signature was already used by another delivery.');
-    }
-
-    const parsed = parsePayload(delivery.body, delivery.headers, {
-      format: format.format,
-      eventTypePointer: definition.eventTypePointer,
-      eventTypeHeader: verified.eventTypeHeader,
-      requiredPointers: definition.schema.required,
-    });
-    if (!parsed.ok) return this.reject(source, delivery, 400, 'malformed_request', parsed.detail);
-
-    const bound = await this.bindings.forEvent(source.tenant, source.sourceId, parsed.eventType);
-    if (bound.length === 0) {
+    // The replay record (a write) and the mapping (parse, bindings, each Trigger's current definition)
+    // need nothing from each other, so their round trips overlap; their verdicts are still taken in
+    // the issue's order, replay first, and nothing is appended before both are in.
+    const [replay, mapping] = await Promise.all([this.recordReplay(source, delivery, verified), this.map(source, delivery, format.format, verified)]);
+    if (replay === 'replayed_signature') return this.reject(source, delivery, 401, 'replay', 'This signature was already used by another delivery.');
+    if (!mapping.ok) return this.reject(source, delivery, 400, 'malformed_request', mapping.detail);
+    const { parsed, triggers } = mapping;
+    if (triggers === null) {
       this.audit.record(source.sourceId, 'no_subscriber', 202, delivery.body.length);
       return answer(202, { occurrences: [] });
     }
     const digest = payloadDigest(parsed.payload);
     const observedAt = (await this.clock.now()).toISOString();
     const accepted: Accepted[] = [];
-    for (const { triggerId } of bound) {
-      const trigger = await currentTrigger(this.store, source.tenant, triggerId);
+    for (const { triggerId, trigger } of triggers) {
       // The bindings may trail the Trigger by a moment: one no longer bound to this source or event type gets nothing.
       if (trigger.status === 'absent' || trigger.deleted || !bindsEvent(trigger.definition.source, source.sourceId, parsed.eventType)) continue;
       const key = deriveDeliveryKey(trigger.definition.dedupe, verified.deliveryId, parsed.payload);
@@ -144,6 +134,35 @@ export class IngressPipeline {
     }
     const allDuplicates = accepted.length > 0 && accepted.every((a) => a.status === 'duplicate');
     return answer(allDuplicates ? 200 : 202, { occurrences: accepted });
+  }
+
+  /** WH-4/DD-2: a verified delivery's (delivery id, signature) in the auth replay store; unsigned sources keep none. */
+  private async recordReplay(source: IngressSource, delivery: IngressDelivery, verified: VerifiedDelivery): Promise<ReplayVerdict> {
+    if (verified.authState !== 'verified') return 'first';
+    const { definition } = source;
+    const signature = delivery.headers['webhook-signature'] ?? delivery.headers['x-hub-signature-256'] ?? '';
+    const horizon = definition.scheme === 'github-hmac-sha256' ? GITHUB_REPLAY_HORIZON_SECONDS : definition.toleranceSeconds * 2;
+    return recordDelivery(
+      this.sql,
+      { tenant: source.tenant, sourceId: source.sourceId, deliveryId: verified.deliveryId, signature, horizonSeconds: horizon },
+      // Only when the events live in the same PostgreSQL can their commit carry this row's flush.
+      { flushWithNextCommit: this.store.kind !== 'eventstoredb' },
+    );
+  }
+
+  /** Parse (after authentication only, WH-6), then the Triggers server-side configuration binds (null: none). */
+  private async map(source: IngressSource, delivery: IngressDelivery, format: PayloadFormat, verified: VerifiedDelivery): Promise<Mapping> {
+    const parsed = parsePayload(delivery.body, delivery.headers, {
+      format,
+      eventTypePointer: source.definition.eventTypePointer,
+      eventTypeHeader: verified.eventTypeHeader,
+      requiredPointers: source.definition.schema.required,
+    });
+    if (!parsed.ok) return parsed;
+    const bound = await this.bindings.forEvent(source.tenant, source.sourceId, parsed.eventType);
+    if (bound.length === 0) return { ok: true, parsed, triggers: null };
+    const triggers = await Promise.all(bound.map(async ({ triggerId }) => ({ triggerId, trigger: await currentTrigger(this.store, source.tenant, triggerId) })));
+    return { ok: true, parsed, triggers };
   }
 }
 
