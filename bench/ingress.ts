@@ -3,10 +3,11 @@
  * beside two baselines measured in the same run: a bare `node:http` server answering 202, and a raw
  * `pg` INSERT of the occurrence row. Then the p99 at half the measured rate.
  *
- *   node dist/bench/main.js ingress [--seconds 10] [--connections 16] [--single | --split]
+ *   node dist/bench/main.js ingress [--seconds 10] [--connections 16] [--single | --one-loop | --split]
  *
- * Both deployments by default: the service as one process, then split by role into an HTTP-only
- * process and a background one (admission, read models), as README describes for ingress nodes.
+ * Every deployment by default: the service as one process as `reveille serve` starts it on
+ * PostgreSQL (admission and read models in a background thread), the same on one event loop
+ * (REVEILLE_BACKGROUND=on), and split by role into an HTTP-only process and a background one.
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -17,21 +18,21 @@ import { command, type ServiceProcess, startService, startSplitService } from '.
 import { rawInsertRate } from './raw-baseline.js';
 import { describeWork, meterWork } from './work-meter.js';
 
-type Deployment = 'one process' | 'split by role';
+type Deployment = 'one process' | 'one event loop' | 'split by role';
 
 const MISSIONS = 4;
 
 interface Options {
   seconds: number;
   connections: number;
-  deployment: Deployment | 'both';
+  deployment: Deployment | 'all';
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function ingressBench(args: string[]): Promise<void> {
   const options = parse(args);
-  const deployments: Deployment[] = options.deployment === 'both' ? ['one process', 'split by role'] : [options.deployment];
+  const deployments: Deployment[] = options.deployment === 'all' ? ['one process', 'one event loop', 'split by role'] : [options.deployment];
   const runs = [];
   for (const deployment of deployments) runs.push({ deployment, ...(await measure(deployment, options, runs.length === 0)) });
   const bare = await bareHttpBaseline(options);
@@ -48,14 +49,15 @@ export async function ingressBench(args: string[]): Promise<void> {
 }
 
 /**
- * One deployment: `one process` is `reveille serve` as is; `split by role` is an HTTP-only process
- * (REVEILLE_BACKGROUND=off) beside one running admission and the read models, as README describes
- * for ingress nodes.
+ * One deployment: `one process` is `reveille serve` as is (background thread); `one event loop` runs
+ * admission and read models on the HTTP event loop (REVEILLE_BACKGROUND=on); `split by role` is an
+ * HTTP-only process (REVEILLE_BACKGROUND=off) beside one running admission and the read models.
  */
 async function measure(deployment: Deployment, options: Options, withRawBaseline: boolean) {
   const env = { REVEILLE_INGRESS_RATE: '1000000', REVEILLE_INGRESS_BURST: '1000000' };
   const port = 3900 + 2 * Math.floor(Math.random() * 45);
-  const service = deployment === 'split by role' ? await startSplitService(port, env) : await startService(port, env);
+  const service =
+    deployment === 'split by role' ? await startSplitService(port, env) : await startService(port, deployment === 'one event loop' ? { ...env, REVEILLE_BACKGROUND: 'on' } : env);
   try {
     // Nothing completes executions here, so each Mission fills up to its concurrency grant (at most
     // 10,000): deliveries are spread over MISSIONS Missions (one Trigger each, by event type) so that
@@ -169,6 +171,7 @@ function parse(args: string[]): Options {
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
-  const deployment = args.includes('--split') ? 'split by role' : args.includes('--single') ? 'one process' : 'both';
+  const flags: Array<[string, Deployment]> = [['--split', 'split by role'], ['--one-loop', 'one event loop'], ['--single', 'one process']];
+  const deployment = flags.find(([flag]) => args.includes(flag))?.[1] ?? 'all';
   return { seconds: value('seconds', 10), connections: value('connections', 16), deployment };
 }

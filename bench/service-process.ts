@@ -71,7 +71,7 @@ export async function startService(port: number, env: Record<string, string> = {
  * admission, read models and schedules, so their folds never stall the HTTP event loop.
  */
 export async function startSplitService(port: number, env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const background = await startService(port + 1, env);
+  const background = await startService(port + 1, { ...env, REVEILLE_BACKGROUND: 'on' });
   const http = await startService(port, { ...env, REVEILLE_BACKGROUND: 'off' }, { schema: background.schema, dataDir: background.dataDir });
   return {
     ...http,

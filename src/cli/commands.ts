@@ -1,4 +1,7 @@
+import type { INestApplication } from '@nestjs/common';
+import { BackgroundThread } from '../adapters/background/background-thread.js';
 import { assertStartable, loadConfig } from '../adapters/config/config.js';
+import { AppendSignal } from '../adapters/eventstore/append-signal.js';
 import { openInfrastructure, openSqlClient } from '../adapters/eventstore/infrastructure.js';
 import { runMigrations } from '../adapters/eventstore/sql/migrations.js';
 import { loadOrCreateDevKeys, mintDevToken } from '../adapters/http/auth/dev-keys.js';
@@ -6,7 +9,10 @@ import { SCOPES } from '../adapters/http/auth/principal.js';
 import { createApp } from '../app.factory.js';
 import { allMigrations } from '../migrations.js';
 import { projections } from '../projections/index.js';
+import { DecisionNotifier } from '../commands/admit-occurrence/decision-notifier.js';
 import { ProjectionRunner } from '../projections/runner/projection-runner.js';
+import { ProjectionRunners } from '../projections/runner/projection-runners.js';
+import { SubscriptionRegistry } from '../projections/runner/subscription-registry.js';
 import { stringOption, UsageError } from './args.js';
 import { progress } from './progress.js';
 
@@ -16,9 +22,11 @@ export async function serve(): Promise<void> {
   const config = loadConfig();
   assertStartable(config);
   const infra = await openInfrastructure(config, allMigrations());
-  // REVEILLE_BACKGROUND=off: an HTTP-only process (e.g. ingress nodes); another process runs admission and read models.
-  const app = await createApp(config, infra, { startSubscriptions: process.env.REVEILLE_BACKGROUND !== 'off' });
+  // off: an HTTP-only process (e.g. ingress nodes), another process runs admission and read models;
+  // thread: they run in a worker thread of this process (see BackgroundThread).
+  const app = await createApp(config, infra, { startSubscriptions: config.background === 'on' });
   app.enableShutdownHooks();
+  if (config.background === 'thread') startBackgroundThread(app);
   await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
   process.stderr.write(`Reveille listening on http://127.0.0.1:${config.port} — events in ${config.eventstoreUrl ? 'EventStoreDB' : store}\n`);
@@ -27,6 +35,13 @@ export async function serve(): Promise<void> {
       `Development auth is on (REVEILLE_AUTH=dev). Get a token with:\n  npx reveille token --tenant acme --scope "${SCOPES.join(' ')}"\n`,
     );
   }
+}
+
+/** Registered with the subscriptions, so /health/ready reports it and shutdown stops it. */
+function startBackgroundThread(app: INestApplication): void {
+  const runners = app.get(ProjectionRunners);
+  const thread = new BackgroundThread(app.get(AppendSignal), app.get(DecisionNotifier), (name) => runners.runners.get(name)?.notifyFolded());
+  app.get(SubscriptionRegistry).start(thread);
 }
 
 export async function migrate(): Promise<void> {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 /** Everything Reveille reads from its environment (api.md "Configuration"). */
@@ -19,7 +20,14 @@ export interface ReveilleConfig {
   /** Encrypts source secrets at rest when set (ARCHITECTURE decision 7). */
   secretKey: string | null;
   idempotencyRetentionHours: number;
+  /**
+   * Where admission, read models and schedules run: `on` on the HTTP event loop, `thread` in a worker
+   * thread of the same process (PostgreSQL only), `off` in another process.
+   */
+  background: BackgroundMode;
 }
+
+export type BackgroundMode = 'on' | 'off' | 'thread';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -33,10 +41,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReveilleConfig
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, not "${env.PORT}"`);
   const retention = Number(env.REVEILLE_IDEMPOTENCY_RETENTION_HOURS ?? 24);
   if (!(retention >= 24)) throw new ConfigError('REVEILLE_IDEMPOTENCY_RETENTION_HOURS must be at least 24 (SEC-3)');
+  const databaseUrl = env.DATABASE_URL || null;
   return {
     port,
     production,
-    databaseUrl: env.DATABASE_URL || null,
+    databaseUrl,
     dataDir: resolve(env.REVEILLE_DATA_DIR ?? './.reveille'),
     eventstoreUrl: env.EVENTSTORE_URL || null,
     redisUrl: env.REDIS_URL || null,
@@ -49,7 +58,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReveilleConfig
     },
     secretKey: env.REVEILLE_SECRET_KEY || null,
     idempotencyRetentionHours: retention,
+    background: backgroundMode(env.REVEILLE_BACKGROUND, databaseUrl),
   };
+}
+
+/**
+ * Default: a worker thread wherever it can run, so folds never stall the HTTP event loop — on
+ * PostgreSQL with a second core; the embedded PGlite is one in-process database and stays on one loop.
+ */
+function backgroundMode(value: string | undefined, databaseUrl: string | null): BackgroundMode {
+  if (value === undefined || value === '') return databaseUrl && availableParallelism() >= 2 ? 'thread' : 'on';
+  if (value !== 'on' && value !== 'off' && value !== 'thread') throw new ConfigError(`REVEILLE_BACKGROUND must be "on", "off" or "thread", not "${value}"`);
+  if (value === 'thread' && !databaseUrl) throw new ConfigError('REVEILLE_BACKGROUND=thread needs DATABASE_URL: the embedded PGlite can serve one thread only');
+  return value;
 }
 
 /** Production refuses to start without a real key source; dev mode is never the production default (SEC-5). */

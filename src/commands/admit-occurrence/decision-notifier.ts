@@ -8,8 +8,15 @@ import { Injectable } from '@nestjs/common';
 @Injectable()
 export class DecisionNotifier {
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly listeners: Array<(occurrenceId: string) => void> = [];
+
+  /** Hears every decision made here (a background thread passes them on to the HTTP thread). */
+  onDecided(listener: (occurrenceId: string) => void): void {
+    this.listeners.push(listener);
+  }
 
   decided(occurrenceId: string): void {
+    this.listeners.forEach((listener) => listener(occurrenceId));
     this.waiters.get(occurrenceId)?.forEach((wake) => wake());
     this.waiters.delete(occurrenceId);
   }

@@ -36,7 +36,7 @@ export class ProjectionRunner {
         const mine = events.filter((event) => handled.has(event.type));
         if (mine.length === 0) return this.skip(from, to);
         await (projection.evolve ? this.foldAsScript(mine, from, to) : this.foldInTransaction(mine, from, to));
-        this.changed();
+        this.notifyFolded();
       },
     });
   }
@@ -81,7 +81,8 @@ export class ProjectionRunner {
     this.folded.push(listener);
   }
 
-  private changed(): void {
+  /** Also called for folds made elsewhere (by a background thread), so caches built on the rows drop them. */
+  notifyFolded(): void {
     this.folded.forEach((listener) => listener());
   }
 
@@ -105,7 +106,7 @@ export class ProjectionRunner {
       for (const table of this.projection.tables) await tx.query(`DELETE FROM ${table}`);
       await resetCheckpoint(tx, checkpointName(this.projection));
     });
-    this.changed();
+    this.notifyFolded();
     return this.catchUp(onProgress);
   }
 }

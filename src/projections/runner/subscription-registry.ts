@@ -2,16 +2,27 @@ import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } f
 import type { Subscription } from '../../adapters/eventstore/subscription.js';
 
 /** Anything that runs in the background with the process: subscriptions, the schedule materializer. */
-export type BackgroundTask = Pick<Subscription, 'name' | 'error' | 'start' | 'stop'>;
+export type BackgroundTask = Pick<Subscription, 'name' | 'error' | 'start' | 'stop'> & {
+  /** The tasks it runs elsewhere (a background thread's), named under it. */
+  readonly remoteTasks?: readonly string[];
+};
 
 /** Every background subscription of this process (projections, processors), started and stopped with it. */
 @Injectable()
 export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly subscriptions: BackgroundTask[] = [];
+  private readonly started = new Set<BackgroundTask>();
   private autostart = true;
 
   register(subscription: BackgroundTask): void {
     this.subscriptions.push(subscription);
+  }
+
+  /** Starts a task registered after the application's bootstrap (the background thread). */
+  start(task: BackgroundTask): void {
+    if (!this.subscriptions.includes(task)) this.register(task);
+    this.started.add(task);
+    task.start();
   }
 
   /** Tests drive subscriptions by hand with catchUp(). */
@@ -19,8 +30,13 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
     this.autostart = false;
   }
 
-  names(): string[] {
+  registered(): string[] {
     return this.subscriptions.map((s) => s.name);
+  }
+
+  /** What runs here (or, for a background thread, there): registered tasks that were never started are not listed. */
+  names(): string[] {
+    return [...this.started].flatMap((s) => (s.remoteTasks ? s.remoteTasks.map((name) => `${s.name}/${name}`) : [s.name]));
   }
 
   failing(): Array<{ name: string; error: string }> {
@@ -34,7 +50,7 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
   onApplicationBootstrap(): void {
     if (!this.autostart) return;
     const only = process.env.REVEILLE_BACKGROUND_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
-    this.subscriptions.filter((s) => !only || only.includes(s.name)).forEach((s) => s.start());
+    this.subscriptions.filter((s) => !only || only.includes(s.name)).forEach((s) => this.start(s));
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,0 +1,22 @@
+import { availableParallelism } from 'node:os';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('REVEILLE_BACKGROUND', () => {
+  const pg = { DATABASE_URL: 'postgres://127.0.0.1/test' };
+
+  it('defaults to a worker thread on PostgreSQL with a second core, and to the HTTP loop on the embedded PGlite', () => {
+    expect(loadConfig({ ...pg }).background).toBe(availableParallelism() >= 2 ? 'thread' : 'on');
+    expect(loadConfig({}).background).toBe('on');
+  });
+
+  it('takes on, off and thread as given', () => {
+    expect(loadConfig({ ...pg, REVEILLE_BACKGROUND: 'on' }).background).toBe('on');
+    expect(loadConfig({ REVEILLE_BACKGROUND: 'off' }).background).toBe('off');
+    expect(loadConfig({ ...pg, REVEILLE_BACKGROUND: 'thread' }).background).toBe('thread');
+  });
+
+  it('refuses a thread without PostgreSQL (PGlite serves one thread) and unknown values', () => {
+    expect(() => loadConfig({ REVEILLE_BACKGROUND: 'thread' })).toThrow(new ConfigError('REVEILLE_BACKGROUND=thread needs DATABASE_URL: the embedded PGlite can serve one thread only'));
+    expect(() => loadConfig({ ...pg, REVEILLE_BACKGROUND: 'yes' })).toThrow(ConfigError);
+  });
+});

@@ -1,0 +1,37 @@
+import { BackgroundThread } from '../../src/adapters/background/background-thread.js';
+import { AppendSignal } from '../../src/adapters/eventstore/append-signal.js';
+import { DecisionNotifier } from '../../src/commands/admit-occurrence/decision-notifier.js';
+
+describe('BackgroundThread supervision', () => {
+  it('OP-4 a background thread that dies is reported failing, then started again; stop ends it', async () => {
+    const signal = new AppendSignal();
+    const notifier = new DecisionNotifier();
+    const heard: string[] = [];
+    notifier.onDecided((id) => heard.push(id));
+    const thread = new BackgroundThread(signal, notifier, () => undefined, new URL('./fixtures/dying-worker.mjs', import.meta.url));
+    expect(String(thread.error)).toMatch(/background thread: starting/);
+    thread.start();
+    await until(() => heard.includes('spawned'));
+    expect(thread.error).toBeNull();
+    expect(thread.remoteTasks).toEqual(['fixture:task']);
+    // this thread's appends wake the worker
+    signal.notify();
+    await until(() => heard.includes('appended'));
+    // it dies (exit code 3): failing until the next one is up, about a second later
+    await until(() => /exited with code 3/.test(String(thread.error)));
+    await until(() => heard.filter((id) => id === 'spawned').length === 2, 5_000);
+    expect(thread.error).toBeNull();
+    await thread.stop();
+    const spawned = heard.filter((id) => id === 'spawned').length;
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(heard.filter((id) => id === 'spawned').length).toBe(spawned);
+  }, 20_000);
+});
+
+async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
