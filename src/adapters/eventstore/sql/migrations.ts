@@ -45,7 +45,7 @@ export async function runMigrations(client: SqlClient, migrations: Migration[], 
     const done = await client.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
       const seen = await tx.query('SELECT 1 FROM schema_migrations WHERE id = $1', [migration.id]);
-      if (seen.rowCount > 0) return false;
+      if (seen.rows.length > 0) return false;
       for (const statement of splitStatements(migration.sql)) await tx.query(statement);
       await tx.query('INSERT INTO schema_migrations (id) VALUES ($1)', [migration.id]);
       return true;

@@ -47,7 +47,8 @@ async function run<R>(target: PgliteQueryable, query: string | SqlQuery, values?
   const params = typeof query === 'string' ? values : (query.values ?? values);
   try {
     const result = await target.query<R>(text, params);
-    return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length };
+    // PGlite reports affectedRows 0 for a SELECT: rows returned count, as node-postgres counts them.
+    return { rows: result.rows, rowCount: result.rows.length || (result.affectedRows ?? 0) };
   } catch (error) {
     throw translateStoreError(error);
   }

@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PgliteSqlClient } from '../../src/adapters/eventstore/sql/pglite-sql-client.js';
+import { runMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
+import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
+import { allMigrations } from '../../src/migrations.js';
+import { dropSchema, freshPostgres } from '../support/databases.js';
+
+describe('schema migrations across restarts', () => {
+  it('the embedded default (PGlite in a data dir) starts a second time: nothing is applied twice', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'reveille-restart-'));
+    try {
+      const first = await PgliteSqlClient.open(dataDir);
+      expect((await runMigrations(first, allMigrations())).length).toBe(allMigrations().length);
+      await first.close();
+      const second = await PgliteSqlClient.open(dataDir);
+      try {
+        expect(await runMigrations(second, allMigrations())).toEqual([]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('PostgreSQL: a second run applies nothing', async () => {
+    const { sql, schema } = await freshPostgres(allMigrations(), { max: 1 });
+    try {
+      expect(await runMigrations(sql, allMigrations())).toEqual([]);
+    } finally {
+      await sql.close();
+      await dropSchema(schema);
+    }
+  });
+
+  it.each(['pglite', 'postgres'])('%s: rowCount of a SELECT is the rows it returned, of a write the rows it changed', async (kind) => {
+    const opened = kind === 'pglite' ? { sql: (await PgliteSqlClient.open()) as SqlClient, schema: null } : await freshPostgres([], { max: 1 });
+    const { sql } = opened;
+    try {
+      expect((await sql.query('SELECT g FROM generate_series(1, 3) g')).rowCount).toBe(3);
+      await sql.query('CREATE TEMP TABLE t (n int)');
+      expect((await sql.query('INSERT INTO t SELECT generate_series(1, 4)')).rowCount).toBe(4);
+      expect((await sql.query('UPDATE t SET n = n + 1 WHERE n > 2')).rowCount).toBe(2);
+      expect((await sql.query('SELECT 1 WHERE false')).rowCount).toBe(0);
+    } finally {
+      await sql.close();
+      if (opened.schema) await dropSchema(opened.schema);
+    }
+  });
+});
