@@ -8,7 +8,7 @@ import { loadOrCreateDevKeys, mintDevToken } from '../adapters/http/auth/dev-key
 import { SCOPES } from '../adapters/http/auth/principal.js';
 import { createApp } from '../app.factory.js';
 import { allMigrations } from '../migrations.js';
-import { projections } from '../projections/index.js';
+import { foldingOf, projections } from '../projections/index.js';
 import { DecisionNotifier } from '../commands/admit-occurrence/decision-notifier.js';
 import { ProjectionRunner } from '../projections/runner/projection-runner.js';
 import { ProjectionRunners } from '../projections/runner/projection-runners.js';
@@ -68,8 +68,10 @@ export async function token(options: Options): Promise<void> {
 
 export async function rebuildProjections(options: Options): Promise<void> {
   const name = stringOption(options, 'name');
-  const selected = name ? projections.filter((p) => p.name === name) : projections;
-  if (name && selected.length === 0) throw new UsageError(`no projection named ${name}; known: ${projections.map((p) => p.name).join(', ') || 'none'}`);
+  // A read model that folds in a group is rebuilt with its group.
+  const selected = name ? [foldingOf(name)].filter((p) => p !== undefined) : projections;
+  const known = projections.flatMap((p) => [p.name, ...(p.members ?? []).map((m) => m.name).filter((n) => n !== p.name)]);
+  if (name && selected.length === 0) throw new UsageError(`no projection named ${name}; known: ${known.join(', ') || 'none'}`);
   const config = loadConfig();
   const infra = await openInfrastructure(config, allMigrations());
   try {

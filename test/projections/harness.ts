@@ -71,6 +71,16 @@ export function crashingRunner(h: ProjectionHarness, projection: Projection, cra
   // Batches sent as one script fail inside the database, after the statements before them ran.
   const crash = { text: `SELECT 'simulated crash'::int` };
   if (projection.evolve) crashing.evolve = (event) => (++seen === crashAt ? [crash] : projection.evolve!(event));
+  if (projection.applyBatch && !projection.evolve) {
+    crashing.applyBatch = async (events, tx) => {
+      for (const [i] of events.entries()) {
+        if (++seen !== crashAt) continue;
+        await projection.applyBatch!(events.slice(0, i), tx);
+        throw new Error('simulated crash');
+      }
+      await projection.applyBatch!(events, tx);
+    };
+  }
   if (projection.evolveBatch) {
     crashing.evolveBatch = (events) => {
       for (const [i] of events.entries()) if (++seen === crashAt) return [...projection.evolveBatch!(events.slice(0, i)), crash];

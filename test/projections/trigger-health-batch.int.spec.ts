@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { RecordedEvent } from '../../src/adapters/eventstore/event-store.port.js';
+import { eventStoreMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
 import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
-import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
+import { observed } from '../../src/domain/occurrence/occurrence.fixtures.js';
+import { occurrenceViews } from '../../src/projections/index.js';
 import { freshPglite } from '../support/databases.js';
 import { clearTables, dumpTables, seededRandom } from './harness.js';
 
 /**
- * OP-3: the set-based batch fold of trigger health must leave exactly the rows of folding event by
- * event, whatever the batch boundaries, replays of whole batches, out-of-order observation times,
- * decisions in the same batch as their observation, unknown tenants and interleaved revisions.
+ * OP-3: the set-based batch fold of trigger health (with the Occurrence explorer it counts off, in the
+ * same transaction) must leave exactly the rows of folding event by event, whatever the batch
+ * boundaries, replays of whole batches, redeliveries, out-of-order observation times, decisions in the
+ * same batch as their observation, unknown tenants and interleaved revisions.
  */
 function scenario(seed: number): RecordedEvent[] {
   const random = seededRandom(seed);
@@ -31,25 +34,30 @@ function scenario(seed: number): RecordedEvent[] {
       const occurrenceId = `o-${i}-${Math.floor(random() * 1e6)}`;
       // Observation times collide and go backwards so the "last occurrence" tie-break matters.
       const observedAt = new Date(Date.UTC(2026, 2, 1, 10, 0, Math.floor(random() * 6))).toISOString();
-      push('OccurrenceObserved', { tenant, occurrenceId, triggerId, observedAt }, tenant);
+      const o = observed({ tenant, occurrenceId, triggerId, observedAt }, `d-${i}`);
+      push('OccurrenceObserved', o, tenant);
+      // A redelivery of the same Occurrence now and then: counted once (OC-3).
+      if (random() < 0.1) push('OccurrenceObserved', { ...o, payloadDigest: 'other' }, tenant);
       open.push({ tenant, occurrenceId });
     } else {
       const [target] = open.splice(Math.floor(random() * open.length), 1);
       const metadataTenant = random() < 0.2 ? null : target!.tenant;
-      if (random() < 0.5) push('OccurrenceAdmitted', { occurrenceId: target!.occurrenceId, firedAt: new Date(Date.UTC(2026, 2, 1, 11, 0, Math.floor(random() * 50))).toISOString() }, metadataTenant);
-      else push('OccurrenceBlocked', { occurrenceId: target!.occurrenceId, reason: pick(['budget_exhausted', 'trigger_disabled', 'internal_error']) }, metadataTenant);
+      const decidedAt = '2026-03-01T11:00:00.456Z';
+      const firedAt = new Date(Date.UTC(2026, 2, 1, 11, 0, Math.floor(random() * 50))).toISOString();
+      if (random() < 0.5) push('OccurrenceAdmitted', { occurrenceId: target!.occurrenceId, executionId: `e-${i}`, firedAt, decidedAt, request: {} }, metadataTenant);
+      else push('OccurrenceBlocked', { occurrenceId: target!.occurrenceId, reason: pick(['budget_exhausted', 'trigger_disabled', 'internal_error']), evidence: {}, decidedAt }, metadataTenant);
     }
   }
   return events;
 }
 
-const dump = (sql: SqlClient) => dumpTables(sql, triggerHealthProjection);
-const clear = (sql: SqlClient) => clearTables(sql, triggerHealthProjection);
+const dump = (sql: SqlClient) => dumpTables(sql, occurrenceViews);
+const clear = (sql: SqlClient) => clearTables(sql, occurrenceViews);
 
 describe('OP-1 OP-3 trigger health folded in batches equals folded one by one', () => {
   let sql: SqlClient;
   beforeAll(async () => {
-    sql = await freshPglite(triggerHealthProjection.migrations);
+    sql = await freshPglite([...eventStoreMigrations, ...occurrenceViews.migrations]);
   });
   afterAll(async () => {
     await sql?.close();
@@ -59,7 +67,7 @@ describe('OP-1 OP-3 trigger health folded in batches equals folded one by one', 
     const events = scenario(seed);
     await clear(sql);
     await sql.transaction(async (tx) => {
-      for (const event of events) await triggerHealthProjection.apply(event, tx);
+      for (const event of events) await occurrenceViews.apply(event, tx);
     });
     const oneByOne = await dump(sql);
 
@@ -67,8 +75,8 @@ describe('OP-1 OP-3 trigger health folded in batches equals folded one by one', 
     const random = seededRandom(seed * 7919);
     for (let at = 0; at < events.length; ) {
       const batch = events.slice(at, (at += 1 + Math.floor(random() * 25)));
-      await sql.transaction((tx) => triggerHealthProjection.applyBatch!(batch, tx));
-      if (random() < 0.3) await sql.transaction((tx) => triggerHealthProjection.applyBatch!(batch, tx));
+      await sql.transaction((tx) => occurrenceViews.applyBatch!(batch, tx));
+      if (random() < 0.3) await sql.transaction((tx) => occurrenceViews.applyBatch!(batch, tx));
     }
     const batched = await dump(sql);
 
@@ -77,5 +85,8 @@ describe('OP-1 OP-3 trigger health folded in batches equals folded one by one', 
     const rows = (oneByOne as { rm_trigger_health: Array<{ admitted: number; blocked: object; last_status: string }> }).rm_trigger_health;
     expect(rows.some((r) => r.admitted > 0) && rows.some((r) => Object.keys(r.blocked).length > 0)).toBe(true);
     expect(rows.map((r) => r.last_status)).toEqual(expect.arrayContaining(['admitted', 'blocked']));
+    // …and against the events themselves: one count per Occurrence, however often it was delivered.
+    const distinct = new Set(events.filter((e) => e.type === 'OccurrenceObserved').map((e) => JSON.stringify([(e.data as { tenant: string }).tenant, (e.data as { occurrenceId: string }).occurrenceId])));
+    expect(rows.reduce((sum, r) => sum + (r as unknown as { observed: number }).observed, 0)).toBe(distinct.size);
   });
 });

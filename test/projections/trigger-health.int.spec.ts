@@ -1,5 +1,5 @@
 import { definition } from '../../src/domain/occurrence/occurrence.fixtures.js';
-import { occurrencesProjection } from '../../src/projections/occurrences/occurrences.projection.js';
+import { occurrenceViews } from '../../src/projections/index.js';
 import { schedulesProjection } from '../../src/projections/schedules/schedules.projection.js';
 import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
@@ -22,7 +22,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
   let h: ProjectionHarness;
 
   beforeAll(async () => {
-    h = await openHarness(kind, [triggerHealthProjection, occurrencesProjection, schedulesProjection]);
+    h = await openHarness(kind, [occurrenceViews, schedulesProjection]);
     const { store } = h;
     await appendTrigger(store, 'acme', 't-hook', [triggerRevised('acme', 't-hook', 1), triggerRevised('acme', 't-hook', 2, definition({ missionId: 'm-2' }))]);
     await appendTrigger(store, 'acme', 't-guard', [triggerRevised('acme', 't-guard', 1)]);
@@ -110,13 +110,13 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
   describe('OP-3 replay safety', () => {
     it('applying every event a second time (a replayed batch) counts nothing twice', async () => {
       const before = await h.dump(triggerHealthProjection);
-      await replayAll(h, triggerHealthProjection);
+      await replayAll(h, occurrenceViews);
       expect(await h.dump(triggerHealthProjection)).toEqual(before);
     });
 
     it('a crash mid-batch rolls the batch back, and resuming yields identical rows', async () => {
       const before = await h.dump(triggerHealthProjection);
-      await expect(crashingRunner(h, triggerHealthProjection, 8).rebuild()).rejects.toThrow('simulated crash');
+      await expect(crashingRunner(h, occurrenceViews, 8).rebuild()).rejects.toThrow('simulated crash');
       expect(await h.dump(triggerHealthProjection)).not.toEqual(before);
       await h.catchUp();
       expect(await h.dump(triggerHealthProjection)).toEqual(before);

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppendSignal } from '../../adapters/eventstore/append-signal.js';
 import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
 import { SQL_CLIENT, type SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
-import { projections } from '../index.js';
+import { foldingOf, projections } from '../index.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { SubscriptionRegistry } from './subscription-registry.js';
 
@@ -44,8 +44,9 @@ export class ProjectionRunners {
     this.runners.forEach((runner) => registry.register(runner.subscription));
   }
 
+  /** The runner folding `name`: its own, or its group's. */
   get(name: string): ProjectionRunner {
-    const runner = this.runners.get(name);
+    const runner = this.runners.get(foldingOf(name)?.name ?? name);
     if (!runner) throw new Error(`unknown projection ${name}`);
     return runner;
   }

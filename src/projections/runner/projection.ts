@@ -26,4 +26,6 @@ export interface Projection {
   evolve?(event: RecordedEvent): SqlQuery[];
   /** Optional with `evolve`: fewer statements for a whole batch, leaving the same rows. */
   evolveBatch?(events: RecordedEvent[]): SqlQuery[];
+  /** Set when several read models fold as one (see foldedTogether): their names also find this one. */
+  members?: readonly Projection[];
 }

@@ -23,18 +23,61 @@ interface TriggerTotals {
 
 const key = (tenant: string, triggerId: string) => `${tenant}\u0000${triggerId}`;
 
+interface LedgerRow {
+  tenant: string;
+  triggerId: string;
+  status: 'observed' | 'admitted' | 'blocked';
+}
+
 /**
- * A run of Occurrence events (no Trigger revision in between) folded with six statements instead of
+ * Where each Occurrence of a batch stands, for counting it once: its Occurrence explorer row as it was
+ * before the batch (that read model folds right after this one, in the same transaction), moved on
+ * here by the batch's own events in log order.
+ */
+export class OccurrenceLedger {
+  private constructor(private readonly rows: Map<string, LedgerRow[]>) {}
+
+  static async load(tx: SqlExecutor, events: readonly RecordedEvent[]): Promise<OccurrenceLedger> {
+    const ids = [...new Set(events.filter((e) => e.type.startsWith('Occurrence')).map((e) => (e.data as { occurrenceId: string }).occurrenceId))];
+    const rows = new Map<string, LedgerRow[]>();
+    if (ids.length === 0) return new OccurrenceLedger(rows);
+    // ARRAY(SELECT …) hides the list's length from the planner, which, blind to how small it is,
+    // would otherwise scan a young, not yet analysed table instead of probing its index.
+    const { rows: found } = await tx.query<{ tenant: string; occurrence_id: string; trigger_id: string; status: LedgerRow['status'] }>(
+      `SELECT tenant, occurrence_id, trigger_id, status FROM rm_occurrences WHERE occurrence_id = ANY(ARRAY(SELECT unnest($1::text[])))`,
+      [ids],
+    );
+    for (const r of found) rows.set(r.occurrence_id, [...(rows.get(r.occurrence_id) ?? []), { tenant: r.tenant, triggerId: r.trigger_id, status: r.status }]);
+    return new OccurrenceLedger(rows);
+  }
+
+  /** true for a first observation (OC-3: a later one of the same Occurrence changes nothing). */
+  observe(tenant: string, occurrenceId: string, triggerId: string): boolean {
+    const rows = this.rows.get(occurrenceId) ?? [];
+    if (rows.some((r) => r.tenant === tenant)) return false;
+    this.rows.set(occurrenceId, [...rows, { tenant, triggerId, status: 'observed' }]);
+    return true;
+  }
+
+  /** The rows this decision is the first for (AD-1); a tenant-less decision matches the id in any tenant. */
+  decide(occurrenceId: string, tenant: string | null, status: 'admitted' | 'blocked'): LedgerRow[] {
+    const first = (this.rows.get(occurrenceId) ?? []).filter((r) => r.status === 'observed' && (tenant === null || r.tenant === tenant));
+    for (const row of first) row.status = status;
+    return first;
+  }
+}
+
+/**
+ * A run of Occurrence events (no Trigger revision in between) folded with four statements instead of
  * several per event, leaving exactly the rows folding them one by one would (the replay, crash and
- * rebuild tests compare both): counters move only for first claims and first decisions, the latest
+ * rebuild tests compare both): counters move only for first observations and first decisions, the latest
  * touching event in log order sets last_position, the newest Occurrence by (observedAt, id) becomes
  * the "last" one, and a decision changes the last status only if it decides that Occurrence.
  */
-export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedEvent[]): Promise<void> {
+export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedEvent[], ledger: OccurrenceLedger): Promise<void> {
   if (run.length === 0) return;
   const events = run as OccurrenceEvent[];
   const observed = events.map((e, order) => ({ e: e as RecordedEvent<OccurrenceObserved['data']>, order })).filter(({ e }) => e.type === 'OccurrenceObserved');
-  const decisions = events.map((e, order) => ({ e, order })).filter(({ e }) => e.type !== 'OccurrenceObserved');
   const totals = new Map<string, TriggerTotals>();
   const totalsOf = (tenant: string, triggerId: string) => {
     const k = key(tenant, triggerId);
@@ -46,49 +89,30 @@ export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedE
     if (order > t.last.order) t.last = { order, position };
   };
 
-  if (observed.length > 0) {
-    const claimed = await tx.query<{ tenant: string; occurrence_id: string; trigger_id: string }>(
-      `INSERT INTO rm_trigger_health_occurrences (tenant, occurrence_id, trigger_id, status)
-       SELECT tenant, occurrence_id, trigger_id, 'observed' FROM unnest($1::text[], $2::text[], $3::text[]) AS i(tenant, occurrence_id, trigger_id)
-       ON CONFLICT (tenant, occurrence_id) DO NOTHING
-       RETURNING tenant, occurrence_id, trigger_id`,
-      [observed.map(({ e }) => e.data.tenant), observed.map(({ e }) => e.data.occurrenceId), observed.map(({ e }) => e.data.triggerId)],
-    );
-    const byOccurrence = new Map(observed.map((o) => [key(o.e.data.tenant, o.e.data.occurrenceId), o]));
-    for (const row of claimed.rows) {
-      const o = byOccurrence.get(key(row.tenant, row.occurrence_id))!;
-      const t = totalsOf(row.tenant, row.trigger_id);
-      t.observed += 1;
-      touch(t, o.order, o.e.position);
-    }
-  }
-
+  // In log order, so each event finds its Occurrence where the events before it left it.
   const decided: Array<{ tenant: string; triggerId: string; occurrenceId: string; status: string; reason: string | null }> = [];
-  if (decisions.length > 0) {
-    const status = (e: OccurrenceEvent) => (e.type === 'OccurrenceAdmitted' ? 'admitted' : 'blocked');
-    // `= ANY($1)` restates the join so the map is probed by its index: joined to unnest alone, the
-    // planner, blind to how small the batch is, would often hash the whole map instead.
-    const { rows } = await tx.query<{ tenant: string; trigger_id: string; occurrence_id: string; status: string }>(
-      `UPDATE rm_trigger_health_occurrences m SET status = i.status
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS i(occurrence_id, tenant, status)
-        WHERE m.occurrence_id = ANY($1::text[]) AND m.occurrence_id = i.occurrence_id AND m.tenant = COALESCE(i.tenant, m.tenant) AND m.status = 'observed'
-       RETURNING m.tenant, m.trigger_id, m.occurrence_id, m.status`,
-      [decisions.map(({ e }) => e.data.occurrenceId), decisions.map(({ e }) => (e.metadata.tenant as string | undefined) ?? null), decisions.map(({ e }) => status(e))],
-    );
-    const byOccurrence = new Map(decisions.map((d) => [d.e.data.occurrenceId, d]));
-    for (const row of rows) {
-      const { e, order } = byOccurrence.get(row.occurrence_id)!;
-      const t = totalsOf(row.tenant, row.trigger_id);
+  for (const [order, e] of events.entries()) {
+    if (e.type === 'OccurrenceObserved') {
+      const o = e.data as OccurrenceObserved['data'];
+      if (!ledger.observe(o.tenant, o.occurrenceId, o.triggerId)) continue;
+      const t = totalsOf(o.tenant, o.triggerId);
+      t.observed += 1;
+      touch(t, order, e.position);
+      continue;
+    }
+    const status = e.type === 'OccurrenceAdmitted' ? 'admitted' : 'blocked';
+    for (const row of ledger.decide(e.data.occurrenceId, (e.metadata.tenant as string | undefined) ?? null, status)) {
+      const t = totalsOf(row.tenant, row.triggerId);
       touch(t, order, e.position);
       if (e.type === 'OccurrenceAdmitted') {
         const firedAt = (e.data as OccurrenceAdmitted['data']).firedAt;
         t.admitted += 1;
         if (t.fireAtMs === null || Date.parse(firedAt) > t.fireAtMs) [t.fireAtMs, t.fireAt] = [Date.parse(firedAt), firedAt];
-        decided.push({ tenant: row.tenant, triggerId: row.trigger_id, occurrenceId: row.occurrence_id, status: 'admitted', reason: null });
+        decided.push({ tenant: row.tenant, triggerId: row.triggerId, occurrenceId: e.data.occurrenceId, status, reason: null });
       } else {
         const reason = (e.data as OccurrenceBlocked['data']).reason;
         t.blocked[reason] = (t.blocked[reason] ?? 0) + 1;
-        decided.push({ tenant: row.tenant, triggerId: row.trigger_id, occurrenceId: row.occurrence_id, status: 'blocked', reason });
+        decided.push({ tenant: row.tenant, triggerId: row.triggerId, occurrenceId: e.data.occurrenceId, status, reason });
       }
     }
   }

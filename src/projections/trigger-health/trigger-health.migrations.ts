@@ -1,6 +1,6 @@
 import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
 
-/** OP-1 read model: one health row per Trigger, and the Occurrence → Trigger map its counters need. */
+/** OP-1 read model: one health row per Trigger, and the execution → Trigger map its execution counters need. */
 export const triggerHealthMigrations: Migration[] = [
   {
     id: '0310_rm_trigger_health',
@@ -48,5 +48,17 @@ export const triggerHealthMigrations: Migration[] = [
         status        text NOT NULL CHECK (status IN ('claimed', 'ended')),
         PRIMARY KEY (tenant, execution_id)
       )`,
+  },
+  {
+    // Occurrences are now counted off the Occurrence explorer's rows, folded in the same transaction
+    // under its checkpoint: the old map goes, and both read models are rebuilt from the log together.
+    id: '0312_rm_trigger_health_folds_with_occurrences',
+    sql: `
+      DROP TABLE IF EXISTS rm_trigger_health_occurrences;
+      DELETE FROM rm_trigger_health;
+      DELETE FROM rm_trigger_health_executions;
+      DELETE FROM rm_occurrences;
+      DELETE FROM rm_occurrence_conflicts;
+      DELETE FROM checkpoints WHERE name IN ('projection:occurrences', 'projection:trigger-health')`,
   },
 ];

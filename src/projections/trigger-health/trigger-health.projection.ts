@@ -4,7 +4,7 @@ import { OCCURRENCE_PAYLOAD_PATHS, type OccurrenceAdmitted, type OccurrenceBlock
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
-import { foldOccurrenceRun } from './trigger-health.batch.js';
+import { foldOccurrenceRun, OccurrenceLedger } from './trigger-health.batch.js';
 import { EXECUTION_EVENT_TYPES, evolveExecutionCounts, isExecutionEvent } from './trigger-health.executions.js';
 import { triggerHealthMigrations } from './trigger-health.migrations.js';
 
@@ -45,18 +45,16 @@ function deleted(event: RecordedEvent<TriggerDeleted['data']>): SqlQuery[] {
 }
 
 /**
- * Counted once: the increment only follows a first insert into the Occurrence map. The "last
- * occurrence" is the newest by (observedAt, occurrenceId), a comparison a replay cannot change.
+ * Counted once: only while the Occurrence explorer has no row for it yet (this read model folds just
+ * before that one, in the same transaction). The "last occurrence" is the newest by (observedAt,
+ * occurrenceId), a comparison a replay cannot change.
  */
 function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] {
   const o = event.data;
   return [
     {
-      text: `WITH claimed AS (
-               INSERT INTO rm_trigger_health_occurrences (tenant, occurrence_id, trigger_id, status) VALUES ($1, $2, $3, 'observed')
-               ON CONFLICT (tenant, occurrence_id) DO NOTHING RETURNING tenant, trigger_id)
-             INSERT INTO rm_trigger_health AS h (tenant, trigger_id, observed, last_position)
-             SELECT tenant, trigger_id, 1, $4::bigint FROM claimed
+      text: `INSERT INTO rm_trigger_health AS h (tenant, trigger_id, observed, last_position)
+             SELECT $1, $3, 1, $4::bigint WHERE NOT EXISTS (SELECT 1 FROM rm_occurrences WHERE tenant = $1 AND occurrence_id = $2)
              ON CONFLICT (tenant, trigger_id) DO UPDATE SET observed = h.observed + 1, last_position = EXCLUDED.last_position`,
       values: [o.tenant, o.occurrenceId, o.triggerId, event.position],
     },
@@ -69,12 +67,14 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   ];
 }
 
-/** Decision events name only the Occurrence: the map gives its Trigger and guards the count (AD-1: once). */
+/**
+ * Decision events name only the Occurrence: its explorer row gives the Trigger, and counts it once
+ * (AD-1) — only while that row is still observed, i.e. before the explorer folds this decision.
+ */
 const decide = (status: 'admitted' | 'blocked', set: string) => `
   WITH decided AS (
-    UPDATE rm_trigger_health_occurrences SET status = '${status}'
-     WHERE occurrence_id = $1 AND tenant = COALESCE($2::text, tenant) AND status = 'observed'
-    RETURNING tenant, trigger_id, occurrence_id)
+    SELECT tenant, trigger_id, occurrence_id FROM rm_occurrences
+     WHERE occurrence_id = $1 AND tenant = COALESCE($2::text, tenant) AND status = 'observed')
   UPDATE rm_trigger_health h SET ${set},
     last_status = CASE WHEN h.last_occurrence_id = d.occurrence_id THEN '${status}' ELSE h.last_status END,
     last_position = $3
@@ -117,13 +117,17 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
 
 const isTriggerEvent = (event: RecordedEvent) => event.type === 'TriggerRevised' || event.type === 'TriggerDeleted';
 
-/** OP-1: per-Trigger health without reading logs. */
+/**
+ * OP-1: per-Trigger health without reading logs. Its Occurrence counters follow the Occurrence
+ * explorer's rows (first observation, first decision), so it folds only together with that read
+ * model and just before it (projections/index.ts), never on its own.
+ */
 export const triggerHealthProjection: Projection = {
   name: TRIGGER_HEALTH_PROJECTION,
   handles: HANDLES,
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: triggerHealthMigrations,
-  tables: ['rm_trigger_health', 'rm_trigger_health_occurrences', 'rm_trigger_health_executions'],
+  tables: ['rm_trigger_health', 'rm_trigger_health_executions'],
   async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
     for (const statement of evolveTriggerHealth(event)) await tx.query(statement);
   },
@@ -135,6 +139,7 @@ export const triggerHealthProjection: Projection = {
    * one by one after the rest, in their own log order.
    */
   async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
+    const ledger = await OccurrenceLedger.load(tx, events);
     let run: RecordedEvent[] = [];
     const executions: RecordedEvent[] = [];
     for (const event of events) {
@@ -146,11 +151,11 @@ export const triggerHealthProjection: Projection = {
         run.push(event);
         continue;
       }
-      await foldOccurrenceRun(tx, run);
+      await foldOccurrenceRun(tx, run, ledger);
       run = [];
       await this.apply(event, tx);
     }
-    await foldOccurrenceRun(tx, run);
+    await foldOccurrenceRun(tx, run, ledger);
     for (const event of executions) await this.apply(event, tx);
   },
 };

@@ -1,0 +1,38 @@
+import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { Projection } from './projection.js';
+
+const pathKey = (path: readonly string[]) => JSON.stringify(path);
+
+/**
+ * Read models folded as one: the same log read, one transaction and one checkpoint per batch, the
+ * members in the order given, each seeing only the events it handles. A member may read an earlier
+ * member's rows, and a later member's as they were before the batch — so members that derive from
+ * each other need no second copy of the other's rows. They are rebuilt together, too.
+ */
+export function foldedTogether(name: string, members: readonly Projection[]): Projection {
+  const handledBy = (member: Projection) => (event: RecordedEvent) => member.handles.includes(event.type);
+  const [first, ...rest] = members;
+  // A payload path is left out of the shared read only if no member reads it.
+  const omitsData = (first?.omitsData ?? []).filter((path) => rest.every((m) => (m.omitsData ?? []).some((p) => pathKey(p) === pathKey(path))));
+  return {
+    name,
+    members,
+    handles: [...new Set(members.flatMap((m) => m.handles))],
+    omitsData,
+    // By id, which orders schema changes across members (a later one may touch an earlier member's tables).
+    migrations: members.flatMap((m) => m.migrations).sort((a, b) => a.id.localeCompare(b.id)),
+    tables: members.flatMap((m) => m.tables),
+    async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
+      for (const member of members) if (member.handles.includes(event.type)) await member.apply(event, tx);
+    },
+    async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
+      for (const member of members) {
+        const mine = events.filter(handledBy(member));
+        if (mine.length === 0) continue;
+        if (member.applyBatch) await member.applyBatch(mine, tx);
+        else for (const event of mine) await member.apply(event, tx);
+      }
+    },
+  };
+}
