@@ -21,6 +21,8 @@ import { describeWork, meterWork } from './work-meter.js';
 type Deployment = 'one process' | 'one event loop' | 'split by role';
 
 const MISSIONS = 4;
+/** Issue 5's target: accepted deliveries/s at full rate, and the p99 (ms) at half that rate. */
+const TARGET = { perSecond: 1_000, halfRateP99Ms: 50 };
 
 interface Options {
   seconds: number;
@@ -45,6 +47,11 @@ export async function ingressBench(args: string[]): Promise<void> {
   process.stdout.write(`\n| what | per second | p50 ms | p99 ms | ÷ bare http | ÷ raw insert |\n|---|---|---|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n\n`);
   for (const { deployment, full, drain } of runs) {
     process.stdout.write(`${deployment}: non-2xx during the full-rate run ${full.non2xx}; ${drain.observed} Occurrences observed; undecided right after it ${drain.undecided}, all decided ${(drain.ms / 1000).toFixed(1)} s later\n`);
+  }
+  for (const { deployment, full, half } of runs) {
+    const rate = full.accepted >= TARGET.perSecond ? 'met' : 'missed';
+    const latency = half.p99 < TARGET.halfRateP99Ms ? 'met' : 'missed';
+    process.stdout.write(`${deployment}: target ≥ ${TARGET.perSecond}/s ${rate} (${full.accepted.toFixed(0)}/s); p99 < ${TARGET.halfRateP99Ms} ms at half rate ${latency} (${half.p99} ms)\n`);
   }
 }
 
