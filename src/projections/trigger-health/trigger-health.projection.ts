@@ -4,7 +4,8 @@ import { OCCURRENCE_PAYLOAD_PATHS, type OccurrenceAdmitted, type OccurrenceBlock
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
-import { foldOccurrenceRun, OccurrenceLedger } from './trigger-health.batch.js';
+import { OccurrenceLedger } from './occurrence-ledger.js';
+import { foldOccurrenceRun } from './trigger-health.batch.js';
 import { EXECUTION_EVENT_TYPES, evolveExecutionCounts, isExecutionEvent } from './trigger-health.executions.js';
 import { triggerHealthMigrations } from './trigger-health.migrations.js';
 
