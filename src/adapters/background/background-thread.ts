@@ -59,7 +59,7 @@ export class BackgroundThread implements BackgroundTask {
   }
 
   private spawn(): void {
-    const worker = new Worker(this.entry, { env: { ...process.env, REVEILLE_BACKGROUND: 'on' } });
+    const worker = new Worker(this.entry);
     this.worker = worker;
     worker.on('message', (message: FromBackground) => this.receive(message));
     worker.on('error', (error) => {

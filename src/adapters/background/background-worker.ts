@@ -18,7 +18,8 @@ const port = parentPort;
 if (!port) throw new Error('background-worker runs only as a worker thread');
 const post = (message: FromBackground) => port.postMessage(message);
 
-const config = { ...loadConfig(), background: 'on' as const };
+// Its application never listens, and REVEILLE_BACKGROUND is read only by `serve`: the config is the HTTP thread's.
+const config = loadConfig();
 const infra = await openInfrastructure(config, allMigrations());
 const app = await createApp(config, infra, { docsUi: false });
 const signal = app.get(AppendSignal);
@@ -35,8 +36,9 @@ for (const [name, runner] of app.get(ProjectionRunners).runners) runner.onFolded
 let reported = '[]';
 const health = setInterval(() => {
   const failing = registry.failing();
-  if (JSON.stringify(failing) === reported) return;
-  reported = JSON.stringify(failing);
+  const now = JSON.stringify(failing);
+  if (now === reported) return;
+  reported = now;
   post({ type: 'failing', failing });
 }, 1_000);
 

@@ -11,7 +11,6 @@ const pathKey = (path: readonly string[]) => JSON.stringify(path);
  * each other need no second copy of the other's rows. They are rebuilt together, too.
  */
 export function foldedTogether(name: string, members: readonly Projection[]): Projection {
-  const handledBy = (member: Projection) => (event: RecordedEvent) => member.handles.includes(event.type);
   const [first, ...rest] = members;
   // A payload path is left out of the shared read only if no member reads it.
   const omitsData = (first?.omitsData ?? []).filter((path) => rest.every((m) => (m.omitsData ?? []).some((p) => pathKey(p) === pathKey(path))));
@@ -28,7 +27,7 @@ export function foldedTogether(name: string, members: readonly Projection[]): Pr
     },
     async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
       for (const member of members) {
-        const mine = events.filter(handledBy(member));
+        const mine = events.filter((event) => member.handles.includes(event.type));
         if (mine.length === 0) continue;
         if (member.applyBatch) await member.applyBatch(mine, tx);
         else for (const event of mine) await member.apply(event, tx);
