@@ -3,7 +3,11 @@
  * beside two baselines measured in the same run: a bare `node:http` server answering 202, and a raw
  * `pg` INSERT of the occurrence row. Then the p99 at half the measured rate.
  *
- *   node dist/bench/main.js ingress [--seconds 10] [--connections 16] [--single | --one-loop | --split]
+ *   node dist/bench/main.js ingress [--seconds 10] [--warmup 5] [--connections 16] [--single | --one-loop | --split]
+ *
+ * Each deployment first takes `--warmup` seconds of full-rate load that no figure counts (its rate
+ * second by second is printed): a long-running service is measured warm, and the ramp shows what a
+ * cold start costs. `--warmup 0` measures from cold.
  *
  * Every deployment by default: the service as one process as `reveille serve` starts it on
  * PostgreSQL (admission and read models in a background thread), the same on one event loop
@@ -26,6 +30,7 @@ const TARGET = { perSecond: 1_000, halfRateP99Ms: 50 };
 
 interface Options {
   seconds: number;
+  warmup: number;
   connections: number;
   deployment: Deployment | 'all';
 }
@@ -90,11 +95,12 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
     };
     // Signed ahead of the timed runs (well inside the 5-minute tolerance) so the load generator spends
     // its share of the two cores sending, not hashing; every delivery is still unique.
-    const presigned = Array.from({ length: options.seconds * 2 * 4_000 }, sign);
+    const presigned = Array.from({ length: (options.seconds * 2 + options.warmup) * 4_000 }, sign);
     let next = 0;
     const signed = () => presigned[next++ % presigned.length]!;
 
     log(`ingress (${deployment}): ${options.seconds}s at ${options.connections} connections against ${service.baseUrl}`);
+    const warm = options.warmup > 0 ? await load(`${service.baseUrl}/v1/ingress/s-bench`, { ...options, seconds: options.warmup }, signed, undefined, `warm-up, not counted (${options.warmup}s)`) : null;
     const groups: Record<string, number[]> = deployment === 'split by role' ? { http: [service.pids[0]!], background: [service.pids[1]!] } : { service: service.pids };
     const { result: full, work } = await meterWork(service.databaseUrl, groups, () => load(`${service.baseUrl}/v1/ingress/s-bench`, options, signed));
     log(`  ${describeWork(work, Math.max(1, full.accepted * options.seconds))}`);
@@ -102,8 +108,8 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
     const drain = await drainBacklog(service);
     log(`  admission backlog right after the full-rate run: ${drain.undecided} undecided, all decided ${(drain.ms / 1000).toFixed(1)} s later`);
     // A delivery no Trigger binds is accepted with no Occurrence: make sure the rate is of real ones.
-    const accepted = Math.round(full.accepted * options.seconds);
-    log(`  Occurrences observed: ${drain.observed} for ${accepted} accepted deliveries; decided: ${drain.decided}`);
+    const accepted = Math.round(full.accepted * options.seconds + (warm ? warm.accepted * options.warmup : 0));
+    log(`  Occurrences observed: ${drain.observed} for ${accepted} accepted deliveries (warm-up included); decided: ${drain.decided}`);
     if (drain.observed < accepted) throw new Error(`only ${drain.observed} of ${accepted} accepted deliveries became Occurrences`);
     const half = await load(`${service.baseUrl}/v1/ingress/s-bench`, { ...options }, signed, Math.max(1, Math.floor(full.accepted / 2)));
     const raw = withRawBaseline ? await rawInsertRate(service.databaseUrl, service.schema, options.connections, Math.min(options.seconds, 5)) : null;
@@ -138,24 +144,39 @@ async function drainBacklog(service: ServiceProcess): Promise<{ undecided: numbe
   }
 }
 
-async function load(url: string, options: Options, next: () => { body: string; headers: Record<string, string> }, overallRate?: number) {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    connections: options.connections,
-    duration: options.seconds,
-    overallRate,
-    requests: [
+async function load(url: string, options: Options, next: () => { body: string; headers: Record<string, string> }, overallRate?: number, label?: string) {
+  // Accepted deliveries second by second: a run's average hides the service warming up (JIT, caches).
+  const perSecond: number[] = [];
+  let started = 0;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const tracker = autocannon(
       {
-        setupRequest: (request: Record<string, unknown>) => {
-          const delivery = next();
-          return { ...request, method: 'POST', body: delivery.body, headers: delivery.headers };
-        },
-      },
-    ],
-  } as unknown as autocannon.Options);
+        url,
+        method: 'POST',
+        connections: options.connections,
+        duration: options.seconds,
+        overallRate,
+        requests: [
+          {
+            setupRequest: (request: Record<string, unknown>) => {
+              const delivery = next();
+              return { ...request, method: 'POST', body: delivery.body, headers: delivery.headers };
+            },
+          },
+        ],
+      } as unknown as autocannon.Options,
+      (error, done) => (error ? reject(error) : resolve(done)),
+    );
+    tracker.on('start', () => (started = Date.now()));
+    tracker.on('response', (_client: unknown, statusCode: number) => {
+      if (statusCode < 200 || statusCode > 299) return;
+      const second = Math.floor((Date.now() - started) / 1000);
+      perSecond[second] = (perSecond[second] ?? 0) + 1;
+    });
+  });
   const accepted = (result['2xx'] ?? 0) / options.seconds;
-  log(`  ${overallRate ? `rate ${overallRate}/s` : 'open loop'}: ${accepted.toFixed(0)} accepted/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
+  const timeline = Array.from({ length: options.seconds }, (_, i) => perSecond[i] ?? 0).join(' ');
+  log(`  ${label ?? (overallRate ? `rate ${overallRate}/s` : 'open loop')}: ${accepted.toFixed(0)} accepted/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}; by second: ${timeline}`);
   return { accepted, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
@@ -180,5 +201,5 @@ function parse(args: string[]): Options {
   };
   const flags: Array<[string, Deployment]> = [['--split', 'split by role'], ['--one-loop', 'one event loop'], ['--single', 'one process']];
   const deployment = flags.find(([flag]) => args.includes(flag))?.[1] ?? 'all';
-  return { seconds: value('seconds', 10), connections: value('connections', 16), deployment };
+  return { seconds: value('seconds', 10), warmup: value('warmup', 5), connections: value('connections', 16), deployment };
 }

@@ -25,6 +25,8 @@ export interface ReveilleConfig {
    * thread of the same process (PostgreSQL only), `off` in another process.
    */
   background: BackgroundMode;
+  /** WH-8: undecided Occurrences a source, and all sources together, may have before ingress answers 429. */
+  maxOutstanding: { perSource: number; global: number };
 }
 
 export type BackgroundMode = 'on' | 'off' | 'thread';
@@ -59,7 +61,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReveilleConfig
     secretKey: env.REVEILLE_SECRET_KEY || null,
     idempotencyRetentionHours: retention,
     background: backgroundMode(env.REVEILLE_BACKGROUND, databaseUrl),
+    maxOutstanding: {
+      perSource: positiveInteger(env, 'REVEILLE_MAX_OUTSTANDING_PER_SOURCE', 10_000),
+      global: positiveInteger(env, 'REVEILLE_MAX_OUTSTANDING', 100_000),
+    },
   };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer, not "${raw}"`);
+  return value;
 }
 
 /**

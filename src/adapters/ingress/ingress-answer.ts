@@ -22,7 +22,14 @@ const TITLES: Record<string, string> = {
   store_unavailable: 'Store unavailable',
 };
 
-export function problemAnswer(status: number, code: string, detail: string, headers: Record<string, string> = {}): IngressAnswer {
-  const problem = new Problem(status, code, TITLES[code] ?? code, detail);
+/** Which limit shed a 429 (WH-8's stable reason), as the problem's `reason` member. */
+export type ShedReason = 'global_rate' | 'lookup_rate' | 'source_rate' | 'outstanding_source' | 'outstanding_global';
+
+export function problemAnswer(status: number, code: string, detail: string, headers: Record<string, string> = {}, extras: Record<string, unknown> = {}): IngressAnswer {
+  const problem = new Problem(status, code, TITLES[code] ?? code, detail, extras);
   return { status, body: renderProblem(problem), headers: { ...headers, 'content-type': 'application/problem+json' } };
 }
+
+/** 429 `rate_limited` with `Retry-After` and the limit that was hit. */
+export const shed = (reason: ShedReason, detail: string, retryAfterSeconds: number): IngressAnswer =>
+  problemAnswer(429, 'rate_limited', detail, { 'Retry-After': String(retryAfterSeconds) }, { reason });

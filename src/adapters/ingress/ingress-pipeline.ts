@@ -8,7 +8,7 @@ import { currentTrigger } from '../../commands/shared/lookups.js';
 import { dedupeIdentityHash, deriveDeliveryKey, occurrenceIdFor, webhookIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import { Backpressure } from './backpressure.js';
 import { IngressAudit } from './ingress-audit.js';
-import { type IngressAnswer, answer, problemAnswer } from './ingress-answer.js';
+import { type IngressAnswer, answer, problemAnswer, shed } from './ingress-answer.js';
 import { type ParsedPayload, parsePayload } from './payload.js';
 import { GITHUB_REPLAY_HORIZON_SECONDS, recordDelivery, type ReplayVerdict } from './replay-store.js';
 import { type IngressSource, SourceRegistry } from './source-registry.js';
@@ -80,7 +80,11 @@ export class IngressPipeline {
     if (!verified.ok) return this.reject(source, delivery, verified.status, verified.code, verified.detail);
 
     const backlog = this.backpressure.check(source.tenant, source.sourceId);
-    if (backlog) return this.reject(source, delivery, 429, 'rate_limited', `too many unadmitted occurrences (${backlog})`, { 'Retry-After': '5' });
+    if (backlog) {
+      this.audit.record(source.sourceId, backlog, 429, delivery.body.length);
+      const whose = backlog === 'outstanding_source' ? 'this source' : 'all sources';
+      return shed(backlog, `Too many Occurrences of ${whose} await admission (limit ${this.backpressure.limits[backlog === 'outstanding_source' ? 'perSource' : 'global']}).`, 5);
+    }
 
     // The replay record (a write) and the mapping (parse, bindings, each Trigger's current definition)
     // need nothing from each other, so their round trips overlap; their verdicts are still taken in

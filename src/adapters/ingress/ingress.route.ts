@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { IngressPipeline } from './ingress-pipeline.js';
-import { type IngressAnswer, problemAnswer } from './ingress-answer.js';
+import { type IngressAnswer, problemAnswer, shed } from './ingress-answer.js';
 import type { IngressSource } from './source-registry.js';
 import { SourceCache } from './source-cache.js';
 import { TokenBuckets } from './token-bucket.js';
@@ -32,20 +32,20 @@ export function registerIngressRoute(fastify: FastifyInstance, deps: { pipeline:
       const request = raw as IngressRequest;
       const { sourceId } = request.params;
       const global = buckets.take('\u0000global', GLOBAL_RATE.perSecond, GLOBAL_RATE.burst);
-      if (!global.ok) return send(reply, problemAnswer(429, 'rate_limited', 'The service is shedding load.', { 'Retry-After': String(global.retryAfterSeconds) }));
+      if (!global.ok) return send(reply, shed('global_rate', 'The service is shedding load.', global.retryAfterSeconds));
       if (!SOURCE_ID.test(sourceId)) return send(reply, problemAnswer(404, 'not_found', 'No such source.'));
       if (request.raw.rawHeaders.length / 2 > MAX_HEADERS) return send(reply, problemAnswer(400, 'malformed_request', `more than ${MAX_HEADERS} headers`));
       // Sources are looked up at most once a second each (SourceCache); lookups of ids not in the cache
       // (a storm of random ids) get their own small budget, so no flood reaches the database unbounded.
       if (!deps.sources.has(sourceId)) {
         const lookup = buckets.take('\u0000lookup', LOOKUP_RATE.perSecond, LOOKUP_RATE.burst);
-        if (!lookup.ok) return send(reply, problemAnswer(429, 'rate_limited', 'Too many requests.', { 'Retry-After': String(lookup.retryAfterSeconds) }));
+        if (!lookup.ok) return send(reply, shed('lookup_rate', 'Too many requests for unknown sources.', lookup.retryAfterSeconds));
       }
       const source = await deps.sources.get(sourceId);
       if (!source) return send(reply, problemAnswer(404, 'not_found', 'No such source.'));
       const limit = source.definition.rateLimit;
       const own = buckets.take(`rate:${source.tenant}:${sourceId}`, limit.perSecond, limit.burst);
-      if (!own.ok) return send(reply, problemAnswer(429, 'rate_limited', 'This source is over its rate limit.', { 'Retry-After': String(own.retryAfterSeconds) }));
+      if (!own.ok) return send(reply, shed('source_rate', 'This source is over its rate limit.', own.retryAfterSeconds));
       const declared = Number(request.headers['content-length'] ?? 0);
       if (declared > source.definition.maxBodyBytes) {
         return send(reply, problemAnswer(413, 'payload_too_large', `The body exceeds ${source.definition.maxBodyBytes} bytes.`, { connection: 'close' }));

@@ -17,31 +17,59 @@ export async function runStatements(tx: SqlExecutor, statements: readonly SqlQue
   await tx.exec(statements.map(inline).join(';\n'));
 }
 
+/** A statement's text cut at its parameters: `parts[k]`, then value `slots[k]`, …, then the last part. */
+interface Template {
+  parts: string[];
+  slots: number[];
+}
+
+// Statement texts are a few constants of the projections: each is cut once, not rescanned per event.
+const templates = new Map<string, Template>();
+const MAX_TEMPLATES = 1_000;
+
 /** `$n` outside quoted strings and identifiers becomes the n-th value as a literal. */
 export function inline(statement: SqlQuery): string {
   const values = statement.values ?? [];
-  let out = '';
+  const { parts, slots } = templateOf(statement.text);
+  let out = parts[0]!;
+  for (let k = 0; k < slots.length; k++) {
+    const index = slots[k]!;
+    if (index < 0 || index >= values.length) throw new Error(`statement has no value for $${index + 1}`);
+    out += literal(values[index]) + parts[k + 1]!;
+  }
+  return out;
+}
+
+function templateOf(text: string): Template {
+  let template = templates.get(text);
+  if (!template) {
+    if (templates.size >= MAX_TEMPLATES) templates.clear();
+    templates.set(text, (template = cut(text)));
+  }
+  return template;
+}
+
+function cut(text: string): Template {
+  const parts: string[] = [];
+  const slots: number[] = [];
+  let partStart = 0;
   let i = 0;
-  const text = statement.text;
   while (i < text.length) {
     const c = text[i]!;
     if (c === "'" || c === '"') {
-      const end = closingQuote(text, i, c, c === "'" && /[eE]/.test(text[i - 1] ?? ''));
-      out += text.slice(i, end);
-      i = end;
+      i = closingQuote(text, i, c, c === "'" && /[eE]/.test(text[i - 1] ?? ''));
     } else if (c === '$' && /[0-9]/.test(text[i + 1] ?? '')) {
       let j = i + 1;
       while (j < text.length && /[0-9]/.test(text[j]!)) j++;
-      const index = Number(text.slice(i + 1, j)) - 1;
-      if (index < 0 || index >= values.length) throw new Error(`statement has no value for $${index + 1}`);
-      out += literal(values[index]);
-      i = j;
+      parts.push(text.slice(partStart, i));
+      slots.push(Number(text.slice(i + 1, j)) - 1);
+      partStart = i = j;
     } else {
-      out += c;
       i++;
     }
   }
-  return out;
+  parts.push(text.slice(partStart));
+  return { parts, slots };
 }
 
 function closingQuote(text: string, start: number, quote: string, backslashEscapes: boolean): number {

@@ -23,6 +23,13 @@ describe('statements inlined into one script (projection batches)', () => {
     expect(inline({ text: `SELECT 'it''s $1', $2`, values: ['v', 'w'] })).toBe(`SELECT 'it''s $1', 'w'`);
   });
 
+  it('inlines each call\'s own values when the same text comes again (the cut text is reused, not the values)', () => {
+    const text = `UPDATE t SET a = $1, b = 'x$2' WHERE id = $2`;
+    expect(inline({ text, values: ['one', 1] })).toBe(`UPDATE t SET a = 'one', b = 'x$2' WHERE id = '1'`);
+    expect(inline({ text, values: ['two', 2] })).toBe(`UPDATE t SET a = 'two', b = 'x$2' WHERE id = '2'`);
+    expect(() => inline({ text, values: ['three'] })).toThrow('no value for $2');
+  });
+
   it('refuses a statement that names a value it was not given', () => {
     expect(() => inline({ text: 'SELECT $2', values: ['only one'] })).toThrow('no value for $2');
   });
