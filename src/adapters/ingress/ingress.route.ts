@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { IngressPipeline } from './ingress-pipeline.js';
 import { type IngressAnswer, problemAnswer, shed } from './ingress-answer.js';
@@ -12,6 +13,12 @@ const MAX_HEADERS = 100;
 const GLOBAL_RATE = { perSecond: Number(process.env.REVEILLE_INGRESS_RATE ?? 2_000), burst: Number(process.env.REVEILLE_INGRESS_BURST ?? 4_000) };
 const LOOKUP_RATE = { perSecond: 200, burst: 400 };
 const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/**
+ * After an early 413, how long and how much more of the body is read and dropped before the
+ * connection is cut: closing a socket with unread bytes resets it, and a reset makes the sender
+ * lose the answer it was sent (its kernel drops what it had not read yet).
+ */
+const LINGER = { ms: 1_000, bytes: 8 * 1024 * 1024 };
 
 interface IngressRequest extends FastifyRequest<{ Params: { sourceId: string } }> {
   ingressSource?: IngressSource;
@@ -48,14 +55,22 @@ export function registerIngressRoute(fastify: FastifyInstance, deps: { pipeline:
       if (!own.ok) return send(reply, shed('source_rate', 'This source is over its rate limit.', own.retryAfterSeconds));
       const declared = Number(request.headers['content-length'] ?? 0);
       if (declared > source.definition.maxBodyBytes) {
-        return send(reply, problemAnswer(413, 'payload_too_large', `The body exceeds ${source.definition.maxBodyBytes} bytes.`, { connection: 'close' }));
+        dropRestOfBody(request.raw);
+        cutAfterAnswer(request.raw, reply.raw);
+        return send(reply, problemAnswer(413, 'payload_too_large', `The body exceeds ${source.definition.maxBodyBytes} bytes.`));
       }
       request.ingressSource = source;
     });
 
-    scope.setErrorHandler((error: { statusCode?: number; message: string; name?: string }, _request, reply) => {
+    scope.setErrorHandler((error: { statusCode?: number; message: string; name?: string }, request, reply) => {
       if (error.name === 'StoreUnavailable') return send(reply, problemAnswer(503, 'store_unavailable', 'Nothing was persisted; retry the delivery.', { 'Retry-After': '1' }));
-      if (error.statusCode === 413) return send(reply, problemAnswer(413, 'payload_too_large', 'The body exceeds the source limit.', { connection: 'close' }));
+      if (error.statusCode === 413) {
+        // Fastify asks for `connection: close` after a failed body read; closing at once, with the
+        // rest of the body unread, would reset the connection under the 413. cutAfterAnswer closes it.
+        reply.removeHeader('connection');
+        cutAfterAnswer(request.raw, reply.raw);
+        return send(reply, problemAnswer(413, 'payload_too_large', 'The body exceeds the source limit.'));
+      }
       if (error.statusCode && error.statusCode < 500) return send(reply, problemAnswer(400, 'malformed_request', error.message));
       return send(reply, problemAnswer(500, 'internal_error', 'An unexpected error occurred.'));
     });
@@ -74,7 +89,7 @@ function send(reply: FastifyReply, result: IngressAnswer): FastifyReply {
   return reply.code(result.status).headers(result.headers).send(result.body);
 }
 
-/** Buffers at most `limit` bytes; past it, answers 413 and drains the rest without keeping it (WH-1). */
+/** Buffers at most `limit` bytes; past it, answers 413 and drops the rest while the answer gets out (WH-1). */
 function readCapped(payload: Readable, limit: number, done: (error: Error | null, body?: Buffer) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -89,12 +104,37 @@ function readCapped(payload: Readable, limit: number, done: (error: Error | null
     size += chunk.length;
     if (size > limit) {
       chunks.length = 0;
-      payload.removeAllListeners('data');
-      payload.resume();
+      dropRestOfBody(payload as IncomingMessage);
       return finish(Object.assign(new Error('body too large'), { statusCode: 413 }));
     }
     chunks.push(chunk);
   });
   payload.on('end', () => finish(null, Buffer.concat(chunks)));
   payload.on('error', (error) => finish(error));
+}
+
+/** Reads and drops the rest of a refused body, keeping none of it. */
+function dropRestOfBody(request: IncomingMessage): void {
+  request.removeAllListeners('data');
+  request.on('data', () => undefined);
+  request.resume();
+}
+
+/**
+ * Once the 413 is out, the sender has LINGER (time, or bytes it still sends) to read it; then the
+ * connection is cut, so an endless body cannot hold it. A body that ends in time keeps it open.
+ */
+function cutAfterAnswer(request: IncomingMessage, response: ServerResponse): void {
+  response.once('finish', () => {
+    if (request.complete) return;
+    let dropped = 0;
+    const cut = () => request.socket.destroy();
+    const timer = setTimeout(cut, LINGER.ms).unref();
+    request.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > LINGER.bytes) cut();
+    });
+    request.once('end', () => clearTimeout(timer));
+    request.socket.once('close', () => clearTimeout(timer));
+  });
 }
