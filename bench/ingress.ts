@@ -3,7 +3,7 @@
  * beside two baselines measured in the same run: a bare `node:http` server answering 202, and a raw
  * `pg` INSERT of the occurrence row. Then the p99 at half the measured rate.
  *
- *   node dist/bench/main.js ingress [--seconds 10] [--warmup 5] [--connections 16] [--single | --one-loop | --split]
+ *   node dist/bench/main.js ingress [--seconds 10] [--warmup 10] [--connections 16] [--single | --one-loop | --split]
  *
  * Each deployment first takes `--warmup` seconds of full-rate load that no figure counts (its rate
  * second by second is printed): a long-running service is measured warm, and the ramp shows what a
@@ -147,6 +147,7 @@ async function drainBacklog(service: ServiceProcess): Promise<{ undecided: numbe
 async function load(url: string, options: Options, next: () => { body: string; headers: Record<string, string> }, overallRate?: number, label?: string) {
   // Accepted deliveries second by second: a run's average hides the service warming up (JIT, caches).
   const perSecond: number[] = [];
+  const slowest: number[] = [];
   let started = 0;
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const tracker = autocannon(
@@ -168,15 +169,19 @@ async function load(url: string, options: Options, next: () => { body: string; h
       (error, done) => (error ? reject(error) : resolve(done)),
     );
     tracker.on('start', () => (started = Date.now()));
-    tracker.on('response', (_client: unknown, statusCode: number) => {
-      if (statusCode < 200 || statusCode > 299) return;
+    tracker.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
       const second = Math.floor((Date.now() - started) / 1000);
+      slowest[second] = Math.max(slowest[second] ?? 0, Math.round(responseTime));
+      if (statusCode < 200 || statusCode > 299) return;
       perSecond[second] = (perSecond[second] ?? 0) + 1;
     });
   });
   const accepted = (result['2xx'] ?? 0) / options.seconds;
-  const timeline = Array.from({ length: options.seconds }, (_, i) => perSecond[i] ?? 0).join(' ');
-  log(`  ${label ?? (overallRate ? `rate ${overallRate}/s` : 'open loop')}: ${accepted.toFixed(0)} accepted/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}; by second: ${timeline}`);
+  const bySecond = (values: number[]) => Array.from({ length: options.seconds }, (_, i) => values[i] ?? 0).join(' ');
+  log(
+    `  ${label ?? (overallRate ? `rate ${overallRate}/s` : 'open loop')}: ${accepted.toFixed(0)} accepted/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}; ` +
+      `by second: ${bySecond(perSecond)}; slowest answer (ms) by second: ${bySecond(slowest)}`,
+  );
   return { accepted, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
@@ -201,5 +206,5 @@ function parse(args: string[]): Options {
   };
   const flags: Array<[string, Deployment]> = [['--split', 'split by role'], ['--one-loop', 'one event loop'], ['--single', 'one process']];
   const deployment = flags.find(([flag]) => args.includes(flag))?.[1] ?? 'all';
-  return { seconds: value('seconds', 10), warmup: value('warmup', 5), connections: value('connections', 16), deployment };
+  return { seconds: value('seconds', 10), warmup: value('warmup', 10), connections: value('connections', 16), deployment };
 }

@@ -104,7 +104,8 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
 }
 
 const OBSERVED_COLUMNS = `tenant text, occurrence_id text, trigger_id text, trigger_revision int, mission_id text, kind text, auth jsonb, external_id text,
-  observed_at timestamptz, scheduled_at timestamptz, dedupe_identity jsonb, causal jsonb, evidence jsonb, last_position bigint`;
+  observed_at timestamptz, scheduled_at timestamptz, dedupe_identity jsonb, causal jsonb, evidence jsonb, last_position bigint,
+  status text, reason text, decision_evidence jsonb, execution_id text, fired_at timestamptz, decided_at timestamptz, ord int`;
 
 /**
  * A decision's row (x: the batch's decisions, $1 their JSON), found by index through `= ANY(...)` —
@@ -113,34 +114,82 @@ const OBSERVED_COLUMNS = `tenant text, occurrence_id text, trigger_id text, trig
 const STILL_OBSERVED_ROW_OF_X = `WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_array_elements($1::jsonb)->>'occurrence_id'))
                 AND o.occurrence_id = x.occurrence_id AND o.tenant = COALESCE(x.tenant, o.tenant) AND o.status = 'observed'`;
 
+type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<OccurrenceBlocked['data']>;
+
+/** What a decision writes into its Occurrence's row (both kinds; the other kind's columns stay null). */
+function decidedColumns(decision: Decision) {
+  const d = decision.data as Partial<OccurrenceAdmitted['data'] & OccurrenceBlocked['data']>;
+  return decision.type === 'OccurrenceAdmitted'
+    ? { status: 'admitted', reason: null, decision_evidence: null, execution_id: d.executionId, fired_at: d.firedAt, decided_at: d.decidedAt }
+    : { status: 'blocked', reason: d.reason, decision_evidence: d.evidence ?? null, execution_id: null, fired_at: null, decided_at: d.decidedAt };
+}
+
 /**
- * A run of events without conflicts in one statement per event type: first deliveries insert (OC-3),
- * then decisions update only rows still observed (AD-1). Equal to folding them one by one because an
- * Occurrence is observed before it is decided and decided once; conflict events, whose counter and
- * position depend on log order, end a run and go one by one.
+ * Pairs a decision of the run with the first observation of its Occurrence in the same run, where
+ * exactly one can be its own (same id, and same tenant when the decision names one): that Occurrence
+ * is written once, already decided, instead of inserted and then updated — under load most are
+ * decided within the batch that observes them. The other decisions are left to the updates.
+ */
+function pairDecisions(observed: RecordedEvent<OccurrenceObserved['data']>[], decisions: Decision[]): { decisionOf: Map<RecordedEvent, Decision>; unpaired: Decision[] } {
+  const firstSeen = new Map<string, RecordedEvent<OccurrenceObserved['data']>>();
+  for (const o of observed) if (!firstSeen.has(`${o.data.tenant}\u0000${o.data.occurrenceId}`)) firstSeen.set(`${o.data.tenant}\u0000${o.data.occurrenceId}`, o);
+  const byId = new Map<string, RecordedEvent<OccurrenceObserved['data']>[]>();
+  for (const o of firstSeen.values()) byId.set(o.data.occurrenceId, [...(byId.get(o.data.occurrenceId) ?? []), o]);
+  const decisionOf = new Map<RecordedEvent, Decision>();
+  const unpaired: Decision[] = [];
+  for (const decision of decisions) {
+    const tenant = decision.metadata.tenant ?? null;
+    const own = (byId.get(decision.data.occurrenceId) ?? []).filter((o) => tenant === null || o.data.tenant === tenant);
+    if (own.length === 1 && own[0]!.position < decision.position && !decisionOf.has(own[0]!)) decisionOf.set(own[0]!, decision);
+    else unpaired.push(decision);
+  }
+  return { decisionOf, unpaired };
+}
+
+/**
+ * A run of events without conflicts in one statement per kind: first deliveries insert (OC-3),
+ * already decided where the run holds their decision, then the other decisions update only rows
+ * still observed (AD-1). Equal to folding them one by one because an Occurrence is observed before
+ * it is decided and decided once; conflict events, whose counter and position depend on log order,
+ * end a run and go one by one.
  */
 function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   const statements: SqlQuery[] = [];
-  const of = <T>(type: OccurrenceEvent['type']) => run.filter((e) => e.type === type) as RecordedEvent<T>[];
-  const observed = of<OccurrenceObserved['data']>('OccurrenceObserved');
+  const observed = run.filter((e) => e.type === 'OccurrenceObserved') as RecordedEvent<OccurrenceObserved['data']>[];
+  const { decisionOf, unpaired } = pairDecisions(observed, run.filter((e) => e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked') as Decision[]);
   if (observed.length > 0) {
-    const rows = observed.map(({ data: o, position }) => ({
-      tenant: o.tenant, occurrence_id: o.occurrenceId, trigger_id: o.triggerId, trigger_revision: o.triggerRevision, mission_id: o.missionId, kind: o.kind,
-      auth: { state: o.auth.state, sourceId: o.auth.sourceId ?? null, keyId: o.auth.keyId ?? null }, external_id: o.externalId, observed_at: o.observedAt,
-      scheduled_at: o.scheduledAt, dedupe_identity: o.dedupeIdentity ?? null, causal: o.causal ?? null,
-      evidence: { payloadDigest: o.payloadDigest, resourceRefs: o.resourceRefs, classification: o.classification }, last_position: position,
-    }));
+    const rows = observed.map((event, ord) => {
+      const { data: o, position } = event;
+      const decision = decisionOf.get(event);
+      return {
+        tenant: o.tenant, occurrence_id: o.occurrenceId, trigger_id: o.triggerId, trigger_revision: o.triggerRevision, mission_id: o.missionId, kind: o.kind,
+        auth: { state: o.auth.state, sourceId: o.auth.sourceId ?? null, keyId: o.auth.keyId ?? null }, external_id: o.externalId, observed_at: o.observedAt,
+        scheduled_at: o.scheduledAt, dedupe_identity: o.dedupeIdentity ?? null, causal: o.causal ?? null,
+        evidence: { payloadDigest: o.payloadDigest, resourceRefs: o.resourceRefs, classification: o.classification },
+        ...(decision ? { ...decidedColumns(decision), last_position: decision.position } : { status: 'observed', last_position: position }),
+        ord,
+      };
+    });
     statements.push({
+      // The first observation of each Occurrence in the run; a row already there (a replayed batch)
+      // takes the paired decision only while still observed, as the update would, and an
+      // observation alone changes nothing (the first delivery wins).
       text: `INSERT INTO rm_occurrences (tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth,
-               external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position)
-             SELECT tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, 'observed', auth, external_id,
-                    ${msSql('observed_at')}, ${msSql('scheduled_at')}, dedupe_identity, causal, evidence, last_position
+               external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position,
+               reason, decision_evidence, execution_id, fired_at, decided_at)
+             SELECT DISTINCT ON (tenant, occurrence_id) tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth, external_id,
+                    ${msSql('observed_at')}, ${msSql('scheduled_at')}, dedupe_identity, causal, evidence, last_position,
+                    reason, decision_evidence, execution_id, ${msSql('fired_at')}, ${msSql('decided_at')}
                FROM jsonb_to_recordset($1::jsonb) AS x(${OBSERVED_COLUMNS})
-             ON CONFLICT (tenant, occurrence_id) DO NOTHING`,
+              ORDER BY tenant, occurrence_id, ord
+             ON CONFLICT (tenant, occurrence_id) DO UPDATE
+               SET status = EXCLUDED.status, reason = EXCLUDED.reason, decision_evidence = EXCLUDED.decision_evidence, execution_id = EXCLUDED.execution_id,
+                   fired_at = EXCLUDED.fired_at, decided_at = EXCLUDED.decided_at, last_position = EXCLUDED.last_position
+               WHERE rm_occurrences.status = 'observed' AND EXCLUDED.status <> 'observed'`,
       values: [json(rows)],
     });
   }
-  const admittedEvents = of<OccurrenceAdmitted['data']>('OccurrenceAdmitted');
+  const admittedEvents = unpaired.filter((e) => e.type === 'OccurrenceAdmitted') as RecordedEvent<OccurrenceAdmitted['data']>[];
   if (admittedEvents.length > 0) {
     const rows = admittedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, execution_id: d.executionId, fired_at: d.firedAt, decided_at: d.decidedAt, last_position: position }));
     statements.push({
@@ -150,7 +199,7 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       values: [json(rows)],
     });
   }
-  const blockedEvents = of<OccurrenceBlocked['data']>('OccurrenceBlocked');
+  const blockedEvents = unpaired.filter((e) => e.type === 'OccurrenceBlocked') as RecordedEvent<OccurrenceBlocked['data']>[];
   if (blockedEvents.length > 0) {
     const rows = blockedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, reason: d.reason, evidence: d.evidence ?? null, decided_at: d.decidedAt, last_position: position }));
     statements.push({
