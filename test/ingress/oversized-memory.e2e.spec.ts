@@ -1,17 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { ensureBuilt } from '../../scripts/build-if-needed.js';
-import type { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
-import { loadOrCreateDevKeys, mintDevToken } from '../../src/adapters/http/auth/dev-keys.js';
-import { allMigrations } from '../../src/migrations.js';
-import { dropSchema, freshPostgres, TEST_DATABASE_URL } from '../support/databases.js';
+import { type ServeProcess, startServe } from '../support/serve-process.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MiB = 1024 * 1024;
 /** What the attacker streams: far more than the service could hold without it showing in its peak memory. */
 const ATTACK_BYTES = 512 * MiB;
@@ -30,57 +20,35 @@ function memoryOf(pid: number): { rss: number; peak: number } {
  * body (no Content-Length to trust) hundreds of MiB long, against a source capped at 1 KiB.
  */
 describe('WH-1 an oversized forged request is refused in bounded memory and stores nothing', () => {
-  let sql: PgSqlClient;
-  let schema: string;
-  let child: ChildProcess;
-  let baseUrl: string;
-  let token: string;
+  let serve: ServeProcess;
   const canMeasure = process.platform === 'linux';
 
   beforeAll(async () => {
-    ensureBuilt();
-    ({ sql, schema } = await freshPostgres(allMigrations(), { max: 2 }));
-    const dataDir = mkdtempSync(join(tmpdir(), 'reveille-oversized-'));
-    const port = 4100 + Math.floor(Math.random() * 800);
-    baseUrl = `http://127.0.0.1:${port}`;
-    child = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), 'serve'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, REVEILLE_DB_SCHEMA: schema, REVEILLE_DATA_DIR: dataDir, REVEILLE_AUTH: 'dev', REVEILLE_BACKGROUND: 'on', EVENTSTORE_URL: '', PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test' },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
-    token = await mintDevToken(await loadOrCreateDevKeys(dataDir), { tenant: 'acme', scope: 'missions:write sources:write triggers:write operator:read', subject: 'svc', ttlSeconds: 300, issuer: 'reveille-dev', audience: 'reveille' });
-    const deadline = Date.now() + 60_000;
-    while (!(await fetch(`${baseUrl}/health/ready`).then((r) => r.ok).catch(() => false))) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error('the service did not become ready');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const call = async (method: string, path: string, body: unknown) =>
-      (await fetch(`${baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body: JSON.stringify(body) })).status;
-    expect(await call('PUT', '/v1/missions/m-big', { state: 'active', grants: { maxExecutionsPerHour: 100, maxConcurrent: 10, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 } })).toBe(200);
-    expect(await call('PUT', '/v1/sources/s-big', { scheme: 'standard-webhooks', maxBodyBytes: 1024 })).toBe(200);
-    expect(await call('POST', '/v1/sources/s-big/keys', {})).toBe(201);
-    expect(await call('PUT', '/v1/triggers/t-big', { missionId: 'm-big', type: 'webhook', source: { sourceId: 's-big', eventTypes: [] } })).toBe(200);
+    serve = await startServe({ background: 'on', scope: 'missions:write sources:write triggers:write operator:read' });
+    const grants = { maxExecutionsPerHour: 100, maxConcurrent: 10, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+    expect((await serve.call('PUT', '/v1/missions/m-big', { state: 'active', grants })).status).toBe(200);
+    expect((await serve.call('PUT', '/v1/sources/s-big', { scheme: 'standard-webhooks', maxBodyBytes: 1024 })).status).toBe(200);
+    expect((await serve.call('POST', '/v1/sources/s-big/keys', {})).status).toBe(201);
+    expect((await serve.call('PUT', '/v1/triggers/t-big', { missionId: 'm-big', type: 'webhook', source: { sourceId: 's-big', eventTypes: [] } })).status).toBe(200);
   }, 120_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await sql?.close();
-    if (schema) await dropSchema(schema);
+    await serve?.close();
   });
 
   it('WH-1 a 512 MiB chunked body against a 1 KiB cap: 413, peak memory grows by far less than the body, the connection is cut before the attacker is done, no row anywhere', async () => {
     if (!canMeasure) return expect(process.platform).not.toBe('linux');
-    const pid = child.pid!;
+    const pid = serve.child.pid!;
     writeFileSync(`/proc/${pid}/clear_refs`, '5'); // resets the peak (VmHWM) to the current resident size
     const before = memoryOf(pid);
-    const { answer, sent } = await streamForged(new URL(baseUrl), '/v1/ingress/s-big', ATTACK_BYTES);
+    const { answer, sent } = await streamForged(new URL(serve.baseUrl), '/v1/ingress/s-big', ATTACK_BYTES);
     const after = memoryOf(pid);
     expect(after.peak - before.rss).toBeLessThan(MAX_PEAK_GROWTH);
     expect(answer).toMatch(/^HTTP\/1\.1 413 /);
     expect(answer).toContain('"code":"payload_too_large"');
     expect(sent).toBeLessThan(ATTACK_BYTES); // the service cut the connection: the attacker never got to send it all
     for (const table of ['events', 'auth_replay']) {
-      const rows = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${table === 'events' ? `type = 'OccurrenceObserved'` : 'true'}`);
+      const rows = await serve.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${table === 'events' ? `type = 'OccurrenceObserved'` : 'true'}`);
       expect([table, rows.rows[0]!.n]).toEqual([table, 0]);
     }
   }, 120_000);

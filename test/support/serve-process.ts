@@ -1,0 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureBuilt } from '../../scripts/build-if-needed.js';
+import type { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
+import { loadOrCreateDevKeys, mintDevToken } from '../../src/adapters/http/auth/dev-keys.js';
+import { allMigrations } from '../../src/migrations.js';
+import { dropSchema, freshPostgres, TEST_DATABASE_URL } from './databases.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** `reveille serve` from the build, in its own process, on PostgreSQL in a fresh schema, with a dev token. */
+export interface ServeProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  sql: PgSqlClient;
+  stderr(): string;
+  /** A JSON command with the token and a fresh idempotency key. */
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+export async function startServe(options: { background: 'on' | 'thread'; scope: string; tenant?: string }): Promise<ServeProcess> {
+  ensureBuilt();
+  const { sql, schema } = await freshPostgres(allMigrations(), { max: 2 });
+  const dataDir = mkdtempSync(join(tmpdir(), 'reveille-serve-'));
+  const port = 4100 + Math.floor(Math.random() * 800);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, REVEILLE_DB_SCHEMA: schema, REVEILLE_DATA_DIR: dataDir, REVEILLE_AUTH: 'dev', REVEILLE_BACKGROUND: options.background, EVENTSTORE_URL: '', PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const token = await mintDevToken(await loadOrCreateDevKeys(dataDir), { tenant: options.tenant ?? 'acme', scope: options.scope, subject: 'svc', ttlSeconds: 300, issuer: 'reveille-dev', audience: 'reveille' });
+  const deadline = Date.now() + 60_000;
+  const ready = async () => {
+    const response = await fetch(`${baseUrl}/health/ready`);
+    return response.ok && ((await response.json()) as { status?: string }).status === 'ok';
+  };
+  while (!(await ready().catch(() => false))) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not become ready: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    baseUrl,
+    sql,
+    stderr: () => stderr,
+    async call(method, path, body) {
+      const response = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json() };
+    },
+    async close() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await sql.close();
+      await dropSchema(schema);
+    },
+  };
+}
