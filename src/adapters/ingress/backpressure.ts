@@ -7,11 +7,14 @@ const REFRESH_MS = 500;
 /** A process that has not served ingress for this long stops counting (a background-only process never starts). */
 const IDLE_MS = 10_000;
 
+/** The checkpoint of the projection that keeps rm_outstanding. */
+const FOLDED_BY = 'projection:occurrences';
+
 export type BacklogReason = 'outstanding_source' | 'outstanding_global';
 
 /**
  * WH-8: outstanding unadmitted occurrences, per source and overall. The hot path reads an in-memory
- * snapshot refreshed from the occurrences read model, so shedding load costs no query. Only a
+ * snapshot refreshed from the occurrences read model's per-source counter, so shedding load costs no query. Only a
  * process that serves ingress pays for the snapshot: refreshing starts with the first delivery and
  * pauses after IDLE_MS without one.
  */
@@ -19,6 +22,8 @@ export type BacklogReason = 'outstanding_source' | 'outstanding_global';
 export class Backpressure implements OnApplicationShutdown {
   private perSource = new Map<string, number>();
   private total = 0;
+  /** This process's accepts the read model had not folded at the last count (position of each Occurrence). */
+  private unfolded: Array<{ key: string; position: number }> = [];
   private timer: NodeJS.Timeout | null = null;
   private servedAt = 0;
   private refreshing: Promise<void> | null = null;
@@ -37,9 +42,10 @@ export class Backpressure implements OnApplicationShutdown {
     return null;
   }
 
-  /** Counts this process's own accepts until the next refresh sees them in the read model. */
-  accepted(tenant: string, sourceId: string): void {
+  /** Counts this process's own accepts until a count of the read model includes them (its checkpoint passed `position`). */
+  accepted(tenant: string, sourceId: string, position: number): void {
     const key = `${tenant}\u0000${sourceId}`;
+    this.unfolded.push({ key, position });
     this.perSource.set(key, (this.perSource.get(key) ?? 0) + 1);
     this.total += 1;
   }
@@ -55,12 +61,20 @@ export class Backpressure implements OnApplicationShutdown {
   }
 
   private async count(): Promise<void> {
-    const { rows } = await this.sql.query<{ tenant: string; source_id: string; n: number }>(
-      `SELECT tenant, auth->>'sourceId' AS source_id, count(*)::int AS n FROM rm_occurrences
-        WHERE status = 'observed' AND auth->>'sourceId' IS NOT NULL GROUP BY 1, 2`,
+    // The counter and how far the read model has folded, from one snapshot: accepts past that
+    // point are not in the counter yet and are added to it.
+    const { rows } = await this.sql.query<{ folded: string | number; tenant: string | null; source_id: string | null; n: number | null }>(
+      `SELECT c.folded, o.tenant, o.source_id, o.undecided AS n
+         FROM (SELECT coalesce(max(position), 0) AS folded FROM checkpoints WHERE name = '${FOLDED_BY}') c
+         LEFT JOIN rm_outstanding o ON o.undecided > 0`,
     );
-    this.perSource = new Map(rows.map((r) => [`${r.tenant}\u0000${r.source_id}`, r.n]));
-    this.total = rows.reduce((sum, r) => sum + r.n, 0);
+    const folded = Number(rows[0]?.folded ?? 0);
+    this.unfolded = this.unfolded.filter((a) => a.position > folded);
+    const perSource = new Map<string, number>();
+    for (const r of rows) if (r.tenant !== null && r.source_id !== null) perSource.set(`${r.tenant}\u0000${r.source_id}`, Number(r.n));
+    for (const { key } of this.unfolded) perSource.set(key, (perSource.get(key) ?? 0) + 1);
+    this.perSource = perSource;
+    this.total = [...perSource.values()].reduce((sum, n) => sum + n, 0);
   }
 
   private startRefreshing(): void {

@@ -133,7 +133,7 @@ export class IngressPipeline {
       if (observation.outcome === 'payload_conflict') {
         return this.reject(source, delivery, 409, 'payload_conflict', 'This delivery id was first accepted with a different payload.');
       }
-      if (observation.outcome === 'observed') this.backpressure.accepted(source.tenant, source.sourceId);
+      if (observation.outcome === 'observed') this.backpressure.accepted(source.tenant, source.sourceId, observation.position);
       accepted.push({ triggerId, occurrenceId: observation.occurrenceId, status: observation.outcome });
     }
     const allDuplicates = accepted.length > 0 && accepted.every((a) => a.status === 'duplicate');

@@ -47,4 +47,22 @@ export const occurrencesMigrations: Migration[] = [
     id: '0301_rm_occurrences_outstanding',
     sql: `CREATE INDEX IF NOT EXISTS rm_occurrences_outstanding ON rm_occurrences (tenant, (auth->>'sourceId')) WHERE status = 'observed'`,
   },
+  {
+    // WH-8 counts undecided Occurrences per source from a counter the projection moves with each
+    // row, so rm_occurrences loses its status index (one index entry less per insert; an index whose
+    // dead entries made the count slower the longer a burst lasted).
+    id: '0302_rm_outstanding',
+    sql: `
+      CREATE TABLE IF NOT EXISTS rm_outstanding (
+        tenant     text NOT NULL,
+        source_id  text NOT NULL,
+        undecided  integer NOT NULL,
+        PRIMARY KEY (tenant, source_id)
+      );
+      INSERT INTO rm_outstanding (tenant, source_id, undecided)
+        SELECT tenant, auth->>'sourceId', count(*) FROM rm_occurrences
+         WHERE status = 'observed' AND auth->>'sourceId' IS NOT NULL GROUP BY 1, 2
+        ON CONFLICT (tenant, source_id) DO NOTHING;
+      DROP INDEX IF EXISTS rm_occurrences_outstanding`,
+  },
 ];

@@ -25,6 +25,16 @@ const json = (value: unknown): string => JSON.stringify(value ?? null);
  */
 const ROW = `occurrence_id = $1 AND tenant = COALESCE($2::text, tenant)`;
 
+/**
+ * WH-8's count of undecided webhook Occurrences per source, kept beside the rows it counts: a
+ * statement's `delta` CTE (tenant, source_id, n) moves it — +1 for a row inserted still observed,
+ * −1 for a row that stops being observed — so backpressure reads a handful of rows, not an index
+ * of every undecided Occurrence, and rm_occurrences needs no index on its status.
+ */
+const MOVE_UNDECIDED = `INSERT INTO rm_outstanding AS r (tenant, source_id, undecided)
+             SELECT tenant, source_id, sum(n) FROM delta WHERE source_id IS NOT NULL GROUP BY tenant, source_id HAVING sum(n) <> 0
+             ON CONFLICT (tenant, source_id) DO UPDATE SET undecided = r.undecided + EXCLUDED.undecided`;
+
 function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] {
   const o = event.data;
   const auth = { state: o.auth.state, sourceId: o.auth.sourceId ?? null, keyId: o.auth.keyId ?? null };
@@ -32,10 +42,14 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   return [
     {
       // First delivery wins (OC-3); a replayed event finds the row and changes nothing.
-      text: `INSERT INTO rm_occurrences (tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth,
-               external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position)
-             VALUES ($1, $2, $3, $4, $5, $6, 'observed', $7::jsonb, $8, ${msSql('$9')}, ${msSql('$10')}, $11::jsonb, $12::jsonb, $13::jsonb, $14)
-             ON CONFLICT (tenant, occurrence_id) DO NOTHING`,
+      text: `WITH ins AS (
+               INSERT INTO rm_occurrences (tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth,
+                 external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position)
+               VALUES ($1, $2, $3, $4, $5, $6, 'observed', $7::jsonb, $8, ${msSql('$9')}, ${msSql('$10')}, $11::jsonb, $12::jsonb, $13::jsonb, $14)
+               ON CONFLICT (tenant, occurrence_id) DO NOTHING
+               RETURNING tenant, auth->>'sourceId' AS source_id),
+             delta AS (SELECT tenant, source_id, 1 AS n FROM ins)
+             ${MOVE_UNDECIDED}`,
       values: [
         o.tenant, o.occurrenceId, o.triggerId, o.triggerRevision, o.missionId, o.kind, json(auth),
         o.externalId, o.observedAt, o.scheduledAt, json(o.dedupeIdentity), json(o.causal), json(evidence), event.position,
@@ -49,8 +63,12 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   const d = event.data;
   return [
     {
-      text: `UPDATE rm_occurrences SET status = 'admitted', execution_id = $3, fired_at = ${msSql('$4')}, decided_at = ${msSql('$5')}, last_position = $6
-              WHERE ${ROW} AND status = 'observed'`,
+      text: `WITH upd AS (
+               UPDATE rm_occurrences SET status = 'admitted', execution_id = $3, fired_at = ${msSql('$4')}, decided_at = ${msSql('$5')}, last_position = $6
+                WHERE ${ROW} AND status = 'observed'
+               RETURNING tenant, auth->>'sourceId' AS source_id),
+             delta AS (SELECT tenant, source_id, -1 AS n FROM upd)
+             ${MOVE_UNDECIDED}`,
       values: [d.occurrenceId, event.metadata.tenant ?? null, d.executionId, d.firedAt, d.decidedAt, event.position],
     },
   ];
@@ -60,8 +78,12 @@ function blocked(event: RecordedEvent<OccurrenceBlocked['data']>): SqlQuery[] {
   const d = event.data;
   return [
     {
-      text: `UPDATE rm_occurrences SET status = 'blocked', reason = $3, decision_evidence = $4::jsonb, decided_at = ${msSql('$5')}, last_position = $6
-              WHERE ${ROW} AND status = 'observed'`,
+      text: `WITH upd AS (
+               UPDATE rm_occurrences SET status = 'blocked', reason = $3, decision_evidence = $4::jsonb, decided_at = ${msSql('$5')}, last_position = $6
+                WHERE ${ROW} AND status = 'observed'
+               RETURNING tenant, auth->>'sourceId' AS source_id),
+             delta AS (SELECT tenant, source_id, -1 AS n FROM upd)
+             ${MOVE_UNDECIDED}`,
       values: [d.occurrenceId, event.metadata.tenant ?? null, d.reason, json(d.evidence), d.decidedAt, event.position],
     },
   ];
@@ -174,18 +196,29 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       // The first observation of each Occurrence in the run; a row already there (a replayed batch)
       // takes the paired decision only while still observed, as the update would, and an
       // observation alone changes nothing (the first delivery wins).
-      text: `INSERT INTO rm_occurrences (tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth,
-               external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position,
-               reason, decision_evidence, execution_id, fired_at, decided_at)
-             SELECT DISTINCT ON (tenant, occurrence_id) tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth, external_id,
-                    ${msSql('observed_at')}, ${msSql('scheduled_at')}, dedupe_identity, causal, evidence, last_position,
-                    reason, decision_evidence, execution_id, ${msSql('fired_at')}, ${msSql('decided_at')}
-               FROM jsonb_to_recordset($1::jsonb) AS x(${OBSERVED_COLUMNS})
-              ORDER BY tenant, occurrence_id, ord
-             ON CONFLICT (tenant, occurrence_id) DO UPDATE
-               SET status = EXCLUDED.status, reason = EXCLUDED.reason, decision_evidence = EXCLUDED.decision_evidence, execution_id = EXCLUDED.execution_id,
-                   fired_at = EXCLUDED.fired_at, decided_at = EXCLUDED.decided_at, last_position = EXCLUDED.last_position
-               WHERE rm_occurrences.status = 'observed' AND EXCLUDED.status <> 'observed'`,
+      text: `WITH x AS (
+               SELECT DISTINCT ON (tenant, occurrence_id) * FROM jsonb_to_recordset($1::jsonb) AS x(${OBSERVED_COLUMNS}) ORDER BY tenant, occurrence_id, ord),
+             before AS (
+               SELECT o.tenant, o.occurrence_id FROM rm_occurrences o
+                WHERE o.occurrence_id = ANY(ARRAY(SELECT occurrence_id FROM x)) AND o.status = 'observed'),
+             ins AS (
+               INSERT INTO rm_occurrences (tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth,
+                 external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position,
+                 reason, decision_evidence, execution_id, fired_at, decided_at)
+               SELECT tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth, external_id,
+                      ${msSql('observed_at')}, ${msSql('scheduled_at')}, dedupe_identity, causal, evidence, last_position,
+                      reason, decision_evidence, execution_id, ${msSql('fired_at')}, ${msSql('decided_at')}
+                 FROM x
+               ON CONFLICT (tenant, occurrence_id) DO UPDATE
+                 SET status = EXCLUDED.status, reason = EXCLUDED.reason, decision_evidence = EXCLUDED.decision_evidence, execution_id = EXCLUDED.execution_id,
+                     fired_at = EXCLUDED.fired_at, decided_at = EXCLUDED.decided_at, last_position = EXCLUDED.last_position
+                 WHERE rm_occurrences.status = 'observed' AND EXCLUDED.status <> 'observed'
+               RETURNING tenant, occurrence_id, auth->>'sourceId' AS source_id, status),
+             -- a returned row that was there before was observed and is now decided; a new one counts while observed
+             delta AS (
+               SELECT i.tenant, i.source_id, CASE WHEN b.occurrence_id IS NOT NULL THEN -1 WHEN i.status = 'observed' THEN 1 ELSE 0 END AS n
+                 FROM ins i LEFT JOIN before b ON b.tenant = i.tenant AND b.occurrence_id = i.occurrence_id)
+             ${MOVE_UNDECIDED}`,
       values: [json(rows)],
     });
   }
@@ -193,9 +226,13 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   if (admittedEvents.length > 0) {
     const rows = admittedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, execution_id: d.executionId, fired_at: d.firedAt, decided_at: d.decidedAt, last_position: position }));
     statements.push({
-      text: `UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
-               FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, last_position bigint)
-              ${STILL_OBSERVED_ROW_OF_X}`,
+      text: `WITH upd AS (
+               UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
+                 FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, last_position bigint)
+                ${STILL_OBSERVED_ROW_OF_X}
+               RETURNING o.tenant, o.auth->>'sourceId' AS source_id),
+             delta AS (SELECT tenant, source_id, -1 AS n FROM upd)
+             ${MOVE_UNDECIDED}`,
       values: [json(rows)],
     });
   }
@@ -203,9 +240,13 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   if (blockedEvents.length > 0) {
     const rows = blockedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, reason: d.reason, evidence: d.evidence ?? null, decided_at: d.decidedAt, last_position: position }));
     statements.push({
-      text: `UPDATE rm_occurrences o SET status = 'blocked', reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
-               FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
-              ${STILL_OBSERVED_ROW_OF_X}`,
+      text: `WITH upd AS (
+               UPDATE rm_occurrences o SET status = 'blocked', reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
+                 FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
+                ${STILL_OBSERVED_ROW_OF_X}
+               RETURNING o.tenant, o.auth->>'sourceId' AS source_id),
+             delta AS (SELECT tenant, source_id, -1 AS n FROM upd)
+             ${MOVE_UNDECIDED}`,
       values: [json(rows)],
     });
   }
@@ -233,7 +274,7 @@ export const occurrencesProjection: Projection = statementProjection({
   handles: HANDLES,
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: occurrencesMigrations,
-  tables: ['rm_occurrences', 'rm_occurrence_conflicts'],
+  tables: ['rm_occurrences', 'rm_occurrence_conflicts', 'rm_outstanding'],
   evolve: evolveOccurrences,
   evolveBatch: evolveOccurrencesBatch,
 });
