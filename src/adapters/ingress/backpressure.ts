@@ -14,9 +14,9 @@ export type BacklogReason = 'outstanding_source' | 'outstanding_global';
 
 /**
  * WH-8: outstanding unadmitted occurrences, per source and overall. The hot path reads an in-memory
- * snapshot refreshed from the occurrences read model's per-source counter, so shedding load costs no query. Only a
- * process that serves ingress pays for the snapshot: refreshing starts with the first delivery and
- * pauses after IDLE_MS without one.
+ * snapshot refreshed from the occurrences read model's per-source counter, so shedding load costs
+ * no query. Only a process that serves ingress pays for the snapshot: refreshing starts with the
+ * first delivery and pauses after IDLE_MS without one.
  */
 @Injectable()
 export class Backpressure implements OnApplicationShutdown {
@@ -62,7 +62,8 @@ export class Backpressure implements OnApplicationShutdown {
 
   private async count(): Promise<void> {
     // The counter and how far the read model has folded, from one snapshot: accepts past that
-    // point are not in the counter yet and are added to it.
+    // point are not in the counter yet and are added to it. (Positions only approximate log order
+    // across concurrent commits, so an accept may drop out one count early: a soft limit allows it.)
     const { rows } = await this.sql.query<{ folded: string | number; tenant: string | null; source_id: string | null; n: number | null }>(
       `SELECT c.folded, o.tenant, o.source_id, o.undecided AS n
          FROM (SELECT coalesce(max(position), 0) AS folded FROM checkpoints WHERE name = '${FOLDED_BY}') c

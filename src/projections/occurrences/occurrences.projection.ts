@@ -154,7 +154,10 @@ function decidedColumns(decision: Decision) {
  */
 function pairDecisions(observed: RecordedEvent<OccurrenceObserved['data']>[], decisions: Decision[]): { decisionOf: Map<RecordedEvent, Decision>; unpaired: Decision[] } {
   const firstSeen = new Map<string, RecordedEvent<OccurrenceObserved['data']>>();
-  for (const o of observed) if (!firstSeen.has(`${o.data.tenant}\u0000${o.data.occurrenceId}`)) firstSeen.set(`${o.data.tenant}\u0000${o.data.occurrenceId}`, o);
+  for (const o of observed) {
+    const key = `${o.data.tenant}\u0000${o.data.occurrenceId}`;
+    if (!firstSeen.has(key)) firstSeen.set(key, o);
+  }
   const byId = new Map<string, RecordedEvent<OccurrenceObserved['data']>[]>();
   for (const o of firstSeen.values()) byId.set(o.data.occurrenceId, [...(byId.get(o.data.occurrenceId) ?? []), o]);
   const decisionOf = new Map<RecordedEvent, Decision>();
