@@ -108,12 +108,11 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
     for (let i = 0; i < options.repeat; i++) {
       const label = options.repeat > 1 ? `run ${i + 1} of ${options.repeat}` : undefined;
       const run = await meterWork(service.databaseUrl, groups, () => load(`${service.baseUrl}/v1/ingress/s-bench`, options, signed, undefined, label));
-      if (options.repeat > 1) log(`    ${describeWork(run.work, Math.max(1, run.result.accepted * options.seconds))}`);
+      log(`    ${describeWork(run.work, Math.max(1, run.result.accepted * options.seconds))}`);
       runs.push(run);
     }
-    const { result: full, work } = [...runs].sort((a, b) => a.result.accepted - b.result.accepted)[Math.floor((runs.length - 1) / 2)]!;
+    const { result: full } = [...runs].sort((a, b) => a.result.accepted - b.result.accepted)[Math.floor((runs.length - 1) / 2)]!;
     if (runs.length > 1) log(`  runs: ${runs.map((r) => r.result.accepted.toFixed(0)).join(', ')} accepted/s; the median run's figures count`);
-    else log(`  ${describeWork(work, Math.max(1, full.accepted * options.seconds))}`);
     // Accepting is half the work: the admission must keep up, or the rate is not sustainable.
     const drain = await drainBacklog(service);
     log(`  admission backlog right after the full-rate run: ${drain.undecided} undecided, all decided ${(drain.ms / 1000).toFixed(1)} s later`);
@@ -123,7 +122,7 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
     if (drain.observed < accepted) throw new Error(`only ${drain.observed} of ${accepted} accepted deliveries became Occurrences`);
     const half = await load(`${service.baseUrl}/v1/ingress/s-bench`, { ...options }, signed, Math.max(1, Math.floor(full.accepted / 2)));
     const raw = withRawBaseline ? await rawInsertRate(service.databaseUrl, service.schema, options.connections, Math.min(options.seconds, 5)) : null;
-    return { full, half, drain, raw, work };
+    return { full, half, drain, raw };
   } finally {
     await service.stop();
   }

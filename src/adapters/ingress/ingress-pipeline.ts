@@ -61,8 +61,13 @@ export class IngressPipeline {
   }
 
   private reject(source: IngressSource, delivery: IngressDelivery, status: number, code: string, detail: string, headers: Record<string, string> = {}): IngressAnswer {
-    this.audit.record(source.sourceId, code, status, delivery.body.length);
-    return problemAnswer(status, code, detail, headers);
+    return this.refuse(source, delivery, code, problemAnswer(status, code, detail, headers));
+  }
+
+  /** WH-9: every refusal is counted per source and reason. */
+  private refuse(source: IngressSource, delivery: IngressDelivery, reason: string, refusal: IngressAnswer): IngressAnswer {
+    this.audit.record(source.sourceId, reason, refusal.status, delivery.body.length);
+    return refusal;
   }
 
   private async process(source: IngressSource, delivery: IngressDelivery): Promise<IngressAnswer> {
@@ -81,9 +86,9 @@ export class IngressPipeline {
 
     const backlog = this.backpressure.check(source.tenant, source.sourceId);
     if (backlog) {
-      this.audit.record(source.sourceId, backlog, 429, delivery.body.length);
-      const whose = backlog === 'outstanding_source' ? 'this source' : 'all sources';
-      return shed(backlog, `Too many Occurrences of ${whose} await admission (limit ${this.backpressure.limits[backlog === 'outstanding_source' ? 'perSource' : 'global']}).`, 5);
+      const { limits } = this.backpressure;
+      const [whose, limit] = backlog === 'outstanding_source' ? ['this source', limits.perSource] : ['all sources', limits.global];
+      return this.refuse(source, delivery, backlog, shed(backlog, `Too many Occurrences of ${whose} await admission (limit ${limit}).`, 5));
     }
 
     // The replay record (a write) and the mapping (parse, bindings, each Trigger's current definition)

@@ -35,6 +35,13 @@ const MOVE_UNDECIDED = `INSERT INTO rm_outstanding AS r (tenant, source_id, unde
              SELECT tenant, source_id, sum(n) FROM delta WHERE source_id IS NOT NULL GROUP BY tenant, source_id HAVING sum(n) <> 0
              ON CONFLICT (tenant, source_id) DO UPDATE SET undecided = r.undecided + EXCLUDED.undecided`;
 
+/** `write` (an INSERT into or UPDATE of rm_occurrences as `o`), moving the undecided count by `n` for each row it writes. */
+const movingUndecided = (write: string, n: 1 | -1) => `WITH written AS (
+               ${write}
+               RETURNING o.tenant, o.auth->>'sourceId' AS source_id),
+             delta AS (SELECT tenant, source_id, ${n} AS n FROM written)
+             ${MOVE_UNDECIDED}`;
+
 function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] {
   const o = event.data;
   const auth = { state: o.auth.state, sourceId: o.auth.sourceId ?? null, keyId: o.auth.keyId ?? null };
@@ -42,14 +49,13 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   return [
     {
       // First delivery wins (OC-3); a replayed event finds the row and changes nothing.
-      text: `WITH ins AS (
-               INSERT INTO rm_occurrences (tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth,
-                 external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position)
-               VALUES ($1, $2, $3, $4, $5, $6, 'observed', $7::jsonb, $8, ${msSql('$9')}, ${msSql('$10')}, $11::jsonb, $12::jsonb, $13::jsonb, $14)
-               ON CONFLICT (tenant, occurrence_id) DO NOTHING
-               RETURNING tenant, auth->>'sourceId' AS source_id),
-             delta AS (SELECT tenant, source_id, 1 AS n FROM ins)
-             ${MOVE_UNDECIDED}`,
+      text: movingUndecided(
+        `INSERT INTO rm_occurrences AS o (tenant, occurrence_id, trigger_id, trigger_revision, mission_id, kind, status, auth,
+           external_id, observed_at, scheduled_at, dedupe_identity, causal, evidence, last_position)
+         VALUES ($1, $2, $3, $4, $5, $6, 'observed', $7::jsonb, $8, ${msSql('$9')}, ${msSql('$10')}, $11::jsonb, $12::jsonb, $13::jsonb, $14)
+         ON CONFLICT (tenant, occurrence_id) DO NOTHING`,
+        1,
+      ),
       values: [
         o.tenant, o.occurrenceId, o.triggerId, o.triggerRevision, o.missionId, o.kind, json(auth),
         o.externalId, o.observedAt, o.scheduledAt, json(o.dedupeIdentity), json(o.causal), json(evidence), event.position,
@@ -63,12 +69,11 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   const d = event.data;
   return [
     {
-      text: `WITH upd AS (
-               UPDATE rm_occurrences SET status = 'admitted', execution_id = $3, fired_at = ${msSql('$4')}, decided_at = ${msSql('$5')}, last_position = $6
-                WHERE ${ROW} AND status = 'observed'
-               RETURNING tenant, auth->>'sourceId' AS source_id),
-             delta AS (SELECT tenant, source_id, -1 AS n FROM upd)
-             ${MOVE_UNDECIDED}`,
+      text: movingUndecided(
+        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = $3, fired_at = ${msSql('$4')}, decided_at = ${msSql('$5')}, last_position = $6
+          WHERE ${ROW} AND status = 'observed'`,
+        -1,
+      ),
       values: [d.occurrenceId, event.metadata.tenant ?? null, d.executionId, d.firedAt, d.decidedAt, event.position],
     },
   ];
@@ -78,12 +83,11 @@ function blocked(event: RecordedEvent<OccurrenceBlocked['data']>): SqlQuery[] {
   const d = event.data;
   return [
     {
-      text: `WITH upd AS (
-               UPDATE rm_occurrences SET status = 'blocked', reason = $3, decision_evidence = $4::jsonb, decided_at = ${msSql('$5')}, last_position = $6
-                WHERE ${ROW} AND status = 'observed'
-               RETURNING tenant, auth->>'sourceId' AS source_id),
-             delta AS (SELECT tenant, source_id, -1 AS n FROM upd)
-             ${MOVE_UNDECIDED}`,
+      text: movingUndecided(
+        `UPDATE rm_occurrences o SET status = 'blocked', reason = $3, decision_evidence = $4::jsonb, decided_at = ${msSql('$5')}, last_position = $6
+          WHERE ${ROW} AND status = 'observed'`,
+        -1,
+      ),
       values: [d.occurrenceId, event.metadata.tenant ?? null, d.reason, json(d.evidence), d.decidedAt, event.position],
     },
   ];
@@ -229,13 +233,12 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   if (admittedEvents.length > 0) {
     const rows = admittedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, execution_id: d.executionId, fired_at: d.firedAt, decided_at: d.decidedAt, last_position: position }));
     statements.push({
-      text: `WITH upd AS (
-               UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
-                 FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, last_position bigint)
-                ${STILL_OBSERVED_ROW_OF_X}
-               RETURNING o.tenant, o.auth->>'sourceId' AS source_id),
-             delta AS (SELECT tenant, source_id, -1 AS n FROM upd)
-             ${MOVE_UNDECIDED}`,
+      text: movingUndecided(
+        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
+           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, last_position bigint)
+          ${STILL_OBSERVED_ROW_OF_X}`,
+        -1,
+      ),
       values: [json(rows)],
     });
   }
@@ -243,13 +246,12 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   if (blockedEvents.length > 0) {
     const rows = blockedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, reason: d.reason, evidence: d.evidence ?? null, decided_at: d.decidedAt, last_position: position }));
     statements.push({
-      text: `WITH upd AS (
-               UPDATE rm_occurrences o SET status = 'blocked', reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
-                 FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
-                ${STILL_OBSERVED_ROW_OF_X}
-               RETURNING o.tenant, o.auth->>'sourceId' AS source_id),
-             delta AS (SELECT tenant, source_id, -1 AS n FROM upd)
-             ${MOVE_UNDECIDED}`,
+      text: movingUndecided(
+        `UPDATE rm_occurrences o SET status = 'blocked', reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
+           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
+          ${STILL_OBSERVED_ROW_OF_X}`,
+        -1,
+      ),
       values: [json(rows)],
     });
   }

@@ -61,16 +61,16 @@ export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedE
     for (const row of ledger.decide(e.data.occurrenceId, (e.metadata.tenant as string | undefined) ?? null, status)) {
       const t = totalsOf(row.tenant, row.triggerId);
       touch(t, order, e.position);
+      let reason: string | null = null;
       if (e.type === 'OccurrenceAdmitted') {
         const firedAt = (e.data as OccurrenceAdmitted['data']).firedAt;
         t.admitted += 1;
         if (t.fireAtMs === null || Date.parse(firedAt) > t.fireAtMs) [t.fireAtMs, t.fireAt] = [Date.parse(firedAt), firedAt];
-        decided.push({ tenant: row.tenant, triggerId: row.triggerId, occurrenceId: e.data.occurrenceId, status, reason: null });
       } else {
-        const reason = (e.data as OccurrenceBlocked['data']).reason;
+        reason = (e.data as OccurrenceBlocked['data']).reason;
         t.blocked[reason] = (t.blocked[reason] ?? 0) + 1;
-        decided.push({ tenant: row.tenant, triggerId: row.triggerId, occurrenceId: e.data.occurrenceId, status, reason });
       }
+      decided.push({ tenant: row.tenant, triggerId: row.triggerId, occurrenceId: e.data.occurrenceId, status, reason });
     }
   }
 
