@@ -19,7 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { EventStore, NewEvent } from '../src/adapters/eventstore/event-store.port.js';
+import type { EventStore, NewEvent } from '../src/domain/ports/event-store.js';
 import { eventStoreMigrations, runMigrations } from '../src/adapters/eventstore/sql/migrations.js';
 import { PgSqlClient } from '../src/adapters/eventstore/sql/pg-sql-client.js';
 import { PgliteSqlClient } from '../src/adapters/eventstore/sql/pglite-sql-client.js';

@@ -16,19 +16,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
-import { AppendSignal } from '../src/adapters/eventstore/append-signal.js';
+import { AppendSignal } from '../src/projections/runner/append-signal.js';
 import { runMigrations } from '../src/adapters/eventstore/sql/migrations.js';
 import { PgSqlClient } from '../src/adapters/eventstore/sql/pg-sql-client.js';
 import { appendBatch } from '../src/adapters/eventstore/sql/sql-batch-append.js';
 import { SqlEventStore } from '../src/adapters/eventstore/sql/sql-event-store.js';
 import { CLAIMED_CAPABILITIES } from '../src/adapters/config/capabilities.js';
-import { DEFAULT_BATCH, DEFAULT_CONCURRENCY, ScheduleMaterializer } from '../src/commands/materialize-schedule/schedule-materializer.js';
+import { DEFAULT_BATCH, DEFAULT_CONCURRENCY, ScheduleMaterializer } from '../src/adapters/scheduler/schedule-materializer.js';
 import { handleCommand } from '../src/commands/shared/aggregate.js';
 import { missionDecider, type MissionState } from '../src/domain/mission/mission.js';
 import { missionStream, triggerStream } from '../src/domain/shared/ids.js';
 import { isRejection } from '../src/domain/shared/result.js';
 import { initialTriggerState, reviseTrigger } from '../src/domain/trigger/trigger.js';
-import { allMigrations } from '../src/migrations.js';
+import { allMigrations } from '../src/app.module.js';
 import { ProjectionRunner } from '../src/projections/runner/projection-runner.js';
 import { schedulesProjection } from '../src/projections/schedules/schedules.projection.js';
 import { backendMicros, cpuTicks } from './cpu.js';

@@ -1,14 +1,15 @@
-import { type DynamicModule, Module, type Provider } from '@nestjs/common';
+import { type DynamicModule, Module, type Provider, type Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { TerminusModule } from '@nestjs/terminus';
 import type { ReveilleConfig } from './adapters/config/config.js';
 import { CONFIG } from './adapters/config/config.token.js';
-import { AppendSignal } from './adapters/eventstore/append-signal.js';
-import { TrustedClock } from './adapters/clock/trusted-clock.js';
-import { EVENT_STORE } from './adapters/eventstore/event-store.port.js';
+import { AppendSignal } from './projections/runner/append-signal.js';
+import { TrustedClock } from './commands/shared/trusted-clock.js';
+import { EVENT_STORE } from './commands/shared/tokens.js';
 import type { Infrastructure } from './adapters/eventstore/infrastructure.js';
-import { SQL_CLIENT } from './adapters/eventstore/sql/sql-client.js';
+import { SQL_CLIENT } from './projections/sql-client.js';
 import { UpcasterRegistry } from './adapters/eventstore/upcasters.js';
 import { AuthGuard } from './adapters/http/auth/auth.guard.js';
 import { devJwks, loadOrCreateDevKeys } from './adapters/http/auth/dev-keys.js';
@@ -21,9 +22,30 @@ import { IdempotencyStore } from './adapters/http/idempotency/idempotency.store.
 import { IdempotencySweeper } from './adapters/http/idempotency/idempotency-sweeper.js';
 import { ProblemDetailsFilter } from './adapters/http/problems/problem-details.filter.js';
 import { validationPipe } from './adapters/http/validation.js';
-import { ProjectionRunners } from './projections/runner/projection-runners.js';
-import { SubscriptionRegistry } from './projections/runner/subscription-registry.js';
-import { featureModules } from './features.js';
+import { ProjectionRunners } from './adapters/runner/projection-runners.js';
+import { SubscriptionRegistry } from './adapters/runner/subscription-registry.js';
+import { MissionsModule } from './adapters/modules/missions.module.js';
+import { TriggersModule } from './adapters/modules/triggers.module.js';
+import { SourcesModule } from './adapters/modules/sources.module.js';
+import { OperatorModule } from './adapters/modules/operator.module.js';
+import { SchedulesModule } from './adapters/modules/schedules.module.js';
+import { IngressModule } from './adapters/ingress/ingress.module.js';
+import { ExecutionsModule } from './adapters/modules/executions.module.js';
+import type { Migration } from './projections/migration.js';
+import { eventStoreMigrations } from './adapters/eventstore/sql/migrations.js';
+import { idempotencyMigrations } from './adapters/http/idempotency/idempotency.migrations.js';
+import { ingressMigrations } from './adapters/ingress/ingress.migrations.js';
+import { sourcesMigrations } from './adapters/sources/sources.migrations.js';
+import { projections } from './projections/index.js';
+import { type AppOptions, createHttpApp } from './adapters/http/http-app.js';
+
+/** Feature modules (one per use case family); each registers its controllers, handlers and projections. */
+export const featureModules: Type[] = [MissionsModule, TriggersModule, OperatorModule, SourcesModule, IngressModule, SchedulesModule, ExecutionsModule];
+
+/** Every schema change of the deployment, in order: the event log first, then what derives from it. */
+export function allMigrations(): Migration[] {
+  return [...eventStoreMigrations, ...idempotencyMigrations, ...sourcesMigrations, ...ingressMigrations, ...projections.flatMap((p) => p.migrations)];
+}
 
 /** Nest is wiring: the stores are opened outside and handed in, so the CLI and tests share them. */
 @Module({})
@@ -67,4 +89,9 @@ export class AppModule {
       exports: [...core.map((p) => (p as { provide: symbol | Function }).provide), SubscriptionRegistry, ProjectionRunners],
     };
   }
+}
+
+/** The application over already-open stores (serve, the background thread, tests and benchmarks). */
+export async function createApp(config: ReveilleConfig, infra: Infrastructure, options: AppOptions = {}): Promise<NestFastifyApplication> {
+  return createHttpApp(await AppModule.forRoot(config, infra), options);
 }

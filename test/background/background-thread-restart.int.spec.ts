@@ -1,5 +1,5 @@
 import { BackgroundThread } from '../../src/adapters/background/background-thread.js';
-import { AppendSignal } from '../../src/adapters/eventstore/append-signal.js';
+import { AppendSignal } from '../../src/projections/runner/append-signal.js';
 import { DecisionNotifier } from '../../src/commands/admit-occurrence/decision-notifier.js';
 
 describe('BackgroundThread supervision', () => {

@@ -1,6 +1,6 @@
 import { eventStoreMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
 import { appendBatch, BatchConflict } from '../../src/adapters/eventstore/sql/sql-batch-append.js';
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
 import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
 import { verifyStreamChain } from '../../src/domain/audit/verify-chain.js';
 import { dropSchema, freshPglite, freshPostgres } from '../support/databases.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type EventStore, type NewEvent, type RecordedEvent, StoreUnavailable, WrongExpectedRevision } from '../../src/adapters/eventstore/event-store.port.js';
-import type { SqlClient, SqlExecutor } from '../../src/adapters/eventstore/sql/sql-client.js';
+import { type EventStore, type NewEvent, type RecordedEvent } from '../../src/domain/ports/event-store.js';
+import { StoreUnavailable, WrongExpectedRevision } from '../../src/domain/shared/errors.js';
+import type { SqlClient, SqlExecutor } from '../../src/projections/sql-client.js';
 import type { UpcasterRegistry } from '../../src/adapters/eventstore/upcasters.js';
 import { UpcasterRegistry as Registry } from '../../src/adapters/eventstore/upcasters.js';
 import { verifyStreamChain } from '../../src/domain/audit/verify-chain.js';

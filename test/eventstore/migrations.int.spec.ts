@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PgliteSqlClient } from '../../src/adapters/eventstore/sql/pglite-sql-client.js';
 import { runMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
-import { allMigrations } from '../../src/migrations.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
+import { allMigrations } from '../../src/app.module.js';
 import { dropSchema, freshPostgres } from '../support/databases.js';
 
 describe('schema migrations across restarts', () => {

@@ -1,9 +1,9 @@
-import { AppendSignal } from '../../src/adapters/eventstore/append-signal.js';
-import type { NewEvent } from '../../src/adapters/eventstore/event-store.port.js';
+import { AppendSignal } from '../../src/projections/runner/append-signal.js';
+import type { NewEvent } from '../../src/domain/ports/event-store.js';
 import { eventStoreMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
 import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
-import { Subscription } from '../../src/adapters/eventstore/subscription.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
+import { Subscription } from '../../src/projections/runner/subscription.js';
 import { freshPglite } from '../support/databases.js';
 
 const LINGER_MS = 1_500;

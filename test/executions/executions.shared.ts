@@ -1,4 +1,4 @@
-import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
+import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { concurrencyStream, occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 

@@ -1,5 +1,5 @@
 import { Backpressure } from '../../src/adapters/ingress/backpressure.js';
-import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
+import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { post, standardHeaders, webhookSetup } from './ingress-client.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { TrustedClock } from '../../src/adapters/clock/trusted-clock.js';
-import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
+import { TrustedClock } from '../../src/commands/shared/trusted-clock.js';
+import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { githubHeaders, post, standardHeaders, webhookSetup } from './ingress-client.js';

@@ -1,4 +1,4 @@
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
 import { ingressMigrations } from '../../src/adapters/ingress/ingress.migrations.js';
 import { recordDelivery, type ReplayVerdict } from '../../src/adapters/ingress/replay-store.js';
 import { dropSchema, freshPglite, freshPostgres } from '../support/databases.js';

@@ -1,4 +1,4 @@
-import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
+import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admit-occurrence.command.js';
 import { AdmitOccurrenceHandler } from '../../src/commands/admit-occurrence/admit-occurrence.handler.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';

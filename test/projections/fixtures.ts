@@ -1,4 +1,4 @@
-import type { EventStore, NewEvent } from '../../src/adapters/eventstore/event-store.port.js';
+import type { EventStore, NewEvent } from '../../src/domain/ports/event-store.js';
 import type { ReasonCode } from '../../src/domain/admission/reasons.js';
 import { dedupeIdentityHash, manualIdentity, occurrenceIdFor, scheduleIdentity, webhookIdentity } from '../../src/domain/dedupe/dedupe-identity.js';
 import type { ObservedOccurrence, OccurrenceAdmitted, OccurrenceBlocked, DeliveryConflictRecorded, OccurrenceKind } from '../../src/domain/occurrence/occurrence-events.js';

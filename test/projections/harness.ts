@@ -1,5 +1,5 @@
 import { eventStoreMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
 import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
 import type { Projection } from '../../src/projections/runner/projection.js';
 import { ProjectionRunner } from '../../src/projections/runner/projection-runner.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordedEvent } from '../../src/adapters/eventstore/event-store.port.js';
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
-import { runStatements } from '../../src/adapters/eventstore/sql/statement-script.js';
+import type { RecordedEvent } from '../../src/domain/ports/event-store.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
+import { runStatements } from '../../src/projections/runner/statement-script.js';
 import { observed } from '../../src/domain/occurrence/occurrence.fixtures.js';
 import { evolveOccurrencesBatch, occurrencesProjection } from '../../src/projections/occurrences/occurrences.projection.js';
 import { freshPglite } from '../support/databases.js';

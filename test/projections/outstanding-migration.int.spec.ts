@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordedEvent } from '../../src/adapters/eventstore/event-store.port.js';
+import type { RecordedEvent } from '../../src/domain/ports/event-store.js';
 import { runMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
-import { runStatements } from '../../src/adapters/eventstore/sql/statement-script.js';
-import { allMigrations } from '../../src/migrations.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
+import { runStatements } from '../../src/projections/runner/statement-script.js';
+import { allMigrations } from '../../src/app.module.js';
 import { evolveOccurrences } from '../../src/projections/occurrences/occurrences.projection.js';
 import { freshPglite } from '../support/databases.js';
 

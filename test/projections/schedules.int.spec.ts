@@ -1,4 +1,4 @@
-import { ScheduleMaterializer } from '../../src/commands/materialize-schedule/schedule-materializer.js';
+import { ScheduleMaterializer } from '../../src/adapters/scheduler/schedule-materializer.js';
 import { handleCommand } from '../../src/commands/shared/aggregate.js';
 import { missionDecider } from '../../src/domain/mission/mission.js';
 import { dismissHeld } from '../../src/domain/schedule/materialization.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordedEvent } from '../../src/adapters/eventstore/event-store.port.js';
+import type { RecordedEvent } from '../../src/domain/ports/event-store.js';
 import { eventStoreMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
 import { observed } from '../../src/domain/occurrence/occurrence.fixtures.js';
 import { occurrenceViews } from '../../src/projections/index.js';
 import { freshPglite } from '../support/databases.js';

@@ -1,7 +1,7 @@
 import { runMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
 import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
-import { allMigrations } from '../../src/migrations.js';
+import { allMigrations } from '../../src/app.module.js';
 import { occurrenceViews } from '../../src/projections/index.js';
 import { occurrencesProjection } from '../../src/projections/occurrences/occurrences.projection.js';
 import { ProjectionRunner } from '../../src/projections/runner/projection-runner.js';

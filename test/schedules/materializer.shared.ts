@@ -1,9 +1,9 @@
-import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
-import { ScheduleMaterializer } from '../../src/commands/materialize-schedule/schedule-materializer.js';
-import { ScheduleMaterializerService } from '../../src/commands/materialize-schedule/schedule-materializer.service.js';
+import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
+import { ScheduleMaterializer } from '../../src/adapters/scheduler/schedule-materializer.js';
+import { ScheduleMaterializerService } from '../../src/adapters/scheduler/schedule-materializer.service.js';
 import { chainHash, eventContent } from '../../src/domain/shared/event-hash.js';
 import { occurrenceStream, scheduleStream } from '../../src/domain/shared/ids.js';
-import { SubscriptionRegistry } from '../../src/projections/runner/subscription-registry.js';
+import { SubscriptionRegistry } from '../../src/adapters/runner/subscription-registry.js';
 import { getTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { ManualClock } from '../support/manual-clock.js';

@@ -7,7 +7,7 @@ import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store
 import { handleCommand } from '../../src/commands/shared/aggregate.js';
 import { missionDecider } from '../../src/domain/mission/mission.js';
 import { missionStream } from '../../src/domain/shared/ids.js';
-import { allMigrations } from '../../src/migrations.js';
+import { allMigrations } from '../../src/app.module.js';
 import { ProjectionRunner } from '../../src/projections/runner/projection-runner.js';
 import { schedulesProjection } from '../../src/projections/schedules/schedules.projection.js';
 import { dropSchema, freshPostgres, TEST_DATABASE_URL } from '../support/databases.js';

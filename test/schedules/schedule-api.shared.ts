@@ -1,5 +1,5 @@
-import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
-import { ScheduleMaterializer } from '../../src/commands/materialize-schedule/schedule-materializer.js';
+import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
+import { ScheduleMaterializer } from '../../src/adapters/scheduler/schedule-materializer.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { at, firedOf, GRANTS, minute, minutes, reviseSchedule } from './schedule-fixtures.js';

@@ -1,6 +1,6 @@
 import { CLAIMED_CAPABILITIES } from '../../src/adapters/config/capabilities.js';
-import type { EventStore } from '../../src/adapters/eventstore/event-store.port.js';
-import type { SqlExecutor } from '../../src/adapters/eventstore/sql/sql-client.js';
+import type { EventStore } from '../../src/domain/ports/event-store.js';
+import type { SqlExecutor } from '../../src/projections/sql-client.js';
 import { handleCommand } from '../../src/commands/shared/aggregate.js';
 import { currentMission } from '../../src/commands/shared/lookups.js';
 import { triggerStream } from '../../src/domain/shared/ids.js';

@@ -6,8 +6,8 @@ import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import { loadConfig } from '../../src/adapters/config/config.js';
 import { openInfrastructure } from '../../src/adapters/eventstore/infrastructure.js';
 import { PgliteSqlClient } from '../../src/adapters/eventstore/sql/pglite-sql-client.js';
-import { createApp } from '../../src/app.factory.js';
-import { allMigrations } from '../../src/migrations.js';
+import { createApp } from '../../src/app.module.js';
+import { allMigrations } from '../../src/app.module.js';
 import type { AddressInfo } from 'node:net';
 
 const cli = (args: string[], env: Record<string, string>) =>

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../../src/adapters/eventstore/event-store.port.js';
+import type { NewEvent } from '../../src/domain/ports/event-store.js';
 import { SourceRegistry } from '../../src/adapters/ingress/source-registry.js';
 import type { MissionGrants } from '../../src/domain/mission/mission-grants.js';
 import { isRejection } from '../../src/domain/shared/result.js';

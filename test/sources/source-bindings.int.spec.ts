@@ -1,5 +1,5 @@
 import { TriggerBindings } from '../../src/adapters/ingress/trigger-bindings.js';
-import { AdmissionProcessor } from '../../src/commands/admit-occurrence/admission.processor.js';
+import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { observed } from '../../src/domain/occurrence/occurrence.fixtures.js';
 import { occurrenceStream, triggerStream } from '../../src/domain/shared/ids.js';
 import { sourceBindingsProjection } from '../../src/projections/source-bindings/source-bindings.projection.js';

@@ -6,10 +6,10 @@ import { loadConfig, type ReveilleConfig } from '../../src/adapters/config/confi
 import { type Infrastructure, openInfrastructure } from '../../src/adapters/eventstore/infrastructure.js';
 import { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
 import { PgliteSqlClient } from '../../src/adapters/eventstore/sql/pglite-sql-client.js';
-import type { SqlClient } from '../../src/adapters/eventstore/sql/sql-client.js';
-import { createApp } from '../../src/app.factory.js';
-import { allMigrations } from '../../src/migrations.js';
-import { ProjectionRunners } from '../../src/projections/runner/projection-runners.js';
+import type { SqlClient } from '../../src/projections/sql-client.js';
+import { createApp } from '../../src/app.module.js';
+import { allMigrations } from '../../src/app.module.js';
+import { ProjectionRunners } from '../../src/adapters/runner/projection-runners.js';
 import { dropSchema, TEST_DATABASE_URL } from './databases.js';
 import { TestIssuer } from './tokens.js';
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/adapters/clock/clock.js';
+import type { Clock } from '../../src/domain/ports/clock.js';
 
 /** A database-like clock a test moves by hand (never the host clock): SC-6 without waiting. */
 export class ManualClock implements Clock {

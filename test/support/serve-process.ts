@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import type { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
 import { loadOrCreateDevKeys, mintDevToken } from '../../src/adapters/http/auth/dev-keys.js';
-import { allMigrations } from '../../src/migrations.js';
+import { allMigrations } from '../../src/app.module.js';
 import { dropSchema, freshPostgres, TEST_DATABASE_URL } from './databases.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,11 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
-import type { AppendSignal } from '../eventstore/append-signal.js';
+import type { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
-import type { BackgroundTask } from '../../projections/runner/subscription-registry.js';
+import type { BackgroundTask } from '../runner/subscription-registry.js';
 import type { FromBackground, ToBackground } from './messages.js';
 
-const WORKER_ENTRY = new URL('./background-worker.js', import.meta.url);
 const STOP_GRACE_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 
@@ -32,7 +31,8 @@ export class BackgroundThread implements BackgroundTask {
     private readonly notifier: DecisionNotifier,
     /** A read model the thread folded: caches built on it here must drop what they hold. */
     private readonly folded: (projection: string) => void,
-    private readonly entry: URL = WORKER_ENTRY,
+    /** The worker's module: the process entry, which runs runBackgroundWorker off the main thread. */
+    private readonly entry: URL,
   ) {}
 
   get error(): unknown {

@@ -1,12 +1,11 @@
 import { parentPort } from 'node:worker_threads';
 import { loadConfig } from '../config/config.js';
 import { openInfrastructure } from '../eventstore/infrastructure.js';
-import { AppendSignal } from '../eventstore/append-signal.js';
-import { createApp } from '../../app.factory.js';
-import { allMigrations } from '../../migrations.js';
+import { AppendSignal } from '../../projections/runner/append-signal.js';
+import type { Composition } from '../cli/composition.js';
 import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
-import { ProjectionRunners } from '../../projections/runner/projection-runners.js';
-import { SubscriptionRegistry } from '../../projections/runner/subscription-registry.js';
+import { ProjectionRunners } from '../runner/projection-runners.js';
+import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import type { FromBackground, ToBackground } from './messages.js';
 
 /**
@@ -14,39 +13,41 @@ import type { FromBackground, ToBackground } from './messages.js';
  * listener, running admission, read models and schedules on its own event loop. It hears of the HTTP
  * thread's appends at once and passes back what that thread's waiters and caches need.
  */
-const port = parentPort;
-if (!port) throw new Error('background-worker runs only as a worker thread');
-const post = (message: FromBackground) => port.postMessage(message);
+export async function runBackgroundWorker(composition: Composition): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('background-worker runs only as a worker thread');
+  const post = (message: FromBackground) => port.postMessage(message);
 
-// Its application never listens, and REVEILLE_BACKGROUND is read only by `serve`: the config is the HTTP thread's.
-const config = loadConfig();
-const infra = await openInfrastructure(config, allMigrations());
-const app = await createApp(config, infra, { docsUi: false });
-const signal = app.get(AppendSignal);
-const registry = app.get(SubscriptionRegistry);
+  // Its application never listens, and REVEILLE_BACKGROUND is read only by `serve`: the config is the HTTP thread's.
+  const config = loadConfig();
+  const infra = await openInfrastructure(config, composition.migrations());
+  const app = await composition.createApp(config, infra, { docsUi: false });
+  const signal = app.get(AppendSignal);
+  const registry = app.get(SubscriptionRegistry);
 
-// Decisions come in bursts: one message per turn of the event loop, not one per Occurrence.
-let decided: string[] = [];
-app.get(DecisionNotifier).onDecided((occurrenceId) => {
-  if (decided.length === 0) setImmediate(() => post({ type: 'decided', occurrenceIds: decided.splice(0) }));
-  decided.push(occurrenceId);
-});
-for (const [name, runner] of app.get(ProjectionRunners).runners) runner.onFolded(() => post({ type: 'folded', projection: name }));
+  // Decisions come in bursts: one message per turn of the event loop, not one per Occurrence.
+  let decided: string[] = [];
+  app.get(DecisionNotifier).onDecided((occurrenceId) => {
+    if (decided.length === 0) setImmediate(() => post({ type: 'decided', occurrenceIds: decided.splice(0) }));
+    decided.push(occurrenceId);
+  });
+  for (const [name, runner] of app.get(ProjectionRunners).runners) runner.onFolded(() => post({ type: 'folded', projection: name }));
 
-let reported = '[]';
-const health = setInterval(() => {
-  const failing = registry.failing();
-  const now = JSON.stringify(failing);
-  if (now === reported) return;
-  reported = now;
-  post({ type: 'failing', failing });
-}, 1_000);
+  let reported = '[]';
+  const health = setInterval(() => {
+    const failing = registry.failing();
+    const now = JSON.stringify(failing);
+    if (now === reported) return;
+    reported = now;
+    post({ type: 'failing', failing });
+  }, 1_000);
 
-port.on('message', async (message: ToBackground) => {
-  if (message.type === 'appended') return signal.notify();
-  clearInterval(health);
-  await app.close();
-  await infra.close();
-  process.exit(0); // in a worker thread: ends this thread only
-});
-post({ type: 'ready', running: registry.names() });
+  port.on('message', async (message: ToBackground) => {
+    if (message.type === 'appended') return signal.notify();
+    clearInterval(health);
+    await app.close();
+    await infra.close();
+    process.exit(0); // in a worker thread: ends this thread only
+  });
+  post({ type: 'ready', running: registry.names() });
+}

@@ -6,4 +6,3 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
  */
 export const CLAIMED_CAPABILITIES: readonly string[] = [CAPABILITIES.manual, CAPABILITIES.webhook, CAPABILITIES.schedule];
 
-export const CAPABILITIES_TOKEN = Symbol('CLAIMED_CAPABILITIES');

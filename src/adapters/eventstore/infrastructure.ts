@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ReveilleConfig } from '../config/config.js';
-import { AppendSignal } from './append-signal.js';
-import type { EventStore } from './event-store.port.js';
-import { type Migration, runMigrations } from './sql/migrations.js';
+import { AppendSignal } from '../../projections/runner/append-signal.js';
+import type { EventStore } from '../../domain/ports/event-store.js';
+import { type Migration } from '../../projections/migration.js';
+import { runMigrations } from './sql/migrations.js';
 import { PgSqlClient } from './sql/pg-sql-client.js';
 import { PgliteSqlClient } from './sql/pglite-sql-client.js';
-import type { SqlClient } from './sql/sql-client.js';
+import type { SqlClient } from '../../projections/sql-client.js';
 import { SqlEventStore } from './sql/sql-event-store.js';
 import { UpcasterRegistry } from './upcasters.js';
 

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from './event-store.port.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
 
 /** Lifts `data` of `type` from `fromVersion` to `fromVersion + 1` (AU-3: old events are never rewritten). */
 export interface Upcaster {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { ReveilleConfig } from '../config/config.js';
 import { CONFIG } from '../config/config.token.js';
-import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 
 const REFRESH_MS = 500;
 /** A process that has not served ingress for this long stops counting (a background-only process never starts). */

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { loadConfig } from '../config/config.js';
-import type { SqlClient } from '../eventstore/sql/sql-client.js';
+import type { SqlClient } from '../../projections/sql-client.js';
 import { Backpressure } from './backpressure.js';
 
 describe('WH-8 backpressure counts only where ingress is served', () => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { TokenBuckets } from './token-bucket.js';
 
 const SAMPLES_PER_SECOND = 5;

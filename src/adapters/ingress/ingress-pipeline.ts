@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EVENT_STORE, type EventStore, StoreUnavailable } from '../eventstore/event-store.port.js';
-import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
-import { TrustedClock } from '../clock/trusted-clock.js';
+import { EVENT_STORE } from '../../commands/shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { StoreUnavailable } from '../../domain/shared/errors.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
+import { TrustedClock } from '../../commands/shared/trusted-clock.js';
 import { bodyDigest, classifyContentType, type PayloadFormat, payloadDigest, type VerifiedDelivery, verifyDelivery } from '../sources/index.js';
 import { observe } from '../../commands/shared/observe.js';
 import { currentTrigger } from '../../commands/shared/lookups.js';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
+import type { IngressRouteClaims } from '../../domain/ports/ingress-routes.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 
 /**
  * The global ingress path `POST /v1/ingress/{sourceId}` carries no tenant (the provider knows only a
@@ -10,7 +11,7 @@ import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
  * A claim outlives a failed creation (the tenant may retry) and is never released.
  */
 @Injectable()
-export class IngressRoutes {
+export class IngressRoutes implements IngressRouteClaims {
   constructor(@Inject(SQL_CLIENT) private readonly sql: SqlClient) {}
 
   /**

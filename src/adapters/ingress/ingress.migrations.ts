@@ -1,4 +1,4 @@
-import type { Migration } from '../eventstore/sql/migrations.js';
+import type { Migration } from '../../projections/migration.js';
 
 export const ingressMigrations: Migration[] = [
   {

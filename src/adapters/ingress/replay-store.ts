@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SqlClient, SqlExecutor } from '../eventstore/sql/sql-client.js';
+import type { SqlClient, SqlExecutor } from '../../projections/sql-client.js';
 import { StatementBatcher } from '../eventstore/sql/statement-batcher.js';
 
 /**

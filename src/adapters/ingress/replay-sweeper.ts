@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { sweepReplayStore } from './replay-store.js';
 
 const SWEEP_EVERY_MS = 10 * 60 * 1000;

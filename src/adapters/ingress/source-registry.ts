@@ -3,8 +3,9 @@ import { loadAggregate } from '../../commands/shared/aggregate.js';
 import { sourceStream } from '../../domain/shared/ids.js';
 import type { SourceDefinition } from '../../domain/source/source-definition.js';
 import { activeKeys, isKeyRetired, sourceDecider } from '../../domain/source/source.js';
-import { EVENT_STORE, type EventStore } from '../eventstore/event-store.port.js';
-import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
+import { EVENT_STORE } from '../../commands/shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { SecretStore, SecretUnavailable } from '../sources/secret-store.js';
 
 export interface IngressKey {

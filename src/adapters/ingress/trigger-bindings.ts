@@ -1,8 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { boundTriggerIds } from '../../projections/source-bindings/source-bindings.queries.js';
 import { SOURCE_BINDINGS_PROJECTION } from '../../projections/source-bindings/source-bindings.projection.js';
-import { ProjectionRunners } from '../../projections/runner/projection-runners.js';
-import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
+import { ProjectionRunners } from '../runner/projection-runners.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { ExpiringCache } from './expiring-cache.js';
 
 export interface BoundTrigger {

@@ -15,7 +15,7 @@ export {
   type MalformedRequest,
   type SingleHeader,
 } from './headers.js';
-export { bodyDigest, payloadDigest } from './payload-digest.js';
+export { bodyDigest, payloadDigest } from '../../domain/occurrence/payload-digest.js';
 export {
   generateSecret,
   GENERATED_SECRET_BYTES,
@@ -29,7 +29,7 @@ export {
   type SecretErrorCode,
   type SignedScheme,
   type SourceScheme,
-} from './source-secret.js';
+} from '../../domain/source/source-secret.js';
 export {
   MAX_DELIVERY_ID_LENGTH,
   validateDeliveryId,

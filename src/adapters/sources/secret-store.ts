@@ -1,15 +1,10 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import type { SecretOwner, SourceSecrets } from '../../domain/ports/source-secrets.js';
 import type { ReveilleConfig } from '../config/config.js';
 import { CONFIG } from '../config/config.token.js';
-import { SQL_CLIENT, type SqlClient } from '../eventstore/sql/sql-client.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 
-/** Which key a secret belongs to; bound into the ciphertext so a row cannot be moved to another key. */
-export interface SecretOwner {
-  tenant: string;
-  sourceId: string;
-  keyId: string;
-}
 
 /** A stored secret that cannot be opened. The message never carries any part of the secret. */
 export class SecretUnavailable extends Error {
@@ -74,7 +69,7 @@ const ABANDONED_AFTER_SECONDS = 60;
 
 /** The `source_secrets` table (ARCHITECTURE decision 7): written before SourceKeyAdded, read by the ingress. */
 @Injectable()
-export class SecretStore {
+export class SecretStore implements SourceSecrets {
   readonly cipher: SecretCipher;
 
   constructor(

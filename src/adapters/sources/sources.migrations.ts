@@ -1,4 +1,4 @@
-import type { Migration } from '../eventstore/sql/migrations.js';
+import type { Migration } from '../../projections/migration.js';
 
 /**
  * Source secrets live outside the event log (ARCHITECTURE decision 7): `ciphertext` is

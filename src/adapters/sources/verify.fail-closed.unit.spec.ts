@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { verifyDelivery, type SourceKey, type VerificationResult } from './verify.js';
-import type { SourceScheme } from './source-secret.js';
+import type { SourceScheme } from '../../domain/source/source-secret.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const TS = String(Math.floor(NOW.getTime() / 1000));

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { indexHeaders, malformed, singleHeader, type HeaderIndex, type MalformedRequest } from './headers.js';
-import { parseSecret, type SignedScheme, type SourceScheme } from './source-secret.js';
+import { parseSecret, type SignedScheme, type SourceScheme } from '../../domain/source/source-secret.js';
 
 /**
  * Delivery authentication over exact bytes (WH-2 … WH-5). Pure: no clock, no store, no framework.

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
-import { SecretStore } from '../../adapters/sources/secret-store.js';
-import { generateSecret, GENERATED_SECRET_BYTES, parseSecret } from '../../adapters/sources/source-secret.js';
+import { EVENT_STORE, SOURCE_SECRETS } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { WrongExpectedRevision } from '../../domain/shared/errors.js';
+import type { SourceSecrets } from '../../domain/ports/source-secrets.js';
+import { generateSecret, GENERATED_SECRET_BYTES, parseSecret } from '../../domain/source/source-secret.js';
 import { sourceStream } from '../../domain/shared/ids.js';
 import { isRejection, reject } from '../../domain/shared/result.js';
 import { sourceDecider, type AddSourceKey, type SourceKeyAdded } from '../../domain/source/source.js';
 import { loadAggregate, toNewEvent } from '../shared/aggregate.js';
 import { metadataOf } from '../shared/command-context.js';
-import { CommandRejected } from '../shared/rejected.js';
+import { CommandRejected } from '../../domain/shared/errors.js';
 import { AddSourceKeyCommand, type SourceKeyCreated } from './add-source-key.command.js';
 
 const MAX_ATTEMPTS = 10;
@@ -24,7 +26,7 @@ const MAX_ATTEMPTS = 10;
 export class AddSourceKeyHandler implements ICommandHandler<AddSourceKeyCommand> {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(SecretStore) private readonly secrets: SecretStore,
+    @Inject(SOURCE_SECRETS) private readonly secrets: SourceSecrets,
   ) {}
 
   async execute({ context, sourceId, keyId: givenKeyId, secret: givenSecret }: AddSourceKeyCommand): Promise<SourceKeyCreated> {

@@ -1,6 +1,6 @@
-import type { EventMetadata, RecordedEvent, StreamAppend } from '../../adapters/eventstore/event-store.port.js';
-import type { TrustedClock } from '../../adapters/clock/trusted-clock.js';
-import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
+import type { EventMetadata, RecordedEvent, StreamAppend } from '../../domain/ports/event-store.js';
+import type { TrustedClock } from '../shared/trusted-clock.js';
+import type { EventStore } from '../../domain/ports/event-store.js';
 import {
   type AdmissionFacts,
   type BudgetConsumed,
@@ -24,7 +24,7 @@ import { isRejection } from '../../domain/shared/result.js';
 import { isKeyRetired, sourceDecider, type SourceState } from '../../domain/source/source.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
 import { appendAll, asDomainEvent, type Loaded, loadAggregates, loadLatest, rememberAppended, toNewEvent } from '../shared/aggregate.js';
-import { CommandRejected } from '../shared/rejected.js';
+import { CommandRejected } from '../../domain/shared/errors.js';
 
 export type Observed = Extract<OccurrenceState, { status: 'observed' }>;
 

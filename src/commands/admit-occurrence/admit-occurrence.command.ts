@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
 
 export interface AdmissionResult {
   occurrenceId: string;

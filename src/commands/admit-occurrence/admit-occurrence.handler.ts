@@ -1,7 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { TrustedClock } from '../../adapters/clock/trusted-clock.js';
-import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { TrustedClock } from '../shared/trusted-clock.js';
+import { EVENT_STORE } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
 import { type Loaded, loadAggregate } from '../shared/aggregate.js';
 import { AdmitOccurrenceCommand, type AdmissionResult } from './admit-occurrence.command.js';

@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
 
 /**
  * Decide several observed Occurrences of one Mission, in acceptance order, with one read of current

@@ -1,7 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { TrustedClock } from '../../adapters/clock/trusted-clock.js';
-import { EVENT_STORE, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { TrustedClock } from '../shared/trusted-clock.js';
+import { EVENT_STORE } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import { AdmitOccurrenceCommand } from './admit-occurrence.command.js';
 import { AdmitOccurrencesCommand } from './admit-occurrences.command.js';
 import { admitInOrder, fromObservation, type Observed } from './admission-step.js';

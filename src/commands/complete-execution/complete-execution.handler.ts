@@ -1,7 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
-import { problems } from '../../adapters/http/problems/problem.js';
+import { EVENT_STORE } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { badRequest } from '../../domain/shared/errors.js';
 import { IllegalStateError } from '../../domain/shared/errors.js';
 import { metadataOf } from '../shared/command-context.js';
 import { transitionExecution } from '../shared/execution-transition.js';
@@ -15,7 +16,7 @@ export class CompleteExecutionHandler implements ICommandHandler<CompleteExecuti
 
   async execute({ context, executionId, fence, outcome, receipt }: CompleteExecutionCommand): Promise<CompletionResult> {
     if (Buffer.byteLength(JSON.stringify(receipt ?? null), 'utf8') > MAX_RECEIPT_BYTES) {
-      throw problems.badRequest([{ pointer: '/receipt', message: `receipt must be at most ${MAX_RECEIPT_BYTES} bytes as JSON` }]);
+      throw badRequest('The request is malformed.', [{ pointer: '/receipt', message: `receipt must be at most ${MAX_RECEIPT_BYTES} bytes as JSON` }]);
     }
     const at = (await this.store.now()).toISOString();
     const done = await transitionExecution(this.store, context.tenant, { type: 'CompleteExecution', executionId, fence, outcome, receipt: receipt ?? null, at }, metadataOf(context, executionId));

@@ -1,8 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
-import { Problem, problems } from '../../adapters/http/problems/problem.js';
-import { payloadDigest } from '../../adapters/sources/payload-digest.js';
+import { EVENT_STORE } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { badRequest, CommandRejected, notFound } from '../../domain/shared/errors.js';
+import { reject } from '../../domain/shared/result.js';
+import { payloadDigest } from '../../domain/occurrence/payload-digest.js';
 import { dedupeIdentityHash, manualIdentity, occurrenceIdFor } from '../../domain/dedupe/dedupe-identity.js';
 import { canonicalJson } from '../../domain/shared/canonical-json.js';
 import { observe } from '../shared/observe.js';
@@ -19,12 +21,14 @@ export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOc
 
   async execute({ context, triggerId, idempotencyKey, input = null, resourceRefs }: FireManualOccurrenceCommand): Promise<ManualFireResult> {
     if (Buffer.byteLength(canonicalJson(input ?? null)) > MAX_MANUAL_INPUT_BYTES) {
-      throw problems.badRequest([{ pointer: '/input', message: `input exceeds ${MAX_MANUAL_INPUT_BYTES} bytes` }], 'The input is too large.');
+      throw badRequest('The input is too large.', [{ pointer: '/input', message: `input exceeds ${MAX_MANUAL_INPUT_BYTES} bytes` }]);
     }
     const trigger = await currentTrigger(this.store, context.tenant, triggerId);
-    if (trigger.status === 'absent' || trigger.deleted) throw problems.notFound();
+    if (trigger.status === 'absent' || trigger.deleted) throw notFound();
     if (trigger.definition.type !== 'manual') {
-      throw new Problem(409, 'trigger_not_manual', 'Not a manual Trigger', `Trigger ${triggerId} is a ${trigger.definition.type} Trigger; only manual Triggers take manual occurrences.`);
+      throw new CommandRejected(
+        reject('trigger_not_manual', { detail: `Trigger ${triggerId} is a ${trigger.definition.type} Trigger; only manual Triggers take manual occurrences.` }),
+      );
     }
     const identity = manualIdentity(context.tenant, trigger, idempotencyKey);
     const observedAt = (await this.store.now()).toISOString();
@@ -53,7 +57,7 @@ export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOc
     );
     // Whoever observed first fixed the payload; another payload under the identity starts nothing (OC-4).
     if (observation.outcome === 'payload_conflict') {
-      throw new Problem(409, 'payload_conflict', 'Payload conflict', 'This delivery identity was first accepted with a different payload.');
+      throw new CommandRejected(reject('payload_conflict', { detail: 'This delivery identity was first accepted with a different payload.' }));
     }
     return { occurrenceId: observation.occurrenceId, status: 'observed', position: observation.position };
   }

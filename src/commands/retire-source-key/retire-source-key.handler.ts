@@ -1,7 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
-import { SecretStore } from '../../adapters/sources/secret-store.js';
+import { EVENT_STORE, SOURCE_SECRETS } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import type { SourceSecrets } from '../../domain/ports/source-secrets.js';
 import { sourceStream } from '../../domain/shared/ids.js';
 import { sourceDecider } from '../../domain/source/source.js';
 import { handleCommand } from '../shared/aggregate.js';
@@ -16,7 +17,7 @@ import { RetireSourceKeyCommand, type SourceKeyRetirement } from './retire-sourc
 export class RetireSourceKeyHandler implements ICommandHandler<RetireSourceKeyCommand> {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(SecretStore) private readonly secrets: SecretStore,
+    @Inject(SOURCE_SECRETS) private readonly secrets: SourceSecrets,
   ) {}
 
   async execute({ context, sourceId, keyId }: RetireSourceKeyCommand): Promise<SourceKeyRetirement> {

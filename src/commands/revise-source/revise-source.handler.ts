@@ -1,20 +1,21 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
-import { IngressRoutes } from '../../adapters/ingress/ingress-routes.js';
+import { EVENT_STORE, INGRESS_ROUTES } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import type { IngressRouteClaims } from '../../domain/ports/ingress-routes.js';
 import { sourceStream } from '../../domain/shared/ids.js';
 import { isRejection, reject } from '../../domain/shared/result.js';
 import { sourceDecider, type ReviseSource } from '../../domain/source/source.js';
 import { handleCommand, loadAggregate } from '../shared/aggregate.js';
 import { metadataOf } from '../shared/command-context.js';
-import { CommandRejected } from '../shared/rejected.js';
+import { CommandRejected } from '../../domain/shared/errors.js';
 import { ReviseSourceCommand, type SourceRevisionResult } from './revise-source.command.js';
 
 @CommandHandler(ReviseSourceCommand)
 export class ReviseSourceHandler implements ICommandHandler<ReviseSourceCommand> {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(IngressRoutes) private readonly routes: IngressRoutes,
+    @Inject(INGRESS_ROUTES) private readonly routes: IngressRouteClaims,
   ) {}
 
   async execute({ context, sourceId, body }: ReviseSourceCommand): Promise<SourceRevisionResult> {

@@ -1,7 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { CAPABILITIES_TOKEN } from '../../adapters/config/capabilities.js';
-import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { CAPABILITIES_TOKEN } from '../shared/tokens.js';
+import { EVENT_STORE } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
 import { initialMissionState } from '../../domain/mission/mission.js';
 import { triggerStream } from '../../domain/shared/ids.js';
 import { triggerDecider } from '../../domain/trigger/trigger.js';

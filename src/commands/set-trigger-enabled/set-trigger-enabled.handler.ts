@@ -1,7 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
-import { problems } from '../../adapters/http/problems/problem.js';
+import { EVENT_STORE } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { notFound } from '../../domain/shared/errors.js';
 import { triggerStream } from '../../domain/shared/ids.js';
 import { triggerDecider } from '../../domain/trigger/trigger.js';
 import type { TriggerRevisionResult } from '../revise-trigger/revise-trigger.command.js';
@@ -16,7 +17,7 @@ export class SetTriggerEnabledHandler implements ICommandHandler<SetTriggerEnabl
 
   async execute({ context, triggerId, enabled, body }: SetTriggerEnabledCommand): Promise<TriggerRevisionResult> {
     const trigger = await currentTrigger(this.store, context.tenant, triggerId);
-    if (trigger.status === 'absent') throw problems.notFound();
+    if (trigger.status === 'absent') throw notFound();
     const mission = await currentMission(this.store, context.tenant, trigger.definition.missionId);
     const handled = await handleCommand(
       this.store,

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE, type EventStore } from '../../adapters/eventstore/event-store.port.js';
+import { EVENT_STORE } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
 import { settlementOf } from '../../domain/execution/index.js';
 import { IllegalStateError } from '../../domain/shared/errors.js';
 import { metadataOf } from '../shared/command-context.js';

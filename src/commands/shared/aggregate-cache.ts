@@ -1,4 +1,4 @@
-import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
+import type { EventStore } from '../../domain/ports/event-store.js';
 
 export interface CachedAggregate {
   state: unknown;

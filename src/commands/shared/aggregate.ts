@@ -1,9 +1,9 @@
-import type { EventMetadata, EventStore, NewEvent, RecordedEvent, StreamAppend } from '../../adapters/eventstore/event-store.port.js';
-import { WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import type { EventMetadata, EventStore, NewEvent, RecordedEvent, StreamAppend } from '../../domain/ports/event-store.js';
+import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
 import { isRejection } from '../../domain/shared/result.js';
 import { aggregateCache, remember } from './aggregate-cache.js';
-import { CommandRejected } from './rejected.js';
+import { CommandRejected } from '../../domain/shared/errors.js';
 
 export interface Loaded<S> {
   state: S;

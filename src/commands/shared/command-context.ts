@@ -1,4 +1,4 @@
-import type { EventMetadata } from '../../adapters/eventstore/event-store.port.js';
+import type { EventMetadata } from '../../domain/ports/event-store.js';
 
 /** Who asked and under which request: becomes every appended event's metadata. */
 export interface CommandContext {

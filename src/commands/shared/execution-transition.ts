@@ -1,13 +1,13 @@
-import type { EventMetadata, EventStore, StreamAppend } from '../../adapters/eventstore/event-store.port.js';
-import { WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
-import { problems } from '../../adapters/http/problems/problem.js';
+import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports/event-store.js';
+import { WrongExpectedRevision } from '../../domain/shared/errors.js';
+import { notFound } from '../../domain/shared/errors.js';
 import { concurrencyDecider } from '../../domain/admission/index.js';
 import { decideExecution, evolveExecution, type ExecutionCommand, executionDeciderFor, type ExecutionEvent, type ExecutionState, occurrenceIdOf, releasesSlot } from '../../domain/execution/index.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
 import { concurrencyStream, executionStream, occurrenceStream } from '../../domain/shared/ids.js';
 import { isRejection } from '../../domain/shared/result.js';
 import { appendAll, asDomainEvent, type Loaded, loadLatest, toNewEvent } from './aggregate.js';
-import { CommandRejected } from './rejected.js';
+import { CommandRejected } from '../../domain/shared/errors.js';
 
 const MAX_ATTEMPTS = 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -26,11 +26,11 @@ export function requestView(request: KnownExecution['request']) {
  */
 export async function loadExecution(store: EventStore, tenant: string, executionId: string): Promise<Loaded<KnownExecution>> {
   const occurrenceId = occurrenceIdOf(executionId);
-  if (occurrenceId === null) throw problems.notFound('No such execution.');
+  if (occurrenceId === null) throw notFound('No such execution.');
   const [occurrence, lifecycle] = await Promise.all([store.readStream(occurrenceStream(occurrenceId)), store.readStream(executionStream(executionId))]);
   const admitted = occurrence.find((e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId);
   const request = (admitted?.data as OccurrenceAdmitted['data'] | undefined)?.request;
-  if (!admitted || !request || request.tenant !== tenant) throw problems.notFound('No such execution.');
+  if (!admitted || !request || request.tenant !== tenant) throw notFound('No such execution.');
   const decider = executionDeciderFor(request);
   const last = lifecycle[lifecycle.length - 1];
   return {

@@ -1,4 +1,4 @@
-import type { EventStore } from '../../adapters/eventstore/event-store.port.js';
+import type { EventStore } from '../../domain/ports/event-store.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
 import { missionStream, triggerStream } from '../../domain/shared/ids.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';

@@ -1,4 +1,5 @@
-import { type EventMetadata, type EventStore, WrongExpectedRevision } from '../../adapters/eventstore/event-store.port.js';
+import { type EventMetadata, type EventStore } from '../../domain/ports/event-store.js';
+import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import { isRejection } from '../../domain/shared/result.js';
 import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
 import { classifyDelivery, occurrenceDecider } from '../../domain/occurrence/occurrence.js';

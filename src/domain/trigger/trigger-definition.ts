@@ -1,4 +1,4 @@
-import { validateSchedule, type NormalizedScheduleDefinition } from '../schedule/index.js';
+import { validateSchedule, type NormalizedScheduleDefinition } from '../schedule/schedule-definition.js';
 import { FieldReader, isRecord, type Raw } from '../shared/fields.js';
 import type { FieldError, Validation } from '../shared/result.js';
 import {

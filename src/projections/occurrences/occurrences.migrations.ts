@@ -1,4 +1,4 @@
-import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
+import type { Migration } from '../migration.js';
 
 /** OP-2 read model: one row per Occurrence, plus the conflict deliveries counted once each. */
 export const occurrencesMigrations: Migration[] = [

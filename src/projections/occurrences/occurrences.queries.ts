@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlExecutor } from '../sql-client.js';
 import type { CausalLink, OccurrenceKind } from '../../domain/occurrence/occurrence-events.js';
 import { decodeCursor, encodeCursor, InvalidCursor, isoSql } from './cursor.js';
 

@@ -1,9 +1,9 @@
-import type { AppendSignal } from '../../adapters/eventstore/append-signal.js';
-import { advanceCheckpoint, advanceCheckpointOrFail, CheckpointConflict, isCheckpointMoved, loadCheckpoint, resetCheckpoint } from '../../adapters/eventstore/checkpoints.js';
-import { inline } from '../../adapters/eventstore/sql/statement-script.js';
-import type { EventStore, RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlClient } from '../../adapters/eventstore/sql/sql-client.js';
-import { Subscription } from '../../adapters/eventstore/subscription.js';
+import type { AppendSignal } from './append-signal.js';
+import { advanceCheckpoint, advanceCheckpointOrFail, CheckpointConflict, isCheckpointMoved, loadCheckpoint, resetCheckpoint } from './checkpoints.js';
+import { inline } from './statement-script.js';
+import type { EventStore, RecordedEvent } from '../../domain/ports/event-store.js';
+import type { SqlClient } from '../sql-client.js';
+import { Subscription } from './subscription.js';
 import type { Projection } from './projection.js';
 
 const checkpointName = (projection: Projection) => `projection:${projection.name}`;

@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
-import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
+import type { Migration } from '../migration.js';
+import type { SqlExecutor, SqlQuery } from '../sql-client.js';
 
 /** One read model: its tables, the events it folds, and how one event changes its rows. */
 export interface Projection {

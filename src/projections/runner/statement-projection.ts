@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
-import { runStatements } from '../../adapters/eventstore/sql/statement-script.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
+import type { SqlExecutor, SqlQuery } from '../sql-client.js';
+import { runStatements } from './statement-script.js';
 import type { Projection } from './projection.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlExecutor } from '../sql-client.js';
 import { compareTzdata } from '../../domain/schedule/tzdata.js';
-import type { ScheduleHealth, TriggerHealthRow } from '../trigger-health/trigger-health.queries.js';
+import type { ScheduleHealth, TriggerHealthRow } from '../trigger-health/trigger-health.view.js';
 import { scheduleViews } from './schedules.queries.js';
 
 /** What an operator can do about a held catch-up range (api.md operator recovery actions). */

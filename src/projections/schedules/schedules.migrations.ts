@@ -1,4 +1,4 @@
-import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
+import type { Migration } from '../migration.js';
 
 /**
  * The schedule due index (SC-5/SC-6 at scale): one row per schedule Trigger with what the

@@ -1,6 +1,6 @@
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
 import { OCCURRENCE_PAYLOAD_PATHS } from '../../domain/occurrence/occurrence-events.js';
-import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlExecutor } from '../sql-client.js';
 import { nextActivation, type ActivationBasis } from '../../domain/schedule/activation.js';
 import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';

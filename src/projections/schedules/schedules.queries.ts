@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlExecutor } from '../sql-client.js';
 import type { ScheduleTrigger } from '../../domain/schedule/materialization.js';
 import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
 import type { InstantRange, ScheduleSnapshot, ScheduleState, SkipCause } from '../../domain/schedule/schedule-events.js';

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlExecutor } from '../sql-client.js';
 import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
 import { foldScheduleSide, type IndexedEvent, type ScheduleSide } from './schedule-index.js';
 

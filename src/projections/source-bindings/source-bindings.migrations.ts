@@ -1,4 +1,4 @@
-import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
+import type { Migration } from '../migration.js';
 
 /** Which webhook Trigger listens to which source (WH-6: mapping from server-side configuration only). */
 export const sourceBindingsMigrations: Migration[] = [

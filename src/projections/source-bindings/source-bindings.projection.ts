@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
+import type { SqlQuery } from '../sql-client.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import type { Projection } from '../runner/projection.js';
 import { statementProjection } from '../runner/statement-projection.js';

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlExecutor } from '../sql-client.js';
 
 /**
  * Live (not deleted) webhook Triggers of `tenant` bound to `sourceId` whose event types include

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
+import type { SqlExecutor } from '../sql-client.js';
 import type { OccurrenceAdmitted, OccurrenceBlocked, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
 import type { OccurrenceLedger } from './occurrence-ledger.js';
 

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
+import type { SqlQuery } from '../sql-client.js';
 import type { ExecutionClaimed, ExecutionCompleted, ExecutionEvent, ExecutionSettled } from '../../domain/execution/index.js';
 
 export const EXECUTION_EVENT_TYPES: readonly ExecutionEvent['type'][] = ['ExecutionClaimed', 'ExecutionCompleted', 'ExecutionSettled'];

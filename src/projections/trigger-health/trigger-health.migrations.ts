@@ -1,4 +1,4 @@
-import type { Migration } from '../../adapters/eventstore/sql/migrations.js';
+import type { Migration } from '../migration.js';
 
 /** OP-1 read model: one health row per Trigger, and the execution → Trigger map its execution counters need. */
 export const triggerHealthMigrations: Migration[] = [

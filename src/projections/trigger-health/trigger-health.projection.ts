@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../../adapters/eventstore/event-store.port.js';
-import type { SqlExecutor, SqlQuery } from '../../adapters/eventstore/sql/sql-client.js';
+import type { RecordedEvent } from '../../domain/ports/event-store.js';
+import type { SqlExecutor, SqlQuery } from '../sql-client.js';
 import { OCCURRENCE_PAYLOAD_PATHS, type OccurrenceAdmitted, type OccurrenceBlocked, type OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';

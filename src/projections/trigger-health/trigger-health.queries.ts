@@ -1,51 +1,14 @@
-import type { SqlExecutor } from '../../adapters/eventstore/sql/sql-client.js';
+import type { SqlExecutor } from '../sql-client.js';
 import { decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
 import { listOccurrences, type OccurrenceView, type Page } from '../occurrences/occurrences.queries.js';
 import { withScheduleHealth } from '../schedules/schedule-health.js';
-
-export type TriggerHealth = 'ok' | 'degraded' | 'failing' | 'held' | 'disabled';
+import type { ScheduleHealth, TriggerHealth, TriggerHealthDetail, TriggerHealthRow } from './trigger-health.view.js';
 
 /**
  * Reasons that say the Trigger's own machinery is in trouble (a filter or guard that cannot decide, a
  * revoked key), as opposed to business outcomes (budget, scope, mission paused) that are working as meant.
  */
 export const DEGRADING_REASONS: readonly string[] = ['filter_inconclusive', 'guard_fault', 'key_revoked'];
-
-/**
- * api.md `GET /v1/operator/triggers` row. Provisional until their events exist: `auth` (all null),
- * `executions` (pending and claimed from the execution streams; retrying and dead 0 until delivery retries exist), `recovery` (schedule held ranges only);
- * `health` never yet says "failing"; `counts.duplicate` stays 0 because a duplicate delivery appends
- * no event. Schedules take `nextFireAt`, `tzdataDrift` and "held" from the schedules read model.
- */
-export interface TriggerHealthRow {
-  triggerId: string;
-  revision: number;
-  type: string | null;
-  missionId: string | null;
-  enabled: boolean;
-  deleted: boolean;
-  health: TriggerHealth;
-  nextFireAt: string | null;
-  lastFireAt: string | null;
-  lastOccurrence: { occurrenceId: string; status: string; reason: string | null; observedAt: string } | null;
-  auth: { lastResult: string | null; keyId: string | null; at: string | null };
-  counts: { observed: number; admitted: number; duplicate: number; blocked: Record<string, number> };
-  executions: { pending: number; claimed: number; retrying: number; dead: number };
-  tzdataDrift: boolean;
-  recovery: Array<{ action: string; method: string; href: string }>;
-}
-
-export interface ScheduleHealth {
-  engine: string | null;
-  tzdataVersion: string | null;
-  /** Instants at or before it are decided; null before the schedules read model has the Trigger. */
-  boundary: string | null;
-  skipped: Array<{ from: string; to: string; count: number }>;
-  held: Array<{ from: string; to: string; count: number }>;
-}
-
-/** `GET /v1/operator/triggers/{triggerId}`: the row, the 10 newest Occurrences and, for schedules, `schedule`. */
-export type TriggerHealthDetail = TriggerHealthRow & { recentOccurrences: OccurrenceView[]; schedule?: ScheduleHealth };
 
 interface HealthRow {
   trigger_id: string;

@@ -11,17 +11,8 @@ import {
   type StreamingRead,
 } from '@eventstore/db-client';
 import { chainHash, eventContent } from '../../../domain/shared/event-hash.js';
-import {
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type ReadAllOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  StoreUnavailable,
-  WrongExpectedRevision,
-} from '../event-store.port.js';
+import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent } from '../../../domain/ports/event-store.js';
+import { StoreUnavailable, WrongExpectedRevision } from '../../../domain/shared/errors.js';
 import { UpcasterRegistry } from '../upcasters.js';
 import {
   concreteRevision,

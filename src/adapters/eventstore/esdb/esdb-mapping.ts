@@ -2,7 +2,7 @@
  * Pure translations between the EventStore port and EventStoreDB's client types. No I/O here, so
  * every rule the adapter relies on (revisions, the metadata envelope, error classes) is unit-tested.
  */
-import type { EventMetadata, ExpectedRevision, RecordedEvent } from '../event-store.port.js';
+import type { EventMetadata, ExpectedRevision, RecordedEvent } from '../../../domain/ports/event-store.js';
 
 /** ESDB's expected-revision vocabulary (the client's string constants, or a concrete revision). */
 export type EsdbExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | bigint;

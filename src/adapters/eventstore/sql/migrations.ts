@@ -1,4 +1,4 @@
-import type { SqlClient } from './sql-client.js';
+import type { SqlClient } from '../../../projections/sql-client.js';
 
 /** A forward-only schema change; ids are applied in the order given and never edited once shipped. */
 export interface Migration {

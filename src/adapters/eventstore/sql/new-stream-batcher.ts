@@ -1,6 +1,6 @@
 import { eventContent } from '../../../domain/shared/event-hash.js';
-import type { NewEvent } from '../event-store.port.js';
-import type { SqlExecutor } from './sql-client.js';
+import type { NewEvent } from '../../../domain/ports/event-store.js';
+import type { SqlExecutor } from '../../../projections/sql-client.js';
 import { INSERT_NEW_STREAMS } from './sql-batch-append.js';
 import { StatementBatcher } from './statement-batcher.js';
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { SqlClient, SqlExecutor, SqlQuery, SqlResult } from './sql-client.js';
+import type { SqlClient, SqlExecutor, SqlQuery, SqlResult } from '../../../projections/sql-client.js';
 import { translateStoreError } from './store-errors.js';
 
 export interface PgClientOptions {

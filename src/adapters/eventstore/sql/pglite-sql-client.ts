@@ -1,5 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
-import type { SqlClient, SqlExecutor, SqlQuery, SqlResult } from './sql-client.js';
+import type { SqlClient, SqlExecutor, SqlQuery, SqlResult } from '../../../projections/sql-client.js';
 import { translateStoreError } from './store-errors.js';
 
 /** Embedded PostgreSQL (WebAssembly, in-process): the default when DATABASE_URL is unset. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eventContent } from '../../../domain/shared/event-hash.js';
-import type { RecordedEvent, StreamAppend } from '../event-store.port.js';
-import type { SqlExecutor, SqlQuery } from './sql-client.js';
+import type { RecordedEvent, StreamAppend } from '../../../domain/ports/event-store.js';
+import type { SqlExecutor, SqlQuery } from '../../../projections/sql-client.js';
 import { isUniqueViolation } from './store-errors.js';
 
 /** An appended event as the batch knows it: what it sent plus where the store put it. */

@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { eventContent } from '../../../domain/shared/event-hash.js';
-import {
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type FilteredPage,
-  type NewEvent,
-  type ReadAllOptions,
-  type ReadStreamOptions,
-  type RecordedEvent,
-  type StreamAppend,
-  type StreamRead,
-  WrongExpectedRevision,
-} from '../event-store.port.js';
+import { type AppendResult, type EventStore, type ExpectedRevision, type FilteredPage, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type StreamAppend, type StreamRead } from '../../../domain/ports/event-store.js';
+import { WrongExpectedRevision } from '../../../domain/shared/errors.js';
 import { appendBatch, BatchConflict } from './sql-batch-append.js';
 import { newStreamBatcher } from './new-stream-batcher.js';
 import { StatementBatcher } from './statement-batcher.js';
 import { UpcasterRegistry } from '../upcasters.js';
-import type { SqlClient, SqlExecutor } from './sql-client.js';
-import type { AppendSignal } from '../append-signal.js';
+import type { SqlClient, SqlExecutor } from '../../../projections/sql-client.js';
+import type { AppendSignal } from '../../../projections/runner/append-signal.js';
 import { isUniqueViolation } from './store-errors.js';
 
 /** What the database decides about an appended event; the rest is what the caller gave. */

@@ -1,4 +1,4 @@
-import { StoreUnavailable } from '../event-store.port.js';
+import { StoreUnavailable } from '../../../domain/shared/errors.js';
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
 

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CAPABILITIES_TOKEN } from '../../config/capabilities.js';
+import { CAPABILITIES_TOKEN } from '../../../commands/shared/tokens.js';
 import { RequireScope } from '../auth/auth.decorators.js';
 
 @ApiTags('system')

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DecisionNotifier } from '../../../commands/admit-occurrence/decision-notifier.js';
-import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { EVENT_STORE } from '../../../commands/shared/tokens.js';
+import { type EventStore } from '../../../domain/ports/event-store.js';
 import { loadAggregate } from '../../../commands/shared/aggregate.js';
 import { occurrenceDecider } from '../../../domain/occurrence/occurrence.js';
 import { occurrenceStream } from '../../../domain/shared/ids.js';

@@ -10,7 +10,8 @@ import { SettleExecutionDto } from '../../../commands/settle-execution/settle-ex
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { loadExecution, requestView } from '../../../commands/shared/execution-transition.js';
 import { executionStream } from '../../../domain/shared/ids.js';
-import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { EVENT_STORE } from '../../../commands/shared/tokens.js';
+import { type EventStore } from '../../../domain/ports/event-store.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';

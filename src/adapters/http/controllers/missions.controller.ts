@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { EVENT_STORE } from '../../../commands/shared/tokens.js';
+import { type EventStore } from '../../../domain/ports/event-store.js';
 import { ReviseMissionCommand } from '../../../commands/revise-mission/revise-mission.command.js';
 import { ReviseMissionDto } from '../../../commands/revise-mission/revise-mission.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';

@@ -1,12 +1,12 @@
 import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { SQL_CLIENT, type SqlClient } from '../../eventstore/sql/sql-client.js';
+import { SQL_CLIENT, type SqlClient } from '../../../projections/sql-client.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { isReasonCode } from '../../../domain/admission/reasons.js';
 import { InvalidCursor } from '../../../projections/occurrences/cursor.js';
 import { OCCURRENCES_PROJECTION } from '../../../projections/occurrences/occurrences.projection.js';
 import { getOccurrence, listOccurrences, OCCURRENCE_STATUSES, type OccurrenceStatus } from '../../../projections/occurrences/occurrences.queries.js';
-import { ProjectionRunners } from '../../../projections/runner/projection-runners.js';
+import { ProjectionRunners } from '../../runner/projection-runners.js';
 import { SCHEDULES_PROJECTION } from '../../../projections/schedules/schedules.projection.js';
 import { TRIGGER_HEALTH_PROJECTION } from '../../../projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../../projections/trigger-health/trigger-health.queries.js';

@@ -1,8 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CLOCK, type Clock } from '../../clock/clock.js';
-import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { CLOCK } from '../../../commands/shared/tokens.js';
+import { type Clock } from '../../../domain/ports/clock.js';
+import { EVENT_STORE } from '../../../commands/shared/tokens.js';
+import { type EventStore } from '../../../domain/ports/event-store.js';
 import { DecideHeldInstantsCommand } from '../../../commands/decide-held-instants/decide-held-instants.command.js';
 import { ReasonDto } from '../../../commands/revise-trigger/revise-trigger.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { EVENT_STORE } from '../../../commands/shared/tokens.js';
+import { type EventStore } from '../../../domain/ports/event-store.js';
 import { AddSourceKeyCommand } from '../../../commands/add-source-key/add-source-key.command.js';
 import { AddSourceKeyDto } from '../../../commands/add-source-key/add-source-key.dto.js';
 import { RetireSourceKeyCommand } from '../../../commands/retire-source-key/retire-source-key.command.js';

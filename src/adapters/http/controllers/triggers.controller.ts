@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Headers } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { EVENT_STORE } from '../../../commands/shared/tokens.js';
+import { type EventStore } from '../../../domain/ports/event-store.js';
 import { FireManualOccurrenceCommand } from '../../../commands/fire-manual-occurrence/fire-manual-occurrence.command.js';
 import { FireManualOccurrenceDto } from '../../../commands/fire-manual-occurrence/fire-manual-occurrence.dto.js';
 import { ReviseTriggerCommand } from '../../../commands/revise-trigger/revise-trigger.command.js';

@@ -1,9 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
-import { EVENT_STORE, type EventStore } from '../../eventstore/event-store.port.js';
+import { EVENT_STORE } from '../../../commands/shared/tokens.js';
+import { type EventStore } from '../../../domain/ports/event-store.js';
 import { Public } from '../auth/auth.decorators.js';
-import { SubscriptionRegistry } from '../../../projections/runner/subscription-registry.js';
+import { SubscriptionRegistry } from '../../runner/subscription-registry.js';
 
 /** Liveness says the process answers; readiness says it can do its work (store reachable, lag bounded). */
 @ApiTags('system')

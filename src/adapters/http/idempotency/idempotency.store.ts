@@ -1,4 +1,4 @@
-import type { SqlClient } from '../../eventstore/sql/sql-client.js';
+import type { SqlClient } from '../../../projections/sql-client.js';
 
 export type KeyClaim =
   | { kind: 'claimed' }

@@ -1,7 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { StoreUnavailable, WrongExpectedRevision } from '../../eventstore/event-store.port.js';
-import { CommandRejected } from '../../../commands/shared/rejected.js';
+import { CommandRejected, StoreUnavailable, WrongExpectedRevision } from '../../../domain/shared/errors.js';
 import { Problem, problems } from './problem.js';
 import { rejectionProblem } from './rejection-problem.js';
 

@@ -2,6 +2,7 @@ import type { Rejection } from '../../../domain/shared/result.js';
 import { Problem } from './problem.js';
 
 const STATUS: Record<string, number> = {
+  BAD_REQUEST: 400,
   invalid_definition: 422,
   authority_widening: 422,
   capability_unsupported: 422,
@@ -18,6 +19,10 @@ const STATUS: Record<string, number> = {
 };
 
 const TITLES: Record<string, string> = {
+  not_found: 'Not found',
+  BAD_REQUEST: 'Bad request',
+  trigger_not_manual: 'Not a manual Trigger',
+  payload_conflict: 'Payload conflict',
   invalid_definition: 'Invalid definition',
   authority_widening: 'Authority wider than the Mission grants',
   capability_unsupported: 'Capability not supported by this deployment',

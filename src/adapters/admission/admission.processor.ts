@@ -1,0 +1,63 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { AppendSignal } from '../../projections/runner/append-signal.js';
+import { advanceCheckpoint, CheckpointConflict, loadCheckpoint } from '../../projections/runner/checkpoints.js';
+import { EVENT_STORE } from '../../commands/shared/tokens.js';
+import { type EventStore, type RecordedEvent } from '../../domain/ports/event-store.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
+import { Subscription } from '../../projections/runner/subscription.js';
+import { SubscriptionRegistry } from '../runner/subscription-registry.js';
+import { AdmitOccurrencesCommand } from '../../commands/admit-occurrence/admit-occurrences.command.js';
+
+const NAME = 'processor:admission';
+
+/**
+ * Admits every observed Occurrence from the log (AD-1). Several processes may run it: the decision
+ * append at the occurrence stream's revision lets one win; the checkpoint only saves work.
+ */
+@Injectable()
+export class AdmissionProcessor {
+  private readonly logger = new Logger('Admission');
+  readonly subscription: Subscription;
+
+  constructor(
+    @Inject(EVENT_STORE) store: EventStore,
+    @Inject(SQL_CLIENT) sql: SqlClient,
+    signal: AppendSignal,
+    registry: SubscriptionRegistry,
+    private readonly commands: CommandBus,
+  ) {
+    this.subscription = new Subscription({
+      name: NAME,
+      store,
+      signal,
+      idlePollMs: 100,
+      batchSize: 200,
+      lingerMs: Number(process.env.REVEILLE_ADMISSION_LINGER_MS ?? 5),
+      checkpoint: () => loadCheckpoint(sql, NAME),
+      types: ['OccurrenceObserved'],
+      handle: async (events, from, to) => {
+        // Unrelated Missions admit concurrently (AD-5); one Mission's occurrences share its budget
+        // stream, so they are decided together in acceptance order instead of racing for it.
+        const byMission = new Map<string, RecordedEvent[]>();
+        for (const e of events) {
+          if (e.type !== 'OccurrenceObserved') continue;
+          const { tenant, missionId } = e.data as { tenant: string; missionId: string };
+          const key = JSON.stringify([tenant, missionId]);
+          const queue = byMission.get(key);
+          if (queue) queue.push(e);
+          else byMission.set(key, [e]);
+        }
+        await Promise.all(
+          [...byMission.values()].map((observations) => this.commands.execute(new AdmitOccurrencesCommand(observations))),
+        );
+        // Decisions are idempotent, so losing the checkpoint race to another processor only means reading it again.
+        if (!(await advanceCheckpoint(sql.unflushed ?? sql, NAME, from, to))) throw new CheckpointConflict(NAME);
+      },
+      onError: (error) => {
+        if (!(error instanceof CheckpointConflict)) this.logger.error(`admission: ${(error as Error).message}`);
+      },
+    });
+    registry.register(this.subscription);
+  }
+}

@@ -1,0 +1,95 @@
+import type { INestApplication } from '@nestjs/common';
+import { BackgroundThread } from '../background/background-thread.js';
+import { assertStartable, loadConfig } from '../config/config.js';
+import { AppendSignal } from '../../projections/runner/append-signal.js';
+import { openInfrastructure, openSqlClient } from '../eventstore/infrastructure.js';
+import { runMigrations } from '../eventstore/sql/migrations.js';
+import { loadOrCreateDevKeys, mintDevToken } from '../http/auth/dev-keys.js';
+import { SCOPES } from '../http/auth/principal.js';
+import type { Composition } from './composition.js';
+import { foldingOf, projections } from '../../projections/index.js';
+import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
+import { ProjectionRunner } from '../../projections/runner/projection-runner.js';
+import { ProjectionRunners } from '../runner/projection-runners.js';
+import { SubscriptionRegistry } from '../runner/subscription-registry.js';
+import { stringOption, UsageError } from './args.js';
+import { progress } from './progress.js';
+
+type Options = Record<string, string | true>;
+
+export async function serve(composition: Composition): Promise<void> {
+  const config = loadConfig();
+  assertStartable(config);
+  const infra = await openInfrastructure(config, composition.migrations());
+  // off: an HTTP-only process (e.g. ingress nodes), another process runs admission and read models;
+  // thread: they run in a worker thread of this process (see BackgroundThread).
+  const app = await composition.createApp(config, infra, { startSubscriptions: config.background === 'on' });
+  app.enableShutdownHooks();
+  if (config.background === 'thread') startBackgroundThread(app, composition.workerEntry);
+  await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
+  const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
+  process.stderr.write(`Reveille listening on http://127.0.0.1:${config.port} — events in ${config.eventstoreUrl ? 'EventStoreDB' : store}\n`);
+  if (config.auth.mode === 'dev') {
+    process.stderr.write(
+      `Development auth is on (REVEILLE_AUTH=dev). Get a token with:\n  npx reveille token --tenant acme --scope "${SCOPES.join(' ')}"\n`,
+    );
+  }
+}
+
+/** Registered with the subscriptions, so /health/ready reports it and shutdown stops it. */
+function startBackgroundThread(app: INestApplication, entry: URL): void {
+  const runners = app.get(ProjectionRunners);
+  const thread = new BackgroundThread(app.get(AppendSignal), app.get(DecisionNotifier), (name) => runners.runners.get(name)?.notifyFolded(), entry);
+  app.get(SubscriptionRegistry).start(thread);
+}
+
+export async function migrate(composition: Composition): Promise<void> {
+  const config = loadConfig();
+  const sql = await openSqlClient(config);
+  try {
+    const applied = await runMigrations(sql, composition.migrations(), (id) => process.stderr.write(`applied ${id}\n`));
+    process.stdout.write(applied.length ? `${applied.length} migration(s) applied\n` : 'schema is up to date\n');
+  } finally {
+    await sql.close();
+  }
+}
+
+export async function token(options: Options): Promise<void> {
+  const config = loadConfig();
+  if (config.auth.mode !== 'dev') throw new UsageError('tokens are minted only in development mode (REVEILLE_AUTH=dev)');
+  const tenant = stringOption(options, 'tenant') ?? 'dev';
+  const scope = stringOption(options, 'scope') ?? SCOPES.join(' ');
+  const ttl = Number(stringOption(options, 'ttl') ?? 300);
+  const keys = await loadOrCreateDevKeys(config.dataDir);
+  const jwt = await mintDevToken(keys, { tenant, scope, subject: stringOption(options, 'subject'), ttlSeconds: ttl, issuer: config.auth.issuer, audience: config.auth.audience });
+  process.stdout.write(`${jwt}\n`);
+}
+
+export async function rebuildProjections(options: Options, composition: Composition): Promise<void> {
+  const name = stringOption(options, 'name');
+  // A read model that folds in a group is rebuilt with its group.
+  const selected = name ? [foldingOf(name)].filter((p) => p !== undefined) : projections;
+  const known = projections.flatMap((p) => [p.name, ...(p.members ?? []).map((m) => m.name).filter((n) => n !== p.name)]);
+  if (name && selected.length === 0) throw new UsageError(`no projection named ${name}; known: ${known.join(', ') || 'none'}`);
+  const config = loadConfig();
+  const infra = await openInfrastructure(config, composition.migrations());
+  try {
+    const total = await countEvents(infra.store);
+    for (const projection of selected) {
+      const bar = progress(`rebuild ${projection.name}`, total);
+      await new ProjectionRunner(infra.sql, infra.store, projection, { batchSize: 1000 }).rebuild((done) => bar.update(done));
+      bar.stop();
+    }
+    process.stdout.write(`rebuilt ${selected.length} projection(s) from position 0\n`);
+  } finally {
+    await infra.close();
+  }
+}
+
+async function countEvents(store: { readAll(o: { after?: number; maxCount?: number }): Promise<{ position: number }[]> }): Promise<number> {
+  let total = 0;
+  for (let page = await store.readAll({ maxCount: 5000 }); page.length > 0; page = await store.readAll({ after: page[page.length - 1]!.position, maxCount: 5000 })) {
+    total += page.length;
+  }
+  return total;
+}

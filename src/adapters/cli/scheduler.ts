@@ -1,0 +1,65 @@
+import { loadConfig } from '../config/config.js';
+import { CheckpointConflict } from '../../projections/runner/checkpoints.js';
+import { openInfrastructure } from '../eventstore/infrastructure.js';
+import { DEFAULT_BATCH, ScheduleMaterializer } from '../scheduler/schedule-materializer.js';
+import type { Composition } from './composition.js';
+import { ProjectionRunner } from '../../projections/runner/projection-runner.js';
+import { schedulesProjection } from '../../projections/schedules/schedules.projection.js';
+import { stringOption, UsageError } from './args.js';
+
+type Options = Record<string, string | true>;
+
+/**
+ * `reveille scheduler [--once] [--claim skip_locked|none] [--batch-size N]`: a scheduler process on its own, beside or
+ * instead of `serve`. Any number may run against one database: the streams decide every race.
+ * `--once` folds the due index, decides everything due by the database clock, prints the counts as
+ * JSON and exits (cron-style operation, multi-process tests).
+ */
+export async function scheduler(options: Options, composition: Composition): Promise<void> {
+  const claim = stringOption(options, 'claim') ?? 'skip_locked';
+  if (claim !== 'skip_locked' && claim !== 'none') throw new UsageError('--claim is "skip_locked" or "none"');
+  const batchSize = Number(stringOption(options, 'batch-size') ?? DEFAULT_BATCH);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 5000) throw new UsageError('--batch-size is an integer from 1 to 5000');
+  const config = loadConfig();
+  const infra = await openInfrastructure(config, composition.migrations());
+  const index = new ProjectionRunner(infra.sql, infra.store, schedulesProjection, { signal: infra.signal, idlePollMs: 100 });
+  const materializer = new ScheduleMaterializer({
+    store: infra.store,
+    sql: infra.sql,
+    signal: infra.signal,
+    claim,
+    batchSize,
+    onError: (error) => process.stderr.write(`scheduler: ${(error as Error).message}\n`),
+  });
+  if (options.once) {
+    try {
+      await catchUp(index);
+      const stats = await materializer.runOnce();
+      // hostNow is reported, never used: it shows which host clock the decisions did not depend on (SC-6)
+      const report = { ...stats, pid: process.pid, dbNow: (await infra.store.now()).toISOString(), hostNow: new Date().toISOString() };
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+    } finally {
+      await infra.close();
+    }
+    return;
+  }
+  index.subscription.start();
+  materializer.start();
+  process.stderr.write(`Reveille scheduler running (claim ${claim}); Ctrl-C stops it\n`);
+  await new Promise<void>((resolve) => ['SIGINT', 'SIGTERM'].forEach((signal) => process.once(signal, () => resolve())));
+  await materializer.stop();
+  await index.subscription.stop();
+  await infra.close();
+}
+
+/** Several processes may fold the index at once; the loser of a checkpoint race just reads again. */
+async function catchUp(runner: ProjectionRunner): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await runner.catchUp();
+      return;
+    } catch (error) {
+      if (!(error instanceof CheckpointConflict) || attempt >= 50) throw error;
+    }
+  }
+}

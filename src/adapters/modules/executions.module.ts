@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { ExecutionsController } from '../http/controllers/executions.controller.js';
+import { ClaimExecutionHandler } from '../../commands/claim-execution/claim-execution.handler.js';
+import { CompleteExecutionHandler } from '../../commands/complete-execution/complete-execution.handler.js';
+import { SettleExecutionHandler } from '../../commands/settle-execution/settle-execution.handler.js';
+
+@Module({ controllers: [ExecutionsController], providers: [ClaimExecutionHandler, CompleteExecutionHandler, SettleExecutionHandler] })
+export class ExecutionsModule {}

@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { CapabilitiesController } from '../http/controllers/capabilities.controller.js';
+import { DecisionWaiter } from '../http/controllers/decision-waiter.js';
+import { TriggersController } from '../http/controllers/triggers.controller.js';
+import { CAPABILITIES_TOKEN } from '../../commands/shared/tokens.js';
+import { CLAIMED_CAPABILITIES } from '../config/capabilities.js';
+import { AdmissionProcessor } from '../admission/admission.processor.js';
+import { AdmitOccurrenceHandler } from '../../commands/admit-occurrence/admit-occurrence.handler.js';
+import { AdmitOccurrencesHandler } from '../../commands/admit-occurrence/admit-occurrences.handler.js';
+import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
+import { FireManualOccurrenceHandler } from '../../commands/fire-manual-occurrence/fire-manual-occurrence.handler.js';
+import { ReviseTriggerHandler } from '../../commands/revise-trigger/revise-trigger.handler.js';
+import { SetTriggerEnabledHandler } from '../../commands/set-trigger-enabled/set-trigger-enabled.handler.js';
+
+@Module({
+  controllers: [TriggersController, CapabilitiesController],
+  providers: [
+    { provide: CAPABILITIES_TOKEN, useValue: CLAIMED_CAPABILITIES },
+    DecisionWaiter,
+    DecisionNotifier,
+    ReviseTriggerHandler,
+    SetTriggerEnabledHandler,
+    FireManualOccurrenceHandler,
+    AdmitOccurrenceHandler,
+    AdmitOccurrencesHandler,
+    AdmissionProcessor,
+  ],
+  exports: [AdmissionProcessor],
+})
+export class TriggersModule {}

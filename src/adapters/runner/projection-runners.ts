@@ -1,0 +1,70 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppendSignal } from '../../projections/runner/append-signal.js';
+import { EVENT_STORE } from '../../commands/shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
+import { foldingOf, projections } from '../../projections/index.js';
+import { ProjectionRunner } from '../../projections/runner/projection-runner.js';
+import { SubscriptionRegistry } from './subscription-registry.js';
+
+const MAX_WAIT_MS = 2_000;
+/**
+ * Under load (a batch of LINGER_AFTER events or more), read models trail the log by up to LINGER_MS
+ * more in exchange for larger batches, which cost the database less per event; a quiet log is folded
+ * at once. Longer lingers batch more but fold in bursts that raise the HTTP tail latency of a
+ * process serving both roles (BENCHMARKS.md, ingress: 100 ms pushed p99 at half rate to 33–48 ms).
+ */
+const LINGER_MS = Number(process.env.REVEILLE_PROJECTION_LINGER_MS ?? 50);
+const LINGER_AFTER = 16;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs every read model in the background and answers "have you caught up to P?" (read-your-writes). */
+@Injectable()
+export class ProjectionRunners {
+  private readonly logger = new Logger('Projections');
+  readonly runners: Map<string, ProjectionRunner>;
+
+  constructor(
+    @Inject(SQL_CLIENT) sql: SqlClient,
+    @Inject(EVENT_STORE) store: EventStore,
+    signal: AppendSignal,
+    registry: SubscriptionRegistry,
+  ) {
+    this.runners = new Map(
+      projections.map((p) => [
+        p.name,
+        new ProjectionRunner(sql, store, p, {
+          signal,
+          idlePollMs: 100,
+          lingerMs: LINGER_MS,
+          lingerAfter: LINGER_AFTER,
+          onError: (error) => this.logger.error(`projection ${p.name}: ${(error as Error).message}`),
+        }),
+      ]),
+    );
+    this.runners.forEach((runner) => registry.register(runner.subscription));
+  }
+
+  /** The runner folding `name`: its own, or its group's. */
+  get(name: string): ProjectionRunner {
+    const runner = this.runners.get(foldingOf(name)?.name ?? name);
+    if (!runner) throw new Error(`unknown projection ${name}`);
+    return runner;
+  }
+
+  /** Waits (≤ 2 s) until `name` has folded `position`; false means the caller answers `stale: true`. */
+  async waitFor(name: string, position: number | undefined): Promise<boolean> {
+    if (!position || position <= 0) return true;
+    const runner = this.get(name);
+    const deadline = Date.now() + MAX_WAIT_MS;
+    for (;;) {
+      if (await runner.hasReached(position)) return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(20);
+    }
+  }
+
+  async catchUpAll(): Promise<void> {
+    for (const runner of this.runners.values()) await runner.catchUp();
+  }
+}

@@ -1,0 +1,51 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CLOCK } from '../../commands/shared/tokens.js';
+import { type Clock } from '../../domain/ports/clock.js';
+import { dismissHeld, releaseHeld } from '../../domain/schedule/materialization.js';
+import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
+import { ScheduleMaterializerService } from './schedule-materializer.service.js';
+import { metadataOf } from '../../commands/shared/command-context.js';
+import { CommandRejected, notFound } from '../../domain/shared/errors.js';
+import { DecideHeldInstantsCommand, type HeldDecisionResult } from '../../commands/decide-held-instants/decide-held-instants.command.js';
+
+/**
+ * Decided like the materializer decides (same stream, same commit), so a release racing the
+ * materializer or another release converges: the loser re-reads and finds less, or nothing, held.
+ */
+@CommandHandler(DecideHeldInstantsCommand)
+export class DecideHeldInstantsHandler implements ICommandHandler<DecideHeldInstantsCommand> {
+  constructor(
+    private readonly scheduler: ScheduleMaterializerService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute({ context, triggerId, action, reason }: DecideHeldInstantsCommand): Promise<HeldDecisionResult> {
+    const now = (await this.clock.now()).toISOString();
+    const { materializer } = this.scheduler;
+    const tzdataVersion = process.versions.tz ?? null;
+    const outcome = await materializer.decideOne(
+      context.tenant,
+      triggerId,
+      now,
+      (trigger, state) => {
+        const command = { trigger, now, actor: context.actor, reason, tzdataVersion };
+        return action === 'release' ? releaseHeld({ type: 'ReleaseHeldInstants', ...command }, state) : dismissHeld({ type: 'DismissHeldInstants', ...command }, state);
+      },
+      metadataOf(context),
+    );
+    if (outcome.kind === 'missing') throw notFound();
+    if (outcome.kind === 'rejected') throw new CommandRejected(outcome.rejection);
+    if (outcome.kind === 'unchanged') throw new Error('a held decision always appends');
+    return { triggerId, action, ...summary(outcome.events), position: outcome.position };
+  }
+}
+
+function summary(events: readonly ScheduleEvent[]): Pick<HeldDecisionResult, 'released' | 'dismissed' | 'held'> {
+  const result: Pick<HeldDecisionResult, 'released' | 'dismissed' | 'held'> = { released: [], dismissed: [], held: [] };
+  for (const e of events) {
+    if (e.type === 'ScheduleMaterialized') Object.assign(result, { released: e.data.fired, held: e.data.held });
+    if (e.type === 'MissedOccurrencesSkipped' && e.data.cause === 'dismissed') result.dismissed.push({ from: e.data.from, to: e.data.to, count: e.data.count });
+  }
+  return result;
+}

@@ -1,0 +1,30 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CLOCK } from '../../commands/shared/tokens.js';
+import { type Clock } from '../../domain/ports/clock.js';
+import { AppendSignal } from '../../projections/runner/append-signal.js';
+import { EVENT_STORE } from '../../commands/shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
+import { SubscriptionRegistry } from '../runner/subscription-registry.js';
+import { ScheduleMaterializer } from './schedule-materializer.js';
+
+/**
+ * The process's materializer, started and stopped with the other background work (and, like it,
+ * driven by hand when tests disable autostart). Any number of processes may run one.
+ */
+@Injectable()
+export class ScheduleMaterializerService {
+  private readonly logger = new Logger('Scheduler');
+  readonly materializer: ScheduleMaterializer;
+
+  constructor(
+    @Inject(EVENT_STORE) store: EventStore,
+    @Inject(SQL_CLIENT) sql: SqlClient,
+    @Inject(CLOCK) clock: Clock,
+    signal: AppendSignal,
+    registry: SubscriptionRegistry,
+  ) {
+    this.materializer = new ScheduleMaterializer({ store, sql, clock, signal, onError: (error) => this.logger.error(`materializer: ${(error as Error).message}`) });
+    registry.register(this.materializer);
+  }
+}

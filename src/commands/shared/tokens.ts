@@ -1,0 +1,9 @@
+/**
+ * Injection tokens for the ports the handlers depend on. The composition root binds each to an
+ * adapter; a handler names only the token and the port's type from `src/domain/ports`.
+ */
+export const EVENT_STORE = Symbol('EVENT_STORE');
+export const CLOCK = Symbol('CLOCK');
+export const CAPABILITIES_TOKEN = Symbol('CLAIMED_CAPABILITIES');
+export const SOURCE_SECRETS = Symbol('SOURCE_SECRETS');
+export const INGRESS_ROUTES = Symbol('INGRESS_ROUTES');

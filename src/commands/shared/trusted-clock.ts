@@ -1,0 +1,36 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EVENT_STORE } from './tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+
+const RESYNC_MS = 5_000;
+
+/**
+ * The database's clock without a round trip per request (SC-6, ARCHITECTURE decision 5): sampled
+ * every few seconds and extrapolated with the monotonic clock, so a host wall-clock jump changes
+ * nothing. Used where a query per call would be the bottleneck (webhook timestamp tolerance).
+ */
+@Injectable()
+export class TrustedClock {
+  private base: { dbMs: number; monoMs: number } | null = null;
+  private syncing: Promise<void> | null = null;
+
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  async now(): Promise<Date> {
+    const mono = performance.now();
+    if (!this.base || mono - this.base.monoMs > RESYNC_MS) await this.sync();
+    return new Date(this.base!.dbMs + (performance.now() - this.base!.monoMs));
+  }
+
+  private sync(): Promise<void> {
+    this.syncing ??= this.store
+      .now()
+      .then((db) => {
+        this.base = { dbMs: db.getTime(), monoMs: performance.now() };
+      })
+      .finally(() => {
+        this.syncing = null;
+      });
+    return this.syncing;
+  }
+}
