@@ -29,7 +29,8 @@ export default tseslint.config(
             {
               target: './src/commands',
               from: ['./src/projections', './src/adapters', ...root],
-              message: 'Commands depend on src/domain (and its ports) only; throw a domain error, never an HTTP problem.',
+              message:
+                'Commands depend on src/domain (and its ports) only; throw a domain error, never an HTTP problem.',
             },
             {
               target: './src/projections',
@@ -39,7 +40,8 @@ export default tseslint.config(
             {
               target: './src/adapters',
               from: root,
-              message: 'Adapters never import the composition root: it hands them what they need (see adapters/cli/composition.ts).',
+              message:
+                'Adapters never import the composition root: it hands them what they need (see adapters/cli/composition.ts).',
             },
           ],
         },
@@ -54,8 +56,10 @@ export default tseslint.config(
         {
           patterns: [
             {
-              regex: '^(@nestjs/|@eventstore/|@electric-sql/|pg$|ioredis|fastify|node:(fs|net|http|https|child_process|worker_threads)$|(fs|net|http|https)$)',
-              message: 'src/domain is pure: no framework, database or I/O imports (time and ids arrive on the command).',
+              regex:
+                '^(@nestjs/|@eventstore/|@electric-sql/|pg$|ioredis|fastify|node:(fs|net|http|https|child_process|worker_threads)$|(fs|net|http|https)$)',
+              message:
+                'src/domain is pure: no framework, database or I/O imports (time and ids arrive on the command).',
             },
           ],
         },
@@ -67,8 +71,15 @@ export default tseslint.config(
     rules: {
       'no-restricted-syntax': [
         'error',
-        { selector: 'Program > :not(ImportDeclaration, ExportNamedDeclaration, TSInterfaceDeclaration, TSTypeAliasDeclaration)', message: 'Ports are types only.' },
-        { selector: 'ExportNamedDeclaration > :not(TSInterfaceDeclaration, TSTypeAliasDeclaration)', message: 'Ports are types only.' },
+        {
+          selector:
+            'Program > :not(ImportDeclaration, ExportNamedDeclaration, TSInterfaceDeclaration, TSTypeAliasDeclaration)',
+          message: 'Ports are types only.',
+        },
+        {
+          selector: 'ExportNamedDeclaration > :not(TSInterfaceDeclaration, TSTypeAliasDeclaration)',
+          message: 'Ports are types only.',
+        },
       ],
     },
   },

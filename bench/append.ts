@@ -64,7 +64,9 @@ export async function appendBench(args: string[]): Promise<void> {
   const schema = `bench_${randomBytes(5).toString('hex')}`;
   const cleanups: Array<() => Promise<void>> = [];
   const cells: Cell[] = [];
-  log(`append bench: ${options.seconds}s per cell (+${options.warmup}s warm-up), concurrency ${options.concurrency.join(', ')}, ${options.rounds} round(s), schema ${schema}`);
+  log(
+    `append bench: ${options.seconds}s per cell (+${options.warmup}s warm-up), concurrency ${options.concurrency.join(', ')}, ${options.rounds} round(s), schema ${schema}`,
+  );
   // Names this run's PostgreSQL sessions so their backends' CPU can be attributed.
   const appName = `reveille-${schema}`;
   process.env.PGAPPNAME = appName;
@@ -72,7 +74,9 @@ export async function appendBench(args: string[]): Promise<void> {
     // PostgreSQL: the adapter and the raw baseline share one database and schema.
     const sql = await PgSqlClient.connect({ connectionString: databaseUrl, schema, max: POOL_SIZE });
     cleanups.push(async () => {
-      await sql.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch((e: unknown) => log(`could not drop schema ${schema}: ${String(e)}`));
+      await sql
+        .query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+        .catch((e: unknown) => log(`could not drop schema ${schema}: ${String(e)}`));
       await sql.close();
     });
     await runMigrations(sql, eventStoreMigrations);
@@ -82,17 +86,30 @@ export async function appendBench(args: string[]): Promise<void> {
     await raw.query(`CREATE TABLE raw_events (
       position bigserial PRIMARY KEY, event_id uuid UNIQUE, stream_id text, revision int, type text, schema_version int,
       data jsonb, metadata jsonb, recorded_at timestamptz DEFAULT now(), UNIQUE (stream_id, revision))`);
-    const { rows } = await raw.query<{ version: string; sc: string }>(`SELECT split_part(version(), ' on ', 1) AS version, current_setting('synchronous_commit') AS sc`);
+    const { rows } = await raw.query<{ version: string; sc: string }>(
+      `SELECT split_part(version(), ' on ', 1) AS version, current_setting('synchronous_commit') AS sc`,
+    );
     log(`${rows[0]!.version}, synchronous_commit=${rows[0]!.sc}; node ${process.version}; ${cpus().length} cores`);
     const postgres = new SqlEventStore(sql);
-    const backends = async () => (await raw.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [appName])).rows.map((r) => r.pid);
+    const backends = async () =>
+      (
+        await raw.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [appName])
+      ).rows.map((r) => r.pid);
 
     const rawInsert: Op = () => {
       const e = newEvent();
       return raw.query({
         name: 'bench_raw_insert',
         text: 'INSERT INTO raw_events (event_id, stream_id, revision, type, schema_version, data, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        values: [e.id, `occurrence-${randomUUID()}`, 0, e.type, e.schemaVersion, JSON.stringify(e.data), JSON.stringify(e.metadata)],
+        values: [
+          e.id,
+          `occurrence-${randomUUID()}`,
+          0,
+          e.type,
+          e.schemaVersion,
+          JSON.stringify(e.data),
+          JSON.stringify(e.metadata),
+        ],
       });
     };
 
@@ -122,7 +139,8 @@ export async function appendBench(args: string[]): Promise<void> {
     // load on the machine) hits all alike.
     for (let round = 1; round <= options.rounds; round++) {
       for (const concurrency of options.concurrency) {
-        for (const target of targets) cells.push(await measure(target, concurrency, options, `round ${round}/${options.rounds}`));
+        for (const target of targets)
+          cells.push(await measure(target, concurrency, options, `round ${round}/${options.rounds}`));
       }
     }
   } finally {
@@ -140,7 +158,10 @@ async function measure(target: Target, concurrency: number, options: Options, la
   if (options.warmup > 0) await run(target.op, concurrency, options.warmup);
   log(`${label} ${adapter} c=${concurrency}: measuring ${options.seconds}s`);
   const started = Date.now();
-  const ticker = setInterval(() => log(`  ${adapter} c=${concurrency}: ${((Date.now() - started) / 1000).toFixed(0)}s`), 1000);
+  const ticker = setInterval(
+    () => log(`  ${adapter} c=${concurrency}: ${((Date.now() - started) / 1000).toFixed(0)}s`),
+    1000,
+  );
   try {
     const before = target.backends ? await cpuTicks(await target.backends()) : null;
     const cpu = process.cpuUsage();
@@ -159,7 +180,9 @@ async function measure(target: Target, concurrency: number, options: Options, la
       pgCpu: before && after ? (backendMicros(before, after) ?? NaN) / count : null,
     };
     if (cell.pgCpu !== null && !Number.isFinite(cell.pgCpu)) cell.pgCpu = null;
-    log(`${adapter} c=${concurrency}: ${count} appends, ${Math.round(cell.perSecond)}/s, p50 ${cell.p50.toFixed(2)} ms, p99 ${cell.p99.toFixed(2)} ms, CPU/append node ${Math.round(cell.nodeCpu)} µs${cell.pgCpu === null ? '' : ` + pg ${Math.round(cell.pgCpu)} µs`}`);
+    log(
+      `${adapter} c=${concurrency}: ${count} appends, ${Math.round(cell.perSecond)}/s, p50 ${cell.p50.toFixed(2)} ms, p99 ${cell.p99.toFixed(2)} ms, CPU/append node ${Math.round(cell.nodeCpu)} µs${cell.pgCpu === null ? '' : ` + pg ${Math.round(cell.pgCpu)} µs`}`,
+    );
     return cell;
   } finally {
     clearInterval(ticker);
@@ -169,11 +192,21 @@ async function measure(target: Target, concurrency: number, options: Options, la
 /** Per (adapter, concurrency): the median round by rate, with latencies and CPU as medians too. */
 function summarize(cells: Cell[]): Cell[] {
   const groups = new Map<string, Cell[]>();
-  cells.forEach((c) => groups.set(`${c.adapter}@${c.concurrency}`, [...(groups.get(`${c.adapter}@${c.concurrency}`) ?? []), c]));
+  cells.forEach((c) =>
+    groups.set(`${c.adapter}@${c.concurrency}`, [...(groups.get(`${c.adapter}@${c.concurrency}`) ?? []), c]),
+  );
   return [...groups.values()].map((group) => {
     const pick = (f: (c: Cell) => number) => median(group.map(f));
     const pg = group.map((c) => c.pgCpu).filter((v): v is number => v !== null);
-    return { ...group[0]!, appends: pick((c) => c.appends), perSecond: pick((c) => c.perSecond), p50: pick((c) => c.p50), p99: pick((c) => c.p99), nodeCpu: pick((c) => c.nodeCpu), pgCpu: pg.length ? median(pg) : null };
+    return {
+      ...group[0]!,
+      appends: pick((c) => c.appends),
+      perSecond: pick((c) => c.perSecond),
+      p50: pick((c) => c.p50),
+      p99: pick((c) => c.p99),
+      nodeCpu: pick((c) => c.nodeCpu),
+      pgCpu: pg.length ? median(pg) : null,
+    };
   });
 }
 
@@ -183,12 +216,16 @@ function median(values: number[]): number {
 }
 
 /** `concurrency` workers call `op` back to back until the time is up. */
-async function run(op: Op, concurrency: number, seconds: number): Promise<{ count: number; elapsed: number; latencies: number[] }> {
+async function run(
+  op: Op,
+  concurrency: number,
+  seconds: number,
+): Promise<{ count: number; elapsed: number; latencies: number[] }> {
   const latencies: number[] = [];
   const start = performance.now();
   const deadline = start + seconds * 1000;
   const worker = async () => {
-    for (let t = performance.now(); t < deadline; ) {
+    for (let t = performance.now(); t < deadline;) {
       await op();
       const done = performance.now();
       latencies.push(done - t);
@@ -229,8 +266,16 @@ function parseArgs(args: string[]): Options {
   const warmup = Number(value('--warmup') ?? Math.min(1, seconds / 4));
   const concurrency = (value('--concurrency') ?? '1,4,16').split(',').map(Number);
   const rounds = Number(value('--rounds') ?? 1);
-  if (!(seconds > 0) || !(warmup >= 0) || !Number.isInteger(rounds) || rounds < 1 || concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > POOL_SIZE)) {
-    throw new Error(`usage: append [--seconds N>0] [--warmup N>=0] [--rounds N>=1] [--concurrency 1,4,16 (each 1..${POOL_SIZE})]`);
+  if (
+    !(seconds > 0) ||
+    !(warmup >= 0) ||
+    !Number.isInteger(rounds) ||
+    rounds < 1 ||
+    concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > POOL_SIZE)
+  ) {
+    throw new Error(
+      `usage: append [--seconds N>0] [--warmup N>=0] [--rounds N>=1] [--concurrency 1,4,16 (each 1..${POOL_SIZE})]`,
+    );
   }
   return { seconds, warmup, concurrency, rounds };
 }
@@ -242,12 +287,33 @@ function table(cells: Cell[]): string {
     .map((c) => {
       const base = baseline.get(c.concurrency);
       const cpu = `${Math.round(c.nodeCpu)}${c.pgCpu === null ? '' : ` + ${Math.round(c.pgCpu)}`}`;
-      return [c.adapter, String(c.concurrency), Math.round(c.perSecond).toLocaleString('en-US'), base ? `${((100 * c.perSecond) / base).toFixed(0)} %` : '-', c.p50.toFixed(2), c.p99.toFixed(2), cpu];
+      return [
+        c.adapter,
+        String(c.concurrency),
+        Math.round(c.perSecond).toLocaleString('en-US'),
+        base ? `${((100 * c.perSecond) / base).toFixed(0)} %` : '-',
+        c.p50.toFixed(2),
+        c.p99.toFixed(2),
+        cpu,
+      ];
     });
-  const header = ['adapter', 'concurrency', 'appends/s', 'vs raw insert', 'p50 ms', 'p99 ms', 'CPU µs/append (node + pg)'];
+  const header = [
+    'adapter',
+    'concurrency',
+    'appends/s',
+    'vs raw insert',
+    'p50 ms',
+    'p99 ms',
+    'CPU µs/append (node + pg)',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cols: string[]) => `| ${cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...rows.map(line)].join('\n');
+  const line = (cols: string[]) =>
+    `| ${cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|`,
+    ...rows.map(line),
+  ].join('\n');
 }
 
 function order(adapter: string): number {

@@ -41,24 +41,49 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function ingressBench(args: string[]): Promise<void> {
   const options = parse(args);
-  const deployments: Deployment[] = options.deployment === 'all' ? ['one process', 'one event loop', 'split by role'] : [options.deployment];
+  const deployments: Deployment[] =
+    options.deployment === 'all' ? ['one process', 'one event loop', 'split by role'] : [options.deployment];
   const runs = [];
-  for (const deployment of deployments) runs.push({ deployment, ...(await measure(deployment, options, runs.length === 0)) });
+  for (const deployment of deployments)
+    runs.push({ deployment, ...(await measure(deployment, options, runs.length === 0)) });
   const bare = await bareHttpBaseline(options);
   const raw = runs[0]!.raw!;
   const rows = runs.flatMap(({ deployment, full, half }) => [
-    [`signed deliveries (Reveille, ${deployment}${options.repeat > 1 ? `, median of ${options.repeat}` : ''})`, full.accepted.toFixed(0), full.p50, full.p99, (full.accepted / bare.accepted).toFixed(3), (full.accepted / raw).toFixed(3)],
-    [`same at half rate (${Math.floor(full.accepted / 2)}/s, ${deployment})`, half.accepted.toFixed(0), half.p50, half.p99, '', ''],
+    [
+      `signed deliveries (Reveille, ${deployment}${options.repeat > 1 ? `, median of ${options.repeat}` : ''})`,
+      full.accepted.toFixed(0),
+      full.p50,
+      full.p99,
+      (full.accepted / bare.accepted).toFixed(3),
+      (full.accepted / raw).toFixed(3),
+    ],
+    [
+      `same at half rate (${Math.floor(full.accepted / 2)}/s, ${deployment})`,
+      half.accepted.toFixed(0),
+      half.p50,
+      half.p99,
+      '',
+      '',
+    ],
   ]);
-  rows.push(['bare node:http 202', bare.accepted.toFixed(0), bare.p50, bare.p99, '1', ''], ['raw pg INSERT (same row)', raw.toFixed(0), '', '', '', '1']);
-  process.stdout.write(`\n| what | per second | p50 ms | p99 ms | ÷ bare http | ÷ raw insert |\n|---|---|---|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n\n`);
+  rows.push(
+    ['bare node:http 202', bare.accepted.toFixed(0), bare.p50, bare.p99, '1', ''],
+    ['raw pg INSERT (same row)', raw.toFixed(0), '', '', '', '1'],
+  );
+  process.stdout.write(
+    `\n| what | per second | p50 ms | p99 ms | ÷ bare http | ÷ raw insert |\n|---|---|---|---|---|---|\n${rows.map((r) => `| ${r.join(' | ')} |`).join('\n')}\n\n`,
+  );
   for (const { deployment, full, drain } of runs) {
-    process.stdout.write(`${deployment}: non-2xx during the full-rate run ${full.non2xx}; ${drain.observed} Occurrences observed; undecided right after it ${drain.undecided}, all decided ${(drain.ms / 1000).toFixed(1)} s later\n`);
+    process.stdout.write(
+      `${deployment}: non-2xx during the full-rate run ${full.non2xx}; ${drain.observed} Occurrences observed; undecided right after it ${drain.undecided}, all decided ${(drain.ms / 1000).toFixed(1)} s later\n`,
+    );
   }
   for (const { deployment, full, half } of runs) {
     const rate = full.accepted >= TARGET.perSecond ? 'met' : 'missed';
     const latency = half.p99 < TARGET.halfRateP99Ms ? 'met' : 'missed';
-    process.stdout.write(`${deployment}: target ≥ ${TARGET.perSecond}/s ${rate} (${full.accepted.toFixed(0)}/s); p99 < ${TARGET.halfRateP99Ms} ms at half rate ${latency} (${half.p99} ms)\n`);
+    process.stdout.write(
+      `${deployment}: target ≥ ${TARGET.perSecond}/s ${rate} (${full.accepted.toFixed(0)}/s); p99 < ${TARGET.halfRateP99Ms} ms at half rate ${latency} (${half.p99} ms)\n`,
+    );
   }
 }
 
@@ -71,18 +96,37 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
   const env = { REVEILLE_INGRESS_RATE: '1000000', REVEILLE_INGRESS_BURST: '1000000' };
   const port = 3900 + 2 * Math.floor(Math.random() * 45);
   const service =
-    deployment === 'split by role' ? await startSplitService(port, env) : await startService(port, deployment === 'one event loop' ? { ...env, REVEILLE_BACKGROUND: 'on' } : env);
+    deployment === 'split by role'
+      ? await startSplitService(port, env)
+      : await startService(port, deployment === 'one event loop' ? { ...env, REVEILLE_BACKGROUND: 'on' } : env);
   try {
     // Nothing completes executions here, so each Mission fills up to its concurrency grant (at most
     // 10,000): deliveries are spread over MISSIONS Missions (one Trigger each, by event type) so that
     // every Occurrence of the run is admitted, not blocked `concurrency_limit`.
     for (let m = 0; m < MISSIONS; m++) {
-      await command(service, 'PUT', `/v1/missions/m-bench-${m}`, { state: 'active', grants: { maxExecutionsPerHour: 100_000, maxConcurrent: 10_000, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 } });
+      await command(service, 'PUT', `/v1/missions/m-bench-${m}`, {
+        state: 'active',
+        grants: {
+          maxExecutionsPerHour: 100_000,
+          maxConcurrent: 10_000,
+          resourceScopes: [],
+          classification: 'internal',
+          acceptLowerTrust: false,
+          maxCausalDepth: 4,
+        },
+      });
     }
-    await command(service, 'PUT', '/v1/sources/s-bench', { scheme: 'standard-webhooks', rateLimit: { perSecond: 100_000, burst: 100_000 } });
+    await command(service, 'PUT', '/v1/sources/s-bench', {
+      scheme: 'standard-webhooks',
+      rateLimit: { perSecond: 100_000, burst: 100_000 },
+    });
     const { secret } = await command(service, 'POST', '/v1/sources/s-bench/keys', {});
     for (let m = 0; m < MISSIONS; m++) {
-      await command(service, 'PUT', `/v1/triggers/t-bench-${m}`, { missionId: `m-bench-${m}`, type: 'webhook', source: { sourceId: 's-bench', eventTypes: [`push-${m}`] } });
+      await command(service, 'PUT', `/v1/triggers/t-bench-${m}`, {
+        missionId: `m-bench-${m}`,
+        type: 'webhook',
+        source: { sourceId: 's-bench', eventTypes: [`push-${m}`] },
+      });
     }
     await new Promise((resolve) => setTimeout(resolve, 1500)); // the bindings read model catches up
 
@@ -93,7 +137,15 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
       const body = JSON.stringify({ type: `push-${signedSoFar++ % MISSIONS}`, id, pad: 'x'.repeat(927) });
       const timestamp = String(Math.floor(Date.now() / 1000));
       const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
-      return { body, headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` } };
+      return {
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': timestamp,
+          'webhook-signature': `v1,${signature}`,
+        },
+      };
     };
     // Signed ahead of the timed runs (well inside the 5-minute tolerance) so the load generator spends
     // its share of the two cores sending, not hashing; every delivery is still unique.
@@ -101,27 +153,63 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
     let next = 0;
     const signed = () => presigned[next++ % presigned.length]!;
 
-    log(`ingress (${deployment}): ${options.seconds}s at ${options.connections} connections against ${service.baseUrl}`);
-    const warm = options.warmup > 0 ? await load(`${service.baseUrl}/v1/ingress/s-bench`, { ...options, seconds: options.warmup }, signed, undefined, `warm-up, not counted (${options.warmup}s)`) : null;
-    const groups: Record<string, number[]> = deployment === 'split by role' ? { http: [service.pids[0]!], background: [service.pids[1]!] } : { service: service.pids };
+    log(
+      `ingress (${deployment}): ${options.seconds}s at ${options.connections} connections against ${service.baseUrl}`,
+    );
+    const warm =
+      options.warmup > 0
+        ? await load(
+            `${service.baseUrl}/v1/ingress/s-bench`,
+            { ...options, seconds: options.warmup },
+            signed,
+            undefined,
+            `warm-up, not counted (${options.warmup}s)`,
+          )
+        : null;
+    const groups: Record<string, number[]> =
+      deployment === 'split by role'
+        ? { http: [service.pids[0]!], background: [service.pids[1]!] }
+        : { service: service.pids };
     const runs = [];
     for (let i = 0; i < options.repeat; i++) {
       const label = options.repeat > 1 ? `run ${i + 1} of ${options.repeat}` : undefined;
-      const run = await meterWork(service.databaseUrl, groups, () => load(`${service.baseUrl}/v1/ingress/s-bench`, options, signed, undefined, label));
+      const run = await meterWork(service.databaseUrl, groups, () =>
+        load(`${service.baseUrl}/v1/ingress/s-bench`, options, signed, undefined, label),
+      );
       log(`    ${describeWork(run.work, Math.max(1, run.result.accepted * options.seconds))}`);
       runs.push(run);
     }
-    const { result: full } = [...runs].sort((a, b) => a.result.accepted - b.result.accepted)[Math.floor((runs.length - 1) / 2)]!;
-    if (runs.length > 1) log(`  runs: ${runs.map((r) => r.result.accepted.toFixed(0)).join(', ')} accepted/s; the median run's figures count`);
+    const { result: full } = [...runs].sort((a, b) => a.result.accepted - b.result.accepted)[
+      Math.floor((runs.length - 1) / 2)
+    ]!;
+    if (runs.length > 1)
+      log(
+        `  runs: ${runs.map((r) => r.result.accepted.toFixed(0)).join(', ')} accepted/s; the median run's figures count`,
+      );
     // Accepting is half the work: the admission must keep up, or the rate is not sustainable.
     const drain = await drainBacklog(service);
-    log(`  admission backlog right after the full-rate run: ${drain.undecided} undecided, all decided ${(drain.ms / 1000).toFixed(1)} s later`);
+    log(
+      `  admission backlog right after the full-rate run: ${drain.undecided} undecided, all decided ${(drain.ms / 1000).toFixed(1)} s later`,
+    );
     // A delivery no Trigger binds is accepted with no Occurrence: make sure the rate is of real ones.
-    const accepted = Math.round(runs.reduce((sum, r) => sum + r.result.accepted * options.seconds, 0) + (warm ? warm.accepted * options.warmup : 0));
-    log(`  Occurrences observed: ${drain.observed} for ${accepted} accepted deliveries (warm-up included); decided: ${drain.decided}`);
-    if (drain.observed < accepted) throw new Error(`only ${drain.observed} of ${accepted} accepted deliveries became Occurrences`);
-    const half = await load(`${service.baseUrl}/v1/ingress/s-bench`, { ...options }, signed, Math.max(1, Math.floor(full.accepted / 2)));
-    const raw = withRawBaseline ? await rawInsertRate(service.databaseUrl, service.schema, options.connections, Math.min(options.seconds, 5)) : null;
+    const accepted = Math.round(
+      runs.reduce((sum, r) => sum + r.result.accepted * options.seconds, 0) +
+        (warm ? warm.accepted * options.warmup : 0),
+    );
+    log(
+      `  Occurrences observed: ${drain.observed} for ${accepted} accepted deliveries (warm-up included); decided: ${drain.decided}`,
+    );
+    if (drain.observed < accepted)
+      throw new Error(`only ${drain.observed} of ${accepted} accepted deliveries became Occurrences`);
+    const half = await load(
+      `${service.baseUrl}/v1/ingress/s-bench`,
+      { ...options },
+      signed,
+      Math.max(1, Math.floor(full.accepted / 2)),
+    );
+    const raw = withRawBaseline
+      ? await rawInsertRate(service.databaseUrl, service.schema, options.connections, Math.min(options.seconds, 5))
+      : null;
     return { full, half, drain, raw };
   } finally {
     await service.stop();
@@ -129,19 +217,27 @@ async function measure(deployment: Deployment, options: Options, withRawBaseline
 }
 
 /** Observed Occurrences not yet decided by admission, polled until none are left. */
-async function drainBacklog(service: ServiceProcess): Promise<{ undecided: number; ms: number; observed: number; decided: string }> {
+async function drainBacklog(
+  service: ServiceProcess,
+): Promise<{ undecided: number; ms: number; observed: number; decided: string }> {
   const client = new pg.Client({ connectionString: service.databaseUrl });
   await client.connect();
   try {
     const undecided = async () =>
       Number(
-        (await client.query(`SELECT (SELECT count(*) FROM ${service.schema}.events WHERE type = 'OccurrenceObserved')
-                                  - (SELECT count(*) FROM ${service.schema}.events WHERE type IN ('OccurrenceAdmitted', 'OccurrenceBlocked')) AS n`)).rows[0].n,
+        (
+          await client.query(`SELECT (SELECT count(*) FROM ${service.schema}.events WHERE type = 'OccurrenceObserved')
+                                  - (SELECT count(*) FROM ${service.schema}.events WHERE type IN ('OccurrenceAdmitted', 'OccurrenceBlocked')) AS n`)
+        ).rows[0].n,
       );
     const started = Date.now();
     const first = await undecided();
-    for (let left = first; left > 0 && Date.now() - started < 120_000; left = await undecided()) await new Promise((resolve) => setTimeout(resolve, 100));
-    const observed = Number((await client.query(`SELECT count(*) AS n FROM ${service.schema}.events WHERE type = 'OccurrenceObserved'`)).rows[0].n);
+    for (let left = first; left > 0 && Date.now() - started < 120_000; left = await undecided())
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const observed = Number(
+      (await client.query(`SELECT count(*) AS n FROM ${service.schema}.events WHERE type = 'OccurrenceObserved'`))
+        .rows[0].n,
+    );
     const decisions = await client.query<{ decision: string; n: string }>(
       `SELECT CASE WHEN type = 'OccurrenceAdmitted' THEN 'admitted' ELSE 'blocked ' || (data->>'reason') END AS decision, count(*) AS n
          FROM ${service.schema}.events WHERE type IN ('OccurrenceAdmitted', 'OccurrenceBlocked') GROUP BY 1 ORDER BY 1`,
@@ -153,7 +249,13 @@ async function drainBacklog(service: ServiceProcess): Promise<{ undecided: numbe
   }
 }
 
-async function load(url: string, options: Options, next: () => { body: string; headers: Record<string, string> }, overallRate?: number, label?: string) {
+async function load(
+  url: string,
+  options: Options,
+  next: () => { body: string; headers: Record<string, string> },
+  overallRate?: number,
+  label?: string,
+) {
   // Accepted deliveries second by second: a run's average hides the service warming up (JIT, caches).
   const perSecond: number[] = [];
   const slowest: number[] = [];
@@ -202,7 +304,10 @@ async function bareHttpBaseline(options: Options) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    return await load(url, options, () => ({ body: 'x'.repeat(1024), headers: { 'content-type': 'application/json' } }));
+    return await load(url, options, () => ({
+      body: 'x'.repeat(1024),
+      headers: { 'content-type': 'application/json' },
+    }));
   } finally {
     server.close();
   }
@@ -213,7 +318,17 @@ function parse(args: string[]): Options {
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
-  const flags: Array<[string, Deployment]> = [['--split', 'split by role'], ['--one-loop', 'one event loop'], ['--single', 'one process']];
+  const flags: Array<[string, Deployment]> = [
+    ['--split', 'split by role'],
+    ['--one-loop', 'one event loop'],
+    ['--single', 'one process'],
+  ];
   const deployment = flags.find(([flag]) => args.includes(flag))?.[1] ?? 'all';
-  return { seconds: value('seconds', 10), warmup: value('warmup', 10), repeat: Math.max(1, value('repeat', 3)), connections: value('connections', 16), deployment };
+  return {
+    seconds: value('seconds', 10),
+    warmup: value('warmup', 10),
+    repeat: Math.max(1, value('repeat', 3)),
+    connections: value('connections', 16),
+    deployment,
+  };
 }

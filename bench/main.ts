@@ -19,7 +19,11 @@ async function main(argv: string[]): Promise<void> {
   const bench = name === undefined ? undefined : benches[name];
   if (!bench) {
     if (name !== undefined) process.stderr.write(`unknown bench "${name}"\n`);
-    process.stderr.write(`usage: node dist/bench/main.js <bench> [...args]\nbenches:\n${Object.keys(benches).map((b) => `  ${b}`).join('\n')}\n`);
+    process.stderr.write(
+      `usage: node dist/bench/main.js <bench> [...args]\nbenches:\n${Object.keys(benches)
+        .map((b) => `  ${b}`)
+        .join('\n')}\n`,
+    );
     process.exitCode = 1;
     return;
   }

@@ -13,14 +13,25 @@ const TRIGGERS = 16;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function manualBench(args: string[]): Promise<void> {
-  const value = (name: string, fallback: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback);
+  const value = (name: string, fallback: number) =>
+    args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback;
   const seconds = value('seconds', 10);
   const connections = value('connections', 16);
   const service = await startService(3800 + Math.floor(Math.random() * 90));
   try {
     // Unrelated Missions admit in parallel (AD-5); one Mission's admissions share its budget stream.
     for (let i = 0; i < TRIGGERS; i++) {
-      await command(service, 'PUT', `/v1/missions/m-${i}`, { state: 'active', grants: { maxExecutionsPerHour: 100_000, maxConcurrent: 10_000, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 } });
+      await command(service, 'PUT', `/v1/missions/m-${i}`, {
+        state: 'active',
+        grants: {
+          maxExecutionsPerHour: 100_000,
+          maxConcurrent: 10_000,
+          resourceScopes: [],
+          classification: 'internal',
+          acceptLowerTrust: false,
+          maxCausalDepth: 4,
+        },
+      });
       await command(service, 'PUT', `/v1/triggers/t-${i}`, { missionId: `m-${i}`, type: 'manual' });
     }
     const token = await service.token('occurrences:write');
@@ -36,7 +47,11 @@ export async function manualBench(args: string[]): Promise<void> {
             ...request,
             method: 'POST',
             path: `/v1/triggers/t-${next++ % TRIGGERS}/occurrences?wait=decision`,
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+            headers: {
+              authorization: `Bearer ${token}`,
+              'content-type': 'application/json',
+              'idempotency-key': randomUUID(),
+            },
             body: JSON.stringify({ input: { n: next } }),
           }),
         },
@@ -49,7 +64,9 @@ export async function manualBench(args: string[]): Promise<void> {
         `| manual fire → admitted decision visible | ${decided.toFixed(0)} | ${result.latency.p50} | ${result.latency.p99} | ${(decided / raw).toFixed(3)} |\n` +
         `| raw pg INSERT (same run) | ${raw.toFixed(0)} | | | 1 |\n`,
     );
-    process.stdout.write(`\nanswers: ${JSON.stringify(Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count])))}\n`);
+    process.stdout.write(
+      `\nanswers: ${JSON.stringify(Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count])))}\n`,
+    );
   } finally {
     await service.stop();
   }

@@ -5,7 +5,12 @@ import pg from 'pg';
  * The baseline every benchmark compares against: a plain INSERT of an occurrence-sized row
  * (≈ 500-byte JSON) into a table without hash chain or checks, at the given concurrency.
  */
-export async function rawInsertRate(databaseUrl: string, schema: string, concurrency: number, seconds: number): Promise<number> {
+export async function rawInsertRate(
+  databaseUrl: string,
+  schema: string,
+  concurrency: number,
+  seconds: number,
+): Promise<number> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: concurrency, options: `-c search_path=${schema}` });
   pool.on('error', () => undefined);
   try {
@@ -39,7 +44,13 @@ export async function rawInsertRate(databaseUrl: string, schema: string, concurr
  * writers that batch (the schedule materializer commits a batch of due instants per statement).
  * Returns rows per second.
  */
-export async function rawBatchInsertRate(databaseUrl: string, schema: string, concurrency: number, seconds: number, rowsPerStatement: number): Promise<number> {
+export async function rawBatchInsertRate(
+  databaseUrl: string,
+  schema: string,
+  concurrency: number,
+  seconds: number,
+  rowsPerStatement: number,
+): Promise<number> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: concurrency, options: `-c search_path=${schema}` });
   pool.on('error', () => undefined);
   try {
@@ -52,7 +63,10 @@ export async function rawBatchInsertRate(databaseUrl: string, schema: string, co
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
         while (Date.now() < deadline) {
-          const rows = Array.from({ length: rowsPerStatement }, () => ({ id: randomUUID(), stream: `occurrence-${randomUUID()}` }));
+          const rows = Array.from({ length: rowsPerStatement }, () => ({
+            id: randomUUID(),
+            stream: `occurrence-${randomUUID()}`,
+          }));
           await pool.query(
             `INSERT INTO raw_batch_baseline (event_id, stream_id, revision, type, data, metadata)
              SELECT (r->>'id')::uuid, r->>'stream', 0, 'OccurrenceObserved', $2::jsonb, '{}'::jsonb FROM jsonb_array_elements($1::jsonb) AS r`,

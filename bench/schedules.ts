@@ -22,7 +22,11 @@ import { PgSqlClient } from '../src/adapters/eventstore/sql/pg-sql-client.js';
 import { appendBatch } from '../src/adapters/eventstore/sql/sql-batch-append.js';
 import { SqlEventStore } from '../src/adapters/eventstore/sql/sql-event-store.js';
 import { CLAIMED_CAPABILITIES } from '../src/adapters/config/capabilities.js';
-import { DEFAULT_BATCH, DEFAULT_CONCURRENCY, ScheduleMaterializer } from '../src/adapters/scheduler/schedule-materializer.js';
+import {
+  DEFAULT_BATCH,
+  DEFAULT_CONCURRENCY,
+  ScheduleMaterializer,
+} from '../src/adapters/scheduler/schedule-materializer.js';
 import { handleCommand } from '../src/commands/shared/aggregate.js';
 import { missionDecider, type MissionState } from '../src/domain/mission/mission.js';
 import { missionStream, triggerStream } from '../src/domain/shared/ids.js';
@@ -57,7 +61,14 @@ interface MinuteResult {
 }
 
 const TENANT = 'bench';
-const GRANTS = { maxExecutionsPerHour: 100_000, maxConcurrent: 100, resourceScopes: ['repo:bench/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+const GRANTS = {
+  maxExecutionsPerHour: 100_000,
+  maxConcurrent: 100,
+  resourceScopes: ['repo:bench/*'],
+  classification: 'internal',
+  acceptLowerTrust: false,
+  maxCausalDepth: 4,
+};
 
 export async function schedulesBench(args: string[]): Promise<void> {
   const options = parseArgs(args);
@@ -72,11 +83,15 @@ export async function schedulesBench(args: string[]): Promise<void> {
     await runMigrations(sql, allMigrations());
     const store = new SqlEventStore(sql, undefined, signal);
     const { rows } = await sql.query<{ version: string }>(`SELECT split_part(version(), ' on ', 1) AS version`);
-    log(`${rows[0]!.version}; node ${process.version}; ${cpus().length} cores; ${options.triggers} minutely Triggers, batch ${options.batch}, concurrency ${options.concurrency}, schema ${schema}`);
+    log(
+      `${rows[0]!.version}; node ${process.version}; ${cpus().length} cores; ${options.triggers} minutely Triggers, batch ${options.batch}, concurrency ${options.concurrency}, schema ${schema}`,
+    );
 
     const rawSingle = await rawInsertRate(databaseUrl, schema, 16, 3);
     const rawBatched = await rawBatchInsertRate(databaseUrl, schema, options.concurrency, 3, options.batch);
-    log(`baseline: raw INSERT ${Math.round(rawSingle)} rows/s (1 row, c=16); ${Math.round(rawBatched)} rows/s (${options.batch} rows per INSERT, c=${options.concurrency})`);
+    log(
+      `baseline: raw INSERT ${Math.round(rawSingle)} rows/s (1 row, c=16); ${Math.round(rawBatched)} rows/s (${options.batch} rows per INSERT, c=${options.concurrency})`,
+    );
 
     await createTriggers(store, sql, options.triggers);
     const index = new ProjectionRunner(sql, store, schedulesProjection, { signal, batchSize: 1000, idlePollMs: 100 });
@@ -88,7 +103,11 @@ export async function schedulesBench(args: string[]): Promise<void> {
     const offset = (await store.now()).getTime() - Date.now();
     const commits = new Map<string, number[]>();
     const materializer = new ScheduleMaterializer({
-      store, sql, signal, batchSize: options.batch, concurrency: options.concurrency,
+      store,
+      sql,
+      signal,
+      batchSize: options.batch,
+      concurrency: options.concurrency,
       onCommitted: (fired) => {
         const at = Date.now() + offset;
         for (const instant of fired) {
@@ -97,25 +116,43 @@ export async function schedulesBench(args: string[]): Promise<void> {
           commits.set(instant, list);
         }
       },
-      onStaged: (instant, staged, ms, cpuMs) => log(`${instant}: ${staged} routine decisions staged in ${ms} ms (node CPU ${Math.round(cpuMs)} ms = ${Math.round((cpuMs * 1000) / Math.max(staged, 1))} µs per decision)`),
+      onStaged: (instant, staged, ms, cpuMs) =>
+        log(
+          `${instant}: ${staged} routine decisions staged in ${ms} ms (node CPU ${Math.round(cpuMs)} ms = ${Math.round((cpuMs * 1000) / Math.max(staged, 1))} µs per decision)`,
+        ),
       onError: (error) => log(`materializer error: ${(error as Error).message}`),
     });
     index.subscription.start();
     materializer.start();
     // New activations are recorded at once (not at their first instant); measure only after that.
     const activated = Date.now();
-    while (Number((await sql.query<{ n: string }>(`SELECT count(*) AS n FROM rm_schedules WHERE state_activation IS DISTINCT FROM activation`)).rows[0]!.n) > 0) {
+    while (
+      Number(
+        (
+          await sql.query<{ n: string }>(
+            `SELECT count(*) AS n FROM rm_schedules WHERE state_activation IS DISTINCT FROM activation`,
+          )
+        ).rows[0]!.n,
+      ) > 0
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const readyAt = (await store.now()).toISOString();
-    log(`${options.triggers} activations recorded in ${((Date.now() - activated) / 1000).toFixed(1)} s; measuring the minutes after ${readyAt}`);
-    const backends = async () => (await sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [appName])).rows.map((r) => r.pid);
+    log(
+      `${options.triggers} activations recorded in ${((Date.now() - activated) / 1000).toFixed(1)} s; measuring the minutes after ${readyAt}`,
+    );
+    const backends = async () =>
+      (
+        await sql.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [appName])
+      ).rows.map((r) => r.pid);
     const results = await waitForMinutes(commits, options, readyAt, offset, backends);
     await materializer.stop();
     await index.subscription.stop();
     process.stdout.write(`\n${table(results, rawSingle, rawBatched, options)}\n`);
   } finally {
-    await sql.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch((e: unknown) => log(`could not drop schema ${schema}: ${String(e)}`));
+    await sql
+      .query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      .catch((e: unknown) => log(`could not drop schema ${schema}: ${String(e)}`));
     await sql.close();
   }
 }
@@ -123,17 +160,47 @@ export async function schedulesBench(args: string[]): Promise<void> {
 /** The Mission and N schedule Triggers, written as the revision decider writes them, 500 streams per statement. */
 async function createTriggers(store: SqlEventStore, sql: PgSqlClient, count: number): Promise<void> {
   const at = (await store.now()).toISOString();
-  const missionCommand = { type: 'ReviseMission' as const, tenant: TENANT, missionId: 'm-1', state: 'active', grants: GRANTS, reason: '', actor: 'bench', at };
-  const mission = (await handleCommand(store, missionStream(TENANT, 'm-1'), missionDecider, missionCommand, { tenant: TENANT })).state as MissionState;
+  const missionCommand = {
+    type: 'ReviseMission' as const,
+    tenant: TENANT,
+    missionId: 'm-1',
+    state: 'active',
+    grants: GRANTS,
+    reason: '',
+    actor: 'bench',
+    at,
+  };
+  const mission = (
+    await handleCommand(store, missionStream(TENANT, 'm-1'), missionDecider, missionCommand, { tenant: TENANT })
+  ).state as MissionState;
   const started = Date.now();
   for (let from = 0; from < count; from += 500) {
     const chunk = Array.from({ length: Math.min(500, count - from) }, (_, i) => {
       const triggerId = `t-${from + i}`;
-      const definition = { missionId: 'm-1', type: 'schedule', schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' } };
-      const command = { type: 'ReviseTrigger' as const, tenant: TENANT, triggerId, definition, reason: '', actor: 'bench', at, mission, capabilities: CLAIMED_CAPABILITIES, pins: { tzdataVersion: process.versions.tz ?? 'unknown' } };
+      const definition = {
+        missionId: 'm-1',
+        type: 'schedule',
+        schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' },
+      };
+      const command = {
+        type: 'ReviseTrigger' as const,
+        tenant: TENANT,
+        triggerId,
+        definition,
+        reason: '',
+        actor: 'bench',
+        at,
+        mission,
+        capabilities: CLAIMED_CAPABILITIES,
+        pins: { tzdataVersion: process.versions.tz ?? 'unknown' },
+      };
       const events = reviseTrigger(command, initialTriggerState);
       if (isRejection(events)) throw new Error(`trigger rejected: ${events.code}`);
-      return { streamId: triggerStream(TENANT, triggerId), events: events.map((e) => ({ type: e.type, data: e.data, metadata: { tenant: TENANT, actor: 'bench' } })), expected: 'no_stream' as const };
+      return {
+        streamId: triggerStream(TENANT, triggerId),
+        events: events.map((e) => ({ type: e.type, data: e.data, metadata: { tenant: TENANT, actor: 'bench' } })),
+        expected: 'no_stream' as const,
+      };
     });
     await appendBatch(sql, chunk);
   }
@@ -150,9 +217,18 @@ interface CpuMark {
  * generous timeout). CPU is read from just before each instant (by the database clock, `offset`)
  * until its last commit: this process (materializer and index projection) and its PostgreSQL backends.
  */
-async function waitForMinutes(commits: Map<string, number[]>, options: Options, after: string, offset: number, backends: () => Promise<number[]>): Promise<MinuteResult[]> {
+async function waitForMinutes(
+  commits: Map<string, number[]>,
+  options: Options,
+  after: string,
+  offset: number,
+  backends: () => Promise<number[]>,
+): Promise<MinuteResult[]> {
   const deadline = Date.now() + (options.minutes + 1.5) * 60_000;
-  const done = () => [...commits.entries()].filter(([instant, list]) => instant > after && list.length >= options.triggers).sort(([a], [b]) => (a < b ? -1 : 1));
+  const done = () =>
+    [...commits.entries()]
+      .filter(([instant, list]) => instant > after && list.length >= options.triggers)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
   const mark = async (): Promise<CpuMark> => ({ node: process.cpuUsage(), pg: await cpuTicks(await backends()) });
   const starts = new Map<string, CpuMark>();
   const results: MinuteResult[] = [];
@@ -170,8 +246,14 @@ async function waitForMinutes(commits: Map<string, number[]>, options: Options, 
       const node = start ? process.cpuUsage(start.node) : null;
       const pg = start ? backendMicros(start.pg, end.pg) : null;
       results.push({
-        instant, count: list.length, p50: quantile(delays, 0.5), p99: quantile(delays, 0.99), max, perSecond: list.length / (Math.max(max, 1) / 1000),
-        nodeCpu: node ? (node.user + node.system) / list.length : null, pgCpu: pg === null ? null : pg / list.length,
+        instant,
+        count: list.length,
+        p50: quantile(delays, 0.5),
+        p99: quantile(delays, 0.99),
+        max,
+        perSecond: list.length / (Math.max(max, 1) / 1000),
+        nodeCpu: node ? (node.user + node.system) / list.length : null,
+        pgCpu: pg === null ? null : pg / list.length,
         ...cycle(previous, end, list.length),
       });
       previous = end;
@@ -189,18 +271,39 @@ function cycle(from: CpuMark | null, to: CpuMark, count: number): Pick<MinuteRes
 }
 
 function table(results: MinuteResult[], rawSingle: number, rawBatched: number, options: Options): string {
-  const header = ['minute', 'instants', 'p50 delay ms', 'p99 delay ms', 'max delay ms', 'instants/s', `vs raw 1-row INSERT/s`, `vs raw ${options.batch}-row INSERT/s`, 'CPU µs/instant (node + pg)', 'whole minute CPU µs/instant (node + pg)'];
+  const header = [
+    'minute',
+    'instants',
+    'p50 delay ms',
+    'p99 delay ms',
+    'max delay ms',
+    'instants/s',
+    `vs raw 1-row INSERT/s`,
+    `vs raw ${options.batch}-row INSERT/s`,
+    'CPU µs/instant (node + pg)',
+    'whole minute CPU µs/instant (node + pg)',
+  ];
   const cpu = (v: number | null) => (v === null ? '?' : String(Math.round(v)));
   const rows = results.map((r) => [
-    r.instant, String(r.count), String(r.p50), String(r.p99), String(r.max), Math.round(r.perSecond).toLocaleString('en-US'),
+    r.instant,
+    String(r.count),
+    String(r.p50),
+    String(r.p99),
+    String(r.max),
+    Math.round(r.perSecond).toLocaleString('en-US'),
     `${((100 * r.perSecond) / rawSingle).toFixed(0)} % of ${Math.round(rawSingle).toLocaleString('en-US')}`,
     `${((100 * r.perSecond) / rawBatched).toFixed(0)} % of ${Math.round(rawBatched).toLocaleString('en-US')}`,
     `${cpu(r.nodeCpu)} + ${cpu(r.pgCpu)}`,
     `${cpu(r.cycleNodeCpu)} + ${cpu(r.cyclePgCpu)}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cols: string[]) => `| ${cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
-  return [line(header), `|${widths.map((w, i) => `${'-'.repeat(w + 1)}${i === 0 ? '-' : ':'}`).join('|')}|`, ...rows.map(line)].join('\n');
+  const line = (cols: string[]) =>
+    `| ${cols.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
+  return [
+    line(header),
+    `|${widths.map((w, i) => `${'-'.repeat(w + 1)}${i === 0 ? '-' : ':'}`).join('|')}|`,
+    ...rows.map(line),
+  ].join('\n');
 }
 
 function parseArgs(args: string[]): Options {
@@ -208,9 +311,16 @@ function parseArgs(args: string[]): Options {
     const i = args.indexOf(flag);
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
-  const options = { triggers: value('--triggers', 10_000), minutes: value('--minutes', 2), batch: value('--batch', DEFAULT_BATCH), concurrency: value('--concurrency', DEFAULT_CONCURRENCY) };
+  const options = {
+    triggers: value('--triggers', 10_000),
+    minutes: value('--minutes', 2),
+    batch: value('--batch', DEFAULT_BATCH),
+    concurrency: value('--concurrency', DEFAULT_CONCURRENCY),
+  };
   if (Object.values(options).some((v) => !Number.isInteger(v) || v < 1)) {
-    throw new Error('usage: schedules [--triggers 10000] [--minutes 2] [--batch 500] [--concurrency 2] (positive integers)');
+    throw new Error(
+      'usage: schedules [--triggers 10000] [--minutes 2] [--batch 500] [--concurrency 2] (positive integers)',
+    );
   }
   return options;
 }

@@ -21,16 +21,34 @@ export interface ServiceProcess {
  * The real service in its own process (as `npx reveille serve` runs it), on PostgreSQL in a fresh
  * schema, so the load generator in this process does not share its event loop.
  */
-export async function startService(port: number, env: Record<string, string> = {}, shared?: { schema: string; dataDir: string }): Promise<ServiceProcess> {
+export async function startService(
+  port: number,
+  env: Record<string, string> = {},
+  shared?: { schema: string; dataDir: string },
+): Promise<ServiceProcess> {
   const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const schema = shared?.schema ?? `bench_${randomBytes(5).toString('hex')}`;
   const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'reveille-bench-'));
   // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the service under load.
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, join(import.meta.dirname, '..', 'src', 'main.js'), 'serve'], {
-    env: { ...process.env, NODE_ENV: 'development', REVEILLE_AUTH: 'dev', DATABASE_URL: databaseUrl, REVEILLE_DB_SCHEMA: schema, REVEILLE_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', process.env.BENCH_SERVICE_LOG ? 'inherit' : 'ignore', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, join(import.meta.dirname, '..', 'src', 'main.js'), 'serve'],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        REVEILLE_AUTH: 'dev',
+        DATABASE_URL: databaseUrl,
+        REVEILLE_DB_SCHEMA: schema,
+        REVEILLE_DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        ...env,
+      },
+      stdio: ['ignore', process.env.BENCH_SERVICE_LOG ? 'inherit' : 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -50,7 +68,14 @@ export async function startService(port: number, env: Record<string, string> = {
     schema,
     databaseUrl,
     token: (scope = 'missions:write sources:write triggers:write occurrences:write operator:read') =>
-      mintDevToken(keys, { tenant: 'bench', scope, subject: 'bench', ttlSeconds: 300, issuer: 'reveille-dev', audience: 'reveille' }),
+      mintDevToken(keys, {
+        tenant: 'bench',
+        scope,
+        subject: 'bench',
+        ttlSeconds: 300,
+        issuer: 'reveille-dev',
+        audience: 'reveille',
+      }),
     dataDir,
     pids: [child.pid!],
     async stop() {
@@ -72,7 +97,11 @@ export async function startService(port: number, env: Record<string, string> = {
  */
 export async function startSplitService(port: number, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const background = await startService(port + 1, { ...env, REVEILLE_BACKGROUND: 'on' });
-  const http = await startService(port, { ...env, REVEILLE_BACKGROUND: 'off' }, { schema: background.schema, dataDir: background.dataDir });
+  const http = await startService(
+    port,
+    { ...env, REVEILLE_BACKGROUND: 'off' },
+    { schema: background.schema, dataDir: background.dataDir },
+  );
   return {
     ...http,
     pids: [...http.pids, ...background.pids],
@@ -89,7 +118,11 @@ let keyCounter = 0;
 export async function command(service: ServiceProcess, method: string, path: string, body: unknown): Promise<any> {
   const response = await fetch(`${service.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${await service.token()}`, 'content-type': 'application/json', 'idempotency-key': `bench-${process.pid}-${++keyCounter}` },
+    headers: {
+      authorization: `Bearer ${await service.token()}`,
+      'content-type': 'application/json',
+      'idempotency-key': `bench-${process.pid}-${++keyCounter}`,
+    },
     body: JSON.stringify(body),
   });
   const answer = await response.json();

@@ -38,14 +38,26 @@ const COUNTERS = `SELECT xact_commit + xact_rollback AS transactions, tup_insert
  * role beside its rates. pg_stat_database is refreshed by each backend at transaction end and read
  * after pg_stat_clear_snapshot(), so the figures are close, not exact.
  */
-export async function meterWork<T>(databaseUrl: string, groups: Record<string, number[]>, run: () => Promise<T>): Promise<{ result: T; work: Work }> {
+export async function meterWork<T>(
+  databaseUrl: string,
+  groups: Record<string, number[]>,
+  run: () => Promise<T>,
+): Promise<{ result: T; work: Work }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const counters = async () => {
       await client.query('SELECT pg_stat_clear_snapshot()');
-      const tables = new Map((await client.query(TABLES)).rows.map((r) => [r.table as string, { seqScans: Number(r.seq_scan), rowsRead: Number(r.rows_read) }]));
-      const totals = (await client.query(COUNTERS)).rows[0] as Record<'transactions' | 'tup_inserted' | 'tup_updated' | 'rows_read', string>;
+      const tables = new Map(
+        (await client.query(TABLES)).rows.map((r) => [
+          r.table as string,
+          { seqScans: Number(r.seq_scan), rowsRead: Number(r.rows_read) },
+        ]),
+      );
+      const totals = (await client.query(COUNTERS)).rows[0] as Record<
+        'transactions' | 'tup_inserted' | 'tup_updated' | 'rows_read',
+        string
+      >;
       return { ...totals, tables };
     };
     const pids = { ...groups, postgres: postgresPids() };
@@ -56,7 +68,9 @@ export async function meterWork<T>(databaseUrl: string, groups: Record<string, n
     const own = process.cpuUsage(ownCpu);
     const endCounters = await counters();
     // Backends that start during the window count from zero.
-    const after = await Promise.all(Object.entries(pids).map(([name, p]) => cpuTicks(name === 'postgres' ? postgresPids() : p)));
+    const after = await Promise.all(
+      Object.entries(pids).map(([name, p]) => cpuTicks(name === 'postgres' ? postgresPids() : p)),
+    );
     const cpuMicros: Record<string, number> = {};
     Object.keys(pids).forEach((name, i) => {
       let ticks = 0;
@@ -64,7 +78,8 @@ export async function meterWork<T>(databaseUrl: string, groups: Record<string, n
       cpuMicros[name] = (ticks * 1_000_000) / CLOCK_TICKS;
     });
     cpuMicros['load generator'] = own.user + own.system; // this process: process.cpuUsage, not /proc
-    const delta = (name: 'transactions' | 'tup_inserted' | 'tup_updated' | 'rows_read') => Number(endCounters[name]) - Number(startCounters[name]);
+    const delta = (name: 'transactions' | 'tup_inserted' | 'tup_updated' | 'rows_read') =>
+      Number(endCounters[name]) - Number(startCounters[name]);
     const mostRead = [...endCounters.tables]
       .map(([table, end]) => {
         const start = startCounters.tables.get(table) ?? { seqScans: 0, rowsRead: 0 };
@@ -74,7 +89,14 @@ export async function meterWork<T>(databaseUrl: string, groups: Record<string, n
       .slice(0, 4);
     return {
       result,
-      work: { cpuMicros, transactions: delta('transactions'), rowsInserted: delta('tup_inserted'), rowsUpdated: delta('tup_updated'), rowsRead: delta('rows_read'), mostRead },
+      work: {
+        cpuMicros,
+        transactions: delta('transactions'),
+        rowsInserted: delta('tup_inserted'),
+        rowsUpdated: delta('tup_updated'),
+        rowsRead: delta('rows_read'),
+        mostRead,
+      },
     };
   } finally {
     await client.end();

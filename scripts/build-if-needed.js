@@ -13,7 +13,8 @@ function newestMtime(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts'))
+      newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
 }
@@ -39,7 +40,8 @@ export function ensureBuilt() {
       break;
     } catch (error) {
       if (error.code !== 'EEXIST') throw error;
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > 300_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > 300_000)
+        rmSync(lock, { recursive: true, force: true });
       pause(200);
       if (isFresh(stamp)) return;
     }
@@ -47,7 +49,11 @@ export function ensureBuilt() {
   try {
     if (isFresh(stamp)) return;
     process.stderr.write('reveille: compiling TypeScript (first run)…\n');
-    execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+    execFileSync(
+      process.execPath,
+      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
+      { stdio: 'inherit', cwd: root },
+    );
     writeFileSync(stamp, new Date().toISOString());
   } finally {
     rmSync(lock, { recursive: true, force: true });

@@ -40,11 +40,25 @@ import { projections } from './projections/index.js';
 import { type AppOptions, createHttpApp } from './adapters/http/http-app.js';
 
 /** Feature modules (one per use case family); each registers its controllers, handlers and projections. */
-export const featureModules: Type[] = [MissionsModule, TriggersModule, OperatorModule, SourcesModule, IngressModule, SchedulesModule, ExecutionsModule];
+export const featureModules: Type[] = [
+  MissionsModule,
+  TriggersModule,
+  OperatorModule,
+  SourcesModule,
+  IngressModule,
+  SchedulesModule,
+  ExecutionsModule,
+];
 
 /** Every schema change of the deployment, in order: the event log first, then what derives from it. */
 export function allMigrations(): Migration[] {
-  return [...eventStoreMigrations, ...idempotencyMigrations, ...sourcesMigrations, ...ingressMigrations, ...projections.flatMap((p) => p.migrations)];
+  return [
+    ...eventStoreMigrations,
+    ...idempotencyMigrations,
+    ...sourcesMigrations,
+    ...ingressMigrations,
+    ...projections.flatMap((p) => p.migrations),
+  ];
 }
 
 /** Nest is wiring: the stores are opened outside and handed in, so the CLI and tests share them. */
@@ -86,12 +100,20 @@ export class AppModule {
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         { provide: APP_PIPE, useFactory: validationPipe },
       ],
-      exports: [...core.map((p) => (p as { provide: symbol | Function }).provide), SubscriptionRegistry, ProjectionRunners],
+      exports: [
+        ...core.map((p) => (p as { provide: symbol | Function }).provide),
+        SubscriptionRegistry,
+        ProjectionRunners,
+      ],
     };
   }
 }
 
 /** The application over already-open stores (serve, the background thread, tests and benchmarks). */
-export async function createApp(config: ReveilleConfig, infra: Infrastructure, options: AppOptions = {}): Promise<NestFastifyApplication> {
+export async function createApp(
+  config: ReveilleConfig,
+  infra: Infrastructure,
+  options: AppOptions = {},
+): Promise<NestFastifyApplication> {
   return createHttpApp(await AppModule.forRoot(config, infra), options);
 }

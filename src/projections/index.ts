@@ -15,4 +15,5 @@ export const occurrenceViews = foldedTogether(OCCURRENCES_PROJECTION, [triggerHe
 export const projections: Projection[] = [occurrenceViews, sourceBindingsProjection, schedulesProjection];
 
 /** The projection that folds `name`: itself, or the group it folds in. */
-export const foldingOf = (name: string): Projection | undefined => projections.find((p) => p.name === name || p.members?.some((m) => m.name === name));
+export const foldingOf = (name: string): Projection | undefined =>
+  projections.find((p) => p.name === name || p.members?.some((m) => m.name === name));

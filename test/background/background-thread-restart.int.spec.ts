@@ -8,7 +8,12 @@ describe('BackgroundThread supervision', () => {
     const notifier = new DecisionNotifier();
     const heard: string[] = [];
     notifier.onDecided((id) => heard.push(id));
-    const thread = new BackgroundThread(signal, notifier, () => undefined, new URL('./fixtures/dying-worker.mjs', import.meta.url));
+    const thread = new BackgroundThread(
+      signal,
+      notifier,
+      () => undefined,
+      new URL('./fixtures/dying-worker.mjs', import.meta.url),
+    );
     expect(String(thread.error)).toMatch(/background thread: starting/);
     thread.start();
     await until(() => heard.includes('spawned'));

@@ -1,6 +1,13 @@
 import { type ServeProcess, startServe } from '../support/serve-process.js';
 
-const GRANTS = { maxExecutionsPerHour: 100, maxConcurrent: 10, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+const GRANTS = {
+  maxExecutionsPerHour: 100,
+  maxConcurrent: 10,
+  resourceScopes: [],
+  classification: 'internal',
+  acceptLowerTrust: false,
+  maxCausalDepth: 4,
+};
 
 /** `reveille serve` as an operator starts it on PostgreSQL: admission and read models in a worker thread. */
 describe('REVEILLE_BACKGROUND=thread: one process, background work on its own event loop', () => {
@@ -8,19 +15,31 @@ describe('REVEILLE_BACKGROUND=thread: one process, background work on its own ev
   const call = (method: string, path: string, body?: unknown) => serve.call(method, path, body);
 
   beforeAll(async () => {
-    serve = await startServe({ background: 'thread', scope: 'missions:write triggers:write occurrences:write operator:read' });
+    serve = await startServe({
+      background: 'thread',
+      scope: 'missions:write triggers:write occurrences:write operator:read',
+    });
   }, 180_000);
   afterAll(async () => {
     await serve?.close();
   });
 
-  async function readiness(): Promise<{ status: string; details: { subscriptions: { running?: string[]; failing?: unknown } } }> {
+  async function readiness(): Promise<{
+    status: string;
+    details: { subscriptions: { running?: string[]; failing?: unknown } };
+  }> {
     return (await (await fetch(`${serve.baseUrl}/health/ready`)).json()) as never;
   }
 
   it('OP-4 readiness lists the background tasks under the thread that runs them, none on the HTTP loop', async () => {
     const running = (await readiness())!.details.subscriptions.running!;
-    expect(running).toEqual(expect.arrayContaining(['background-thread/processor:admission', 'background-thread/projection:occurrences', 'background-thread/scheduler:materializer']));
+    expect(running).toEqual(
+      expect.arrayContaining([
+        'background-thread/processor:admission',
+        'background-thread/projection:occurrences',
+        'background-thread/scheduler:materializer',
+      ]),
+    );
     expect(running.filter((name) => !name.startsWith('background-thread/'))).toEqual([]);
   });
 
@@ -30,19 +49,27 @@ describe('REVEILLE_BACKGROUND=thread: one process, background work on its own ev
     const fired = await call('POST', '/v1/triggers/t-1/occurrences?wait=decision', { input: { n: 1 } });
     expect(fired.status).toBe(200);
     expect(fired.body).toMatchObject({ status: 'admitted', reason: null });
-    const shown = await call('GET', `/v1/operator/occurrences/${fired.body.occurrenceId}?minPosition=${fired.body.position}`);
+    const shown = await call(
+      'GET',
+      `/v1/operator/occurrences/${fired.body.occurrenceId}?minPosition=${fired.body.position}`,
+    );
     expect(shown.status).toBe(200);
-    expect(shown.body).toMatchObject({ occurrenceId: fired.body.occurrenceId, status: 'admitted', executionId: fired.body.executionId });
+    expect(shown.body).toMatchObject({
+      occurrenceId: fired.body.occurrenceId,
+      status: 'admitted',
+      executionId: fired.body.executionId,
+    });
     const health = await call('GET', `/v1/operator/triggers/t-1?minPosition=${fired.body.position}`);
     expect(health.body).toMatchObject({ counts: { observed: 1, admitted: 1 } });
   });
 
   it('stops with the process on SIGTERM, the thread first, without a crash report', async () => {
-    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => serve.child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      serve.child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     serve.child.kill('SIGTERM');
     const { code, signal } = await exited;
     expect(code === 0 || signal === 'SIGTERM').toBe(true);
     expect(serve.stderr()).not.toMatch(/background thread: |exited with code/);
   }, 30_000);
 });
-

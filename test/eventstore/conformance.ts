@@ -25,7 +25,12 @@ export interface ConformanceHarness {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const stream = (prefix = 'conf') => `${prefix}-${randomUUID()}`;
-const event = (n: number, extra: Partial<NewEvent> = {}): NewEvent => ({ type: 'Tested', data: { n, pad: 'x'.repeat(n % 7) }, metadata: { tenant: 't1' }, ...extra });
+const event = (n: number, extra: Partial<NewEvent> = {}): NewEvent => ({
+  type: 'Tested',
+  data: { n, pad: 'x'.repeat(n % 7) },
+  metadata: { tenant: 't1' },
+  ...extra,
+});
 
 /**
  * Reads the whole log up to its current head. Other test files share the database, and readAll
@@ -39,7 +44,12 @@ async function readEverything(store: EventStore, from = 0): Promise<RecordedEven
     const page = await store.readAll({ after: all.length ? all[all.length - 1]!.position : from, maxCount: 1000 });
     all.push(...page);
     if (page.length > 0) continue;
-    if (head === 0 || all.some((e) => e.position === head) || (all.length && (await store.isAtOrBefore(head, all[all.length - 1]!.position)))) return all;
+    if (
+      head === 0 ||
+      all.some((e) => e.position === head) ||
+      (all.length && (await store.isAtOrBefore(head, all[all.length - 1]!.position)))
+    )
+      return all;
     if (from > 0 && (await store.isAtOrBefore(head, from))) return all;
     if (Date.now() > deadline) throw new Error('the log did not become readable up to its head');
     await sleep(5);
@@ -80,7 +90,11 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
 
       it('reads only the last event of a stream, null for a missing one', async () => {
         const s = stream();
-        await h.store.append(s, [1, 2, 3].map((n) => event(n)), 'no_stream');
+        await h.store.append(
+          s,
+          [1, 2, 3].map((n) => event(n)),
+          'no_stream',
+        );
         const last = await h.store.readLast(s);
         expect(last).toEqual((await h.store.readStream(s))[2]);
         expect(await h.store.readLast(stream('missing'))).toBeNull();
@@ -88,7 +102,11 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
 
       it('reads from a revision with a maximum count', async () => {
         const s = stream();
-        await h.store.append(s, [1, 2, 3, 4, 5].map((n) => event(n)), 'no_stream');
+        await h.store.append(
+          s,
+          [1, 2, 3, 4, 5].map((n) => event(n)),
+          'no_stream',
+        );
         const page = await h.store.readStream(s, { fromRevision: 2, maxCount: 2 });
         expect(page.map((e) => e.revision)).toEqual([2, 3]);
       });
@@ -103,7 +121,10 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
       it('rejects no_stream on an existing stream with the actual revision', async () => {
         const s = stream();
         await h.store.append(s, [event(1), event(2)], 'no_stream');
-        await expect(h.store.append(s, [event(3)], 'no_stream')).rejects.toMatchObject({ name: 'WrongExpectedRevision', actual: 1 });
+        await expect(h.store.append(s, [event(3)], 'no_stream')).rejects.toMatchObject({
+          name: 'WrongExpectedRevision',
+          actual: 1,
+        });
       });
 
       it('rejects a stale and a future expected revision', async () => {
@@ -125,7 +146,9 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
       it('lets exactly one of 100 concurrent appends at the same expected revision win', async () => {
         const s = stream();
         await h.store.append(s, [event(0)], 'no_stream');
-        const outcomes = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => h.store.append(s, [event(i)], 0)));
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 100 }, (_, i) => h.store.append(s, [event(i)], 0)),
+        );
         const won = outcomes.filter((o) => o.status === 'fulfilled');
         const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
         expect(won).toHaveLength(1);
@@ -136,7 +159,9 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
 
       it('lets exactly one of 100 concurrent no_stream appends create the stream (dedupe, OC-3)', async () => {
         const s = stream('occurrence');
-        const outcomes = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => h.store.append(s, [event(i)], 'no_stream')));
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 100 }, (_, i) => h.store.append(s, [event(i)], 'no_stream')),
+        );
         expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
         expect(await h.store.readStream(s)).toHaveLength(1);
       });
@@ -151,7 +176,9 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         const next = [event(3, { id: randomUUID() })];
         const third = await h.store.append(s, next, 1);
         expect((await h.store.append(s, next, 1)).position).toBe(third.position);
-        await expect(h.store.append(s, [event(9, { id: randomUUID() })], 1)).rejects.toBeInstanceOf(WrongExpectedRevision);
+        await expect(h.store.append(s, [event(9, { id: randomUUID() })], 1)).rejects.toBeInstanceOf(
+          WrongExpectedRevision,
+        );
       });
     });
 
@@ -170,7 +197,11 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         const before = await readEverything(h.store);
         const from = before.length ? before[before.length - 1]!.position : 0;
         const wanted = `Wanted-${randomUUID()}`;
-        await h.store.append(stream(), [event(1, { type: wanted }), event(2), event(3, { type: wanted }), event(4)], 'no_stream');
+        await h.store.append(
+          stream(),
+          [event(1, { type: wanted }), event(2), event(3, { type: wanted }), event(4)],
+          'no_stream',
+        );
         const page = await readEverything(h.store, from);
         const end = page[page.length - 1]!.position;
 
@@ -180,7 +211,11 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         expect(filtered).toMatchObject({ scanned: page.length, last: end });
 
         // A page with nothing wanted still says how far it went, so a subscriber moves past it.
-        expect(await h.store.readAllOf([`Absent-${randomUUID()}`], { after: from, maxCount: page.length })).toEqual({ events: [], scanned: page.length, last: end });
+        expect(await h.store.readAllOf([`Absent-${randomUUID()}`], { after: from, maxCount: page.length })).toEqual({
+          events: [],
+          scanned: page.length,
+          last: end,
+        });
         const firstTwo = await h.store.readAllOf([wanted], { after: from, maxCount: 2 });
         expect(firstTwo).toMatchObject({ scanned: 2, last: page[1]!.position });
         expect(firstTwo.events).toEqual(page.slice(0, 2).filter((e) => e.type === wanted));
@@ -196,10 +231,22 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
           { n: 2, request: { input: { secret: 'body' }, lane: 'l' }, input: 'also' },
           { n: 3, inputs: 'not a listed path' },
         ];
-        await h.store.append(stream(), payloads.map((data) => event(0, { type: wanted, data })), 'no_stream');
+        await h.store.append(
+          stream(),
+          payloads.map((data) => event(0, { type: wanted, data })),
+          'no_stream',
+        );
         const page = await readEverything(h.store, from);
-        const read = await h.store.readAllOf([wanted], { after: from, maxCount: page.length, omitData: [['input'], ['request', 'input']] });
-        expect(read.events.map((e) => e.data)).toEqual([{ n: 1, keep: true }, { n: 2, request: { lane: 'l' } }, { n: 3, inputs: 'not a listed path' }]);
+        const read = await h.store.readAllOf([wanted], {
+          after: from,
+          maxCount: page.length,
+          omitData: [['input'], ['request', 'input']],
+        });
+        expect(read.events.map((e) => e.data)).toEqual([
+          { n: 1, keep: true },
+          { n: 2, request: { lane: 'l' } },
+          { n: 3, inputs: 'not a listed path' },
+        ]);
         expect(read.events.map((e) => e.id)).toEqual(page.filter((e) => e.type === wanted).map((e) => e.id));
         const whole = await h.store.readAllOf([wanted], { after: from, maxCount: page.length });
         expect(whole.events.map((e) => e.data)).toEqual(payloads);
@@ -289,7 +336,10 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         writing = false;
         await subscriber;
         received.push(...(await readEverything(h.store, cursor))); // whatever an open transaction elsewhere held back
-        const ids = received.filter((e) => e.type === 'Tested').map((e) => e.id).filter((id) => committed.has(id) || rolledBack.has(id));
+        const ids = received
+          .filter((e) => e.type === 'Tested')
+          .map((e) => e.id)
+          .filter((id) => committed.has(id) || rolledBack.has(id));
         expect(new Set(ids).size).toBe(ids.length);
         expect(new Set(ids)).toEqual(committed);
         ids.forEach((id) => expect(rolledBack.has(id)).toBe(false));
@@ -308,12 +358,17 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
           const stored = await h.store.readStream(s, { raw: true });
           expect(stored).toHaveLength(1);
           expect(results[i]).toMatchObject({ streamId: s, nextExpectedRevision: 0, position: stored[0]!.position });
-          expect(results[i]!.events[0]).toMatchObject({ id: stored[0]!.id, hash: stored[0]!.hash, recordedAt: stored[0]!.recordedAt, prevHash: null });
+          expect(results[i]!.events[0]).toMatchObject({
+            id: stored[0]!.id,
+            hash: stored[0]!.hash,
+            recordedAt: stored[0]!.recordedAt,
+            prevHash: null,
+          });
           expect(verifyStreamChain(stored)).toEqual([]);
         }
       });
 
-      it('fails only the append that reuses another stream\'s event id, not the ones committed beside it', async () => {
+      it("fails only the append that reuses another stream's event id, not the ones committed beside it", async () => {
         const id = randomUUID();
         await h.store.append(stream(), [event(1, { id })], 'no_stream');
         const [reused, ...others] = await Promise.allSettled([
@@ -340,7 +395,11 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         const [a, b, absent] = [stream(), stream(), stream('absent')];
         await h.store.append(a, [event(1), event(2), event(3)], 'no_stream');
         await h.store.append(b, [event(4)], 'no_stream');
-        const [fromA, fromB, none] = await h.store.readStreams([{ streamId: a, fromRevision: 1 }, { streamId: b, fromRevision: 0 }, { streamId: absent, fromRevision: 0 }]);
+        const [fromA, fromB, none] = await h.store.readStreams([
+          { streamId: a, fromRevision: 1 },
+          { streamId: b, fromRevision: 0 },
+          { streamId: absent, fromRevision: 0 },
+        ]);
         expect(fromA).toEqual(await h.store.readStream(a, { fromRevision: 1 }));
         expect(fromB).toEqual(await h.store.readStream(b));
         expect(none).toEqual([]);
@@ -350,11 +409,22 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         if (!h.store.appendStreams) return expect(h.store.kind).toBe('eventstoredb');
         const [a, b] = [stream(), stream()];
         await h.store.append(a, [event(1)], 'no_stream');
-        await expect(h.store.appendStreams([{ streamId: a, events: [event(2)], expected: 0 }, { streamId: b, events: [event(3)], expected: 0 }])).rejects.toBeInstanceOf(WrongExpectedRevision);
+        await expect(
+          h.store.appendStreams([
+            { streamId: a, events: [event(2)], expected: 0 },
+            { streamId: b, events: [event(3)], expected: 0 },
+          ]),
+        ).rejects.toBeInstanceOf(WrongExpectedRevision);
         expect(await h.store.readStream(a)).toHaveLength(1);
         expect(await h.store.readStream(b)).toHaveLength(0);
-        const positions = await h.store.appendStreams([{ streamId: a, events: [event(2)], expected: 0 }, { streamId: b, events: [event(3), event(4)], expected: 'no_stream' }]);
-        const [storedA, storedB] = [await h.store.readStream(a, { raw: true }), await h.store.readStream(b, { raw: true })];
+        const positions = await h.store.appendStreams([
+          { streamId: a, events: [event(2)], expected: 0 },
+          { streamId: b, events: [event(3), event(4)], expected: 'no_stream' },
+        ]);
+        const [storedA, storedB] = [
+          await h.store.readStream(a, { raw: true }),
+          await h.store.readStream(b, { raw: true }),
+        ];
         expect(positions).toEqual([storedA[1]!.position, storedB[1]!.position]);
         expect([verifyStreamChain(storedA), verifyStreamChain(storedB)]).toEqual([[], []]);
       });
@@ -381,11 +451,19 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
     describe('schema upcasting (AU-3)', () => {
       it('reads old schema versions through upcasters and leaves stored data untouched', async () => {
         const s = stream();
-        await h.store.append(s, [{ type: 'LegacyNamed', schemaVersion: 1, data: { name: 'Ada Lovelace' } }], 'no_stream');
+        await h.store.append(
+          s,
+          [{ type: 'LegacyNamed', schemaVersion: 1, data: { name: 'Ada Lovelace' } }],
+          'no_stream',
+        );
         const upcasting = h.withUpcasters(
           new Registry([
             { type: 'LegacyNamed', fromVersion: 1, upcast: (d) => ({ fullName: (d as { name: string }).name }) },
-            { type: 'LegacyNamed', fromVersion: 2, upcast: (d) => ({ ...(d as object), given: String((d as { fullName: string }).fullName).split(' ')[0] }) },
+            {
+              type: 'LegacyNamed',
+              fromVersion: 2,
+              upcast: (d) => ({ ...(d as object), given: String((d as { fullName: string }).fullName).split(' ')[0] }),
+            },
           ]),
         );
         const [read] = await upcasting.readStream(s);
@@ -406,15 +484,24 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         migrations: [],
         async apply(e, tx: SqlExecutor) {
           if ((e.data as { tag: string }).tag !== tag) return;
-          await tx.query(`INSERT INTO ${table} (event_id, stream_id, n) VALUES ($1, $2, $3) ON CONFLICT (event_id) DO NOTHING`, [e.id, e.streamId, (e.data as { n: number }).n]);
+          await tx.query(
+            `INSERT INTO ${table} (event_id, stream_id, n) VALUES ($1, $2, $3) ON CONFLICT (event_id) DO NOTHING`,
+            [e.id, e.streamId, (e.data as { n: number }).n],
+          );
           if (e.id === crashOn) throw new Error('crash between row and checkpoint');
         },
       };
 
       it('writes neither rows nor checkpoint when it crashes mid-batch, then converges and rebuilds identically', async () => {
-        await h.sql.exec(`CREATE TABLE IF NOT EXISTS ${table} (event_id uuid PRIMARY KEY, stream_id text NOT NULL, n int NOT NULL)`);
+        await h.sql.exec(
+          `CREATE TABLE IF NOT EXISTS ${table} (event_id uuid PRIMARY KEY, stream_id text NOT NULL, n int NOT NULL)`,
+        );
         const s = stream('counted');
-        const appended = await h.store.append(s, [1, 2, 3, 4].map((n) => ({ id: randomUUID(), type: 'Counted', data: { tag, n } })), 'no_stream');
+        const appended = await h.store.append(
+          s,
+          [1, 2, 3, 4].map((n) => ({ id: randomUUID(), type: 'Counted', data: { tag, n } })),
+          'no_stream',
+        );
         await readEverything(h.store); // everything visible, so the runner's first batch holds all of it
         const runner = new ProjectionRunner(h.sql, h.store, projection, { batchSize: 100_000 });
         crashOn = appended.events[2]!.id;

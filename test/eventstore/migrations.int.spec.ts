@@ -13,7 +13,11 @@ describe('schema migrations across restarts', () => {
     try {
       const first = await PgliteSqlClient.open(dataDir);
       // PGlite is built without lz4: that one migration is skipped, and asked again at each start.
-      expect(await runMigrations(first, allMigrations())).toEqual(allMigrations().map((m) => m.id).filter((id) => id !== '0002_events_data_lz4'));
+      expect(await runMigrations(first, allMigrations())).toEqual(
+        allMigrations()
+          .map((m) => m.id)
+          .filter((id) => id !== '0002_events_data_lz4'),
+      );
       await first.close();
       const second = await PgliteSqlClient.open(dataDir);
       try {
@@ -29,8 +33,14 @@ describe('schema migrations across restarts', () => {
   it('PostgreSQL built with lz4: event data is compressed with lz4 (a server-capability migration)', async () => {
     const { sql, schema } = await freshPostgres(allMigrations(), { max: 1 });
     try {
-      const supported = (await sql.query<{ ok: boolean }>(`SELECT 'lz4' = ANY(enumvals) AS ok FROM pg_settings WHERE name = 'default_toast_compression'`)).rows[0]!.ok;
-      const { rows } = await sql.query<{ compression: string }>(`SELECT attcompression::text AS compression FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'data'`);
+      const supported = (
+        await sql.query<{ ok: boolean }>(
+          `SELECT 'lz4' = ANY(enumvals) AS ok FROM pg_settings WHERE name = 'default_toast_compression'`,
+        )
+      ).rows[0]!.ok;
+      const { rows } = await sql.query<{ compression: string }>(
+        `SELECT attcompression::text AS compression FROM pg_attribute WHERE attrelid = 'events'::regclass AND attname = 'data'`,
+      );
       expect(rows[0]!.compression).toBe(supported ? 'l' : '');
       const recorded = await sql.query(`SELECT 1 FROM schema_migrations WHERE id = '0002_events_data_lz4'`);
       expect(recorded.rows.length).toBe(supported ? 1 : 0);
@@ -50,18 +60,24 @@ describe('schema migrations across restarts', () => {
     }
   });
 
-  it.each(['pglite', 'postgres'])('%s: rowCount of a SELECT is the rows it returned, of a write the rows it changed', async (kind) => {
-    const opened = kind === 'pglite' ? { sql: (await PgliteSqlClient.open()) as SqlClient, schema: null } : await freshPostgres([], { max: 1 });
-    const { sql } = opened;
-    try {
-      expect((await sql.query('SELECT g FROM generate_series(1, 3) g')).rowCount).toBe(3);
-      await sql.query('CREATE TEMP TABLE t (n int)');
-      expect((await sql.query('INSERT INTO t SELECT generate_series(1, 4)')).rowCount).toBe(4);
-      expect((await sql.query('UPDATE t SET n = n + 1 WHERE n > 2')).rowCount).toBe(2);
-      expect((await sql.query('SELECT 1 WHERE false')).rowCount).toBe(0);
-    } finally {
-      await sql.close();
-      if (opened.schema) await dropSchema(opened.schema);
-    }
-  });
+  it.each(['pglite', 'postgres'])(
+    '%s: rowCount of a SELECT is the rows it returned, of a write the rows it changed',
+    async (kind) => {
+      const opened =
+        kind === 'pglite'
+          ? { sql: (await PgliteSqlClient.open()) as SqlClient, schema: null }
+          : await freshPostgres([], { max: 1 });
+      const { sql } = opened;
+      try {
+        expect((await sql.query('SELECT g FROM generate_series(1, 3) g')).rowCount).toBe(3);
+        await sql.query('CREATE TEMP TABLE t (n int)');
+        expect((await sql.query('INSERT INTO t SELECT generate_series(1, 4)')).rowCount).toBe(4);
+        expect((await sql.query('UPDATE t SET n = n + 1 WHERE n > 2')).rowCount).toBe(2);
+        expect((await sql.query('SELECT 1 WHERE false')).rowCount).toBe(0);
+      } finally {
+        await sql.close();
+        if (opened.schema) await dropSchema(opened.schema);
+      }
+    },
+  );
 });

@@ -14,7 +14,10 @@ eventStoreConformance('pglite', async () => {
     withUpcasters: (registry) => new SqlEventStore(sql, registry),
     inTransaction: (work) => sql.transaction((tx) => work(store.within(tx))),
     tamper: async (streamId, revision) => {
-      await sql.query(`UPDATE events SET data = jsonb_set(data, '{n}', '999') WHERE stream_id = $1 AND revision = $2`, [streamId, revision]);
+      await sql.query(`UPDATE events SET data = jsonb_set(data, '{n}', '999') WHERE stream_id = $1 AND revision = $2`, [
+        streamId,
+        revision,
+      ]);
     },
     close: () => sql.close(),
   };

@@ -14,9 +14,15 @@ eventStoreConformance('postgres', async () => {
     withUpcasters: (registry) => new SqlEventStore(sql, registry),
     inTransaction: (work) => sql.transaction((tx) => work(store.within(tx))),
     tamper: async (streamId, revision) => {
-      await sql.query(`UPDATE events SET data = jsonb_set(data, '{n}', '999') WHERE stream_id = $1 AND revision = $2`, [streamId, revision]);
+      await sql.query(`UPDATE events SET data = jsonb_set(data, '{n}', '999') WHERE stream_id = $1 AND revision = $2`, [
+        streamId,
+        revision,
+      ]);
     },
-    unreachable: async () => new SqlEventStore(await PgSqlClient.connect({ connectionString: 'postgres://postgres@127.0.0.1:1/test', max: 1 })),
+    unreachable: async () =>
+      new SqlEventStore(
+        await PgSqlClient.connect({ connectionString: 'postgres://postgres@127.0.0.1:1/test', max: 1 }),
+      ),
     close: async () => {
       await sql.close();
       await dropSchema(schema);

@@ -69,7 +69,9 @@ describe('Subscription linger (read-model freshness vs batching)', () => {
     await store.append('s-load', [event(16)], 5);
     expect(await waitFor(16, LINGER_MS * 3)).toBeDefined();
     const large = batches.findIndex((b) => b.ns.includes(14));
-    const after = batches.slice(large + 1).map((b) => ({ ns: b.ns, lingered: b.at - batches[large]!.at >= LINGER_MS - 50 }));
+    const after = batches
+      .slice(large + 1)
+      .map((b) => ({ ns: b.ns, lingered: b.at - batches[large]!.at >= LINGER_MS - 50 }));
     expect(after).toEqual([{ ns: [15, 16], lingered: true }]);
     expect(batches.flatMap((b) => b.ns)).toEqual([1, 2, 10, 11, 12, 13, 14, 15, 16]);
   });

@@ -2,7 +2,14 @@ import { AdmissionProcessor } from '../../src/adapters/admission/admission.proce
 import { concurrencyStream, occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 
-const grants = { maxExecutionsPerHour: 1000, maxConcurrent: 100, resourceScopes: ['repo:acme/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+const grants = {
+  maxExecutionsPerHour: 1000,
+  maxConcurrent: 100,
+  resourceScopes: ['repo:acme/*'],
+  classification: 'internal',
+  acceptLowerTrust: false,
+  maxCausalDepth: 4,
+};
 
 /** EX-2/EX-3 over HTTP and AD-2 max concurrency: a slot is held from admission until the execution ends. */
 export function executionsSuite(kind: StoreKind): void {
@@ -22,18 +29,43 @@ export function executionsSuite(kind: StoreKind): void {
       n += 1;
       const missionId = `m-x${n}`;
       const triggerId = `t-x${n}`;
-      expect((await t.request({ method: 'PUT', url: `/v1/missions/${missionId}`, key: newKey(), body: { state: 'active', grants: { ...grants, ...mission } } })).status).toBe(200);
-      expect((await t.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body: { expectedRevision: 0, missionId, type: 'manual' } })).status).toBe(200);
+      expect(
+        (
+          await t.request({
+            method: 'PUT',
+            url: `/v1/missions/${missionId}`,
+            key: newKey(),
+            body: { state: 'active', grants: { ...grants, ...mission } },
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await t.request({
+            method: 'PUT',
+            url: `/v1/triggers/${triggerId}`,
+            key: newKey(),
+            body: { expectedRevision: 0, missionId, type: 'manual' },
+          })
+        ).status,
+      ).toBe(200);
       return { missionId, triggerId };
     }
 
     const fire = async (triggerId: string) => {
-      const fired = await t.request({ method: 'POST', url: `/v1/triggers/${triggerId}/occurrences`, key: newKey(), body: { input: { run: ++n } } });
+      const fired = await t.request({
+        method: 'POST',
+        url: `/v1/triggers/${triggerId}/occurrences`,
+        key: newKey(),
+        body: { input: { run: ++n } },
+      });
       expect(fired.status).toBe(202);
       return fired.body.occurrenceId as string;
     };
     const decisionOf = async (occurrenceId: string) => {
-      const [decided] = (await t.infra.store.readStream(occurrenceStream(occurrenceId))).filter((e) => e.type !== 'OccurrenceObserved');
+      const [decided] = (await t.infra.store.readStream(occurrenceStream(occurrenceId))).filter(
+        (e) => e.type !== 'OccurrenceObserved',
+      );
       return decided!.data as { executionId?: string; reason?: string; evidence?: Record<string, unknown> };
     };
     /** Fires, admits and returns the new execution's id. */
@@ -45,7 +77,13 @@ export function executionsSuite(kind: StoreKind): void {
       return decided.executionId!;
     };
     const post = (executionId: string, action: string, body: unknown, options: { key?: string; token?: string } = {}) =>
-      t.request({ method: 'POST', url: `/v1/executions/${executionId}/${action}`, key: options.key ?? newKey(), body, token: options.token });
+      t.request({
+        method: 'POST',
+        url: `/v1/executions/${executionId}/${action}`,
+        key: options.key ?? newKey(),
+        body,
+        token: options.token,
+      });
 
     it('EX-1 EX-2 a claim returns the fence and the request; a second claim is already_claimed', async () => {
       const { triggerId, missionId } = await setup();
@@ -54,7 +92,18 @@ export function executionsSuite(kind: StoreKind): void {
       const { executionId } = await decisionOf(occurrenceId);
       const claim = await post(executionId!, 'claim', { consumerId: 'worker-1' });
       expect(claim.status).toBe(200);
-      expect(claim.body).toMatchObject({ executionId, fence: 1, generation: 1, occurrenceId, triggerId, triggerRevision: 1, missionId, input: { run: expect.any(Number) }, scheduledAt: null, firedAt: expect.any(String) });
+      expect(claim.body).toMatchObject({
+        executionId,
+        fence: 1,
+        generation: 1,
+        occurrenceId,
+        triggerId,
+        triggerRevision: 1,
+        missionId,
+        input: { run: expect.any(Number) },
+        scheduledAt: null,
+        firedAt: expect.any(String),
+      });
       const again = await post(executionId!, 'claim', { consumerId: 'worker-2' });
       expect(again.status).toBe(409);
       expect(again.body.code).toBe('already_claimed');
@@ -63,14 +112,21 @@ export function executionsSuite(kind: StoreKind): void {
     it('EX-2 twenty consumers racing for one execution: exactly one claim wins', async () => {
       const { triggerId } = await setup();
       const executionId = await admitted(triggerId);
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => post(executionId, 'claim', { consumerId: `racer-${i}` })));
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => post(executionId, 'claim', { consumerId: `racer-${i}` })),
+      );
       expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
       expect(answers.filter((a) => a.status === 409).every((a) => a.body.code === 'already_claimed')).toBe(true);
-      const claims = (await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'ExecutionClaimed' AND data->>'executionId' = $1`, [executionId])).rows[0]!.n;
+      const claims = (
+        await t.sql.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM events WHERE type = 'ExecutionClaimed' AND data->>'executionId' = $1`,
+          [executionId],
+        )
+      ).rows[0]!.n;
       expect(claims).toBe(1);
     });
 
-    it('EX-2 completion needs the claim\'s fence; a completed execution cannot be claimed again', async () => {
+    it("EX-2 completion needs the claim's fence; a completed execution cannot be claimed again", async () => {
       const { triggerId } = await setup();
       const executionId = await admitted(triggerId);
       const unclaimed = await post(executionId, 'complete', { fence: 1, outcome: 'succeeded' });
@@ -102,10 +158,15 @@ export function executionsSuite(kind: StoreKind): void {
       const { triggerId } = await setup();
       const executionId = await admitted(triggerId);
       const { fence } = (await post(executionId, 'claim', { consumerId: 'w' })).body;
-      expect((await post(executionId, 'complete', { fence, outcome: 'failed', receipt: { error: 'timeout' } })).status).toBe(200);
+      expect(
+        (await post(executionId, 'complete', { fence, outcome: 'failed', receipt: { error: 'timeout' } })).status,
+      ).toBe(200);
       const settled = await post(executionId, 'settle', { settlementId: 's-1' });
       expect(settled.status).toBe(200);
-      expect(settled.body).toMatchObject({ decision: 'committed', receipt: { fence, outcome: 'failed', receipt: { error: 'timeout' } } });
+      expect(settled.body).toMatchObject({
+        decision: 'committed',
+        receipt: { fence, outcome: 'failed', receipt: { error: 'timeout' } },
+      });
     });
 
     it('EX-3 completion and settlement racing: exactly one of them decides, and both answers agree', async () => {
@@ -113,10 +174,18 @@ export function executionsSuite(kind: StoreKind): void {
       for (let round = 0; round < 5; round++) {
         const executionId = await admitted(triggerId);
         const { fence } = (await post(executionId, 'claim', { consumerId: 'w' })).body;
-        const [completed, settled] = await Promise.all([post(executionId, 'complete', { fence, outcome: 'succeeded' }), post(executionId, 'settle', { settlementId: `s-${round}` })]);
+        const [completed, settled] = await Promise.all([
+          post(executionId, 'complete', { fence, outcome: 'succeeded' }),
+          post(executionId, 'settle', { settlementId: `s-${round}` }),
+        ]);
         if (completed.status === 200) expect(settled.body.decision).toBe('committed');
         else expect([completed.body.code, settled.body.decision]).toEqual(['execution_noncommitted', 'noncommitted']);
-        const terminal = (await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type IN ('ExecutionCompleted', 'ExecutionSettled') AND data->>'executionId' = $1`, [executionId])).rows[0]!.n;
+        const terminal = (
+          await t.sql.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM events WHERE type IN ('ExecutionCompleted', 'ExecutionSettled') AND data->>'executionId' = $1`,
+            [executionId],
+          )
+        ).rows[0]!.n;
         expect(terminal).toBe(1);
       }
     });
@@ -126,7 +195,10 @@ export function executionsSuite(kind: StoreKind): void {
       const first = await admitted(triggerId);
       const blockedId = await fire(triggerId);
       await admit();
-      expect(await decisionOf(blockedId)).toMatchObject({ reason: 'concurrency_limit', evidence: { active: 1, limit: 1 } });
+      expect(await decisionOf(blockedId)).toMatchObject({
+        reason: 'concurrency_limit',
+        evidence: { active: 1, limit: 1 },
+      });
       // A blocked Occurrence requested nothing: the id its execution would have had leads nowhere.
       expect((await post(`x-${blockedId}`, 'claim', { consumerId: 'w' })).status).toBe(404);
 
@@ -137,8 +209,17 @@ export function executionsSuite(kind: StoreKind): void {
       expect((await post(second, 'settle', { settlementId: 'give-up' })).body.decision).toBe('noncommitted');
       await admitted(triggerId);
 
-      const slots = (await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).map((e) => [e.type, (e.data as { running: number }).running]);
-      expect(slots).toEqual([['ExecutionSlotsTaken', 1], ['ExecutionSlotReleased', 0], ['ExecutionSlotsTaken', 1], ['ExecutionSlotReleased', 0], ['ExecutionSlotsTaken', 1]]);
+      const slots = (await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).map((e) => [
+        e.type,
+        (e.data as { running: number }).running,
+      ]);
+      expect(slots).toEqual([
+        ['ExecutionSlotsTaken', 1],
+        ['ExecutionSlotReleased', 0],
+        ['ExecutionSlotsTaken', 1],
+        ['ExecutionSlotReleased', 0],
+        ['ExecutionSlotsTaken', 1],
+      ]);
     });
 
     it('AD-2 AD-5 a backlog decided together takes slots in acceptance order, in one slot event', async () => {
@@ -147,9 +228,16 @@ export function executionsSuite(kind: StoreKind): void {
       for (let i = 0; i < 4; i++) fired.push(await fire(triggerId));
       await admit();
       const decided = await Promise.all(fired.map(decisionOf));
-      expect(decided.map((d) => d.reason ?? 'admitted')).toEqual(['admitted', 'admitted', 'concurrency_limit', 'concurrency_limit']);
+      expect(decided.map((d) => d.reason ?? 'admitted')).toEqual([
+        'admitted',
+        'admitted',
+        'concurrency_limit',
+        'concurrency_limit',
+      ]);
       const slots = (await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).map((e) => e.data);
-      expect(slots).toEqual([expect.objectContaining({ executionIds: decided.slice(0, 2).map((d) => d.executionId), running: 2 })]);
+      expect(slots).toEqual([
+        expect.objectContaining({ executionIds: decided.slice(0, 2).map((d) => d.executionId), running: 2 }),
+      ]);
     });
 
     it('EX-1 an execution id leads back to its Occurrence; ids Reveille never handed out are 404', async () => {
@@ -163,12 +251,22 @@ export function executionsSuite(kind: StoreKind): void {
       expect((await post(`x-${occurrenceId}`, 'claim', { consumerId: 'w' })).status).toBe(200);
     });
 
-    it('SEC-1 another tenant\'s execution does not exist for the caller; claims need executions:write', async () => {
+    it("SEC-1 another tenant's execution does not exist for the caller; claims need executions:write", async () => {
       const { triggerId } = await setup();
       const executionId = await admitted(triggerId);
-      const foreign = await post(executionId, 'claim', { consumerId: 'intruder' }, { token: await t.token({ tenant: 'tenant-b' }) });
+      const foreign = await post(
+        executionId,
+        'claim',
+        { consumerId: 'intruder' },
+        { token: await t.token({ tenant: 'tenant-b' }) },
+      );
       expect([foreign.status, foreign.body.code]).toEqual([404, 'not_found']);
-      const unscoped = await post(executionId, 'claim', { consumerId: 'reader' }, { token: await t.token({ scope: 'operator:read' }) });
+      const unscoped = await post(
+        executionId,
+        'claim',
+        { consumerId: 'reader' },
+        { token: await t.token({ scope: 'operator:read' }) },
+      );
       expect(unscoped.status).toBe(403);
       const invalid = await post(executionId, 'complete', { fence: 'one', outcome: 'maybe' });
       expect(invalid.status).toBe(400);
@@ -188,13 +286,20 @@ export function executionsSuite(kind: StoreKind): void {
       expect(retry.body.fence).toBe(first.body.fence);
     });
 
-    it('OP-1 an operator reads an execution\'s state and history', async () => {
+    it("OP-1 an operator reads an execution's state and history", async () => {
       const { triggerId, missionId } = await setup();
       const executionId = await admitted(triggerId);
       const { fence } = (await post(executionId, 'claim', { consumerId: 'w-7' })).body;
       const claimed = await t.request({ method: 'GET', url: `/v1/operator/executions/${executionId}` });
       expect(claimed.status).toBe(200);
-      expect(claimed.body).toMatchObject({ executionId, status: 'claimed', fence, claim: { consumerId: 'w-7' }, missionId, triggerId });
+      expect(claimed.body).toMatchObject({
+        executionId,
+        status: 'claimed',
+        fence,
+        claim: { consumerId: 'w-7' },
+        missionId,
+        triggerId,
+      });
       await post(executionId, 'complete', { fence, outcome: 'succeeded', receipt: { ok: true } });
       const done = (await t.request({ method: 'GET', url: `/v1/operator/executions/${executionId}` })).body;
       expect(done).toMatchObject({ status: 'completed', completion: { outcome: 'succeeded', receipt: { ok: true } } });

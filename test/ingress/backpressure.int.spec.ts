@@ -13,7 +13,11 @@ for (const kind of ['postgres', 'pglite'] as StoreKind[]) {
       const body = JSON.stringify({ type: 'push', id });
       return post(t, source.sourceId, body, standardHeaders(source.secret, body, { id }));
     };
-    const observed = async () => Number((await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceObserved'`)).rows[0]!.n);
+    const observed = async () =>
+      Number(
+        (await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceObserved'`))
+          .rows[0]!.n,
+      );
     /** Admission decides every waiting Occurrence and the read model sees it; then the process counts again. */
     const decideAll = async () => {
       await t.app.get(AdmissionProcessor).subscription.catchUp();
@@ -37,7 +41,10 @@ for (const kind of ['postgres', 'pglite'] as StoreKind[]) {
     };
 
     beforeAll(async () => {
-      t = await startTestApp(kind, { autostart: false, env: { REVEILLE_MAX_OUTSTANDING_PER_SOURCE: String(PER_SOURCE), REVEILLE_MAX_OUTSTANDING: String(GLOBAL) } });
+      t = await startTestApp(kind, {
+        autostart: false,
+        env: { REVEILLE_MAX_OUTSTANDING_PER_SOURCE: String(PER_SOURCE), REVEILLE_MAX_OUTSTANDING: String(GLOBAL) },
+      });
     });
     afterAll(async () => {
       await t?.close();
@@ -64,7 +71,11 @@ for (const kind of ['postgres', 'pglite'] as StoreKind[]) {
     });
 
     it('WH-8 all sources together are held to the global limit: a quiet source is refused outstanding_global while others fill it', async () => {
-      const [b, c, quiet] = [await webhookSetup(t, 'bp-b'), await webhookSetup(t, 'bp-c'), await webhookSetup(t, 'bp-quiet')];
+      const [b, c, quiet] = [
+        await webhookSetup(t, 'bp-b'),
+        await webhookSetup(t, 'bp-c'),
+        await webhookSetup(t, 'bp-quiet'),
+      ];
       await decideAll();
       for (let i = 0; i < PER_SOURCE; i++) expect((await deliver(b, `b-${i}`)).status).toBe(202);
       for (let i = 0; i < GLOBAL - PER_SOURCE; i++) expect((await deliver(c, `c-${i}`)).status).toBe(202);

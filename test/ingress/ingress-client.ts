@@ -5,7 +5,11 @@ import { newKey, type TestApp } from '../support/app.js';
 
 /** Test-side producers: deliveries signed by the real client libraries, sent over real HTTP. */
 export async function post(t: TestApp, sourceId: string, body: string | Buffer, headers: Record<string, string>) {
-  const response = await fetch(`${t.baseUrl}/v1/ingress/${sourceId}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  const response = await fetch(`${t.baseUrl}/v1/ingress/${sourceId}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
   const text = await response.text();
   let parsed: any = text;
   try {
@@ -20,7 +24,11 @@ export function standardHeaders(secret: string, body: string, options: { id?: st
   const id = options.id ?? `msg_${randomUUID()}`;
   const at = options.at ?? new Date();
   const signature = new Webhook(secret).sign(id, at, body);
-  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature };
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
 }
 
 export async function githubHeaders(secret: string, body: string, options: { id?: string; event?: string } = {}) {
@@ -31,25 +39,60 @@ export async function githubHeaders(secret: string, body: string, options: { id?
   };
 }
 
-export const grants = { maxExecutionsPerHour: 1000, maxConcurrent: 5, resourceScopes: ['repo:acme/*'], classification: 'internal', acceptLowerTrust: true, maxCausalDepth: 4 };
+export const grants = {
+  maxExecutionsPerHour: 1000,
+  maxConcurrent: 5,
+  resourceScopes: ['repo:acme/*'],
+  classification: 'internal',
+  acceptLowerTrust: true,
+  maxCausalDepth: 4,
+};
 
 /** A Mission, a source with one key, and a webhook Trigger bound to it; answers ids and the secret. */
 export async function webhookSetup(
   t: TestApp,
   name: string,
-  options: { scheme?: string; source?: Record<string, unknown>; trigger?: Record<string, unknown>; tenant?: string; mission?: Record<string, unknown> } = {},
+  options: {
+    scheme?: string;
+    source?: Record<string, unknown>;
+    trigger?: Record<string, unknown>;
+    tenant?: string;
+    mission?: Record<string, unknown>;
+  } = {},
 ) {
   const token = await t.token({ tenant: options.tenant ?? 'tenant-a' });
   const missionId = `m-${name}`;
   const sourceId = `s-${name}`;
   const triggerId = `t-${name}`;
   const scheme = options.scheme ?? 'standard-webhooks';
-  expect((await t.request({ method: 'PUT', url: `/v1/missions/${missionId}`, key: newKey(), token, body: { state: 'active', grants: { ...grants, ...options.mission } } })).status).toBe(200);
-  const source = await t.request({ method: 'PUT', url: `/v1/sources/${sourceId}`, key: newKey(), token, body: { scheme, ...options.source } });
+  expect(
+    (
+      await t.request({
+        method: 'PUT',
+        url: `/v1/missions/${missionId}`,
+        key: newKey(),
+        token,
+        body: { state: 'active', grants: { ...grants, ...options.mission } },
+      })
+    ).status,
+  ).toBe(200);
+  const source = await t.request({
+    method: 'PUT',
+    url: `/v1/sources/${sourceId}`,
+    key: newKey(),
+    token,
+    body: { scheme, ...options.source },
+  });
   expect(source.status).toBe(200);
   let secret = '';
   if (scheme !== 'unsigned') {
-    const key = await t.request({ method: 'POST', url: `/v1/sources/${sourceId}/keys`, key: newKey(), token, body: {} });
+    const key = await t.request({
+      method: 'POST',
+      url: `/v1/sources/${sourceId}/keys`,
+      key: newKey(),
+      token,
+      body: {},
+    });
     expect(key.status).toBe(201);
     secret = key.body.secret;
   }

@@ -16,53 +16,85 @@ export function ingressHostileSuite(kind: StoreKind): void {
       const s = await webhookSetup(t, 'fuzz', { source: { rateLimit: { perSecond: 10_000, burst: 10_000 } } });
       const mutation = fc.oneof(
         fc.record({ kind: fc.constant('body' as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
-        fc.record({ kind: fc.constant('header' as const), name: fc.constantFrom('webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type'), value: fc.string({ maxLength: 80 }) }),
-        fc.record({ kind: fc.constant('drop' as const), name: fc.constantFrom('webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type') }),
+        fc.record({
+          kind: fc.constant('header' as const),
+          name: fc.constantFrom('webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type'),
+          value: fc.string({ maxLength: 80 }),
+        }),
+        fc.record({
+          kind: fc.constant('drop' as const),
+          name: fc.constantFrom('webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type'),
+        }),
         fc.record({ kind: fc.constant('garbage' as const), body: fc.uint8Array({ maxLength: 300 }) }),
       );
       const seenStatuses = new Set<number>();
       await fc.assert(
-        fc.asyncProperty(fc.json({ maxDepth: 3 }), fc.array(mutation, { minLength: 1, maxLength: 3 }), async (json, mutations) => {
-          const original = JSON.stringify({ type: 'push', id: 'fz', payload: JSON.parse(json) });
-          let body = Buffer.from(original);
-          const headers: Record<string, string> = { ...standardHeaders(s.secret, original), 'content-type': 'application/json' };
-          for (const m of mutations) {
-            if (m.kind === 'body' && body.length > 0) body[m.at % body.length] ^= m.byte || 1;
-            if (m.kind === 'garbage') body = Buffer.from(m.body);
-            if (m.kind === 'header') headers[m.name] = m.value.replace(/[^\x20-\x7e]/g, '');
-            if (m.kind === 'drop') delete headers[m.name];
-          }
-          const response = await post(t, s.sourceId, body, headers);
-          seenStatuses.add(response.status);
-          expect(response.status).toBeLessThan(500);
-          const verifiedCopy = body.equals(Buffer.from(original)) && headers['webhook-signature'] !== undefined;
-          if (response.status === 202 || response.status === 200) {
-            expect(verifiedCopy).toBe(true);
-          }
-        }),
+        fc.asyncProperty(
+          fc.json({ maxDepth: 3 }),
+          fc.array(mutation, { minLength: 1, maxLength: 3 }),
+          async (json, mutations) => {
+            const original = JSON.stringify({ type: 'push', id: 'fz', payload: JSON.parse(json) });
+            let body = Buffer.from(original);
+            const headers: Record<string, string> = {
+              ...standardHeaders(s.secret, original),
+              'content-type': 'application/json',
+            };
+            for (const m of mutations) {
+              if (m.kind === 'body' && body.length > 0) body[m.at % body.length] ^= m.byte || 1;
+              if (m.kind === 'garbage') body = Buffer.from(m.body);
+              if (m.kind === 'header') headers[m.name] = m.value.replace(/[^\x20-\x7e]/g, '');
+              if (m.kind === 'drop') delete headers[m.name];
+            }
+            const response = await post(t, s.sourceId, body, headers);
+            seenStatuses.add(response.status);
+            expect(response.status).toBeLessThan(500);
+            const verifiedCopy = body.equals(Buffer.from(original)) && headers['webhook-signature'] !== undefined;
+            if (response.status === 202 || response.status === 200) {
+              expect(verifiedCopy).toBe(true);
+            }
+          },
+        ),
         { numRuns: 150 },
       );
-      const forged = await t.sql.query(`SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1 AND data->'auth'->>'state' <> 'verified'`, [s.sourceId]);
+      const forged = await t.sql.query(
+        `SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1 AND data->'auth'->>'state' <> 'verified'`,
+        [s.sourceId],
+      );
       expect(forged.rows[0]).toEqual({ n: 0 });
       expect([...seenStatuses].some((status) => status === 401 || status === 400)).toBe(true);
     });
 
     it('WH-9 rejected attempts leave only bounded, sampled metadata: no bodies, no signatures', async () => {
       const s = await webhookSetup(t, 'audit', { source: { rateLimit: { perSecond: 10_000, burst: 10_000 } } });
-      const before = Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM ingress_audit')).rows[0]!.n);
+      const before = Number(
+        (await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM ingress_audit')).rows[0]!.n,
+      );
       const secretBody = JSON.stringify({ type: 'push', id: 'attack', marker: 'ATTACKER-CONTENT-42' });
       await Promise.all(
-        Array.from({ length: 60 }, (_, i) => post(t, s.sourceId, secretBody, { 'webhook-id': `a${i}`, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,SIGNATURE-MARKER' })),
+        Array.from({ length: 60 }, (_, i) =>
+          post(t, s.sourceId, secretBody, {
+            'webhook-id': `a${i}`,
+            'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+            'webhook-signature': 'v1,SIGNATURE-MARKER',
+          }),
+        ),
       );
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const rows = (await t.sql.query<{ source_id: string; reason: string; status: number; size: number }>('SELECT * FROM ingress_audit WHERE source_id = $1', [s.sourceId])).rows;
+      const rows = (
+        await t.sql.query<{ source_id: string; reason: string; status: number; size: number }>(
+          'SELECT * FROM ingress_audit WHERE source_id = $1',
+          [s.sourceId],
+        )
+      ).rows;
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.length).toBeLessThanOrEqual(10);
       expect(rows[0]).toMatchObject({ reason: 'signature_invalid', status: 401, size: Buffer.byteLength(secretBody) });
       const dump = JSON.stringify((await t.sql.query('SELECT * FROM ingress_audit')).rows);
       expect(dump).not.toContain('ATTACKER-CONTENT-42');
       expect(dump).not.toContain('SIGNATURE-MARKER');
-      expect(Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM ingress_audit')).rows[0]!.n) - before).toBeLessThanOrEqual(10);
+      expect(
+        Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM ingress_audit')).rows[0]!.n) - before,
+      ).toBeLessThanOrEqual(10);
     });
   });
 }

@@ -9,8 +9,12 @@ export function ingressSuite(kind: StoreKind): void {
   describe(`WH webhook ingress (${kind})`, () => {
     let t: TestApp;
     const admit = () => t.app.get(AdmissionProcessor).subscription.catchUp();
-    const eventsOf = async (occurrenceId: string) => (await t.infra.store.readStream(occurrenceStream(occurrenceId))).map((e) => e);
-    const countEvents = async (type: string) => Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE type = $1', [type])).rows[0]!.n);
+    const eventsOf = async (occurrenceId: string) =>
+      (await t.infra.store.readStream(occurrenceStream(occurrenceId))).map((e) => e);
+    const countEvents = async (type: string) =>
+      Number(
+        (await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE type = $1', [type])).rows[0]!.n,
+      );
 
     beforeAll(async () => {
       t = await startTestApp(kind, { autostart: false });
@@ -25,16 +29,28 @@ export function ingressSuite(kind: StoreKind): void {
       const headers = standardHeaders(s.secret, body, { id: 'msg_std_1' });
       const response = await post(t, s.sourceId, body, headers);
       expect(response.status).toBe(202);
-      expect(response.body.occurrences).toEqual([{ triggerId: s.triggerId, occurrenceId: expect.any(String), status: 'observed' }]);
+      expect(response.body.occurrences).toEqual([
+        { triggerId: s.triggerId, occurrenceId: expect.any(String), status: 'observed' },
+      ]);
       const [observed] = await eventsOf(response.body.occurrences[0].occurrenceId);
-      expect(observed!.data).toMatchObject({ kind: 'webhook', externalId: 'msg_std_1', auth: { state: 'verified', sourceId: s.sourceId, keyId: expect.any(String), keyGeneration: 1 } });
-      const everything = (await t.sql.query<{ t: string }>('SELECT data::text || metadata::text AS t FROM events')).rows.map((r) => r.t).join('\n');
+      expect(observed!.data).toMatchObject({
+        kind: 'webhook',
+        externalId: 'msg_std_1',
+        auth: { state: 'verified', sourceId: s.sourceId, keyId: expect.any(String), keyGeneration: 1 },
+      });
+      const everything = (await t.sql.query<{ t: string }>('SELECT data::text || metadata::text AS t FROM events')).rows
+        .map((r) => r.t)
+        .join('\n');
       expect(everything).not.toContain(s.secret.slice(6, 30));
       expect(everything).not.toContain(headers['webhook-signature'].slice(3));
     });
 
     it('WH-2 accepts a GitHub delivery signed by @octokit/webhooks-methods; event type from X-GitHub-Event', async () => {
-      const s = await webhookSetup(t, 'gh', { scheme: 'github-hmac-sha256', source: { eventTypePointer: null }, trigger: { source: { sourceId: 's-gh', eventTypes: ['push'] } } });
+      const s = await webhookSetup(t, 'gh', {
+        scheme: 'github-hmac-sha256',
+        source: { eventTypePointer: null },
+        trigger: { source: { sourceId: 's-gh', eventTypes: ['push'] } },
+      });
       const body = JSON.stringify({ ref: 'refs/heads/main' });
       const pushed = await post(t, s.sourceId, body, await githubHeaders(s.secret, body, { event: 'push' }));
       expect(pushed.status).toBe(202);
@@ -49,7 +65,11 @@ export function ingressSuite(kind: StoreKind): void {
       const s = await webhookSetup(t, 'big', { source: { maxBodyBytes: 1024 } });
       const before = await countEvents('OccurrenceObserved');
       const huge = Buffer.alloc(5 * 1024 * 1024, 'a');
-      const declared = await post(t, s.sourceId, huge, { 'webhook-id': 'x', 'webhook-timestamp': '1', 'webhook-signature': 'v1,AAAA' });
+      const declared = await post(t, s.sourceId, huge, {
+        'webhook-id': 'x',
+        'webhook-timestamp': '1',
+        'webhook-signature': 'v1,AAAA',
+      });
       expect(declared.status).toBe(413);
       expect(declared.body.code).toBe('payload_too_large');
       // chunked: no Content-Length to trust, the cap applies while reading
@@ -59,7 +79,12 @@ export function ingressSuite(kind: StoreKind): void {
           controller.close();
         },
       });
-      const chunked = await fetch(`${t.baseUrl}/v1/ingress/${s.sourceId}`, { method: 'POST', body: stream, duplex: 'half', headers: { 'content-type': 'application/json' } } as RequestInit);
+      const chunked = await fetch(`${t.baseUrl}/v1/ingress/${s.sourceId}`, {
+        method: 'POST',
+        body: stream,
+        duplex: 'half',
+        headers: { 'content-type': 'application/json' },
+      } as RequestInit);
       expect(chunked.status).toBe(413);
       expect(await countEvents('OccurrenceObserved')).toBe(before);
     });
@@ -68,12 +93,21 @@ export function ingressSuite(kind: StoreKind): void {
       const s = await webhookSetup(t, 'bad');
       const body = JSON.stringify({ type: 'push', id: 'evt-x' });
       const headers = standardHeaders(s.secret, body);
-      const forged = await post(t, s.sourceId, body, { ...headers, 'webhook-signature': 'v1,' + Buffer.alloc(32).toString('base64') });
+      const forged = await post(t, s.sourceId, body, {
+        ...headers,
+        'webhook-signature': 'v1,' + Buffer.alloc(32).toString('base64'),
+      });
       expect(forged.status).toBe(401);
       expect(forged.body.code).toBe('signature_invalid');
-      const missing = await post(t, s.sourceId, body, { 'webhook-id': headers['webhook-id'], 'webhook-timestamp': headers['webhook-timestamp'] });
+      const missing = await post(t, s.sourceId, body, {
+        'webhook-id': headers['webhook-id'],
+        'webhook-timestamp': headers['webhook-timestamp'],
+      });
       expect(missing.body.code).toBe('signature_missing');
-      const unverified = await t.sql.query(`SELECT 1 FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1 AND data->'auth'->>'state' <> 'verified'`, [s.sourceId]);
+      const unverified = await t.sql.query(
+        `SELECT 1 FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1 AND data->'auth'->>'state' <> 'verified'`,
+        [s.sourceId],
+      );
       expect(unverified.rowCount).toBe(0);
     });
 
@@ -94,7 +128,10 @@ export function ingressSuite(kind: StoreKind): void {
       const retry = await post(t, s.sourceId, spaced, standardHeaders(s.secret, spaced, { id: 'msg_dup' }));
       expect(first.status).toBe(202);
       expect(retry.status).toBe(200);
-      expect(retry.body.occurrences[0]).toMatchObject({ occurrenceId: first.body.occurrences[0].occurrenceId, status: 'duplicate' });
+      expect(retry.body.occurrences[0]).toMatchObject({
+        occurrenceId: first.body.occurrences[0].occurrenceId,
+        status: 'duplicate',
+      });
       const changed = JSON.stringify({ type: 'push', id: 'evt-dup', a: 2 });
       const conflict = await post(t, s.sourceId, changed, standardHeaders(s.secret, changed, { id: 'msg_dup' }));
       expect(conflict.status).toBe(409);
@@ -107,10 +144,20 @@ export function ingressSuite(kind: StoreKind): void {
       const s = await webhookSetup(t, 'stale');
       const body = JSON.stringify({ type: 'push', id: 'evt-stale' });
       expect((await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_stale' }))).status).toBe(202);
-      const old = await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_stale', at: new Date(Date.now() - 3600_000) }));
+      const old = await post(
+        t,
+        s.sourceId,
+        body,
+        standardHeaders(s.secret, body, { id: 'msg_stale', at: new Date(Date.now() - 3600_000) }),
+      );
       expect(old.status).toBe(401);
       expect(old.body.code).toBe('timestamp_out_of_tolerance');
-      const future = await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_new', at: new Date(Date.now() + 3600_000) }));
+      const future = await post(
+        t,
+        s.sourceId,
+        body,
+        standardHeaders(s.secret, body, { id: 'msg_new', at: new Date(Date.now() + 3600_000) }),
+      );
       expect(future.body.code).toBe('timestamp_out_of_tolerance');
     });
 
@@ -120,7 +167,9 @@ export function ingressSuite(kind: StoreKind): void {
       const captured = standardHeaders(s.secret, body, { id: 'msg_late' });
       expect((await post(t, s.sourceId, body, captured)).status).toBe(202);
       await t.sql.query('DELETE FROM auth_replay WHERE source_id = $1', [s.sourceId]); // the window is over: the sweeper took the row
-      const eventsBefore = Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0]!.n);
+      const eventsBefore = Number(
+        (await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0]!.n,
+      );
       const clock = t.app.get(TrustedClock);
       const realNow = clock.now.bind(clock);
       clock.now = async () => new Date((await realNow()).getTime() + 3600_000);
@@ -131,7 +180,9 @@ export function ingressSuite(kind: StoreKind): void {
       } finally {
         clock.now = realNow;
       }
-      expect(Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0]!.n)).toBe(eventsBefore);
+      expect(Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM events')).rows[0]!.n)).toBe(
+        eventsBefore,
+      );
     });
 
     it('DD-1 the same external id from two sources stays two occurrences', async () => {
@@ -146,11 +197,26 @@ export function ingressSuite(kind: StoreKind): void {
     it('WH-6 payload-supplied Mission, Trigger, grant and causal ids are ignored', async () => {
       const s = await webhookSetup(t, 'forge');
       await webhookSetup(t, 'victim');
-      const body = JSON.stringify({ type: 'push', id: 'f', missionId: 'm-victim', triggerId: 't-victim', tenant: 'tenant-b', grants: { maxConcurrent: 999 }, parentId: 'occ-x', executionId: 'exec-x', causal: { depth: 0 } });
+      const body = JSON.stringify({
+        type: 'push',
+        id: 'f',
+        missionId: 'm-victim',
+        triggerId: 't-victim',
+        tenant: 'tenant-b',
+        grants: { maxConcurrent: 999 },
+        parentId: 'occ-x',
+        executionId: 'exec-x',
+        causal: { depth: 0 },
+      });
       const response = await post(t, s.sourceId, body, standardHeaders(s.secret, body));
       expect(response.body.occurrences.map((o: { triggerId: string }) => o.triggerId)).toEqual([s.triggerId]);
       const [observed] = await eventsOf(response.body.occurrences[0].occurrenceId);
-      expect(observed!.data).toMatchObject({ tenant: 'tenant-a', missionId: s.missionId, triggerId: s.triggerId, causal: { parentId: null, depth: 0, ancestry: [] } });
+      expect(observed!.data).toMatchObject({
+        tenant: 'tenant-a',
+        missionId: s.missionId,
+        triggerId: s.triggerId,
+        causal: { parentId: null, depth: 0, ancestry: [] },
+      });
     });
 
     it('WH-6 a Trigger moved to another source or event type gets nothing, even while the bindings read model still lists it', async () => {
@@ -159,7 +225,13 @@ export function ingressSuite(kind: StoreKind): void {
       expect((await post(t, s.sourceId, first, standardHeaders(s.secret, first))).body.occurrences).toHaveLength(1);
       const other = await webhookSetup(t, 'moved-to');
       const token = s.token;
-      const revised = await t.request({ method: 'PUT', url: `/v1/triggers/${s.triggerId}`, key: newKey(), token, body: { missionId: s.missionId, type: 'webhook', source: { sourceId: other.sourceId, eventTypes: [] } } });
+      const revised = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${s.triggerId}`,
+        key: newKey(),
+        token,
+        body: { missionId: s.missionId, type: 'webhook', source: { sourceId: other.sourceId, eventTypes: [] } },
+      });
       expect(revised.status).toBe(200);
       // No catch-up: the read model (and the ingress's remembered bindings) still map s.sourceId to the Trigger.
       const stale = JSON.stringify({ type: 'push', id: 'after-move' });
@@ -170,23 +242,45 @@ export function ingressSuite(kind: StoreKind): void {
       await t.catchUp();
       const moved = JSON.stringify({ type: 'push', id: 'moved-delivery' });
       const reached = await post(t, other.sourceId, moved, standardHeaders(other.secret, moved));
-      expect(reached.body.occurrences.map((o: { triggerId: string }) => o.triggerId).sort()).toEqual([other.triggerId, s.triggerId].sort());
+      expect(reached.body.occurrences.map((o: { triggerId: string }) => o.triggerId).sort()).toEqual(
+        [other.triggerId, s.triggerId].sort(),
+      );
     });
 
     it('WH-3 AD-2 rotation: old and new keys overlap; a retired key is refused at once and blocks admission of what it signed', async () => {
       const s = await webhookSetup(t, 'rot');
-      const second = await t.request({ method: 'POST', url: `/v1/sources/${s.sourceId}/keys`, key: newKey(), token: s.token, body: {} });
+      const second = await t.request({
+        method: 'POST',
+        url: `/v1/sources/${s.sourceId}/keys`,
+        key: newKey(),
+        token: s.token,
+        body: {},
+      });
       expect(second.body.generation).toBe(2);
-      const oldKeyId = (await t.request({ method: 'GET', url: `/v1/sources/${s.sourceId}`, token: s.token })).body.keys.find((k: { generation: number }) => k.generation === 1).keyId;
+      const oldKeyId = (
+        await t.request({ method: 'GET', url: `/v1/sources/${s.sourceId}`, token: s.token })
+      ).body.keys.find((k: { generation: number }) => k.generation === 1).keyId;
       const body1 = JSON.stringify({ type: 'push', id: 'r1' });
       const body2 = JSON.stringify({ type: 'push', id: 'r2' });
       const byOld = await post(t, s.sourceId, body1, standardHeaders(s.secret, body1));
       const byNew = await post(t, s.sourceId, body2, standardHeaders(second.body.secret, body2));
       expect([byOld.status, byNew.status]).toEqual([202, 202]);
       // retired between receipt and admission
-      expect((await t.request({ method: 'DELETE', url: `/v1/sources/${s.sourceId}/keys/${oldKeyId}`, key: newKey(), token: s.token })).status).toBe(200);
+      expect(
+        (
+          await t.request({
+            method: 'DELETE',
+            url: `/v1/sources/${s.sourceId}/keys/${oldKeyId}`,
+            key: newKey(),
+            token: s.token,
+          })
+        ).status,
+      ).toBe(200);
       await admit();
-      const decided = (await eventsOf(byOld.body.occurrences[0].occurrenceId)).map((e) => [e.type, (e.data as { reason?: string }).reason]);
+      const decided = (await eventsOf(byOld.body.occurrences[0].occurrenceId)).map((e) => [
+        e.type,
+        (e.data as { reason?: string }).reason,
+      ]);
       expect(decided[1]).toEqual(['OccurrenceBlocked', 'key_revoked']);
       expect((await eventsOf(byNew.body.occurrences[0].occurrenceId))[1]!.type).toBe('OccurrenceAdmitted');
       await new Promise((r) => setTimeout(r, 1100)); // past the ingress source cache
@@ -197,8 +291,14 @@ export function ingressSuite(kind: StoreKind): void {
     });
 
     it('WH-5 an unsigned source yields unverified occurrences, blocked unless Trigger and Mission accept lower trust', async () => {
-      const strict = await webhookSetup(t, 'unsigned-strict', { scheme: 'unsigned', mission: { acceptLowerTrust: false } });
-      const lax = await webhookSetup(t, 'unsigned-lax', { scheme: 'unsigned', trigger: { source: { sourceId: 's-unsigned-lax', eventTypes: [] }, constraints: { acceptLowerTrust: true } } });
+      const strict = await webhookSetup(t, 'unsigned-strict', {
+        scheme: 'unsigned',
+        mission: { acceptLowerTrust: false },
+      });
+      const lax = await webhookSetup(t, 'unsigned-lax', {
+        scheme: 'unsigned',
+        trigger: { source: { sourceId: 's-unsigned-lax', eventTypes: [] }, constraints: { acceptLowerTrust: true } },
+      });
       const body = JSON.stringify({ type: 'push', id: 'u' });
       const a = await post(t, strict.sourceId, body, { 'webhook-id': 'u-1' });
       const b = await post(t, lax.sourceId, body, { 'webhook-id': 'u-1' });
@@ -212,13 +312,32 @@ export function ingressSuite(kind: StoreKind): void {
     });
 
     it('WH-10 accepts CloudEvents in structured and binary mode; extensions stay data', async () => {
-      const s = await webhookSetup(t, 'ce', { trigger: { source: { sourceId: 's-ce', eventTypes: ['com.acme.push'] } } });
-      const structured = JSON.stringify({ specversion: '1.0', id: 'ce-1', source: '/acme', type: 'com.acme.push', datacontenttype: 'application/json', data: { a: 1 }, missionid: 'm-victim' });
-      const r1 = await post(t, s.sourceId, structured, { ...standardHeaders(s.secret, structured), 'content-type': 'application/cloudevents+json' });
+      const s = await webhookSetup(t, 'ce', {
+        trigger: { source: { sourceId: 's-ce', eventTypes: ['com.acme.push'] } },
+      });
+      const structured = JSON.stringify({
+        specversion: '1.0',
+        id: 'ce-1',
+        source: '/acme',
+        type: 'com.acme.push',
+        datacontenttype: 'application/json',
+        data: { a: 1 },
+        missionid: 'm-victim',
+      });
+      const r1 = await post(t, s.sourceId, structured, {
+        ...standardHeaders(s.secret, structured),
+        'content-type': 'application/cloudevents+json',
+      });
       expect(r1.status).toBe(202);
       expect(r1.body.occurrences).toHaveLength(1);
       const data = JSON.stringify({ a: 2 });
-      const r2 = await post(t, s.sourceId, data, { ...standardHeaders(s.secret, data), 'ce-specversion': '1.0', 'ce-id': 'ce-2', 'ce-source': '/acme', 'ce-type': 'com.acme.push' });
+      const r2 = await post(t, s.sourceId, data, {
+        ...standardHeaders(s.secret, data),
+        'ce-specversion': '1.0',
+        'ce-id': 'ce-2',
+        'ce-source': '/acme',
+        'ce-type': 'com.acme.push',
+      });
       expect(r2.status).toBe(202);
       expect(r2.body.occurrences).toHaveLength(1);
       const [observed] = await eventsOf(r1.body.occurrences[0].occurrenceId);
@@ -228,7 +347,11 @@ export function ingressSuite(kind: StoreKind): void {
     it('WH-8 an unauthenticated storm is answered 429 before the database', async () => {
       const s = await webhookSetup(t, 'storm', { source: { rateLimit: { perSecond: 5, burst: 10 } } });
       const body = JSON.stringify({ type: 'push', id: 'storm' });
-      await post(t, s.sourceId, body, { 'webhook-id': 'warm', 'webhook-timestamp': '1', 'webhook-signature': 'v1,AAAA' }); // warm the source cache
+      await post(t, s.sourceId, body, {
+        'webhook-id': 'warm',
+        'webhook-timestamp': '1',
+        'webhook-signature': 'v1,AAAA',
+      }); // warm the source cache
       let queries = 0;
       const original = t.sql.query.bind(t.sql);
       t.sql.query = ((...args: Parameters<typeof original>) => {
@@ -237,11 +360,19 @@ export function ingressSuite(kind: StoreKind): void {
       }) as typeof t.sql.query;
       try {
         const answers = await Promise.all(
-          Array.from({ length: 300 }, (_, i) => post(t, s.sourceId, body, { 'webhook-id': `storm-${i}`, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' })),
+          Array.from({ length: 300 }, (_, i) =>
+            post(t, s.sourceId, body, {
+              'webhook-id': `storm-${i}`,
+              'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+              'webhook-signature': 'v1,AAAA',
+            }),
+          ),
         );
         const limited = answers.filter((a) => a.status === 429);
         expect(limited.length).toBeGreaterThan(250);
-        limited.forEach((a) => expect([a.headers['retry-after'], a.body.reason]).toEqual([expect.any(String), 'source_rate']));
+        limited.forEach((a) =>
+          expect([a.headers['retry-after'], a.body.reason]).toEqual([expect.any(String), 'source_rate']),
+        );
         answers.forEach((a) => expect([401, 429]).toContain(a.status));
         expect(queries).toBeLessThan(40); // source lookups (≤ 1/s) and sampled audit rows, never one per request
       } finally {
@@ -256,7 +387,10 @@ export function ingressSuite(kind: StoreKind): void {
     });
 
     it('WH-2 a GitHub signature replayed under a new delivery id is refused (the signature does not cover the id)', async () => {
-      const s = await webhookSetup(t, 'gh-replay', { scheme: 'github-hmac-sha256', source: { eventTypePointer: null } });
+      const s = await webhookSetup(t, 'gh-replay', {
+        scheme: 'github-hmac-sha256',
+        source: { eventTypePointer: null },
+      });
       const body = JSON.stringify({ ref: 'x' });
       const headers = await githubHeaders(s.secret, body, { id: randomUUID() });
       expect((await post(t, s.sourceId, body, headers)).status).toBe(202);
@@ -267,7 +401,10 @@ export function ingressSuite(kind: StoreKind): void {
     });
 
     it('WH-4 the replay verdict comes before the parse verdict, although both round trips overlap', async () => {
-      const s = await webhookSetup(t, 'gh-replay-unparsable', { scheme: 'github-hmac-sha256', source: { eventTypePointer: null } });
+      const s = await webhookSetup(t, 'gh-replay-unparsable', {
+        scheme: 'github-hmac-sha256',
+        source: { eventTypePointer: null },
+      });
       const body = '{"ref": "x"'; // signed, but not JSON
       const headers = await githubHeaders(s.secret, body, { id: randomUUID() });
       const first = await post(t, s.sourceId, body, headers);

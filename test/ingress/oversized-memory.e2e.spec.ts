@@ -25,11 +25,28 @@ describe('WH-1 an oversized forged request is refused in bounded memory and stor
 
   beforeAll(async () => {
     serve = await startServe({ background: 'on', scope: 'missions:write sources:write triggers:write operator:read' });
-    const grants = { maxExecutionsPerHour: 100, maxConcurrent: 10, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+    const grants = {
+      maxExecutionsPerHour: 100,
+      maxConcurrent: 10,
+      resourceScopes: [],
+      classification: 'internal',
+      acceptLowerTrust: false,
+      maxCausalDepth: 4,
+    };
     expect((await serve.call('PUT', '/v1/missions/m-big', { state: 'active', grants })).status).toBe(200);
-    expect((await serve.call('PUT', '/v1/sources/s-big', { scheme: 'standard-webhooks', maxBodyBytes: 1024 })).status).toBe(200);
+    expect(
+      (await serve.call('PUT', '/v1/sources/s-big', { scheme: 'standard-webhooks', maxBodyBytes: 1024 })).status,
+    ).toBe(200);
     expect((await serve.call('POST', '/v1/sources/s-big/keys', {})).status).toBe(201);
-    expect((await serve.call('PUT', '/v1/triggers/t-big', { missionId: 'm-big', type: 'webhook', source: { sourceId: 's-big', eventTypes: [] } })).status).toBe(200);
+    expect(
+      (
+        await serve.call('PUT', '/v1/triggers/t-big', {
+          missionId: 'm-big',
+          type: 'webhook',
+          source: { sourceId: 's-big', eventTypes: [] },
+        })
+      ).status,
+    ).toBe(200);
   }, 120_000);
 
   afterAll(async () => {
@@ -48,7 +65,9 @@ describe('WH-1 an oversized forged request is refused in bounded memory and stor
     expect(answer).toContain('"code":"payload_too_large"');
     expect(sent).toBeLessThan(ATTACK_BYTES); // the service cut the connection: the attacker never got to send it all
     for (const table of ['events', 'auth_replay']) {
-      const rows = await serve.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${table === 'events' ? `type = 'OccurrenceObserved'` : 'true'}`);
+      const rows = await serve.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${table} WHERE ${table === 'events' ? `type = 'OccurrenceObserved'` : 'true'}`,
+      );
       expect([table, rows.rows[0]!.n]).toEqual([table, 0]);
     }
   }, 120_000);

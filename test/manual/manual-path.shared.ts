@@ -4,7 +4,14 @@ import { AdmitOccurrenceHandler } from '../../src/commands/admit-occurrence/admi
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 
-const grants = { maxExecutionsPerHour: 100, maxConcurrent: 1000, resourceScopes: ['repo:acme/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+const grants = {
+  maxExecutionsPerHour: 100,
+  maxConcurrent: 1000,
+  resourceScopes: ['repo:acme/*'],
+  classification: 'internal',
+  acceptLowerTrust: false,
+  maxCausalDepth: 4,
+};
 
 export function manualPathSuite(kind: StoreKind): void {
   describe(`manual path end to end (${kind})`, () => {
@@ -24,19 +31,41 @@ export function manualPathSuite(kind: StoreKind): void {
       n += 1;
       const missionId = `m-${n}`;
       const triggerId = `t-${n}`;
-      const m = await t.request({ method: 'PUT', url: `/v1/missions/${missionId}`, key: newKey(), body: { state: 'active', grants: { ...grants, ...options.mission } } });
+      const m = await t.request({
+        method: 'PUT',
+        url: `/v1/missions/${missionId}`,
+        key: newKey(),
+        body: { state: 'active', grants: { ...grants, ...options.mission } },
+      });
       expect(m.status).toBe(200);
-      const tr = await t.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body: { expectedRevision: 0, missionId, type: 'manual', ...options.trigger } });
+      const tr = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: { expectedRevision: 0, missionId, type: 'manual', ...options.trigger },
+      });
       expect(tr.status).toBe(200);
       return { missionId, triggerId };
     }
 
     const fire = (triggerId: string, key = newKey(), input: unknown = { n: 1 }) =>
-      t.request({ method: 'POST', url: `/v1/triggers/${triggerId}/occurrences`, key, body: { input, resourceRefs: ['repo:acme/api'] } });
+      t.request({
+        method: 'POST',
+        url: `/v1/triggers/${triggerId}/occurrences`,
+        key,
+        body: { input, resourceRefs: ['repo:acme/api'] },
+      });
 
     /** Budget units counted for a Mission, in order, whether counted one by one or by a batch. */
     const budgetUnits = async (missionId: string) => {
-      const { rows } = await t.sql.query<{ type: string; data: { occurrenceId: string; executionId: string; units?: Array<{ occurrenceId: string; executionId: string }> } }>(
+      const { rows } = await t.sql.query<{
+        type: string;
+        data: {
+          occurrenceId: string;
+          executionId: string;
+          units?: Array<{ occurrenceId: string; executionId: string }>;
+        };
+      }>(
         `SELECT type, data FROM events WHERE type IN ('BudgetConsumed', 'BudgetUnitsConsumed') AND data->>'missionId' = $1 ORDER BY position`,
         [missionId],
       );
@@ -52,12 +81,25 @@ export function manualPathSuite(kind: StoreKind): void {
       const { triggerId, missionId } = await setup();
       const fired = await fire(triggerId);
       expect(fired.status).toBe(202);
-      expect(fired.body).toMatchObject({ occurrenceId: expect.stringMatching(/^[0-9a-f]{64}$/), status: 'observed', position: expect.any(Number) });
+      expect(fired.body).toMatchObject({
+        occurrenceId: expect.stringMatching(/^[0-9a-f]{64}$/),
+        status: 'observed',
+        position: expect.any(Number),
+      });
       await admit();
       const [decided, ...more] = await decision(fired.body.occurrenceId);
       expect(more).toHaveLength(0);
       expect(decided!.type).toBe('OccurrenceAdmitted');
-      expect(decided!.data).toMatchObject({ request: { missionId, triggerId, triggerRevision: 1, input: { n: 1 }, resourceRefs: ['repo:acme/api'], lane: `trigger:${triggerId}` } });
+      expect(decided!.data).toMatchObject({
+        request: {
+          missionId,
+          triggerId,
+          triggerRevision: 1,
+          input: { n: 1 },
+          resourceRefs: ['repo:acme/api'],
+          lane: `trigger:${triggerId}`,
+        },
+      });
     });
 
     it('SEC-3 OC-3 the same key twice is one occurrence and one request; a new key is a second one', async () => {
@@ -93,7 +135,16 @@ export function manualPathSuite(kind: StoreKind): void {
     it('AD-2 a Trigger disabled after observation but before admission blocks with trigger_disabled', async () => {
       const { triggerId } = await setup();
       const fired = await fire(triggerId);
-      expect((await t.request({ method: 'POST', url: `/v1/triggers/${triggerId}/disable`, key: newKey(), body: { reason: 'maintenance' } })).status).toBe(200);
+      expect(
+        (
+          await t.request({
+            method: 'POST',
+            url: `/v1/triggers/${triggerId}/disable`,
+            key: newKey(),
+            body: { reason: 'maintenance' },
+          })
+        ).status,
+      ).toBe(200);
       await admit();
       const [decided] = await decision(fired.body.occurrenceId);
       expect(decided).toMatchObject({ type: 'OccurrenceBlocked', data: { reason: 'trigger_disabled' } });
@@ -106,7 +157,10 @@ export function manualPathSuite(kind: StoreKind): void {
     ])('AD-2 a queued occurrence never wakes a %s Mission', async (state, reason) => {
       const { triggerId, missionId } = await setup();
       const fired = await fire(triggerId);
-      expect((await t.request({ method: 'PUT', url: `/v1/missions/${missionId}`, key: newKey(), body: { state, grants } })).status).toBe(200);
+      expect(
+        (await t.request({ method: 'PUT', url: `/v1/missions/${missionId}`, key: newKey(), body: { state, grants } }))
+          .status,
+      ).toBe(200);
       await admit();
       const decided = await decision(fired.body.occurrenceId);
       expect(decided).toHaveLength(1);
@@ -116,12 +170,25 @@ export function manualPathSuite(kind: StoreKind): void {
     it('AD-2 TR-4 a superseded revision blocks with revision_superseded unless the new revision accepts older ones', async () => {
       const { triggerId, missionId } = await setup();
       const stale = await fire(triggerId);
-      await t.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body: { missionId, type: 'manual', reason: 'tighten', constraints: { maxConcurrent: 1 } } });
+      await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: { missionId, type: 'manual', reason: 'tighten', constraints: { maxConcurrent: 1 } },
+      });
       await admit();
-      expect((await decision(stale.body.occurrenceId))[0]).toMatchObject({ type: 'OccurrenceBlocked', data: { reason: 'revision_superseded' } });
+      expect((await decision(stale.body.occurrenceId))[0]).toMatchObject({
+        type: 'OccurrenceBlocked',
+        data: { reason: 'revision_superseded' },
+      });
 
       const older = await fire(triggerId);
-      await t.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body: { missionId, type: 'manual', acceptOlderRevisions: true } });
+      await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: { missionId, type: 'manual', acceptOlderRevisions: true },
+      });
       await admit();
       const [decided] = await decision(older.body.occurrenceId);
       expect(decided).toMatchObject({ type: 'OccurrenceAdmitted', data: { request: { triggerRevision: 2 } } });
@@ -133,7 +200,11 @@ export function manualPathSuite(kind: StoreKind): void {
         method: 'PUT',
         url: '/v1/triggers/t-wide',
         key: newKey(),
-        body: { missionId, type: 'manual', constraints: { maxExecutionsPerHour: 1000, resourceScopes: ['repo:other/*'], acceptLowerTrust: true } },
+        body: {
+          missionId,
+          type: 'manual',
+          constraints: { maxExecutionsPerHour: 1000, resourceScopes: ['repo:other/*'], acceptLowerTrust: true },
+        },
       });
       expect(response.status).toBe(422);
       expect(response.body.code).toBe('authority_widening');
@@ -148,12 +219,27 @@ export function manualPathSuite(kind: StoreKind): void {
         method: 'PUT',
         url: '/v1/triggers/t-poll',
         key: newKey(),
-        body: { missionId, type: 'poll', poll: { connector: 'http-json@1', url: 'http://127.0.0.1:9/items', everySeconds: 60, itemsPointer: '/items', idPointer: '/id' } },
+        body: {
+          missionId,
+          type: 'poll',
+          poll: {
+            connector: 'http-json@1',
+            url: 'http://127.0.0.1:9/items',
+            everySeconds: 60,
+            itemsPointer: '/items',
+            idPointer: '/id',
+          },
+        },
       });
       expect(response.status).toBe(422);
-      expect(response.body).toMatchObject({ code: 'capability_unsupported', errors: [{ pointer: '/type', message: expect.stringContaining('wf.polling-initiation') }] });
+      expect(response.body).toMatchObject({
+        code: 'capability_unsupported',
+        errors: [{ pointer: '/type', message: expect.stringContaining('wf.polling-initiation') }],
+      });
       const claimed = (await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities;
-      expect(claimed).toEqual(expect.arrayContaining(['wf.manual-initiation', 'wf.external-event-initiation', 'wf.scheduled-initiation']));
+      expect(claimed).toEqual(
+        expect.arrayContaining(['wf.manual-initiation', 'wf.external-event-initiation', 'wf.scheduled-initiation']),
+      );
       expect(claimed).not.toContain('wf.polling-initiation');
     });
 
@@ -163,7 +249,9 @@ export function manualPathSuite(kind: StoreKind): void {
       await admit();
       const outcomes = await Promise.all(fired.map(async (f) => (await decision(f.body.occurrenceId))[0]!));
       expect(outcomes.filter((o) => o.type === 'OccurrenceAdmitted')).toHaveLength(2);
-      expect(outcomes.filter((o) => o.type === 'OccurrenceBlocked').map((o) => (o.data as { reason: string }).reason)).toEqual(['budget_exhausted']);
+      expect(
+        outcomes.filter((o) => o.type === 'OccurrenceBlocked').map((o) => (o.data as { reason: string }).reason),
+      ).toEqual(['budget_exhausted']);
     });
 
     it('AD-2 AD-5 a Mission backlog admitted together counts the budget in acceptance order, once per admission', async () => {
@@ -172,12 +260,25 @@ export function manualPathSuite(kind: StoreKind): void {
       for (let i = 0; i < 5; i++) fired.push(await fire(triggerId));
       await admit();
       const outcomes = await Promise.all(fired.map(async (f) => (await decision(f.body.occurrenceId))[0]!));
-      expect(outcomes.map((o) => o.type)).toEqual(['OccurrenceAdmitted', 'OccurrenceAdmitted', 'OccurrenceBlocked', 'OccurrenceBlocked', 'OccurrenceBlocked']);
+      expect(outcomes.map((o) => o.type)).toEqual([
+        'OccurrenceAdmitted',
+        'OccurrenceAdmitted',
+        'OccurrenceBlocked',
+        'OccurrenceBlocked',
+        'OccurrenceBlocked',
+      ]);
       const budget = await budgetUnits(missionId);
       expect(budget.map((b) => b.occurrenceId)).toEqual(fired.slice(0, 2).map((f) => f.body.occurrenceId));
-      expect(budget.map((b) => b.executionId)).toEqual(outcomes.slice(0, 2).map((o) => (o.data as { executionId: string }).executionId));
+      expect(budget.map((b) => b.executionId)).toEqual(
+        outcomes.slice(0, 2).map((o) => (o.data as { executionId: string }).executionId),
+      );
       // Counted together: one budget event for the batch, not one per admission.
-      const rows = (await t.sql.query<{ type: string }>(`SELECT type FROM events WHERE type LIKE 'Budget%' AND data->>'missionId' = $1`, [missionId])).rows;
+      const rows = (
+        await t.sql.query<{ type: string }>(
+          `SELECT type FROM events WHERE type LIKE 'Budget%' AND data->>'missionId' = $1`,
+          [missionId],
+        )
+      ).rows;
       expect(rows.map((r) => r.type)).toEqual(['BudgetUnitsConsumed']);
     });
 
@@ -187,7 +288,9 @@ export function manualPathSuite(kind: StoreKind): void {
       await admit();
       const second = [await fire(triggerId), await fire(triggerId)];
       await admit();
-      const outcomes = await Promise.all([...first, ...second].map(async (f) => (await decision(f.body.occurrenceId))[0]!.type));
+      const outcomes = await Promise.all(
+        [...first, ...second].map(async (f) => (await decision(f.body.occurrenceId))[0]!.type),
+      );
       expect(outcomes).toEqual(['OccurrenceAdmitted', 'OccurrenceAdmitted', 'OccurrenceAdmitted', 'OccurrenceBlocked']);
       expect(await budgetUnits(missionId)).toHaveLength(3);
     });
@@ -197,9 +300,15 @@ export function manualPathSuite(kind: StoreKind): void {
       const fired = [];
       for (let i = 0; i < 4; i++) fired.push(await fire(triggerId));
       // Another admitter decides the second one before the processor's batch gets there.
-      await t.app.get(AdmitOccurrenceHandler).execute(new AdmitOccurrenceCommand(occurrenceStream(fired[1]!.body.occurrenceId)));
+      await t.app
+        .get(AdmitOccurrenceHandler)
+        .execute(new AdmitOccurrenceCommand(occurrenceStream(fired[1]!.body.occurrenceId)));
       await admit();
-      for (const f of fired) expect((await t.infra.store.readStream(occurrenceStream(f.body.occurrenceId))).map((e) => e.type)).toEqual(['OccurrenceObserved', 'OccurrenceAdmitted']);
+      for (const f of fired)
+        expect((await t.infra.store.readStream(occurrenceStream(f.body.occurrenceId))).map((e) => e.type)).toEqual([
+          'OccurrenceObserved',
+          'OccurrenceAdmitted',
+        ]);
       expect(await budgetUnits(missionId)).toHaveLength(4);
     });
 
@@ -207,7 +316,11 @@ export function manualPathSuite(kind: StoreKind): void {
       const { triggerId } = await setup();
       const fired = await fire(triggerId);
       const handler = t.app.get(AdmitOccurrenceHandler);
-      const results = await Promise.all(Array.from({ length: 50 }, () => handler.execute(new AdmitOccurrenceCommand(occurrenceStream(fired.body.occurrenceId)))));
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          handler.execute(new AdmitOccurrenceCommand(occurrenceStream(fired.body.occurrenceId))),
+        ),
+      );
       const events = await t.infra.store.readStream(occurrenceStream(fired.body.occurrenceId));
       expect(events.map((e) => e.type)).toEqual(['OccurrenceObserved', 'OccurrenceAdmitted']);
       const executionIds = new Set(results.map((r) => r.executionId));
@@ -220,7 +333,9 @@ export function manualPathSuite(kind: StoreKind): void {
       const fired = await Promise.all(Array.from({ length: 200 }, (_, i) => fire(triggers[i % 10]!.triggerId)));
       fired.forEach((f) => expect(f.status).toBe(202));
       await admit();
-      const outcomes = await Promise.all(fired.map(async (f) => (await decision(f.body.occurrenceId)).map((e) => e.type)));
+      const outcomes = await Promise.all(
+        fired.map(async (f) => (await decision(f.body.occurrenceId)).map((e) => e.type)),
+      );
       outcomes.forEach((types) => expect(types).toEqual(['OccurrenceAdmitted']));
     });
 
@@ -229,7 +344,12 @@ export function manualPathSuite(kind: StoreKind): void {
       const processor = t.app.get(AdmissionProcessor).subscription;
       processor.start();
       try {
-        const response = await t.request({ method: 'POST', url: `/v1/triggers/${triggerId}/occurrences?wait=decision`, key: newKey(), body: { input: {} } });
+        const response = await t.request({
+          method: 'POST',
+          url: `/v1/triggers/${triggerId}/occurrences?wait=decision`,
+          key: newKey(),
+          body: { input: {} },
+        });
         expect(response.status).toBe(200);
         expect(response.body).toMatchObject({ status: 'admitted', executionId: expect.any(String), reason: null });
       } finally {

@@ -20,7 +20,10 @@ export interface ProjectionHarness {
 
 export async function openHarness(kind: DbKind, projections: Projection[]): Promise<ProjectionHarness> {
   const migrations = [...eventStoreMigrations, ...projections.flatMap((p) => p.migrations)];
-  const { sql, schema } = kind === 'postgres' ? await freshPostgres(migrations, { max: 4 }) : { sql: await freshPglite(migrations), schema: null };
+  const { sql, schema } =
+    kind === 'postgres'
+      ? await freshPostgres(migrations, { max: 4 })
+      : { sql: await freshPglite(migrations), schema: null };
   const store = new SqlEventStore(sql);
   // Small batches so a rebuild crosses several transactions.
   const runners = projections.map((p) => new ProjectionRunner(sql, store, p, { batchSize: 3 }));
@@ -43,7 +46,9 @@ export async function openHarness(kind: DbKind, projections: Projection[]): Prom
 export async function dumpTables(sql: SqlClient, projection: Projection): Promise<Record<string, unknown[]>> {
   const tables: Record<string, unknown[]> = {};
   for (const table of projection.tables) {
-    const { rows } = await sql.query<{ row: unknown }>(`SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY to_jsonb(t)::text`);
+    const { rows } = await sql.query<{ row: unknown }>(
+      `SELECT to_jsonb(t) AS row FROM ${table} t ORDER BY to_jsonb(t)::text`,
+    );
     tables[table] = rows.map((r) => r.row);
   }
   return tables;
@@ -83,7 +88,8 @@ export function crashingRunner(h: ProjectionHarness, projection: Projection, cra
   }
   if (projection.evolveBatch) {
     crashing.evolveBatch = (events) => {
-      for (const [i] of events.entries()) if (++seen === crashAt) return [...projection.evolveBatch!(events.slice(0, i)), crash];
+      for (const [i] of events.entries())
+        if (++seen === crashAt) return [...projection.evolveBatch!(events.slice(0, i)), crash];
       return projection.evolveBatch!(events);
     };
   }

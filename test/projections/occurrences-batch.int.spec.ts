@@ -3,7 +3,10 @@ import type { RecordedEvent } from '../../src/domain/ports/event-store.js';
 import type { SqlClient } from '../../src/projections/sql-client.js';
 import { runStatements } from '../../src/projections/runner/statement-script.js';
 import { observed } from '../../src/domain/occurrence/occurrence.fixtures.js';
-import { evolveOccurrencesBatch, occurrencesProjection } from '../../src/projections/occurrences/occurrences.projection.js';
+import {
+  evolveOccurrencesBatch,
+  occurrencesProjection,
+} from '../../src/projections/occurrences/occurrences.projection.js';
 import { freshPglite } from '../support/databases.js';
 import { clearTables, dumpTables, seededRandom } from './harness.js';
 
@@ -17,13 +20,34 @@ function scenario(seed: number): RecordedEvent[] {
   const known: Array<{ tenant: string; occurrenceId: string; decided: boolean }> = [];
   let position = 0;
   const push = (type: string, data: unknown, tenant: string | null) =>
-    events.push({ id: randomUUID(), streamId: `s-${position}`, revision: 0, position: ++position * 3, type, schemaVersion: 1, data, metadata: tenant ? { tenant } : {}, recordedAt: '', hash: '', prevHash: null });
+    events.push({
+      id: randomUUID(),
+      streamId: `s-${position}`,
+      revision: 0,
+      position: ++position * 3,
+      type,
+      schemaVersion: 1,
+      data,
+      metadata: tenant ? { tenant } : {},
+      recordedAt: '',
+      hash: '',
+      prevHash: null,
+    });
   for (let i = 0; i < 80; i++) {
     const roll = random();
     const undecided = known.filter((k) => !k.decided);
     if (roll < 0.45 || known.length === 0) {
       const tenant = random() < 0.7 ? 'acme' : 'globex';
-      const o = observed({ tenant, occurrenceId: `o-${i}`, externalId: random() < 0.2 ? null : `d-${i}`, scheduledAt: random() < 0.3 ? '2026-03-01T10:00:00.000Z' : null, observedAt: new Date(Date.UTC(2026, 2, 1, 10, i)).toISOString() }, `d-${i}`);
+      const o = observed(
+        {
+          tenant,
+          occurrenceId: `o-${i}`,
+          externalId: random() < 0.2 ? null : `d-${i}`,
+          scheduledAt: random() < 0.3 ? '2026-03-01T10:00:00.000Z' : null,
+          observedAt: new Date(Date.UTC(2026, 2, 1, 10, i)).toISOString(),
+        },
+        `d-${i}`,
+      );
       push('OccurrenceObserved', o, tenant);
       // A redelivery of the same Occurrence (first one wins) now and then.
       if (random() < 0.1) push('OccurrenceObserved', { ...o, payloadDigest: 'other' }, tenant);
@@ -32,11 +56,36 @@ function scenario(seed: number): RecordedEvent[] {
       const target = undecided[Math.floor(random() * undecided.length)]!;
       target.decided = true;
       const tenant = random() < 0.2 ? null : target.tenant;
-      if (random() < 0.5) push('OccurrenceAdmitted', { occurrenceId: target.occurrenceId, executionId: `e-${i}`, firedAt: '2026-03-01T11:00:00.123Z', decidedAt: '2026-03-01T11:00:00.456Z', request: {} }, tenant);
-      else push('OccurrenceBlocked', { occurrenceId: target.occurrenceId, reason: 'trigger_disabled', evidence: { n: i, note: "it's" }, decidedAt: '2026-03-01T11:00:01.000Z' }, tenant);
+      if (random() < 0.5)
+        push(
+          'OccurrenceAdmitted',
+          {
+            occurrenceId: target.occurrenceId,
+            executionId: `e-${i}`,
+            firedAt: '2026-03-01T11:00:00.123Z',
+            decidedAt: '2026-03-01T11:00:00.456Z',
+            request: {},
+          },
+          tenant,
+        );
+      else
+        push(
+          'OccurrenceBlocked',
+          {
+            occurrenceId: target.occurrenceId,
+            reason: 'trigger_disabled',
+            evidence: { n: i, note: "it's" },
+            decidedAt: '2026-03-01T11:00:01.000Z',
+          },
+          tenant,
+        );
     } else {
       const target = known[Math.floor(random() * known.length)]!;
-      push('DeliveryConflictRecorded', { occurrenceId: target.occurrenceId, conflictingDigest: `c-${i}`, at: '2026-03-01T12:00:00.000Z' }, target.tenant);
+      push(
+        'DeliveryConflictRecorded',
+        { occurrenceId: target.occurrenceId, conflictingDigest: `c-${i}`, at: '2026-03-01T12:00:00.000Z' },
+        target.tenant,
+      );
     }
   }
   return events;
@@ -64,7 +113,7 @@ describe('OP-2 OP-3 occurrences folded in batches equals folded one by one', () 
 
     await clear(sql);
     const random = seededRandom(seed * 104729);
-    for (let at = 0; at < events.length; ) {
+    for (let at = 0; at < events.length;) {
       const batch = events.slice(at, (at += 1 + Math.floor(random() * 30)));
       await sql.transaction((tx) => runStatements(tx, evolveOccurrencesBatch(batch)));
       if (random() < 0.3) await sql.transaction((tx) => runStatements(tx, evolveOccurrencesBatch(batch)));

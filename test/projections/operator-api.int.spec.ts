@@ -1,13 +1,27 @@
 import type { ObservedOccurrence } from '../../src/domain/occurrence/occurrence-events.js';
 import { type StoreKind, startTestApp, type TestApp } from '../support/app.js';
-import { admittedEvent, appendOccurrence, appendTrigger, blockedEvent, occurrence, scheduleDefinition, triggerRevised } from './fixtures.js';
+import {
+  admittedEvent,
+  appendOccurrence,
+  appendTrigger,
+  blockedEvent,
+  occurrence,
+  scheduleDefinition,
+  triggerRevised,
+} from './fixtures.js';
 
 const at = (minute: number) => `2026-03-01T11:${String(minute).padStart(2, '0')}:00.000Z`;
 const TRIGGERS = ['t-a', 't-b', 't-c', 't-d', 't-e'];
-const occurrencesOfA = [1, 2, 3, 4, 5].map((n) => occurrence({ tenant: 'tenant-a', triggerId: 't-a', key: `d-${n}`, observedAt: at(n) }));
+const occurrencesOfA = [1, 2, 3, 4, 5].map((n) =>
+  occurrence({ tenant: 'tenant-a', triggerId: 't-a', key: `d-${n}`, observedAt: at(n) }),
+);
 const ofB = occurrence({ tenant: 'tenant-b', triggerId: 't-only-b', key: 'd-1', observedAt: at(1) });
 
-const expectProblem = (response: { status: number; headers: Record<string, unknown>; body: any }, status: number, code: string) => {
+const expectProblem = (
+  response: { status: number; headers: Record<string, unknown>; body: any },
+  status: number,
+  code: string,
+) => {
   expect(response.status).toBe(status);
   expect(String(response.headers['content-type'])).toContain('application/problem+json');
   expect(response.body).toMatchObject({ status, code });
@@ -15,10 +29,15 @@ const expectProblem = (response: { status: number; headers: Record<string, unkno
 
 /** Writes what the command side would: definitions on Trigger streams, facts on Occurrence streams. */
 async function seed(t: TestApp): Promise<number> {
-  for (const id of TRIGGERS) await appendTrigger(t.infra.store, 'tenant-a', id, [triggerRevised('tenant-a', id, 1, id === 't-e' ? scheduleDefinition() : undefined)]);
+  for (const id of TRIGGERS)
+    await appendTrigger(t.infra.store, 'tenant-a', id, [
+      triggerRevised('tenant-a', id, 1, id === 't-e' ? scheduleDefinition() : undefined),
+    ]);
   await appendTrigger(t.infra.store, 'tenant-b', 't-only-b', [triggerRevised('tenant-b', 't-only-b', 1)]);
   const decide = (o: ObservedOccurrence, n: number) =>
-    n % 2 === 0 ? [blockedEvent(o, 'budget_exhausted', { windowStart: '2026-03-01T11:00:00.000Z', consumed: 10, limit: 10 })] : [admittedEvent(o, `e-${n}`, o.observedAt)];
+    n % 2 === 0
+      ? [blockedEvent(o, 'budget_exhausted', { windowStart: '2026-03-01T11:00:00.000Z', consumed: 10, limit: 10 })]
+      : [admittedEvent(o, `e-${n}`, o.observedAt)];
   for (const [i, o] of occurrencesOfA.entries()) await appendOccurrence(t.infra.store, o, ...decide(o, i + 1));
   const last = await appendOccurrence(t.infra.store, ofB);
   await t.catchUp();
@@ -28,7 +47,8 @@ async function seed(t: TestApp): Promise<number> {
 describe('OP-1/OP-2 operator read API (postgres)', () => {
   let t: TestApp;
   let lastPosition: number;
-  const get = (url: string, tenant = 'tenant-a') => t.token({ tenant, scope: 'operator:read' }).then((token) => t.request({ method: 'GET', url, token }));
+  const get = (url: string, tenant = 'tenant-a') =>
+    t.token({ tenant, scope: 'operator:read' }).then((token) => t.request({ method: 'GET', url, token }));
 
   beforeAll(async () => {
     t = await startTestApp('postgres', { autostart: false });
@@ -44,8 +64,21 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
     expect(response.body.nextCursor).toBeNull();
     expect(response.body.items.map((row: { triggerId: string }) => row.triggerId)).toEqual(TRIGGERS);
     expect(response.body.items[0]).toEqual({
-      triggerId: 't-a', revision: 1, type: 'webhook', missionId: 'm-1', enabled: true, deleted: false, health: 'ok', nextFireAt: null, lastFireAt: at(5),
-      lastOccurrence: { occurrenceId: occurrencesOfA[4]!.occurrenceId, status: 'admitted', reason: null, observedAt: at(5) },
+      triggerId: 't-a',
+      revision: 1,
+      type: 'webhook',
+      missionId: 'm-1',
+      enabled: true,
+      deleted: false,
+      health: 'ok',
+      nextFireAt: null,
+      lastFireAt: at(5),
+      lastOccurrence: {
+        occurrenceId: occurrencesOfA[4]!.occurrenceId,
+        status: 'admitted',
+        reason: null,
+        observedAt: at(5),
+      },
       auth: { lastResult: null, keyId: null, at: null },
       counts: { observed: 5, admitted: 3, duplicate: 0, blocked: { budget_exhausted: 2 } },
       executions: { pending: 3, claimed: 0, retrying: 0, dead: 0 },
@@ -58,9 +91,21 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
   it('GET /v1/operator/triggers/{id} adds recentOccurrences and, for a schedule, its schedule block', async () => {
     const detail = await get('/v1/operator/triggers/t-a');
     expect(detail.status).toBe(200);
-    expect(detail.body.recentOccurrences.map((o: { externalId: string }) => o.externalId)).toEqual(['d-5', 'd-4', 'd-3', 'd-2', 'd-1']);
+    expect(detail.body.recentOccurrences.map((o: { externalId: string }) => o.externalId)).toEqual([
+      'd-5',
+      'd-4',
+      'd-3',
+      'd-2',
+      'd-1',
+    ]);
     const schedule = await get('/v1/operator/triggers/t-e');
-    expect(schedule.body.schedule).toEqual({ engine: 'cron@1', tzdataVersion: '2025b', boundary: '2026-03-01T09:00:00.000Z', skipped: [], held: [] });
+    expect(schedule.body.schedule).toEqual({
+      engine: 'cron@1',
+      tzdataVersion: '2025b',
+      boundary: '2026-03-01T09:00:00.000Z',
+      skipped: [],
+      held: [],
+    });
     expect(schedule.body.nextFireAt).toBe('2026-03-02T01:30:00.000Z');
   });
 
@@ -69,10 +114,24 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
     const response = await get(`/v1/operator/occurrences/${o.occurrenceId}`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      occurrenceId: o.occurrenceId, triggerId: 't-a', triggerRevision: 1, missionId: 'm-1', kind: 'webhook', status: 'blocked', reason: 'budget_exhausted',
-      auth: { state: 'verified', sourceId: 'gh', keyId: 'k1' }, externalId: 'd-2', observedAt: at(2), scheduledAt: null, firedAt: null, decidedAt: at(2),
-      dedupeIdentity: o.dedupeIdentity, executionId: null, causal: { parentId: null, depth: 0, ancestry: [] },
-      evidence: { windowStart: '2026-03-01T11:00:00.000Z', consumed: 10, limit: 10 }, conflicts: 0,
+      occurrenceId: o.occurrenceId,
+      triggerId: 't-a',
+      triggerRevision: 1,
+      missionId: 'm-1',
+      kind: 'webhook',
+      status: 'blocked',
+      reason: 'budget_exhausted',
+      auth: { state: 'verified', sourceId: 'gh', keyId: 'k1' },
+      externalId: 'd-2',
+      observedAt: at(2),
+      scheduledAt: null,
+      firedAt: null,
+      decidedAt: at(2),
+      dedupeIdentity: o.dedupeIdentity,
+      executionId: null,
+      causal: { parentId: null, depth: 0, ancestry: [] },
+      evidence: { windowStart: '2026-03-01T11:00:00.000Z', consumed: 10, limit: 10 },
+      conflicts: 0,
     });
   });
 
@@ -116,8 +175,14 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
 
   it('answers 400 with ?-pointers for a bad limit, status, reason, cursor or minPosition', async () => {
     for (const [query, pointer] of [
-      ['limit=0', '?limit'], ['limit=501', '?limit'], ['limit=abc', '?limit'], ['limit=1&limit=2', '?limit'],
-      ['status=pending', '?status'], ['reason=nope', '?reason'], ['cursor=not-a-cursor', '?cursor'], ['minPosition=-1', '?minPosition'],
+      ['limit=0', '?limit'],
+      ['limit=501', '?limit'],
+      ['limit=abc', '?limit'],
+      ['limit=1&limit=2', '?limit'],
+      ['status=pending', '?status'],
+      ['reason=nope', '?reason'],
+      ['cursor=not-a-cursor', '?cursor'],
+      ['minPosition=-1', '?minPosition'],
     ]) {
       const response = await get(`/v1/operator/occurrences?${query}`);
       expectProblem(response, 400, 'BAD_REQUEST');
@@ -160,7 +225,10 @@ describe.each<StoreKind>(['pglite'])('operator read API smoke (%s)', (kind) => {
       await seed(t);
       const token = await t.token({ scope: 'operator:read' });
       const triggers = await t.request({ method: 'GET', url: '/v1/operator/triggers?limit=1', token });
-      expect(triggers.body).toMatchObject({ items: [{ triggerId: 't-a', counts: { observed: 5 } }], nextCursor: expect.any(String) });
+      expect(triggers.body).toMatchObject({
+        items: [{ triggerId: 't-a', counts: { observed: 5 } }],
+        nextCursor: expect.any(String),
+      });
       const occurrences = await t.request({ method: 'GET', url: '/v1/operator/occurrences?status=blocked', token });
       expect(occurrences.body.items.map((o: { externalId: string }) => o.externalId)).toEqual(['d-4', 'd-2']);
     } finally {

@@ -32,15 +32,33 @@ describe('WH-8 upgrading to the per-source count of undecided Occurrences', () =
 
     expect(await runMigrations(sql, allMigrations())).toEqual([OUTSTANDING]);
 
-    const counted = async () => (await sql.query<{ source_id: string; undecided: number }>('SELECT source_id, undecided FROM rm_outstanding')).rows;
+    const counted = async () =>
+      (await sql.query<{ source_id: string; undecided: number }>('SELECT source_id, undecided FROM rm_outstanding'))
+        .rows;
     expect(await counted()).toEqual([{ source_id: 'gh', undecided: 2 }]);
-    const index = await sql.query<{ name: string | null }>(`SELECT to_regclass('rm_occurrences_outstanding')::text AS name`);
+    const index = await sql.query<{ name: string | null }>(
+      `SELECT to_regclass('rm_occurrences_outstanding')::text AS name`,
+    );
     expect(index.rows[0]!.name).toBeNull();
 
     const decision: RecordedEvent = {
-      id: randomUUID(), streamId: 'occurrence-o-1', revision: 1, position: 10, type: 'OccurrenceAdmitted', schemaVersion: 1,
-      data: { occurrenceId: 'o-1', executionId: 'e-1', firedAt: '2026-03-01T11:00:00.000Z', decidedAt: '2026-03-01T11:00:00.000Z', request: {} },
-      metadata: { tenant: 'acme' }, recordedAt: '', hash: '', prevHash: null,
+      id: randomUUID(),
+      streamId: 'occurrence-o-1',
+      revision: 1,
+      position: 10,
+      type: 'OccurrenceAdmitted',
+      schemaVersion: 1,
+      data: {
+        occurrenceId: 'o-1',
+        executionId: 'e-1',
+        firedAt: '2026-03-01T11:00:00.000Z',
+        decidedAt: '2026-03-01T11:00:00.000Z',
+        request: {},
+      },
+      metadata: { tenant: 'acme' },
+      recordedAt: '',
+      hash: '',
+      prevHash: null,
     };
     await sql.transaction((tx) => runStatements(tx, evolveOccurrences(decision)));
     expect(await counted()).toEqual([{ source_id: 'gh', undecided: 1 }]);

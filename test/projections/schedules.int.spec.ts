@@ -9,7 +9,12 @@ import { at, GRANTS, minute, reviseSchedule } from '../schedules/schedule-fixtur
 import { type DbKind, openHarness, type ProjectionHarness, replayAll } from './harness.js';
 
 const TENANT = 'acme';
-const schedule = (missed: Record<string, unknown>) => ({ engine: 'cron@1', expression: '* * * * *', timezone: 'UTC', missed });
+const schedule = (missed: Record<string, unknown>) => ({
+  engine: 'cron@1',
+  expression: '* * * * *',
+  timezone: 'UTC',
+  missed,
+});
 
 describe.each<DbKind>(['postgres', 'pglite'])('OP-3 schedules read model (%s)', (kind) => {
   let h: ProjectionHarness;
@@ -17,10 +22,31 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-3 schedules read model (%s)', 
 
   beforeAll(async () => {
     h = await openHarness(kind, [schedulesProjection]);
-    const mission = { type: 'ReviseMission' as const, tenant: TENANT, missionId: 'm-1', state: 'active', grants: GRANTS, reason: '', actor: 'svc-test', at: at('00:00:00') };
+    const mission = {
+      type: 'ReviseMission' as const,
+      tenant: TENANT,
+      missionId: 'm-1',
+      state: 'active',
+      grants: GRANTS,
+      reason: '',
+      actor: 'svc-test',
+      at: at('00:00:00'),
+    };
     await handleCommand(h.store, missionStream(TENANT, 'm-1'), missionDecider, mission, { tenant: TENANT });
-    const revise = (triggerId: string, activatedAt: string, missed: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-      reviseSchedule(h.store, { tenant: TENANT, triggerId, missionId: 'm-1', activatedAt, schedule: schedule(missed), ...extra });
+    const revise = (
+      triggerId: string,
+      activatedAt: string,
+      missed: Record<string, unknown>,
+      extra: Record<string, unknown> = {},
+    ) =>
+      reviseSchedule(h.store, {
+        tenant: TENANT,
+        triggerId,
+        missionId: 'm-1',
+        activatedAt,
+        schedule: schedule(missed),
+        ...extra,
+      });
     await revise('held', at('00:00:30'), { policy: 'catch_up', bound: 2, overflow: 'hold' });
     await revise('skip', at('00:00:30'), { policy: 'skip' });
     await revise('off', at('00:00:30'), { policy: 'skip' });
@@ -36,7 +62,17 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-3 schedules read model (%s)', 
     await revise('skip', at('00:10:50'), { policy: 'latest' });
     await h.catchUp();
     await materializer.decideOne(TENANT, 'held', at('00:11:00'), (trigger, state) =>
-      dismissHeld({ type: 'DismissHeldInstants', trigger, now: at('00:11:00'), actor: 'ops', reason: 'test', tzdataVersion: null }, state),
+      dismissHeld(
+        {
+          type: 'DismissHeldInstants',
+          trigger,
+          now: at('00:11:00'),
+          actor: 'ops',
+          reason: 'test',
+          tzdataVersion: null,
+        },
+        state,
+      ),
     );
     clock.set(at('00:12:05'));
     await materializer.runOnce();
@@ -52,15 +88,43 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-3 schedules read model (%s)', 
   });
 
   it('indexes each schedule with its next due time, boundary and ranges', async () => {
-    const { rows } = await h.sql.query<{ trigger_id: string; due: string | null; boundary: string | null; skipped: unknown[]; epoch: number; routine: number }>(
+    const { rows } = await h.sql.query<{
+      trigger_id: string;
+      due: string | null;
+      boundary: string | null;
+      skipped: unknown[];
+      epoch: number;
+      routine: number;
+    }>(
       `SELECT trigger_id, to_char(due_at AT TIME ZONE 'UTC', 'HH24:MI:SS') AS due, state->>'boundary' AS boundary, skipped, epoch, routine_instants AS routine
          FROM rm_schedules ORDER BY trigger_id`,
     );
     expect(rows).toEqual([
-      { trigger_id: 'held', due: '00:15:00', boundary: minute(14), epoch: 1, routine: 2, skipped: [{ from: minute(4), to: minute(9), count: 6, cause: 'dismissed' }] },
-      { trigger_id: 'off', due: null, boundary: minute(10), epoch: 1, routine: 0, skipped: [{ from: minute(2), to: minute(9), count: 8, cause: 'skip' }] },
+      {
+        trigger_id: 'held',
+        due: '00:15:00',
+        boundary: minute(14),
+        epoch: 1,
+        routine: 2,
+        skipped: [{ from: minute(4), to: minute(9), count: 6, cause: 'dismissed' }],
+      },
+      {
+        trigger_id: 'off',
+        due: null,
+        boundary: minute(10),
+        epoch: 1,
+        routine: 0,
+        skipped: [{ from: minute(2), to: minute(9), count: 8, cause: 'skip' }],
+      },
       // the policy change is a new epoch (revision 2) activated at 00:10:50: 00:11, missed by then, fires as the latest
-      { trigger_id: 'skip', due: '00:15:00', boundary: minute(14), epoch: 2, routine: 2, skipped: [{ from: minute(2), to: minute(9), count: 8, cause: 'skip' }] },
+      {
+        trigger_id: 'skip',
+        due: '00:15:00',
+        boundary: minute(14),
+        epoch: 2,
+        routine: 2,
+        skipped: [{ from: minute(2), to: minute(9), count: 8, cause: 'skip' }],
+      },
     ]);
   });
 

@@ -21,7 +21,19 @@ function scenario(seed: number): RecordedEvent[] {
   const revisions = new Map<string, number>();
   let position = 0;
   const push = (type: string, data: unknown, tenant: string | null) =>
-    events.push({ id: randomUUID(), streamId: `s-${position}`, revision: 0, position: ++position * 7, type, schemaVersion: 1, data, metadata: tenant ? { tenant } : {}, recordedAt: '', hash: '', prevHash: null });
+    events.push({
+      id: randomUUID(),
+      streamId: `s-${position}`,
+      revision: 0,
+      position: ++position * 7,
+      type,
+      schemaVersion: 1,
+      data,
+      metadata: tenant ? { tenant } : {},
+      recordedAt: '',
+      hash: '',
+      prevHash: null,
+    });
   for (let i = 0; i < 90; i++) {
     const roll = random();
     const tenant = pick(['acme', 'globex']);
@@ -29,7 +41,11 @@ function scenario(seed: number): RecordedEvent[] {
     if (roll < 0.1) {
       const revision = (revisions.get(`${tenant}/${triggerId}`) ?? 0) + 1;
       revisions.set(`${tenant}/${triggerId}`, revision);
-      push('TriggerRevised', { tenant, triggerId, revision, definition: { type: 'webhook', missionId: 'm-1', enabled: random() < 0.8 } }, tenant);
+      push(
+        'TriggerRevised',
+        { tenant, triggerId, revision, definition: { type: 'webhook', missionId: 'm-1', enabled: random() < 0.8 } },
+        tenant,
+      );
     } else if (roll < 0.55 || open.length === 0) {
       const occurrenceId = `o-${i}-${Math.floor(random() * 1e6)}`;
       // Observation times collide and go backwards so the "last occurrence" tie-break matters.
@@ -44,8 +60,23 @@ function scenario(seed: number): RecordedEvent[] {
       const metadataTenant = random() < 0.2 ? null : target!.tenant;
       const decidedAt = '2026-03-01T11:00:00.456Z';
       const firedAt = new Date(Date.UTC(2026, 2, 1, 11, 0, Math.floor(random() * 50))).toISOString();
-      if (random() < 0.5) push('OccurrenceAdmitted', { occurrenceId: target!.occurrenceId, executionId: `e-${i}`, firedAt, decidedAt, request: {} }, metadataTenant);
-      else push('OccurrenceBlocked', { occurrenceId: target!.occurrenceId, reason: pick(['budget_exhausted', 'trigger_disabled', 'internal_error']), evidence: {}, decidedAt }, metadataTenant);
+      if (random() < 0.5)
+        push(
+          'OccurrenceAdmitted',
+          { occurrenceId: target!.occurrenceId, executionId: `e-${i}`, firedAt, decidedAt, request: {} },
+          metadataTenant,
+        );
+      else
+        push(
+          'OccurrenceBlocked',
+          {
+            occurrenceId: target!.occurrenceId,
+            reason: pick(['budget_exhausted', 'trigger_disabled', 'internal_error']),
+            evidence: {},
+            decidedAt,
+          },
+          metadataTenant,
+        );
     }
   }
   return events;
@@ -63,30 +94,41 @@ describe('OP-1 OP-3 trigger health folded in batches equals folded one by one', 
     await sql?.close();
   });
 
-  it.each([1, 2, 3, 4, 5, 6, 7, 8])('seed %i: random batch sizes, with some batches replayed after a lost checkpoint', async (seed) => {
-    const events = scenario(seed);
-    await clear(sql);
-    await sql.transaction(async (tx) => {
-      for (const event of events) await occurrenceViews.apply(event, tx);
-    });
-    const oneByOne = await dump(sql);
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])(
+    'seed %i: random batch sizes, with some batches replayed after a lost checkpoint',
+    async (seed) => {
+      const events = scenario(seed);
+      await clear(sql);
+      await sql.transaction(async (tx) => {
+        for (const event of events) await occurrenceViews.apply(event, tx);
+      });
+      const oneByOne = await dump(sql);
 
-    await clear(sql);
-    const random = seededRandom(seed * 7919);
-    for (let at = 0; at < events.length; ) {
-      const batch = events.slice(at, (at += 1 + Math.floor(random() * 25)));
-      await sql.transaction((tx) => occurrenceViews.applyBatch!(batch, tx));
-      if (random() < 0.3) await sql.transaction((tx) => occurrenceViews.applyBatch!(batch, tx));
-    }
-    const batched = await dump(sql);
+      await clear(sql);
+      const random = seededRandom(seed * 7919);
+      for (let at = 0; at < events.length;) {
+        const batch = events.slice(at, (at += 1 + Math.floor(random() * 25)));
+        await sql.transaction((tx) => occurrenceViews.applyBatch!(batch, tx));
+        if (random() < 0.3) await sql.transaction((tx) => occurrenceViews.applyBatch!(batch, tx));
+      }
+      const batched = await dump(sql);
 
-    expect(batched).toEqual(oneByOne);
-    // The scenario must exercise what the batch fold merges: counts, decisions and last occurrences.
-    const rows = (oneByOne as { rm_trigger_health: Array<{ admitted: number; blocked: object; last_status: string }> }).rm_trigger_health;
-    expect(rows.some((r) => r.admitted > 0) && rows.some((r) => Object.keys(r.blocked).length > 0)).toBe(true);
-    expect(rows.map((r) => r.last_status)).toEqual(expect.arrayContaining(['admitted', 'blocked']));
-    // …and against the events themselves: one count per Occurrence, however often it was delivered.
-    const distinct = new Set(events.filter((e) => e.type === 'OccurrenceObserved').map((e) => JSON.stringify([(e.data as { tenant: string }).tenant, (e.data as { occurrenceId: string }).occurrenceId])));
-    expect(rows.reduce((sum, r) => sum + (r as unknown as { observed: number }).observed, 0)).toBe(distinct.size);
-  });
+      expect(batched).toEqual(oneByOne);
+      // The scenario must exercise what the batch fold merges: counts, decisions and last occurrences.
+      const rows = (
+        oneByOne as { rm_trigger_health: Array<{ admitted: number; blocked: object; last_status: string }> }
+      ).rm_trigger_health;
+      expect(rows.some((r) => r.admitted > 0) && rows.some((r) => Object.keys(r.blocked).length > 0)).toBe(true);
+      expect(rows.map((r) => r.last_status)).toEqual(expect.arrayContaining(['admitted', 'blocked']));
+      // …and against the events themselves: one count per Occurrence, however often it was delivered.
+      const distinct = new Set(
+        events
+          .filter((e) => e.type === 'OccurrenceObserved')
+          .map((e) =>
+            JSON.stringify([(e.data as { tenant: string }).tenant, (e.data as { occurrenceId: string }).occurrenceId]),
+          ),
+      );
+      expect(rows.reduce((sum, r) => sum + (r as unknown as { observed: number }).observed, 0)).toBe(distinct.size);
+    },
+  );
 });

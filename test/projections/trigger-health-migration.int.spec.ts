@@ -34,6 +34,9 @@ describe('OP-3 upgrading to trigger health folded with the Occurrence explorer',
     );
     expect(rows[0]).toEqual({ map: null, occurrences: 0, checkpoints: 0 });
     await new ProjectionRunner(sql, store, occurrenceViews).catchUp();
-    expect(await getTriggerHealth(sql, 'acme', 't-1')).toMatchObject({ counts: { observed: 1, admitted: 1 }, lastOccurrence: { occurrenceId: o.occurrenceId, status: 'admitted' } });
+    expect(await getTriggerHealth(sql, 'acme', 't-1')).toMatchObject({
+      counts: { observed: 1, admitted: 1 },
+      lastOccurrence: { occurrenceId: o.occurrenceId, status: 'admitted' },
+    });
   });
 });

@@ -4,11 +4,21 @@ import { schedulesProjection } from '../../src/projections/schedules/schedules.p
 import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
 import {
-  admittedEvent, appendExecutionEvent, appendOccurrence, appendTrigger, blockedEvent, conflictEvent, occurrence, scheduleDefinition, triggerDeleted, triggerRevised,
+  admittedEvent,
+  appendExecutionEvent,
+  appendOccurrence,
+  appendTrigger,
+  blockedEvent,
+  conflictEvent,
+  occurrence,
+  scheduleDefinition,
+  triggerDeleted,
+  triggerRevised,
 } from './fixtures.js';
 import { crashingRunner, type DbKind, openHarness, type ProjectionHarness, replayAll } from './harness.js';
 
-const at = (minute: number, second = 0) => `2026-03-01T10:${String(minute).padStart(2, '0')}:${String(second).padStart(2, '0')}.000Z`;
+const at = (minute: number, second = 0) =>
+  `2026-03-01T10:${String(minute).padStart(2, '0')}:${String(second).padStart(2, '0')}.000Z`;
 const h1 = occurrence({ triggerId: 't-hook', key: 'h1', observedAt: at(0) });
 const h2 = occurrence({ triggerId: 't-hook', key: 'h2', observedAt: at(5) });
 const h3 = occurrence({ triggerId: 't-hook', key: 'h3', observedAt: at(3) });
@@ -24,27 +34,52 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
   beforeAll(async () => {
     h = await openHarness(kind, [occurrenceViews, schedulesProjection]);
     const { store } = h;
-    await appendTrigger(store, 'acme', 't-hook', [triggerRevised('acme', 't-hook', 1), triggerRevised('acme', 't-hook', 2, definition({ missionId: 'm-2' }))]);
+    await appendTrigger(store, 'acme', 't-hook', [
+      triggerRevised('acme', 't-hook', 1),
+      triggerRevised('acme', 't-hook', 2, definition({ missionId: 'm-2' })),
+    ]);
     await appendTrigger(store, 'acme', 't-guard', [triggerRevised('acme', 't-guard', 1)]);
     await appendTrigger(store, 'acme', 't-sched', [triggerRevised('acme', 't-sched', 1, scheduleDefinition())]);
-    await appendTrigger(store, 'acme', 't-off', [triggerRevised('acme', 't-off', 1), triggerRevised('acme', 't-off', 2, definition({ enabled: false }))]);
-    await appendTrigger(store, 'acme', 't-del', [triggerRevised('acme', 't-del', 1), triggerDeleted('acme', 't-del', 2)]);
+    await appendTrigger(store, 'acme', 't-off', [
+      triggerRevised('acme', 't-off', 1),
+      triggerRevised('acme', 't-off', 2, definition({ enabled: false })),
+    ]);
+    await appendTrigger(store, 'acme', 't-del', [
+      triggerRevised('acme', 't-del', 1),
+      triggerDeleted('acme', 't-del', 2),
+    ]);
     await appendTrigger(store, 'globex', 't-hook', [triggerRevised('globex', 't-hook', 1)]);
     await appendOccurrence(store, h1, admittedEvent(h1, 'e-1', at(0, 2)));
     await appendOccurrence(store, h2, admittedEvent(h2, 'e-2', at(5, 1)), conflictEvent(h2, 'digest-z', at(6)));
     // h4 is the newest by observedAt although h3 is folded after it
     await appendOccurrence(store, h4, blockedEvent(h4, 'budget_exhausted', budget));
     await appendOccurrence(store, h3, blockedEvent(h3, 'budget_exhausted', budget));
-    await appendOccurrence(store, g1, blockedEvent(g1, 'guard_fault', { pointer: '/lane', problem: 'queue key is not a string, number or boolean' }));
+    await appendOccurrence(
+      store,
+      g1,
+      blockedEvent(g1, 'guard_fault', { pointer: '/lane', problem: 'queue key is not a string, number or boolean' }),
+    );
     await appendOccurrence(store, s1, admittedEvent(s1, 'e-s1', at(30, 1)));
     await appendOccurrence(store, foreign);
     // e-2 is claimed; e-s1 was claimed and completed (and a replayed-looking second claim moves nothing).
     const owner = { tenant: 'acme', missionId: 'm-2', triggerId: 't-hook', generation: 1, at: at(7) };
-    await appendExecutionEvent(store, 'acme', { type: 'ExecutionClaimed', data: { ...owner, executionId: 'e-2', fence: 1, consumerId: 'w' } });
+    await appendExecutionEvent(store, 'acme', {
+      type: 'ExecutionClaimed',
+      data: { ...owner, executionId: 'e-2', fence: 1, consumerId: 'w' },
+    });
     const sched = { ...owner, triggerId: 't-sched', executionId: 'e-s1' };
-    await appendExecutionEvent(store, 'acme', { type: 'ExecutionClaimed', data: { ...sched, fence: 1, consumerId: 'w' } });
-    await appendExecutionEvent(store, 'acme', { type: 'ExecutionCompleted', data: { ...sched, fence: 1, outcome: 'succeeded', receipt: null } });
-    await appendExecutionEvent(store, 'acme', { type: 'ExecutionClaimed', data: { ...sched, fence: 2, consumerId: 'w' } });
+    await appendExecutionEvent(store, 'acme', {
+      type: 'ExecutionClaimed',
+      data: { ...sched, fence: 1, consumerId: 'w' },
+    });
+    await appendExecutionEvent(store, 'acme', {
+      type: 'ExecutionCompleted',
+      data: { ...sched, fence: 1, outcome: 'succeeded', receipt: null },
+    });
+    await appendExecutionEvent(store, 'acme', {
+      type: 'ExecutionClaimed',
+      data: { ...sched, fence: 2, consumerId: 'w' },
+    });
     await h.catchUp();
   });
   afterAll(async () => {
@@ -64,7 +99,12 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
       health: 'ok',
       nextFireAt: null,
       lastFireAt: at(5, 1),
-      lastOccurrence: { occurrenceId: h4.occurrenceId, status: 'blocked', reason: 'budget_exhausted', observedAt: at(10) },
+      lastOccurrence: {
+        occurrenceId: h4.occurrenceId,
+        status: 'blocked',
+        reason: 'budget_exhausted',
+        observedAt: at(10),
+      },
       auth: { lastResult: null, keyId: null, at: null },
       counts: { observed: 4, admitted: 2, duplicate: 0, blocked: { budget_exhausted: 2 } },
       executions: { pending: 1, claimed: 1, retrying: 0, dead: 0 },
@@ -77,9 +117,23 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
     const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
     const byId = Object.fromEntries(items.map((row) => [row.triggerId, row]));
     expect(byId['t-off']).toMatchObject({ revision: 2, enabled: false, health: 'disabled' });
-    expect(byId['t-del']).toMatchObject({ revision: 2, deleted: true, health: 'disabled', counts: { observed: 0, admitted: 0, blocked: {} } });
-    expect(byId['t-guard']).toMatchObject({ health: 'degraded', lastOccurrence: { status: 'blocked', reason: 'guard_fault' }, counts: { blocked: { guard_fault: 1 } } });
-    expect(byId['t-sched']).toMatchObject({ health: 'ok', type: 'schedule', lastFireAt: at(30, 1), lastOccurrence: { status: 'admitted', reason: null } });
+    expect(byId['t-del']).toMatchObject({
+      revision: 2,
+      deleted: true,
+      health: 'disabled',
+      counts: { observed: 0, admitted: 0, blocked: {} },
+    });
+    expect(byId['t-guard']).toMatchObject({
+      health: 'degraded',
+      lastOccurrence: { status: 'blocked', reason: 'guard_fault' },
+      counts: { blocked: { guard_fault: 1 } },
+    });
+    expect(byId['t-sched']).toMatchObject({
+      health: 'ok',
+      type: 'schedule',
+      lastFireAt: at(30, 1),
+      lastOccurrence: { status: 'admitted', reason: null },
+    });
     // OP-1: its one execution was claimed and completed; the claim after completion moved nothing.
     expect(byId['t-sched']!.executions).toEqual({ pending: 0, claimed: 0, retrying: 0, dead: 0 });
   });
@@ -92,18 +146,32 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
     // not materialized yet: the boundary is the activation time and the next fire 02:30 Berlin next day
     expect(sched).toMatchObject({
       nextFireAt: '2026-03-02T01:30:00.000Z',
-      schedule: { engine: 'cron@1', tzdataVersion: '2025b', boundary: '2026-03-01T09:00:00.000Z', skipped: [], held: [] },
+      schedule: {
+        engine: 'cron@1',
+        tzdataVersion: '2025b',
+        boundary: '2026-03-01T09:00:00.000Z',
+        skipped: [],
+        held: [],
+      },
       recentOccurrences: [{ occurrenceId: s1.occurrenceId, executionId: 'e-s1' }],
     });
     expect(await getTriggerHealth(h.sql, 'acme', 'never')).toBeNull();
   });
 
   it('keeps tenants apart and pages by triggerId', async () => {
-    expect((await listTriggerHealth(h.sql, 'globex', { limit: 100 })).items).toEqual([expect.objectContaining({ triggerId: 't-hook', revision: 1, counts: expect.objectContaining({ observed: 1 }) })]);
+    expect((await listTriggerHealth(h.sql, 'globex', { limit: 100 })).items).toEqual([
+      expect.objectContaining({ triggerId: 't-hook', revision: 1, counts: expect.objectContaining({ observed: 1 }) }),
+    ]);
     const first = await listTriggerHealth(h.sql, 'acme', { limit: 2 });
     const second = await listTriggerHealth(h.sql, 'acme', { limit: 2, cursor: first.nextCursor! });
     const third = await listTriggerHealth(h.sql, 'acme', { limit: 2, cursor: second.nextCursor! });
-    expect([first, second, third].flatMap((p) => p.items.map((row) => row.triggerId))).toEqual(['t-del', 't-guard', 't-hook', 't-off', 't-sched']);
+    expect([first, second, third].flatMap((p) => p.items.map((row) => row.triggerId))).toEqual([
+      't-del',
+      't-guard',
+      't-hook',
+      't-off',
+      't-sched',
+    ]);
     expect(third.nextCursor).toBeNull();
   });
 

@@ -15,7 +15,16 @@ describe.each<DbKind>(['postgres', 'pglite'])('SC-4 SC-6 the database clock boun
 
   beforeAll(async () => {
     h = await openHarness(kind, [schedulesProjection]);
-    const mission = { type: 'ReviseMission' as const, tenant: TENANT, missionId: 'm-1', state: 'active', grants: GRANTS, reason: '', actor: 'svc-test', at: iso(Date.now()) };
+    const mission = {
+      type: 'ReviseMission' as const,
+      tenant: TENANT,
+      missionId: 'm-1',
+      state: 'active',
+      grants: GRANTS,
+      reason: '',
+      actor: 'svc-test',
+      at: iso(Date.now()),
+    };
     await handleCommand(h.store, missionStream(TENANT, 'm-1'), missionDecider, mission, { tenant: TENANT });
   });
   afterAll(async () => {
@@ -25,8 +34,20 @@ describe.each<DbKind>(['postgres', 'pglite'])('SC-4 SC-6 the database clock boun
   it('a pass whose clock runs ahead of the database fires nothing before the database reaches the instant, staged or not', async () => {
     const dbNow = (await h.store.now()).getTime();
     const instant = iso(dbNow + 10 * 60_000);
-    const schedule = { engine: 'interval@1', expression: 'PT1H', timezone: 'UTC', start: instant, missed: { policy: 'skip' } };
-    await reviseSchedule(h.store, { tenant: TENANT, triggerId: 'ahead', missionId: 'm-1', activatedAt: iso(dbNow), schedule });
+    const schedule = {
+      engine: 'interval@1',
+      expression: 'PT1H',
+      timezone: 'UTC',
+      start: instant,
+      missed: { policy: 'skip' },
+    };
+    await reviseSchedule(h.store, {
+      tenant: TENANT,
+      triggerId: 'ahead',
+      missionId: 'm-1',
+      activatedAt: iso(dbNow),
+      schedule,
+    });
     await h.catchUp();
     const clock = new ManualClock(iso(dbNow));
     const materializer = new ScheduleMaterializer({ store: h.store, sql: h.sql, clock });
@@ -37,7 +58,10 @@ describe.each<DbKind>(['postgres', 'pglite'])('SC-4 SC-6 the database clock boun
     expect(await materializer.stage()).toEqual({ instant, staged: 1 });
     clock.set(iso(Date.parse(instant) + 1000));
     expect(await materializer.runOnce()).toMatchObject({ triggers: 0, fired: 0, staged: 0 });
-    expect(await new ScheduleMaterializer({ store: h.store, sql: h.sql, clock }).runOnce()).toMatchObject({ triggers: 0, fired: 0 });
+    expect(await new ScheduleMaterializer({ store: h.store, sql: h.sql, clock }).runOnce()).toMatchObject({
+      triggers: 0,
+      fired: 0,
+    });
     expect(await firedOf(h.sql, TENANT, 'ahead')).toEqual([]);
   });
 });

@@ -39,7 +39,16 @@ describe('SC-3 SC-6 SC-8 separate scheduler processes against one PostgreSQL', (
     ({ sql, schema } = await freshPostgres(allMigrations(), { max: 4 }));
     store = new SqlEventStore(sql);
     const at = (await store.now()).toISOString();
-    const mission = { type: 'ReviseMission' as const, tenant: TENANT, missionId: 'm-1', state: 'active', grants: GRANTS, reason: '', actor: 'svc-test', at };
+    const mission = {
+      type: 'ReviseMission' as const,
+      tenant: TENANT,
+      missionId: 'm-1',
+      state: 'active',
+      grants: GRANTS,
+      reason: '',
+      actor: 'svc-test',
+      at,
+    };
     await handleCommand(store, missionStream(TENANT, 'm-1'), missionDecider, mission, { tenant: TENANT });
   }, 180_000);
   afterAll(async () => {
@@ -51,8 +60,21 @@ describe('SC-3 SC-6 SC-8 separate scheduler processes against one PostgreSQL', (
   async function secondly(startMs: number, count: number | null): Promise<string> {
     const triggerId = `t-${++n}`;
     const end = count === null ? null : iso(startMs + (count - 1) * 1000);
-    const schedule = { engine: 'interval@1', expression: 'PT1S', timezone: 'UTC', start: iso(startMs), end, missed: { policy: 'skip', graceSeconds: 3600 } };
-    await reviseSchedule(store, { tenant: TENANT, triggerId, missionId: 'm-1', activatedAt: iso(startMs - 1000), schedule });
+    const schedule = {
+      engine: 'interval@1',
+      expression: 'PT1S',
+      timezone: 'UTC',
+      start: iso(startMs),
+      end,
+      missed: { policy: 'skip', graceSeconds: 3600 },
+    };
+    await reviseSchedule(store, {
+      tenant: TENANT,
+      triggerId,
+      missionId: 'm-1',
+      activatedAt: iso(startMs - 1000),
+      schedule,
+    });
     return triggerId;
   }
 
@@ -63,17 +85,42 @@ describe('SC-3 SC-6 SC-8 separate scheduler processes against one PostgreSQL', (
    */
   function scheduler(skewMs: number): Promise<Report> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', SKEW, join(ROOT, 'dist', 'src', 'main.js'), 'scheduler', '--once', '--claim', 'none', '--batch-size', '1'], {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, REVEILLE_DB_SCHEMA: schema, REVEILLE_TEST_CLOCK_SKEW_MS: String(skewMs), EVENTSTORE_URL: '', NODE_ENV: 'test' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          SKEW,
+          join(ROOT, 'dist', 'src', 'main.js'),
+          'scheduler',
+          '--once',
+          '--claim',
+          'none',
+          '--batch-size',
+          '1',
+        ],
+        {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            DATABASE_URL: TEST_DATABASE_URL,
+            REVEILLE_DB_SCHEMA: schema,
+            REVEILLE_TEST_CLOCK_SKEW_MS: String(skewMs),
+            EVENTSTORE_URL: '',
+            NODE_ENV: 'test',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let out = '';
       let err = '';
       child.stdout.on('data', (chunk) => (out += chunk));
       child.stderr.on('data', (chunk) => (err += chunk));
       child.on('error', reject);
-      child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!) as Report) : reject(new Error(`scheduler exited ${code}: ${err}`))));
+      child.on('exit', (code) =>
+        code === 0
+          ? resolve(JSON.parse(out.trim().split('\n').pop()!) as Report)
+          : reject(new Error(`scheduler exited ${code}: ${err}`)),
+      );
     });
   }
 
@@ -90,8 +137,11 @@ describe('SC-3 SC-6 SC-8 separate scheduler processes against one PostgreSQL', (
     const reports = await Promise.all([HOUR, -HOUR, 0].map((skew) => scheduler(skew)));
     const ended = (await store.now()).getTime();
 
-    reports.forEach((report, i) => expect(Date.parse(report.hostNow) - Date.parse(report.dbNow)).toBeCloseTo([HOUR, -HOUR, 0][i]!, -5));
-    for (const [i, id] of bounded.entries()) expect(await firedOf(sql, TENANT, id)).toEqual(seconds(t0 + (i % 10) * 1000, 2));
+    reports.forEach((report, i) =>
+      expect(Date.parse(report.hostNow) - Date.parse(report.dbNow)).toBeCloseTo([HOUR, -HOUR, 0][i]!, -5),
+    );
+    for (const [i, id] of bounded.entries())
+      expect(await firedOf(sql, TENANT, id)).toEqual(seconds(t0 + (i % 10) * 1000, 2));
     // the open schedule: every instant up to the database's now, once each, none beyond it (SC-4)
     const fired = await firedOf(sql, TENANT, open);
     expect(fired.length).toBeGreaterThanOrEqual((started - t0) / 1000);

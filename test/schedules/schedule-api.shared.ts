@@ -6,7 +6,12 @@ import { at, firedOf, GRANTS, minute, minutes, reviseSchedule } from './schedule
 
 const TENANT = 'tenant-a';
 const MISSION = 'm-api';
-const catchUp = { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC', missed: { policy: 'catch_up', bound: 5, overflow: 'hold' } };
+const catchUp = {
+  engine: 'cron@1',
+  expression: '* * * * *',
+  timezone: 'UTC',
+  missed: { policy: 'catch_up', bound: 5, overflow: 'hold' },
+};
 
 export function scheduleApiSuite(kind: StoreKind): void {
   describe(`SC-5 OP-1 schedule HTTP API (${kind})`, () => {
@@ -17,20 +22,50 @@ export function scheduleApiSuite(kind: StoreKind): void {
       await new ScheduleMaterializer({ store: t.infra.store, sql: t.sql, signal: t.infra.signal, clock }).runOnce();
       await t.catchUp();
     };
-    const operatorRow = async (triggerId: string) => (await t.request({ method: 'GET', url: `/v1/operator/triggers/${triggerId}`, token: await t.token({ scope: 'operator:read' }) })).body;
+    const operatorRow = async (triggerId: string) =>
+      (
+        await t.request({
+          method: 'GET',
+          url: `/v1/operator/triggers/${triggerId}`,
+          token: await t.token({ scope: 'operator:read' }),
+        })
+      ).body;
     const decide = (triggerId: string, action: 'release' | 'dismiss', scope = 'operator:recover') =>
-      t.token({ scope }).then((token) => t.request({ method: 'POST', url: `/v1/operator/triggers/${triggerId}/schedule/${action}`, token, key: newKey(), body: { reason: 'ops decided' } }));
+      t.token({ scope }).then((token) =>
+        t.request({
+          method: 'POST',
+          url: `/v1/operator/triggers/${triggerId}/schedule/${action}`,
+          token,
+          key: newKey(),
+          body: { reason: 'ops decided' },
+        }),
+      );
 
     beforeAll(async () => {
       t = await startTestApp(kind, { autostart: false });
-      expect((await t.request({ method: 'PUT', url: `/v1/missions/${MISSION}`, key: newKey(), body: { state: 'active', grants: GRANTS } })).status).toBe(200);
+      expect(
+        (
+          await t.request({
+            method: 'PUT',
+            url: `/v1/missions/${MISSION}`,
+            key: newKey(),
+            body: { state: 'active', grants: GRANTS },
+          })
+        ).status,
+      ).toBe(200);
     });
     afterAll(async () => {
       await t?.close();
     });
 
     it('SC-5 a held range shows on the operator row, does not stop later instants, and is released (≤ bound each) or dismissed', async () => {
-      await reviseSchedule(t.infra.store, { tenant: TENANT, triggerId: 'held', missionId: MISSION, activatedAt: at('00:00:30'), schedule: catchUp });
+      await reviseSchedule(t.infra.store, {
+        tenant: TENANT,
+        triggerId: 'held',
+        missionId: MISSION,
+        activatedAt: at('00:00:30'),
+        schedule: catchUp,
+      });
       await t.catchUp();
       await tick(minute(1));
       await tick(at('00:52:30'));
@@ -38,18 +73,38 @@ export function scheduleApiSuite(kind: StoreKind): void {
       expect(await firedOf(t.sql, TENANT, 'held')).toEqual([...minutes(1, 6), minute(52), minute(53)]);
       const held = await operatorRow('held');
       expect(held).toMatchObject({
-        health: 'held', nextFireAt: minute(54), tzdataDrift: false,
-        recovery: [{ action: 'release', method: 'POST', href: '/v1/operator/triggers/held/schedule/release' }, { action: 'dismiss', method: 'POST', href: '/v1/operator/triggers/held/schedule/dismiss' }],
-        schedule: { engine: 'cron@1', boundary: minute(53), skipped: [], held: [{ from: minute(7), to: minute(51), count: 45 }] },
+        health: 'held',
+        nextFireAt: minute(54),
+        tzdataDrift: false,
+        recovery: [
+          { action: 'release', method: 'POST', href: '/v1/operator/triggers/held/schedule/release' },
+          { action: 'dismiss', method: 'POST', href: '/v1/operator/triggers/held/schedule/dismiss' },
+        ],
+        schedule: {
+          engine: 'cron@1',
+          boundary: minute(53),
+          skipped: [],
+          held: [{ from: minute(7), to: minute(51), count: 45 }],
+        },
       });
 
       expect((await decide('held', 'release', 'operator:read')).status).toBe(403);
       const first = await decide('held', 'release');
       expect(first.status).toBe(200);
-      expect(first.body).toMatchObject({ action: 'release', released: minutes(7, 11), held: [{ from: minute(12), to: minute(51), count: 40 }], position: expect.any(Number) });
+      expect(first.body).toMatchObject({
+        action: 'release',
+        released: minutes(7, 11),
+        held: [{ from: minute(12), to: minute(51), count: 40 }],
+        position: expect.any(Number),
+      });
       expect((await decide('held', 'release')).body.released).toEqual(minutes(12, 16));
       const dismissed = await decide('held', 'dismiss');
-      expect(dismissed.body).toMatchObject({ action: 'dismiss', released: [], dismissed: [{ from: minute(17), to: minute(51), count: 35 }], held: [] });
+      expect(dismissed.body).toMatchObject({
+        action: 'dismiss',
+        released: [],
+        dismissed: [{ from: minute(17), to: minute(51), count: 35 }],
+        held: [],
+      });
       for (const action of ['release', 'dismiss'] as const) {
         const none = await decide('held', action);
         expect(none.status).toBe(409);
@@ -58,7 +113,11 @@ export function scheduleApiSuite(kind: StoreKind): void {
       expect(await firedOf(t.sql, TENANT, 'held')).toEqual([...minutes(1, 16), minute(52), minute(53)]);
 
       await t.catchUp();
-      expect(await operatorRow('held')).toMatchObject({ health: 'ok', recovery: [], schedule: { held: [], skipped: [{ from: minute(17), to: minute(51), count: 35, cause: 'dismissed' }] } });
+      expect(await operatorRow('held')).toMatchObject({
+        health: 'ok',
+        recovery: [],
+        schedule: { held: [], skipped: [{ from: minute(17), to: minute(51), count: 35, cause: 'dismissed' }] },
+      });
       // SC-4: delayed and released fires keep their intended instant; fired_at comes at admission, never before it
       await t.app.get(AdmissionProcessor).subscription.catchUp();
       const { rows } = await t.sql.query<{ scheduled: string; fired: string }>(
@@ -69,29 +128,66 @@ export function scheduleApiSuite(kind: StoreKind): void {
     });
 
     it('SC-7 the operator row shows drift when the pinned tz data is not the running one', async () => {
-      await reviseSchedule(t.infra.store, { tenant: TENANT, triggerId: 'old-tz', missionId: MISSION, activatedAt: at('00:00:30'), schedule: catchUp, tzdataVersion: '2019a' });
+      await reviseSchedule(t.infra.store, {
+        tenant: TENANT,
+        triggerId: 'old-tz',
+        missionId: MISSION,
+        activatedAt: at('00:00:30'),
+        schedule: catchUp,
+        tzdataVersion: '2019a',
+      });
       await t.catchUp();
       expect(await operatorRow('old-tz')).toMatchObject({ tzdataDrift: true, schedule: { tzdataVersion: '2019a' } });
-      const list = (await t.request({ method: 'GET', url: '/v1/operator/triggers', token: await t.token({ scope: 'operator:read' }) })).body.items;
-      expect(list.find((row: { triggerId: string }) => row.triggerId === 'old-tz')).toMatchObject({ tzdataDrift: true, nextFireAt: expect.any(String) });
+      const list = (
+        await t.request({
+          method: 'GET',
+          url: '/v1/operator/triggers',
+          token: await t.token({ scope: 'operator:read' }),
+        })
+      ).body.items;
+      expect(list.find((row: { triggerId: string }) => row.triggerId === 'old-tz')).toMatchObject({
+        tzdataDrift: true,
+        nextFireAt: expect.any(String),
+      });
     });
 
     it('CP-1 SC-1 a schedule Trigger is accepted over HTTP and pins the running tz data', async () => {
-      const body = { expectedRevision: 0, missionId: MISSION, type: 'schedule', schedule: { engine: 'cron@1', expression: '30 2 * * *', timezone: 'Europe/Berlin' } };
+      const body = {
+        expectedRevision: 0,
+        missionId: MISSION,
+        type: 'schedule',
+        schedule: { engine: 'cron@1', expression: '30 2 * * *', timezone: 'Europe/Berlin' },
+      };
       expect((await t.request({ method: 'PUT', url: '/v1/triggers/nightly', key: newKey(), body })).status).toBe(200);
-      expect((await t.request({ method: 'GET', url: '/v1/triggers/nightly' })).body).toMatchObject({ type: 'schedule', pins: { tzdataVersion: process.versions.tz } });
-      expect((await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities).toContain('wf.scheduled-initiation');
-      const bad = await t.request({ method: 'PUT', url: '/v1/triggers/bad', key: newKey(), body: { ...body, schedule: { ...body.schedule, expression: '61 * * * *' } } });
+      expect((await t.request({ method: 'GET', url: '/v1/triggers/nightly' })).body).toMatchObject({
+        type: 'schedule',
+        pins: { tzdataVersion: process.versions.tz },
+      });
+      expect((await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities).toContain(
+        'wf.scheduled-initiation',
+      );
+      const bad = await t.request({
+        method: 'PUT',
+        url: '/v1/triggers/bad',
+        key: newKey(),
+        body: { ...body, schedule: { ...body.schedule, expression: '61 * * * *' } },
+      });
       expect(bad.status).toBe(422);
       expect(bad.body).toMatchObject({ code: 'invalid_definition', errors: [{ pointer: '/schedule/expression' }] });
     });
 
     describe('SC-2 previews', () => {
       const previewAs = (body: unknown, headers: Record<string, string> = {}) =>
-        t.token({ scope: 'operator:read' }).then((token) => t.request({ method: 'POST', url: '/v1/schedules/preview', token, body, headers }));
+        t
+          .token({ scope: 'operator:read' })
+          .then((token) => t.request({ method: 'POST', url: '/v1/schedules/preview', token, body, headers }));
 
       it('POST /v1/schedules/preview computes instants with local time and DST notes, without an Idempotency-Key', async () => {
-        const response = await previewAs({ schedule: { engine: 'cron@1', expression: '30 2 * * *', timezone: 'Europe/Berlin' }, after: '2026-03-28T00:00:00Z', count: 2 });
+        const response = await previewAs({
+          schedule: { engine: 'cron@1', expression: '30 2 * * *', timezone: 'Europe/Berlin' },
+          after: '2026-03-28T00:00:00Z',
+          count: 2,
+        });
         expect(response.status).toBe(200);
         expect(response.body).toEqual({
           instants: [
@@ -104,22 +200,46 @@ export function scheduleApiSuite(kind: StoreKind): void {
       });
 
       it('answers 422 invalid_definition with pointers into the body, and 400 for a malformed window', async () => {
-        const invalid = await previewAs({ schedule: { engine: 'cron@1', expression: '* * *', timezone: 'Mars/Olympus' } });
+        const invalid = await previewAs({
+          schedule: { engine: 'cron@1', expression: '* * *', timezone: 'Mars/Olympus' },
+        });
         expect(invalid.status).toBe(422);
         expect(invalid.body.code).toBe('invalid_definition');
-        expect(invalid.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/schedule/expression', '/schedule/timezone']);
-        expect((await previewAs({ after: '2026-01-01T00:00:00Z' })).body).toMatchObject({ status: 422, errors: [{ pointer: '/schedule' }] });
-        const window = await previewAs({ schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' }, after: 'yesterday', count: 0 });
+        expect(invalid.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
+          '/schedule/expression',
+          '/schedule/timezone',
+        ]);
+        expect((await previewAs({ after: '2026-01-01T00:00:00Z' })).body).toMatchObject({
+          status: 422,
+          errors: [{ pointer: '/schedule' }],
+        });
+        const window = await previewAs({
+          schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' },
+          after: 'yesterday',
+          count: 0,
+        });
         expect(window.status).toBe(400);
         expect(window.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/after', '/count']);
       });
 
       it('GET /v1/triggers/{id}/schedule/instants previews the stored revision', async () => {
-        const response = await t.request({ method: 'GET', url: '/v1/triggers/nightly/schedule/instants?after=2026-10-24T00:00:00Z&count=2' });
+        const response = await t.request({
+          method: 'GET',
+          url: '/v1/triggers/nightly/schedule/instants?after=2026-10-24T00:00:00Z&count=2',
+        });
         expect(response.status).toBe(200);
-        expect(response.body).toMatchObject({ engine: 'cron@1', tzdataDrift: false, instants: [{ scheduledAt: '2026-10-24T00:30:00.000Z' }, { scheduledAt: '2026-10-25T00:30:00.000Z', local: '2026-10-25T02:30:00+02:00', note: 'repeated_earlier' }] });
+        expect(response.body).toMatchObject({
+          engine: 'cron@1',
+          tzdataDrift: false,
+          instants: [
+            { scheduledAt: '2026-10-24T00:30:00.000Z' },
+            { scheduledAt: '2026-10-25T00:30:00.000Z', local: '2026-10-25T02:30:00+02:00', note: 'repeated_earlier' },
+          ],
+        });
         expect((await t.request({ method: 'GET', url: '/v1/triggers/never/schedule/instants' })).status).toBe(404);
-        expect((await t.request({ method: 'GET', url: '/v1/triggers/nightly/schedule/instants?count=5000' })).status).toBe(400);
+        expect(
+          (await t.request({ method: 'GET', url: '/v1/triggers/nightly/schedule/instants?count=5000' })).status,
+        ).toBe(400);
       });
     });
   });

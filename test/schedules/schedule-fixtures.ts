@@ -8,10 +8,19 @@ import { triggerDecider } from '../../src/domain/trigger/trigger.js';
 
 /** 2020-01-01 UTC: far enough in the past that admission (real database clock) is never before an instant (SC-4). */
 export const at = (hhmmss: string): string => `2020-01-01T${hhmmss}.000Z`;
-export const minute = (m: number): string => at(`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}:00`);
-export const minutes = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => minute(from + i));
+export const minute = (m: number): string =>
+  at(`${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}:00`);
+export const minutes = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => minute(from + i));
 
-export const GRANTS = { maxExecutionsPerHour: 100_000, maxConcurrent: 100, resourceScopes: ['repo:acme/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+export const GRANTS = {
+  maxExecutionsPerHour: 100_000,
+  maxConcurrent: 100,
+  resourceScopes: ['repo:acme/*'],
+  classification: 'internal',
+  acceptLowerTrust: false,
+  maxCausalDepth: 4,
+};
 
 export interface ScheduleSpec {
   tenant: string;
@@ -30,14 +39,31 @@ export interface ScheduleSpec {
  * would stamp the real database time; SC-5 runs need activations in a simulated past.
  */
 export async function reviseSchedule(store: EventStore, spec: ScheduleSpec): Promise<number> {
-  const { tenant, triggerId, missionId, activatedAt, schedule, enabled = true, tzdataVersion = process.versions.tz ?? 'unknown', extra = {} } = spec;
+  const {
+    tenant,
+    triggerId,
+    missionId,
+    activatedAt,
+    schedule,
+    enabled = true,
+    tzdataVersion = process.versions.tz ?? 'unknown',
+    extra = {},
+  } = spec;
   const handled = await handleCommand(
     store,
     triggerStream(tenant, triggerId),
     triggerDecider,
     {
-      type: 'ReviseTrigger', tenant, triggerId, definition: { missionId, type: 'schedule', enabled, schedule, ...extra }, reason: 'test', actor: 'svc-test', at: activatedAt,
-      mission: await currentMission(store, tenant, missionId), capabilities: CLAIMED_CAPABILITIES, pins: { tzdataVersion },
+      type: 'ReviseTrigger',
+      tenant,
+      triggerId,
+      definition: { missionId, type: 'schedule', enabled, schedule, ...extra },
+      reason: 'test',
+      actor: 'svc-test',
+      at: activatedAt,
+      mission: await currentMission(store, tenant, missionId),
+      capabilities: CLAIMED_CAPABILITIES,
+      pins: { tzdataVersion },
     },
     { tenant, actor: 'svc-test', correlationId: `c-${triggerId}` },
   );

@@ -2,12 +2,23 @@ import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/a
 
 const mission = (overrides: Record<string, unknown> = {}) => ({
   state: 'active',
-  grants: { maxExecutionsPerHour: 60, maxConcurrent: 2, resourceScopes: ['repo:acme/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 },
+  grants: {
+    maxExecutionsPerHour: 60,
+    maxConcurrent: 2,
+    resourceScopes: ['repo:acme/*'],
+    classification: 'internal',
+    acceptLowerTrust: false,
+    maxCausalDepth: 4,
+  },
   reason: 'test',
   ...overrides,
 });
 
-const expectProblem = (response: { status: number; headers: Record<string, unknown>; body: any }, status: number, code: string) => {
+const expectProblem = (
+  response: { status: number; headers: Record<string, unknown>; body: any },
+  status: number,
+  code: string,
+) => {
   expect(response.status).toBe(status);
   expect(String(response.headers['content-type'])).toContain('application/problem+json');
   expect(response.body).toMatchObject({ status, code, title: expect.any(String), type: expect.any(String) });
@@ -27,7 +38,16 @@ export function apiSecuritySuite(kind: StoreKind): void {
     describe('SEC-1 authentication', () => {
       it('answers 401 UNAUTHENTICATED without a token, with a malformed one, and with a rejected one', async () => {
         expectProblem(await t.request({ method: 'GET', url: '/v1/missions/m-1', token: null }), 401, 'UNAUTHENTICATED');
-        expectProblem(await t.request({ method: 'GET', url: '/v1/missions/m-1', token: null, headers: { authorization: 'Basic abc' } }), 401, 'UNAUTHENTICATED');
+        expectProblem(
+          await t.request({
+            method: 'GET',
+            url: '/v1/missions/m-1',
+            token: null,
+            headers: { authorization: 'Basic abc' },
+          }),
+          401,
+          'UNAUTHENTICATED',
+        );
         const expired = await t.token({ now: Math.floor(Date.now() / 1000) - 1000 });
         const response = await t.request({ method: 'GET', url: '/v1/missions/m-1', token: expired });
         expectProblem(response, 401, 'UNAUTHENTICATED');
@@ -45,7 +65,13 @@ export function apiSecuritySuite(kind: StoreKind): void {
     describe('SEC-2 scopes and tenants', () => {
       it('answers 403 INSUFFICIENT_SCOPE when the token lacks the route scope', async () => {
         const token = await t.token({ scope: 'operator:read' });
-        const response = await t.request({ method: 'PUT', url: '/v1/missions/m-scope', token, key: newKey(), body: mission() });
+        const response = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-scope',
+          token,
+          key: newKey(),
+          body: mission(),
+        });
         expectProblem(response, 403, 'INSUFFICIENT_SCOPE');
         expect((await t.request({ method: 'GET', url: '/v1/missions/m-scope', token })).status).toBe(404);
       });
@@ -53,24 +79,51 @@ export function apiSecuritySuite(kind: StoreKind): void {
       it("hides another tenant's resource behind a 404 identical to a missing one, and never lets it be changed", async () => {
         const a = await t.token({ tenant: 'tenant-a' });
         const b = await t.token({ tenant: 'tenant-b' });
-        expect((await t.request({ method: 'PUT', url: '/v1/missions/shared-id', token: a, key: newKey(), body: mission() })).status).toBe(200);
+        expect(
+          (await t.request({ method: 'PUT', url: '/v1/missions/shared-id', token: a, key: newKey(), body: mission() }))
+            .status,
+        ).toBe(200);
         const foreign = await t.request({ method: 'GET', url: '/v1/missions/shared-id', token: b });
         const missing = await t.request({ method: 'GET', url: '/v1/missions/never-created', token: b });
         expectProblem(foreign, 404, 'not_found');
         expect(foreign.body).toEqual(missing.body);
         // tenant-b's write lands in tenant-b's own namespace
-        const written = await t.request({ method: 'PUT', url: '/v1/missions/shared-id', token: b, key: newKey(), body: mission({ state: 'paused' }) });
+        const written = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/shared-id',
+          token: b,
+          key: newKey(),
+          body: mission({ state: 'paused' }),
+        });
         expect(written.body.revision).toBe(1);
-        expect((await t.request({ method: 'GET', url: '/v1/missions/shared-id', token: a })).body).toMatchObject({ state: 'active', revision: 1 });
-        expect((await t.request({ method: 'GET', url: '/v1/missions/shared-id', token: b })).body).toMatchObject({ state: 'paused', revision: 1 });
+        expect((await t.request({ method: 'GET', url: '/v1/missions/shared-id', token: a })).body).toMatchObject({
+          state: 'active',
+          revision: 1,
+        });
+        expect((await t.request({ method: 'GET', url: '/v1/missions/shared-id', token: b })).body).toMatchObject({
+          state: 'paused',
+          revision: 1,
+        });
       });
     });
 
     describe('SEC-3 idempotency keys', () => {
       it('requires a key on commands and validates it', async () => {
-        expectProblem(await t.request({ method: 'PUT', url: '/v1/missions/m-k', body: mission() }), 400, 'idempotency_key_required');
-        expectProblem(await t.request({ method: 'PUT', url: '/v1/missions/m-k', body: mission(), key: 'has space' }), 400, 'idempotency_key_invalid');
-        expectProblem(await t.request({ method: 'PUT', url: '/v1/missions/m-k', body: mission(), key: 'x'.repeat(256) }), 400, 'idempotency_key_invalid');
+        expectProblem(
+          await t.request({ method: 'PUT', url: '/v1/missions/m-k', body: mission() }),
+          400,
+          'idempotency_key_required',
+        );
+        expectProblem(
+          await t.request({ method: 'PUT', url: '/v1/missions/m-k', body: mission(), key: 'has space' }),
+          400,
+          'idempotency_key_invalid',
+        );
+        expectProblem(
+          await t.request({ method: 'PUT', url: '/v1/missions/m-k', body: mission(), key: 'x'.repeat(256) }),
+          400,
+          'idempotency_key_invalid',
+        );
       });
 
       it('replays the original answer without executing again', async () => {
@@ -83,26 +136,55 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expect(again.body).toEqual(first.body);
         expect(again.headers['idempotency-replayed']).toBe('true');
         // a second execution would have produced revision 2 (the mission was revised unconditionally)
-        const changed = await t.request({ method: 'PUT', url: '/v1/missions/m-replay', body: mission({ state: 'paused' }), key: newKey() });
+        const changed = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-replay',
+          body: mission({ state: 'paused' }),
+          key: newKey(),
+        });
         expect(changed.body.revision).toBe(2);
       });
 
       it('answers 409 idempotency_key_conflict for another body or another resource, before disclosing anything', async () => {
         const key = newKey();
         await t.request({ method: 'PUT', url: '/v1/missions/m-c1', body: mission(), key });
-        expectProblem(await t.request({ method: 'PUT', url: '/v1/missions/m-c1', body: mission({ reason: 'different' }), key }), 409, 'idempotency_key_conflict');
+        expectProblem(
+          await t.request({ method: 'PUT', url: '/v1/missions/m-c1', body: mission({ reason: 'different' }), key }),
+          409,
+          'idempotency_key_conflict',
+        );
         const otherResource = await t.request({ method: 'PUT', url: '/v1/missions/m-c2', body: mission(), key });
         expectProblem(otherResource, 409, 'idempotency_key_conflict');
         expect(JSON.stringify(otherResource.body)).not.toContain('m-c1');
-        const otherSubject = await t.request({ method: 'PUT', url: '/v1/missions/m-c1', body: mission(), key, token: await t.token({ subject: 'another-service' }) });
+        const otherSubject = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-c1',
+          body: mission(),
+          key,
+          token: await t.token({ subject: 'another-service' }),
+        });
         expectProblem(otherSubject, 409, 'idempotency_key_conflict');
         expect((await t.request({ method: 'GET', url: '/v1/missions/m-c2' })).status).toBe(404);
       });
 
       it('stores nothing for a request rejected by validation, so the corrected request can reuse the key', async () => {
         const key = newKey();
-        expectProblem(await t.request({ method: 'PUT', url: '/v1/missions/m-fix', body: { ...mission(), expectedRevision: 'one' }, key }), 400, 'BAD_REQUEST');
-        const invalid = await t.request({ method: 'PUT', url: '/v1/missions/m-fix', body: mission({ grants: { maxConcurrent: -1 } }), key });
+        expectProblem(
+          await t.request({
+            method: 'PUT',
+            url: '/v1/missions/m-fix',
+            body: { ...mission(), expectedRevision: 'one' },
+            key,
+          }),
+          400,
+          'BAD_REQUEST',
+        );
+        const invalid = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-fix',
+          body: mission({ grants: { maxConcurrent: -1 } }),
+          key,
+        });
         expectProblem(invalid, 422, 'invalid_definition');
         expect(invalid.body.errors.length).toBeGreaterThan(0);
         const fixed = await t.request({ method: 'PUT', url: '/v1/missions/m-fix', body: mission(), key });
@@ -111,8 +193,20 @@ export function apiSecuritySuite(kind: StoreKind): void {
 
       it('keeps keys per tenant: two tenants using one key never see each other', async () => {
         const key = newKey();
-        const a = await t.request({ method: 'PUT', url: '/v1/missions/m-tk', body: mission(), key, token: await t.token({ tenant: 'ta' }) });
-        const b = await t.request({ method: 'PUT', url: '/v1/missions/m-tk', body: mission({ state: 'paused' }), key, token: await t.token({ tenant: 'tb' }) });
+        const a = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-tk',
+          body: mission(),
+          key,
+          token: await t.token({ tenant: 'ta' }),
+        });
+        const b = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-tk',
+          body: mission({ state: 'paused' }),
+          key,
+          token: await t.token({ tenant: 'tb' }),
+        });
         expect(a.status).toBe(200);
         expect(b.status).toBe(200);
         expect(b.headers['idempotency-replayed']).toBeUndefined();
@@ -120,7 +214,11 @@ export function apiSecuritySuite(kind: StoreKind): void {
 
       it('executes 20 concurrent first uses of one key once', async () => {
         const key = newKey();
-        const responses = await Promise.all(Array.from({ length: 20 }, () => t.request({ method: 'PUT', url: '/v1/missions/m-race', body: mission(), key })));
+        const responses = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            t.request({ method: 'PUT', url: '/v1/missions/m-race', body: mission(), key }),
+          ),
+        );
         const ok = responses.filter((r) => r.status === 200);
         expect(ok.length).toBeGreaterThanOrEqual(1);
         responses.filter((r) => r.status !== 200).forEach((r) => expectProblem(r, 409, 'idempotency_key_in_flight'));
@@ -131,8 +229,16 @@ export function apiSecuritySuite(kind: StoreKind): void {
 
     describe('SEC-4 problem details', () => {
       it('answers 400 for a body that is not JSON or not an object', async () => {
-        expectProblem(await t.request({ method: 'PUT', url: '/v1/missions/m-bad', body: '{not json', key: newKey() }), 400, 'BAD_REQUEST');
-        expectProblem(await t.request({ method: 'PUT', url: '/v1/missions/m-bad', body: '[1,2]', key: newKey() }), 400, 'BAD_REQUEST');
+        expectProblem(
+          await t.request({ method: 'PUT', url: '/v1/missions/m-bad', body: '{not json', key: newKey() }),
+          400,
+          'BAD_REQUEST',
+        );
+        expectProblem(
+          await t.request({ method: 'PUT', url: '/v1/missions/m-bad', body: '[1,2]', key: newKey() }),
+          400,
+          'BAD_REQUEST',
+        );
       });
 
       it('answers 404 not_found for unknown routes', async () => {
@@ -146,12 +252,24 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expect(put['x-required-scope']).toBe('missions:write');
         expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['401', '403', '409', '422', '503']));
         expect(put.responses['422'].description).toContain('invalid_definition');
-        expect(doc.body.paths['/v1/triggers/{triggerId}/occurrences'].post['x-required-scope']).toBe('occurrences:write');
+        expect(doc.body.paths['/v1/triggers/{triggerId}/occurrences'].post['x-required-scope']).toBe(
+          'occurrences:write',
+        );
       });
 
       it('answers 409 revision_conflict with the current revision', async () => {
-        await t.request({ method: 'PUT', url: '/v1/missions/m-rev', body: mission({ expectedRevision: 0 }), key: newKey() });
-        const stale = await t.request({ method: 'PUT', url: '/v1/missions/m-rev', body: mission({ expectedRevision: 0, state: 'paused' }), key: newKey() });
+        await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-rev',
+          body: mission({ expectedRevision: 0 }),
+          key: newKey(),
+        });
+        const stale = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-rev',
+          body: mission({ expectedRevision: 0, state: 'paused' }),
+          key: newKey(),
+        });
         expectProblem(stale, 409, 'revision_conflict');
         expect(stale.body.currentRevision).toBe(1);
       });

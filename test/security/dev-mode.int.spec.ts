@@ -11,7 +11,11 @@ import { allMigrations } from '../../src/app.module.js';
 import type { AddressInfo } from 'node:net';
 
 const cli = (args: string[], env: Record<string, string>) =>
-  execFileSync(process.execPath, ['bin/reveille.js', ...args], { env: { ...process.env, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(process.execPath, ['bin/reveille.js', ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 
 describe('SEC-5 development mode', () => {
   beforeAll(() => ensureBuilt(), 180_000);
@@ -32,10 +36,22 @@ describe('SEC-5 development mode', () => {
       const put = await fetch(`${base}/v1/missions/m-dev`, {
         method: 'PUT',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'dev-1' },
-        body: JSON.stringify({ state: 'active', grants: { maxExecutionsPerHour: 1, maxConcurrent: 1, resourceScopes: [], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 1 } }),
+        body: JSON.stringify({
+          state: 'active',
+          grants: {
+            maxExecutionsPerHour: 1,
+            maxConcurrent: 1,
+            resourceScopes: [],
+            classification: 'internal',
+            acceptLowerTrust: false,
+            maxCausalDepth: 1,
+          },
+        }),
       });
       expect(put.status).toBe(200);
-      const jwks = (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: Array<Record<string, unknown>> };
+      const jwks = (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as {
+        keys: Array<Record<string, unknown>>;
+      };
       expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256' });
       expect(jwks.keys[0].d).toBeUndefined(); // never the private half
     } finally {

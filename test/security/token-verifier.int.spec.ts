@@ -15,17 +15,29 @@ describe('SEC-1 bearer token verification', () => {
     verifier = TokenVerifier.fromJwks(issuer.jwks, issuer.issuer, issuer.audience);
   });
 
-  const rejects = (token: Promise<string> | string) => expect(Promise.resolve(token).then((t) => verifier.verify(t))).rejects.toBeInstanceOf(TokenRejected);
+  const rejects = (token: Promise<string> | string) =>
+    expect(Promise.resolve(token).then((t) => verifier.verify(t))).rejects.toBeInstanceOf(TokenRejected);
 
   it('accepts a valid RS256 token and reads tenant, subject and scopes', async () => {
-    const principal = await verifier.verify(await issuer.token({ tenant: 'acme', subject: 'svc-1', scope: 'missions:write operator:read' }));
+    const principal = await verifier.verify(
+      await issuer.token({ tenant: 'acme', subject: 'svc-1', scope: 'missions:write operator:read' }),
+    );
     expect(principal.tenant).toBe('acme');
     expect(principal.subject).toBe('svc-1');
     expect([...principal.scopes].sort()).toEqual(['missions:write', 'operator:read']);
   });
 
   it('rejects alg none', async () => {
-    const claims = { iss: issuer.issuer, aud: issuer.audience, sub: 's', tenant: 't', iat: now(), nbf: now(), exp: now() + 60, jti: randomUUID() };
+    const claims = {
+      iss: issuer.issuer,
+      aud: issuer.audience,
+      sub: 's',
+      tenant: 't',
+      iat: now(),
+      nbf: now(),
+      exp: now() + 60,
+      jti: randomUUID(),
+    };
     await rejects(`${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims)}.`);
   });
 
@@ -33,11 +45,29 @@ describe('SEC-1 bearer token verification', () => {
     const { publicKey } = await generateKeyPair('RS256', { extractable: true });
     const pem = await exportSPKI(publicKey);
     const header = b64url({ alg: 'HS256', typ: 'JWT', kid: issuer.kid });
-    const body = b64url({ iss: issuer.issuer, aud: issuer.audience, sub: 's', tenant: 't', iat: now(), nbf: now(), exp: now() + 60, jti: randomUUID() });
+    const body = b64url({
+      iss: issuer.issuer,
+      aud: issuer.audience,
+      sub: 's',
+      tenant: 't',
+      iat: now(),
+      nbf: now(),
+      exp: now() + 60,
+      jti: randomUUID(),
+    });
     const signature = createHmac('sha256', pem).update(`${header}.${body}`).digest('base64url');
     await rejects(`${header}.${body}.${signature}`);
     const jwkSecret = Buffer.from(JSON.stringify(issuer.jwks.keys[0]));
-    await rejects(new SignJWT({ tenant: 't', jti: randomUUID(), sub: 's' }).setProtectedHeader({ alg: 'HS256', kid: issuer.kid }).setIssuer(issuer.issuer).setAudience(issuer.audience).setIssuedAt().setNotBefore(now()).setExpirationTime(now() + 60).sign(jwkSecret));
+    await rejects(
+      new SignJWT({ tenant: 't', jti: randomUUID(), sub: 's' })
+        .setProtectedHeader({ alg: 'HS256', kid: issuer.kid })
+        .setIssuer(issuer.issuer)
+        .setAudience(issuer.audience)
+        .setIssuedAt()
+        .setNotBefore(now())
+        .setExpirationTime(now() + 60)
+        .sign(jwkSecret),
+    );
   });
 
   it('rejects an unknown kid', async () => {
@@ -102,7 +132,9 @@ describe('SEC-1 bearer token verification', () => {
       const remote = TokenVerifier.fromJwksUrl(url, issuer.issuer, issuer.audience, { cooldownMs: 0 });
       await expect(remote.verify(await issuer.token())).resolves.toMatchObject({ tenant: 'tenant-a' });
       served = { keys: [...issuer.jwks.keys, ...rotated.jwks.keys] };
-      await expect(remote.verify(await rotated.token({ claims: { iss: issuer.issuer } }))).resolves.toMatchObject({ tenant: 'tenant-a' });
+      await expect(remote.verify(await rotated.token({ claims: { iss: issuer.issuer } }))).resolves.toMatchObject({
+        tenant: 'tenant-a',
+      });
       expect(fetches).toBe(2);
     } finally {
       server.close();

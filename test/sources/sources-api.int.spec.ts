@@ -26,18 +26,46 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
 
   it('creates revision 1 with every default written out, revises it, and reads it back', async () => {
     const s = id();
-    const created = await api.put(s, { expectedRevision: 0, scheme: 'standard-webhooks', schema: { required: ['/type', '/id'] }, reason: 'onboard' });
+    const created = await api.put(s, {
+      expectedRevision: 0,
+      scheme: 'standard-webhooks',
+      schema: { required: ['/type', '/id'] },
+      reason: 'onboard',
+    });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({ sourceId: s, revision: 1, position: expect.any(Number) });
-    const revised = await api.put(s, { expectedRevision: 1, scheme: 'standard-webhooks', toleranceSeconds: 60, correlationPointer: '/metadata/reveille_correlation' });
+    const revised = await api.put(s, {
+      expectedRevision: 1,
+      scheme: 'standard-webhooks',
+      toleranceSeconds: 60,
+      correlationPointer: '/metadata/reveille_correlation',
+    });
     expect(revised.body).toMatchObject({ revision: 2 });
-    expect((await api.put(s, { scheme: 'standard-webhooks', toleranceSeconds: 60, correlationPointer: '/metadata/reveille_correlation' })).body).toMatchObject({ revision: 2 });
+    expect(
+      (
+        await api.put(s, {
+          scheme: 'standard-webhooks',
+          toleranceSeconds: 60,
+          correlationPointer: '/metadata/reveille_correlation',
+        })
+      ).body,
+    ).toMatchObject({ revision: 2 });
     const read = await api.get(s);
     expect(read.status).toBe(200);
     expect(read.body).toEqual({
-      sourceId: s, revision: 2, scheme: 'standard-webhooks', toleranceSeconds: 60, maxBodyBytes: 262_144, rateLimit: { perSecond: 50, burst: 100 },
-      eventTypePointer: '/type', deliveryIdFrom: 'header', correlationPointer: '/metadata/reveille_correlation', schema: { required: [] }, format: 'json',
-      keys: [], updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      sourceId: s,
+      revision: 2,
+      scheme: 'standard-webhooks',
+      toleranceSeconds: 60,
+      maxBodyBytes: 262_144,
+      rateLimit: { perSecond: 50, burst: 100 },
+      eventTypePointer: '/type',
+      deliveryIdFrom: 'header',
+      correlationPointer: '/metadata/reveille_correlation',
+      schema: { required: [] },
+      format: 'json',
+      keys: [],
+      updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
   });
 
@@ -52,22 +80,40 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
   });
 
   it('422 invalid_definition lists every bad member with its pointer; the scheme cannot change', async () => {
-    const bad = await api.put(id(), { scheme: 'hmac', toleranceSeconds: 0, rateLimit: { perSecond: 'fast' }, schema: { required: ['type'] } });
+    const bad = await api.put(id(), {
+      scheme: 'hmac',
+      toleranceSeconds: 0,
+      rateLimit: { perSecond: 'fast' },
+      schema: { required: ['type'] },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.code).toBe('invalid_definition');
-    expect(bad.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual(['/rateLimit/perSecond', '/schema/required/0', '/scheme', '/toleranceSeconds']);
+    expect(bad.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
+      '/rateLimit/perSecond',
+      '/schema/required/0',
+      '/scheme',
+      '/toleranceSeconds',
+    ]);
     const s = id();
     await api.put(s, { scheme: 'standard-webhooks' });
     const changed = await api.put(s, { scheme: 'github-hmac-sha256' });
     expect(changed.status).toBe(422);
-    expect(changed.body.errors).toEqual([{ pointer: '/scheme', message: expect.stringContaining('scheme cannot change') }]);
-    expect((await api.put(id(), { expectedRevision: 'one', scheme: 'unsigned' })).body).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    expect(changed.body.errors).toEqual([
+      { pointer: '/scheme', message: expect.stringContaining('scheme cannot change') },
+    ]);
+    expect((await api.put(id(), { expectedRevision: 'one', scheme: 'unsigned' })).body).toMatchObject({
+      status: 400,
+      code: 'BAD_REQUEST',
+    });
   });
 
   it('SEC-2 writes need sources:write and reads operator:read', async () => {
     const s = id();
     const reader = await t.token({ scope: 'operator:read' });
-    expect((await api.put(s, { scheme: 'unsigned' }, reader)).body).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE' });
+    expect((await api.put(s, { scheme: 'unsigned' }, reader)).body).toMatchObject({
+      status: 403,
+      code: 'INSUFFICIENT_SCOPE',
+    });
     await api.put(s, { scheme: 'standard-webhooks' });
     expect((await api.addKey(s, {}, newKey(), reader)).status).toBe(403);
     expect((await api.get(s, await t.token({ scope: 'sources:write' }))).status).toBe(403);
@@ -80,11 +126,19 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
     const key = newKey();
     const created = await api.addKey(s, {}, key);
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ sourceId: s, keyId: expect.stringMatching(/^key-[0-9a-f]{16}$/), generation: 1, secret: expect.stringMatching(WHSEC), position: expect.any(Number) });
+    expect(created.body).toEqual({
+      sourceId: s,
+      keyId: expect.stringMatching(/^key-[0-9a-f]{16}$/),
+      generation: 1,
+      secret: expect.stringMatching(WHSEC),
+      position: expect.any(Number),
+    });
     const secret: string = created.body.secret;
     expect(Buffer.from(WHSEC.exec(secret)![1]!, 'base64').length).toBeGreaterThanOrEqual(24);
     const read = await api.get(s);
-    expect(read.body.keys).toEqual([{ keyId: created.body.keyId, generation: 1, retired: false, addedAt: expect.any(String), retiredAt: null }]);
+    expect(read.body.keys).toEqual([
+      { keyId: created.body.keyId, generation: 1, retired: false, addedAt: expect.any(String), retiredAt: null },
+    ]);
     expect(JSON.stringify(read.body)).not.toContain(secret);
     const replay = await api.addKey(s, {}, key);
     expect(replay.status).toBe(201);
@@ -94,7 +148,9 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
     expect(texts.some((text) => text.includes(created.body.keyId))).toBe(true);
     expect(texts.filter((text) => text.includes(secret) || text.includes(secret.slice(6)))).toEqual([]);
     // Without REVEILLE_SECRET_KEY the row is plain (development only), and the lookup returns it.
-    const row = await t.sql.query<{ ciphertext: string }>('SELECT ciphertext FROM source_secrets WHERE key_id = $1', [created.body.keyId]);
+    const row = await t.sql.query<{ ciphertext: string }>('SELECT ciphertext FROM source_secrets WHERE key_id = $1', [
+      created.body.keyId,
+    ]);
     expect(row.rows[0]?.ciphertext).toBe(`plain:${secret}`);
     expect((await api.registry().resolve(s))?.keys).toEqual([{ keyId: created.body.keyId, generation: 1, secret }]);
   });
@@ -105,15 +161,28 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
     const short = `whsec_${Buffer.from('sixteen bytes!!!').toString('base64')}`;
     const refused = await api.addKey(sw, { keyId: 'k1', secret: short });
     expect(refused.status).toBe(422);
-    expect(refused.body).toMatchObject({ code: 'invalid_definition', errors: [{ pointer: '/secret', message: expect.stringContaining('24 bytes') }] });
+    expect(refused.body).toMatchObject({
+      code: 'invalid_definition',
+      errors: [{ pointer: '/secret', message: expect.stringContaining('24 bytes') }],
+    });
     expect(JSON.stringify(refused.body)).not.toContain(short.slice(6));
     const given = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
-    expect((await api.addKey(sw, { keyId: 'k1', secret: given })).body).toMatchObject({ keyId: 'k1', generation: 1, secret: given });
+    expect((await api.addKey(sw, { keyId: 'k1', secret: given })).body).toMatchObject({
+      keyId: 'k1',
+      generation: 1,
+      secret: given,
+    });
     const gh = id();
     await api.put(gh, { scheme: 'github-hmac-sha256' });
-    expect((await api.addKey(gh, { secret: 'too-short' })).body).toMatchObject({ status: 422, errors: [{ pointer: '/secret' }] });
+    expect((await api.addKey(gh, { secret: 'too-short' })).body).toMatchObject({
+      status: 422,
+      errors: [{ pointer: '/secret' }],
+    });
     expect((await api.addKey(gh, {})).body.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect((await api.addKey(gh, { secret: 42 })).body).toMatchObject({ status: 400, errors: expect.arrayContaining([{ pointer: '/secret', message: 'secret must be a string' }]) });
+    expect((await api.addKey(gh, { secret: 42 })).body).toMatchObject({
+      status: 400,
+      errors: expect.arrayContaining([{ pointer: '/secret', message: 'secret must be a string' }]),
+    });
   });
 
   it('key ids are never reused; unsigned sources take no keys; an unknown source is 404', async () => {
@@ -125,7 +194,10 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
     await api.put(open, { scheme: 'unsigned' });
     expect((await api.addKey(open, {})).body).toMatchObject({ status: 409, code: 'scheme_has_no_keys' });
     expect((await api.addKey(id(), {})).body).toMatchObject({ status: 404, code: 'not_found' });
-    expect((await api.addKey(s, { keyId: 'bad id' })).body).toMatchObject({ status: 400, errors: [{ pointer: '/keyId' }] });
+    expect((await api.addKey(s, { keyId: 'bad id' })).body).toMatchObject({
+      status: 400,
+      errors: [{ pointer: '/keyId' }],
+    });
   });
 
   it('WH-3 AD-2 retiring a key stops it at once; again is a no-op; an unknown key is 404', async () => {
@@ -136,17 +208,34 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
     expect((await api.registry().resolve(s))?.keys.map((k) => k.keyId)).toEqual(['k1', 'k2']);
     const retired = await api.retire(s, 'k1');
     expect(retired.status).toBe(200);
-    expect(retired.body).toEqual({ sourceId: s, keyId: 'k1', generation: 1, retired: true, position: expect.any(Number) });
+    expect(retired.body).toEqual({
+      sourceId: s,
+      keyId: 'k1',
+      generation: 1,
+      retired: true,
+      position: expect.any(Number),
+    });
     expect(await api.registry().isKeyRetired('tenant-a', s, 'k1')).toBe(true);
     expect(await api.registry().isKeyRetired('tenant-a', s, 'k2')).toBe(false);
     expect(await api.registry().isKeyRetired('tenant-a', s, 'k9')).toBe(true);
-    expect(await api.registry().resolve(s)).toMatchObject({ tenant: 'tenant-a', sourceId: s, revision: 1, keys: [{ keyId: 'k2', generation: 2, secret: k2.secret }] });
-    expect((await t.sql.query('SELECT 1 FROM source_secrets WHERE source_id = $1 AND key_id = $2', [s, 'k1'])).rowCount).toBe(0);
+    expect(await api.registry().resolve(s)).toMatchObject({
+      tenant: 'tenant-a',
+      sourceId: s,
+      revision: 1,
+      keys: [{ keyId: 'k2', generation: 2, secret: k2.secret }],
+    });
+    expect(
+      (await t.sql.query('SELECT 1 FROM source_secrets WHERE source_id = $1 AND key_id = $2', [s, 'k1'])).rowCount,
+    ).toBe(0);
     expect(k1.secret).not.toBe(k2.secret);
     const again = await api.retire(s, 'k1');
     expect(again.body).toEqual({ ...retired.body, position: retired.body.position });
     expect((await api.retire(s, 'k9')).body).toMatchObject({ status: 404, code: 'not_found' });
-    expect((await api.get(s)).body.keys[0]).toMatchObject({ keyId: 'k1', retired: true, retiredAt: expect.any(String) });
+    expect((await api.get(s)).body.keys[0]).toMatchObject({
+      keyId: 'k1',
+      retired: true,
+      retiredAt: expect.any(String),
+    });
     expect((await api.addKey(s, { keyId: 'k3' })).body.generation).toBe(3);
   });
 
@@ -157,7 +246,9 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
     expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
     expect(answers.map((a) => a.body.generation).sort()).toEqual([1, 2, 3, 4]);
     const resolved = await api.registry().resolve(s);
-    expect(new Map(resolved!.keys.map((k) => [k.keyId, [k.generation, k.secret]]))).toEqual(new Map(answers.map((a) => [a.body.keyId, [a.body.generation, a.body.secret]])));
+    expect(new Map(resolved!.keys.map((k) => [k.keyId, [k.generation, k.secret]]))).toEqual(
+      new Map(answers.map((a) => [a.body.keyId, [a.body.generation, a.body.secret]])),
+    );
   });
 
   it('concurrent additions of one key id: one wins and the stored secret is the winner’s', async () => {
@@ -168,7 +259,11 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
       const winners = answers.filter((a) => a.status === 201);
       expect(winners).toHaveLength(1);
       expect(answers.find((a) => a.status !== 201)?.body.code).toMatch(/^key_(exists|in_flight)$/);
-      expect((await api.registry().resolve(s))?.keys[round]).toEqual({ keyId, generation: round + 1, secret: winners[0]!.body.secret });
+      expect((await api.registry().resolve(s))?.keys[round]).toEqual({
+        keyId,
+        generation: round + 1,
+        secret: winners[0]!.body.secret,
+      });
     }
   });
 
@@ -206,7 +301,10 @@ describe('Sources with REVEILLE_SECRET_KEY on postgres (ARCHITECTURE decision 7)
     const api = sourcesApi(t);
     await api.put('sealed', { scheme: 'github-hmac-sha256' });
     const { secret, keyId } = (await api.addKey('sealed', {})).body;
-    const row = await t.sql.query<{ ciphertext: string }>('SELECT ciphertext FROM source_secrets WHERE source_id = $1', ['sealed']);
+    const row = await t.sql.query<{ ciphertext: string }>(
+      'SELECT ciphertext FROM source_secrets WHERE source_id = $1',
+      ['sealed'],
+    );
     expect(row.rows[0]?.ciphertext).toMatch(/^enc:v1:[A-Za-z0-9_-]+$/);
     expect(row.rows[0]?.ciphertext).not.toContain(secret);
     expect((await api.registry().resolve('sealed'))?.keys).toEqual([{ keyId, generation: 1, secret }]);

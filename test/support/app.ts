@@ -25,7 +25,14 @@ export interface TestApp {
   config: ReveilleConfig;
   baseUrl: string;
   /** One HTTP request over loopback through the whole pipeline. */
-  request(options: { method: string; url: string; token?: string | null; body?: unknown; headers?: Record<string, string>; key?: string }): Promise<TestResponse>;
+  request(options: {
+    method: string;
+    url: string;
+    token?: string | null;
+    body?: unknown;
+    headers?: Record<string, string>;
+    key?: string;
+  }): Promise<TestResponse>;
   token(options?: Parameters<TestIssuer['token']>[0]): Promise<string>;
   catchUp(): Promise<void>;
   close(): Promise<void>;
@@ -41,7 +48,10 @@ let keyCounter = 0;
 export const newKey = () => `key-${Date.now()}-${++keyCounter}-${randomBytes(3).toString('hex')}`;
 
 /** The real application over real PostgreSQL (a fresh schema) or embedded PGlite, with a test JWKS. */
-export async function startTestApp(kind: StoreKind, options: { autostart?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  kind: StoreKind,
+  options: { autostart?: boolean; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reveille-test-'));
   const issuer = await TestIssuer.create();
   const jwksFile = join(dataDir, 'jwks.json');
@@ -56,9 +66,16 @@ export async function startTestApp(kind: StoreKind, options: { autostart?: boole
     ...options.env,
   });
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const sql = kind === 'postgres' ? await PgSqlClient.connect({ connectionString: TEST_DATABASE_URL, schema, max: 20 }) : await PgliteSqlClient.open();
+  const sql =
+    kind === 'postgres'
+      ? await PgSqlClient.connect({ connectionString: TEST_DATABASE_URL, schema, max: 20 })
+      : await PgliteSqlClient.open();
   const infra = await openInfrastructure(config, allMigrations(), { sql });
-  const app = await createApp(config, infra, { logger: false, docsUi: false, startSubscriptions: options.autostart !== false });
+  const app = await createApp(config, infra, {
+    logger: false,
+    docsUi: false,
+    startSubscriptions: options.autostart !== false,
+  });
   // Real loopback HTTP: Fastify's inject pulls in an ESM-only dependency jest's require path cannot load.
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
@@ -71,11 +88,16 @@ export async function startTestApp(kind: StoreKind, options: { autostart?: boole
     baseUrl: base,
     token: (o) => issuer.token(o),
     async request({ method, url, token, body, headers = {}, key }) {
-      const auth: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token ?? (await issuer.token())}` };
+      const auth: Record<string, string> =
+        token === null ? {} : { authorization: `Bearer ${token ?? (await issuer.token())}` };
       const idempotency: Record<string, string> = key ? { 'idempotency-key': key } : {};
       const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
       const contentType: Record<string, string> = payload === undefined ? {} : { 'content-type': 'application/json' };
-      const response = await fetch(`${base}${url}`, { method, body: payload, headers: { ...contentType, ...auth, ...idempotency, ...headers } });
+      const response = await fetch(`${base}${url}`, {
+        method,
+        body: payload,
+        headers: { ...contentType, ...auth, ...idempotency, ...headers },
+      });
       const text = await response.text();
       let parsed: unknown = text;
       try {

@@ -9,7 +9,10 @@ import type { SqlClient } from '../../src/projections/sql-client.js';
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A fresh schema per test file, so files can run side by side against one database. */
-export async function freshPostgres(migrations: Migration[], options: { max?: number } = {}): Promise<{ sql: PgSqlClient; schema: string }> {
+export async function freshPostgres(
+  migrations: Migration[],
+  options: { max?: number } = {},
+): Promise<{ sql: PgSqlClient; schema: string }> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const sql = await PgSqlClient.connect({ connectionString: TEST_DATABASE_URL, schema, max: options.max });
   await runMigrations(sql, migrations);

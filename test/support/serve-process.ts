@@ -23,7 +23,11 @@ export interface ServeProcess {
   close(): Promise<void>;
 }
 
-export async function startServe(options: { background: 'on' | 'thread'; scope: string; tenant?: string }): Promise<ServeProcess> {
+export async function startServe(options: {
+  background: 'on' | 'thread';
+  scope: string;
+  tenant?: string;
+}): Promise<ServeProcess> {
   ensureBuilt();
   const { sql, schema } = await freshPostgres(allMigrations(), { max: 2 });
   const dataDir = mkdtempSync(join(tmpdir(), 'reveille-serve-'));
@@ -31,19 +35,38 @@ export async function startServe(options: { background: 'on' | 'thread'; scope: 
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: TEST_DATABASE_URL, REVEILLE_DB_SCHEMA: schema, REVEILLE_DATA_DIR: dataDir, REVEILLE_AUTH: 'dev', REVEILLE_BACKGROUND: options.background, EVENTSTORE_URL: '', PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'test' },
+    env: {
+      ...process.env,
+      DATABASE_URL: TEST_DATABASE_URL,
+      REVEILLE_DB_SCHEMA: schema,
+      REVEILLE_DATA_DIR: dataDir,
+      REVEILLE_AUTH: 'dev',
+      REVEILLE_BACKGROUND: options.background,
+      EVENTSTORE_URL: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'test',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const token = await mintDevToken(await loadOrCreateDevKeys(dataDir), { tenant: options.tenant ?? 'acme', scope: options.scope, subject: 'svc', ttlSeconds: 300, issuer: 'reveille-dev', audience: 'reveille' });
+  const token = await mintDevToken(await loadOrCreateDevKeys(dataDir), {
+    tenant: options.tenant ?? 'acme',
+    scope: options.scope,
+    subject: 'svc',
+    ttlSeconds: 300,
+    issuer: 'reveille-dev',
+    audience: 'reveille',
+  });
   const deadline = Date.now() + 60_000;
   const ready = async () => {
     const response = await fetch(`${baseUrl}/health/ready`);
     return response.ok && ((await response.json()) as { status?: string }).status === 'ok';
   };
   while (!(await ready().catch(() => false))) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the service did not become ready: ${stderr}`);
+    if (Date.now() > deadline || child.exitCode !== null)
+      throw new Error(`the service did not become ready: ${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
@@ -54,7 +77,11 @@ export async function startServe(options: { background: 'on' | 'thread'; scope: 
     async call(method, path, body) {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'idempotency-key': randomUUID(),
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: response.status, body: await response.json() };

@@ -49,7 +49,9 @@ export class AdmissionProcessor {
           else byMission.set(key, [e]);
         }
         await Promise.all(
-          [...byMission.values()].map((observations) => this.commands.execute(new AdmitOccurrencesCommand(observations))),
+          [...byMission.values()].map((observations) =>
+            this.commands.execute(new AdmitOccurrencesCommand(observations)),
+          ),
         );
         // Decisions are idempotent, so losing the checkpoint race to another processor only means reading it again.
         if (!(await advanceCheckpoint(sql.unflushed ?? sql, NAME, from, to))) throw new CheckpointConflict(NAME);

@@ -31,7 +31,8 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
     if (decided.length === 0) setImmediate(() => post({ type: 'decided', occurrenceIds: decided.splice(0) }));
     decided.push(occurrenceId);
   });
-  for (const [name, runner] of app.get(ProjectionRunners).runners) runner.onFolded(() => post({ type: 'folded', projection: name }));
+  for (const [name, runner] of app.get(ProjectionRunners).runners)
+    runner.onFolded(() => post({ type: 'folded', projection: name }));
 
   let reported = '[]';
   const health = setInterval(() => {

@@ -28,7 +28,9 @@ export async function serve(composition: Composition): Promise<void> {
   if (config.background === 'thread') startBackgroundThread(app, composition.workerEntry);
   await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
-  process.stderr.write(`Reveille listening on http://127.0.0.1:${config.port} — events in ${config.eventstoreUrl ? 'EventStoreDB' : store}\n`);
+  process.stderr.write(
+    `Reveille listening on http://127.0.0.1:${config.port} — events in ${config.eventstoreUrl ? 'EventStoreDB' : store}\n`,
+  );
   if (config.auth.mode === 'dev') {
     process.stderr.write(
       `Development auth is on (REVEILLE_AUTH=dev). Get a token with:\n  npx reveille token --tenant acme --scope "${SCOPES.join(' ')}"\n`,
@@ -39,7 +41,12 @@ export async function serve(composition: Composition): Promise<void> {
 /** Registered with the subscriptions, so /health/ready reports it and shutdown stops it. */
 function startBackgroundThread(app: INestApplication, entry: URL): void {
   const runners = app.get(ProjectionRunners);
-  const thread = new BackgroundThread(app.get(AppendSignal), app.get(DecisionNotifier), (name) => runners.runners.get(name)?.notifyFolded(), entry);
+  const thread = new BackgroundThread(
+    app.get(AppendSignal),
+    app.get(DecisionNotifier),
+    (name) => runners.runners.get(name)?.notifyFolded(),
+    entry,
+  );
   app.get(SubscriptionRegistry).start(thread);
 }
 
@@ -56,12 +63,20 @@ export async function migrate(composition: Composition): Promise<void> {
 
 export async function token(options: Options): Promise<void> {
   const config = loadConfig();
-  if (config.auth.mode !== 'dev') throw new UsageError('tokens are minted only in development mode (REVEILLE_AUTH=dev)');
+  if (config.auth.mode !== 'dev')
+    throw new UsageError('tokens are minted only in development mode (REVEILLE_AUTH=dev)');
   const tenant = stringOption(options, 'tenant') ?? 'dev';
   const scope = stringOption(options, 'scope') ?? SCOPES.join(' ');
   const ttl = Number(stringOption(options, 'ttl') ?? 300);
   const keys = await loadOrCreateDevKeys(config.dataDir);
-  const jwt = await mintDevToken(keys, { tenant, scope, subject: stringOption(options, 'subject'), ttlSeconds: ttl, issuer: config.auth.issuer, audience: config.auth.audience });
+  const jwt = await mintDevToken(keys, {
+    tenant,
+    scope,
+    subject: stringOption(options, 'subject'),
+    ttlSeconds: ttl,
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+  });
   process.stdout.write(`${jwt}\n`);
 }
 
@@ -69,15 +84,21 @@ export async function rebuildProjections(options: Options, composition: Composit
   const name = stringOption(options, 'name');
   // A read model that folds in a group is rebuilt with its group.
   const selected = name ? [foldingOf(name)].filter((p) => p !== undefined) : projections;
-  const known = projections.flatMap((p) => [p.name, ...(p.members ?? []).map((m) => m.name).filter((n) => n !== p.name)]);
-  if (name && selected.length === 0) throw new UsageError(`no projection named ${name}; known: ${known.join(', ') || 'none'}`);
+  const known = projections.flatMap((p) => [
+    p.name,
+    ...(p.members ?? []).map((m) => m.name).filter((n) => n !== p.name),
+  ]);
+  if (name && selected.length === 0)
+    throw new UsageError(`no projection named ${name}; known: ${known.join(', ') || 'none'}`);
   const config = loadConfig();
   const infra = await openInfrastructure(config, composition.migrations());
   try {
     const total = await countEvents(infra.store);
     for (const projection of selected) {
       const bar = progress(`rebuild ${projection.name}`, total);
-      await new ProjectionRunner(infra.sql, infra.store, projection, { batchSize: 1000 }).rebuild((done) => bar.update(done));
+      await new ProjectionRunner(infra.sql, infra.store, projection, { batchSize: 1000 }).rebuild((done) =>
+        bar.update(done),
+      );
       bar.stop();
     }
     process.stdout.write(`rebuilt ${selected.length} projection(s) from position 0\n`);
@@ -86,9 +107,15 @@ export async function rebuildProjections(options: Options, composition: Composit
   }
 }
 
-async function countEvents(store: { readAll(o: { after?: number; maxCount?: number }): Promise<{ position: number }[]> }): Promise<number> {
+async function countEvents(store: {
+  readAll(o: { after?: number; maxCount?: number }): Promise<{ position: number }[]>;
+}): Promise<number> {
   let total = 0;
-  for (let page = await store.readAll({ maxCount: 5000 }); page.length > 0; page = await store.readAll({ after: page[page.length - 1]!.position, maxCount: 5000 })) {
+  for (
+    let page = await store.readAll({ maxCount: 5000 });
+    page.length > 0;
+    page = await store.readAll({ after: page[page.length - 1]!.position, maxCount: 5000 })
+  ) {
     total += page.length;
   }
   return total;

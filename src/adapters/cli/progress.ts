@@ -3,7 +3,10 @@ import cliProgress from 'cli-progress';
 /** A progress bar on stderr when it is a terminal, plain periodic lines otherwise (CI logs). */
 export function progress(label: string, total: number): { update(done: number): void; stop(): void } {
   if (process.stderr.isTTY) {
-    const bar = new cliProgress.SingleBar({ format: `${label} [{bar}] {value}/{total} events`, stream: process.stderr }, cliProgress.Presets.shades_classic);
+    const bar = new cliProgress.SingleBar(
+      { format: `${label} [{bar}] {value}/{total} events`, stream: process.stderr },
+      cliProgress.Presets.shades_classic,
+    );
     bar.start(Math.max(total, 1), 0);
     return { update: (done) => bar.update(Math.min(done, total)), stop: () => bar.stop() };
   }

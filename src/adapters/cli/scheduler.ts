@@ -19,10 +19,14 @@ export async function scheduler(options: Options, composition: Composition): Pro
   const claim = stringOption(options, 'claim') ?? 'skip_locked';
   if (claim !== 'skip_locked' && claim !== 'none') throw new UsageError('--claim is "skip_locked" or "none"');
   const batchSize = Number(stringOption(options, 'batch-size') ?? DEFAULT_BATCH);
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 5000) throw new UsageError('--batch-size is an integer from 1 to 5000');
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 5000)
+    throw new UsageError('--batch-size is an integer from 1 to 5000');
   const config = loadConfig();
   const infra = await openInfrastructure(config, composition.migrations());
-  const index = new ProjectionRunner(infra.sql, infra.store, schedulesProjection, { signal: infra.signal, idlePollMs: 100 });
+  const index = new ProjectionRunner(infra.sql, infra.store, schedulesProjection, {
+    signal: infra.signal,
+    idlePollMs: 100,
+  });
   const materializer = new ScheduleMaterializer({
     store: infra.store,
     sql: infra.sql,
@@ -36,7 +40,12 @@ export async function scheduler(options: Options, composition: Composition): Pro
       await catchUp(index);
       const stats = await materializer.runOnce();
       // hostNow is reported, never used: it shows which host clock the decisions did not depend on (SC-6)
-      const report = { ...stats, pid: process.pid, dbNow: (await infra.store.now()).toISOString(), hostNow: new Date().toISOString() };
+      const report = {
+        ...stats,
+        pid: process.pid,
+        dbNow: (await infra.store.now()).toISOString(),
+        hostNow: new Date().toISOString(),
+      };
       process.stdout.write(`${JSON.stringify(report)}\n`);
     } finally {
       await infra.close();
@@ -46,7 +55,9 @@ export async function scheduler(options: Options, composition: Composition): Pro
   index.subscription.start();
   materializer.start();
   process.stderr.write(`Reveille scheduler running (claim ${claim}); Ctrl-C stops it\n`);
-  await new Promise<void>((resolve) => ['SIGINT', 'SIGTERM'].forEach((signal) => process.once(signal, () => resolve())));
+  await new Promise<void>((resolve) =>
+    ['SIGINT', 'SIGTERM'].forEach((signal) => process.once(signal, () => resolve())),
+  );
   await materializer.stop();
   await index.subscription.stop();
   await infra.close();

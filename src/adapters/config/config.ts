@@ -40,7 +40,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReveilleConfig
   const mode = (env.REVEILLE_AUTH ?? (production ? 'jwks' : 'dev')) as string;
   if (mode !== 'jwks' && mode !== 'dev') throw new ConfigError(`REVEILLE_AUTH must be "jwks" or "dev", not "${mode}"`);
   const port = Number(env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be a port number, not "${env.PORT}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be a port number, not "${env.PORT}"`);
   const retention = Number(env.REVEILLE_IDEMPOTENCY_RETENTION_HOURS ?? 24);
   if (!(retention >= 24)) throw new ConfigError('REVEILLE_IDEMPOTENCY_RETENTION_HOURS must be at least 24 (SEC-3)');
   const databaseUrl = env.DATABASE_URL || null;
@@ -82,8 +83,12 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
  */
 function backgroundMode(value: string | undefined, databaseUrl: string | null): BackgroundMode {
   if (value === undefined || value === '') return databaseUrl && availableParallelism() >= 2 ? 'thread' : 'on';
-  if (value !== 'on' && value !== 'off' && value !== 'thread') throw new ConfigError(`REVEILLE_BACKGROUND must be "on", "off" or "thread", not "${value}"`);
-  if (value === 'thread' && !databaseUrl) throw new ConfigError('REVEILLE_BACKGROUND=thread needs DATABASE_URL: the embedded PGlite can serve one thread only');
+  if (value !== 'on' && value !== 'off' && value !== 'thread')
+    throw new ConfigError(`REVEILLE_BACKGROUND must be "on", "off" or "thread", not "${value}"`);
+  if (value === 'thread' && !databaseUrl)
+    throw new ConfigError(
+      'REVEILLE_BACKGROUND=thread needs DATABASE_URL: the embedded PGlite can serve one thread only',
+    );
   return value;
 }
 

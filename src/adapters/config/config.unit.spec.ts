@@ -16,7 +16,9 @@ describe('REVEILLE_BACKGROUND', () => {
   });
 
   it('refuses a thread without PostgreSQL (PGlite serves one thread) and unknown values', () => {
-    expect(() => loadConfig({ REVEILLE_BACKGROUND: 'thread' })).toThrow(new ConfigError('REVEILLE_BACKGROUND=thread needs DATABASE_URL: the embedded PGlite can serve one thread only'));
+    expect(() => loadConfig({ REVEILLE_BACKGROUND: 'thread' })).toThrow(
+      new ConfigError('REVEILLE_BACKGROUND=thread needs DATABASE_URL: the embedded PGlite can serve one thread only'),
+    );
     expect(() => loadConfig({ ...pg, REVEILLE_BACKGROUND: 'yes' })).toThrow(ConfigError);
   });
 });
@@ -24,12 +26,16 @@ describe('REVEILLE_BACKGROUND', () => {
 describe('WH-8 limits on undecided Occurrences', () => {
   it('default to 10,000 per source and 100,000 in all, and take positive integers', () => {
     expect(loadConfig({}).maxOutstanding).toEqual({ perSource: 10_000, global: 100_000 });
-    expect(loadConfig({ REVEILLE_MAX_OUTSTANDING_PER_SOURCE: '3', REVEILLE_MAX_OUTSTANDING: '5' }).maxOutstanding).toEqual({ perSource: 3, global: 5 });
+    expect(
+      loadConfig({ REVEILLE_MAX_OUTSTANDING_PER_SOURCE: '3', REVEILLE_MAX_OUTSTANDING: '5' }).maxOutstanding,
+    ).toEqual({ perSource: 3, global: 5 });
   });
 
   it('refuses values that would silently disable or break the limit', () => {
     for (const bad of ['0', '-1', '2.5', 'lots', 'Infinity']) {
-      expect(() => loadConfig({ REVEILLE_MAX_OUTSTANDING: bad })).toThrow(new ConfigError(`REVEILLE_MAX_OUTSTANDING must be a positive integer, not "${bad}"`));
+      expect(() => loadConfig({ REVEILLE_MAX_OUTSTANDING: bad })).toThrow(
+        new ConfigError(`REVEILLE_MAX_OUTSTANDING must be a positive integer, not "${bad}"`),
+      );
     }
     expect(() => loadConfig({ REVEILLE_MAX_OUTSTANDING_PER_SOURCE: 'NaN' })).toThrow(ConfigError);
   });

@@ -21,17 +21,28 @@ export interface Infrastructure {
 }
 
 export async function openSqlClient(config: ReveilleConfig): Promise<SqlClient> {
-  if (config.databaseUrl) return PgSqlClient.connect({ connectionString: config.databaseUrl, schema: process.env.REVEILLE_DB_SCHEMA || undefined, max: Number(process.env.REVEILLE_DB_POOL ?? 40) });
+  if (config.databaseUrl)
+    return PgSqlClient.connect({
+      connectionString: config.databaseUrl,
+      schema: process.env.REVEILLE_DB_SCHEMA || undefined,
+      max: Number(process.env.REVEILLE_DB_POOL ?? 40),
+    });
   mkdirSync(config.dataDir, { recursive: true });
   return PgliteSqlClient.open(join(config.dataDir, 'pgdata'));
 }
 
-export async function openInfrastructure(config: ReveilleConfig, migrations: Migration[], options: { sql?: SqlClient } = {}): Promise<Infrastructure> {
+export async function openInfrastructure(
+  config: ReveilleConfig,
+  migrations: Migration[],
+  options: { sql?: SqlClient } = {},
+): Promise<Infrastructure> {
   const sql = options.sql ?? (await openSqlClient(config));
   await runMigrations(sql, migrations);
   const signal = new AppendSignal();
   const upcasters = new UpcasterRegistry();
-  const store = config.eventstoreUrl ? await openEventStoreDb(config.eventstoreUrl, upcasters) : new SqlEventStore(sql, upcasters, signal);
+  const store = config.eventstoreUrl
+    ? await openEventStoreDb(config.eventstoreUrl, upcasters)
+    : new SqlEventStore(sql, upcasters, signal);
   return {
     sql,
     store,

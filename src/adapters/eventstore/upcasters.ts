@@ -24,7 +24,11 @@ export class UpcasterRegistry {
   /** Applies every step from the stored version up; the stored event object is left untouched. */
   upcast<E extends RecordedEvent>(event: E): E {
     let { data, schemaVersion } = event;
-    for (let step = this.byKey.get(`${event.type}@${schemaVersion}`); step; step = this.byKey.get(`${event.type}@${schemaVersion}`)) {
+    for (
+      let step = this.byKey.get(`${event.type}@${schemaVersion}`);
+      step;
+      step = this.byKey.get(`${event.type}@${schemaVersion}`)
+    ) {
       data = step.upcast(data);
       schemaVersion += 1;
     }

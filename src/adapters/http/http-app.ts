@@ -43,7 +43,10 @@ export async function createHttpApp(root: DynamicModule, options: AppOptions = {
       .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
       .build(),
   );
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/openapi.json', swaggerUiEnabled: options.docsUi ?? true });
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs/openapi.json',
+    swaggerUiEnabled: options.docsUi ?? true,
+  });
   await app.init();
   await fastify.ready();
   return app;

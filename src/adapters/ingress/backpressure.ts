@@ -29,7 +29,10 @@ export class Backpressure implements OnApplicationShutdown {
   private refreshing: Promise<void> | null = null;
   readonly limits: { perSource: number; global: number };
 
-  constructor(@Inject(SQL_CLIENT) private readonly sql: SqlClient, @Inject(CONFIG) config: ReveilleConfig) {
+  constructor(
+    @Inject(SQL_CLIENT) private readonly sql: SqlClient,
+    @Inject(CONFIG) config: ReveilleConfig,
+  ) {
     this.limits = config.maxOutstanding;
   }
 
@@ -64,7 +67,12 @@ export class Backpressure implements OnApplicationShutdown {
     // The counter and how far the read model has folded, from one snapshot: accepts past that
     // point are not in the counter yet and are added to it. (Positions only approximate log order
     // across concurrent commits, so an accept may drop out one count early: a soft limit allows it.)
-    const { rows } = await this.sql.query<{ folded: string | number; tenant: string | null; source_id: string | null; n: number | null }>(
+    const { rows } = await this.sql.query<{
+      folded: string | number;
+      tenant: string | null;
+      source_id: string | null;
+      n: number | null;
+    }>(
       `SELECT c.folded, o.tenant, o.source_id, o.undecided AS n
          FROM (SELECT coalesce(max(position), 0) AS folded FROM checkpoints WHERE name = '${FOLDED_BY}') c
          LEFT JOIN rm_outstanding o ON o.undecided > 0`,
@@ -72,7 +80,8 @@ export class Backpressure implements OnApplicationShutdown {
     const folded = Number(rows[0]?.folded ?? 0);
     this.unfolded = this.unfolded.filter((a) => a.position > folded);
     const perSource = new Map<string, number>();
-    for (const r of rows) if (r.tenant !== null && r.source_id !== null) perSource.set(`${r.tenant}\u0000${r.source_id}`, Number(r.n));
+    for (const r of rows)
+      if (r.tenant !== null && r.source_id !== null) perSource.set(`${r.tenant}\u0000${r.source_id}`, Number(r.n));
     for (const { key } of this.unfolded) perSource.set(key, (perSource.get(key) ?? 0) + 1);
     this.perSource = perSource;
     this.total = [...perSource.values()].reduce((sum, n) => sum + n, 0);

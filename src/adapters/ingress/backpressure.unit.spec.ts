@@ -8,7 +8,10 @@ describe('WH-8 backpressure counts only where ingress is served', () => {
   let outstanding: Array<{ tenant: string; source_id: string; n: number }>;
   let folded: number;
   // The count's shape: the projection's checkpoint on every row, one row with no source when none is undecided.
-  const rows = () => (outstanding.length === 0 ? [{ folded, tenant: null, source_id: null, n: null }] : outstanding.map((o) => ({ folded, ...o })));
+  const rows = () =>
+    outstanding.length === 0
+      ? [{ folded, tenant: null, source_id: null, n: null }]
+      : outstanding.map((o) => ({ folded, ...o }));
   const sql = { query: async () => (counts++, { rows: rows(), rowCount: rows().length }) } as unknown as SqlClient;
   const settle = () => jest.advanceTimersByTimeAsync(0);
 
@@ -46,7 +49,10 @@ describe('WH-8 backpressure counts only where ingress is served', () => {
   });
 
   it('holds a source at its limit from the counted rows plus its own accepts since', async () => {
-    const backpressure = new Backpressure(sql, loadConfig({ REVEILLE_MAX_OUTSTANDING_PER_SOURCE: '3', REVEILLE_MAX_OUTSTANDING: '4' }));
+    const backpressure = new Backpressure(
+      sql,
+      loadConfig({ REVEILLE_MAX_OUTSTANDING_PER_SOURCE: '3', REVEILLE_MAX_OUTSTANDING: '4' }),
+    );
     outstanding = [{ tenant: 't', source_id: 's', n: 2 }];
     await backpressure.refresh();
     expect(backpressure.check('t', 's')).toBeNull();

@@ -7,7 +7,11 @@ export interface IngressAnswer {
   headers: Record<string, string>;
 }
 
-export const answer = (status: number, body: unknown, headers: Record<string, string> = {}): IngressAnswer => ({ status, body, headers });
+export const answer = (status: number, body: unknown, headers: Record<string, string> = {}): IngressAnswer => ({
+  status,
+  body,
+  headers,
+});
 
 const TITLES: Record<string, string> = {
   malformed_request: 'Malformed request',
@@ -25,7 +29,13 @@ const TITLES: Record<string, string> = {
 /** Which limit shed a 429 (WH-8's stable reason), as the problem's `reason` member. */
 export type ShedReason = 'global_rate' | 'lookup_rate' | 'source_rate' | 'outstanding_source' | 'outstanding_global';
 
-export function problemAnswer(status: number, code: string, detail: string, headers: Record<string, string> = {}, extras: Record<string, unknown> = {}): IngressAnswer {
+export function problemAnswer(
+  status: number,
+  code: string,
+  detail: string,
+  headers: Record<string, string> = {},
+  extras: Record<string, unknown> = {},
+): IngressAnswer {
   const problem = new Problem(status, code, TITLES[code] ?? code, detail, extras);
   return { status, body: renderProblem(problem), headers: { ...headers, 'content-type': 'application/problem+json' } };
 }

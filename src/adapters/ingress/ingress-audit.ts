@@ -21,7 +21,12 @@ export class IngressAudit {
     if (!this.sampling.take(sourceId, SAMPLES_PER_SECOND, SAMPLES_PER_SECOND).ok) return;
     // Best effort: an audit row must never turn a rejection into a 5xx.
     this.sql
-      .query('INSERT INTO ingress_audit (source_id, reason, status, size) VALUES ($1, $2, $3, $4)', [sourceId.slice(0, 256), reason, status, size])
+      .query('INSERT INTO ingress_audit (source_id, reason, status, size) VALUES ($1, $2, $3, $4)', [
+        sourceId.slice(0, 256),
+        reason,
+        status,
+        size,
+      ])
       .catch(() => undefined);
   }
 

@@ -4,10 +4,22 @@ import { type EventStore } from '../../domain/ports/event-store.js';
 import { StoreUnavailable } from '../../domain/shared/errors.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { TrustedClock } from '../../commands/shared/trusted-clock.js';
-import { bodyDigest, classifyContentType, type PayloadFormat, payloadDigest, type VerifiedDelivery, verifyDelivery } from '../sources/index.js';
+import {
+  bodyDigest,
+  classifyContentType,
+  type PayloadFormat,
+  payloadDigest,
+  type VerifiedDelivery,
+  verifyDelivery,
+} from '../sources/index.js';
 import { observe } from '../../commands/shared/observe.js';
 import { currentTrigger } from '../../commands/shared/lookups.js';
-import { dedupeIdentityHash, deriveDeliveryKey, occurrenceIdFor, webhookIdentity } from '../../domain/dedupe/dedupe-identity.js';
+import {
+  dedupeIdentityHash,
+  deriveDeliveryKey,
+  occurrenceIdFor,
+  webhookIdentity,
+} from '../../domain/dedupe/dedupe-identity.js';
 import { Backpressure } from './backpressure.js';
 import { IngressAudit } from './ingress-audit.js';
 import { type IngressAnswer, answer, problemAnswer, shed } from './ingress-answer.js';
@@ -26,7 +38,11 @@ export interface IngressDelivery {
 
 type Mapping =
   | Extract<ParsedPayload, { ok: false }>
-  | { ok: true; parsed: Extract<ParsedPayload, { ok: true }>; triggers: Array<{ triggerId: string; trigger: TriggerState }> | null };
+  | {
+      ok: true;
+      parsed: Extract<ParsedPayload, { ok: true }>;
+      triggers: Array<{ triggerId: string; trigger: TriggerState }> | null;
+    };
 
 interface Accepted {
   triggerId: string;
@@ -56,18 +72,32 @@ export class IngressPipeline {
       return await this.process(source, delivery);
     } catch (error) {
       if (error instanceof StoreUnavailable || (error as { name?: string }).name === 'StoreUnavailable') {
-        return problemAnswer(503, 'store_unavailable', 'Nothing was persisted; retry the delivery.', { 'Retry-After': '1' });
+        return problemAnswer(503, 'store_unavailable', 'Nothing was persisted; retry the delivery.', {
+          'Retry-After': '1',
+        });
       }
       throw error;
     }
   }
 
-  private reject(source: IngressSource, delivery: IngressDelivery, status: number, code: string, detail: string, headers: Record<string, string> = {}): IngressAnswer {
+  private reject(
+    source: IngressSource,
+    delivery: IngressDelivery,
+    status: number,
+    code: string,
+    detail: string,
+    headers: Record<string, string> = {},
+  ): IngressAnswer {
     return this.refuse(source, delivery, code, problemAnswer(status, code, detail, headers));
   }
 
   /** WH-9: every refusal is counted per source and reason. */
-  private refuse(source: IngressSource, delivery: IngressDelivery, reason: string, refusal: IngressAnswer): IngressAnswer {
+  private refuse(
+    source: IngressSource,
+    delivery: IngressDelivery,
+    reason: string,
+    refusal: IngressAnswer,
+  ): IngressAnswer {
     this.audit.record(source.sourceId, reason, refusal.status, delivery.body.length);
     return refusal;
   }
@@ -89,15 +119,25 @@ export class IngressPipeline {
     const backlog = this.backpressure.check(source.tenant, source.sourceId);
     if (backlog) {
       const { limits } = this.backpressure;
-      const [whose, limit] = backlog === 'outstanding_source' ? ['this source', limits.perSource] : ['all sources', limits.global];
-      return this.refuse(source, delivery, backlog, shed(backlog, `Too many Occurrences of ${whose} await admission (limit ${limit}).`, 5));
+      const [whose, limit] =
+        backlog === 'outstanding_source' ? ['this source', limits.perSource] : ['all sources', limits.global];
+      return this.refuse(
+        source,
+        delivery,
+        backlog,
+        shed(backlog, `Too many Occurrences of ${whose} await admission (limit ${limit}).`, 5),
+      );
     }
 
     // The replay record (a write) and the mapping (parse, bindings, each Trigger's current definition)
     // need nothing from each other, so their round trips overlap; their verdicts are still taken in
     // the issue's order, replay first, and nothing is appended before both are in.
-    const [replay, mapping] = await Promise.all([this.recordReplay(source, delivery, verified), this.map(source, delivery, format.format, verified)]);
-    if (replay === 'replayed_signature') return this.reject(source, delivery, 401, 'replay', 'This signature was already used by another delivery.');
+    const [replay, mapping] = await Promise.all([
+      this.recordReplay(source, delivery, verified),
+      this.map(source, delivery, format.format, verified),
+    ]);
+    if (replay === 'replayed_signature')
+      return this.reject(source, delivery, 401, 'replay', 'This signature was already used by another delivery.');
     if (!mapping.ok) return this.reject(source, delivery, 400, 'malformed_request', mapping.detail);
     const { parsed, triggers } = mapping;
     if (triggers === null) {
@@ -109,7 +149,12 @@ export class IngressPipeline {
     const accepted: Accepted[] = [];
     for (const { triggerId, trigger } of triggers) {
       // The bindings may trail the Trigger by a moment: one no longer bound to this source or event type gets nothing.
-      if (trigger.status === 'absent' || trigger.deleted || !bindsEvent(trigger.definition.source, source.sourceId, parsed.eventType)) continue;
+      if (
+        trigger.status === 'absent' ||
+        trigger.deleted ||
+        !bindsEvent(trigger.definition.source, source.sourceId, parsed.eventType)
+      )
+        continue;
       const key = deriveDeliveryKey(trigger.definition.dedupe, verified.deliveryId, parsed.payload);
       if (!key.ok) return this.reject(source, delivery, 400, 'malformed_request', `${key.message} (${key.pointer})`);
       const identity = webhookIdentity(source.tenant, trigger, source.sourceId, key.key, key.subject);
@@ -122,7 +167,12 @@ export class IngressPipeline {
           triggerRevision: trigger.revision,
           missionId: trigger.definition.missionId,
           kind: 'webhook',
-          auth: { state: verified.authState, sourceId: source.sourceId, keyId: verified.keyId, keyGeneration: verified.keyGeneration },
+          auth: {
+            state: verified.authState,
+            sourceId: source.sourceId,
+            keyId: verified.keyId,
+            keyGeneration: verified.keyGeneration,
+          },
           externalId: verified.deliveryId,
           dedupeIdentity: identity,
           dedupeHash: dedupeIdentityHash(identity),
@@ -135,12 +185,24 @@ export class IngressPipeline {
           causal: { parentId: null, depth: 0, ancestry: [] },
           observedAt,
         },
-        { tenant: source.tenant, actor: `source:${source.sourceId}`, correlationId: verified.deliveryId, bodyDigest: bodyDigest(delivery.body) },
+        {
+          tenant: source.tenant,
+          actor: `source:${source.sourceId}`,
+          correlationId: verified.deliveryId,
+          bodyDigest: bodyDigest(delivery.body),
+        },
       );
       if (observation.outcome === 'payload_conflict') {
-        return this.reject(source, delivery, 409, 'payload_conflict', 'This delivery id was first accepted with a different payload.');
+        return this.reject(
+          source,
+          delivery,
+          409,
+          'payload_conflict',
+          'This delivery id was first accepted with a different payload.',
+        );
       }
-      if (observation.outcome === 'observed') this.backpressure.accepted(source.tenant, source.sourceId, observation.position);
+      if (observation.outcome === 'observed')
+        this.backpressure.accepted(source.tenant, source.sourceId, observation.position);
       accepted.push({ triggerId, occurrenceId: observation.occurrenceId, status: observation.outcome });
     }
     const allDuplicates = accepted.length > 0 && accepted.every((a) => a.status === 'duplicate');
@@ -148,21 +210,37 @@ export class IngressPipeline {
   }
 
   /** WH-4/DD-2: a verified delivery's (delivery id, signature) in the auth replay store; unsigned sources keep none. */
-  private async recordReplay(source: IngressSource, delivery: IngressDelivery, verified: VerifiedDelivery): Promise<ReplayVerdict> {
+  private async recordReplay(
+    source: IngressSource,
+    delivery: IngressDelivery,
+    verified: VerifiedDelivery,
+  ): Promise<ReplayVerdict> {
     if (verified.authState !== 'verified') return 'first';
     const { definition } = source;
     const signature = delivery.headers['webhook-signature'] ?? delivery.headers['x-hub-signature-256'] ?? '';
-    const horizon = definition.scheme === 'github-hmac-sha256' ? GITHUB_REPLAY_HORIZON_SECONDS : definition.toleranceSeconds * 2;
+    const horizon =
+      definition.scheme === 'github-hmac-sha256' ? GITHUB_REPLAY_HORIZON_SECONDS : definition.toleranceSeconds * 2;
     return recordDelivery(
       this.sql,
-      { tenant: source.tenant, sourceId: source.sourceId, deliveryId: verified.deliveryId, signature, horizonSeconds: horizon },
+      {
+        tenant: source.tenant,
+        sourceId: source.sourceId,
+        deliveryId: verified.deliveryId,
+        signature,
+        horizonSeconds: horizon,
+      },
       // Only when the events live in the same PostgreSQL can their commit carry this row's flush.
       { flushWithNextCommit: this.store.kind !== 'eventstoredb' },
     );
   }
 
   /** Parse (after authentication only, WH-6), then the Triggers server-side configuration binds (null: none). */
-  private async map(source: IngressSource, delivery: IngressDelivery, format: PayloadFormat, verified: VerifiedDelivery): Promise<Mapping> {
+  private async map(
+    source: IngressSource,
+    delivery: IngressDelivery,
+    format: PayloadFormat,
+    verified: VerifiedDelivery,
+  ): Promise<Mapping> {
     const parsed = parsePayload(delivery.body, delivery.headers, {
       format,
       eventTypePointer: source.definition.eventTypePointer,
@@ -172,7 +250,12 @@ export class IngressPipeline {
     if (!parsed.ok) return parsed;
     const bound = await this.bindings.forEvent(source.tenant, source.sourceId, parsed.eventType);
     if (bound.length === 0) return { ok: true, parsed, triggers: null };
-    const triggers = await Promise.all(bound.map(async ({ triggerId }) => ({ triggerId, trigger: await currentTrigger(this.store, source.tenant, triggerId) })));
+    const triggers = await Promise.all(
+      bound.map(async ({ triggerId }) => ({
+        triggerId,
+        trigger: await currentTrigger(this.store, source.tenant, triggerId),
+      })),
+    );
     return { ok: true, parsed, triggers };
   }
 }

@@ -19,12 +19,17 @@ export class IngressRoutes implements IngressRouteClaims {
    * purpose: after a concurrent claim commits, only a new statement's snapshot sees the winner's row.
    */
   async claim(sourceId: string, tenant: string): Promise<boolean> {
-    await this.sql.query('INSERT INTO ingress_routes (source_id, tenant) VALUES ($1, $2) ON CONFLICT (source_id) DO NOTHING', [sourceId, tenant]);
+    await this.sql.query(
+      'INSERT INTO ingress_routes (source_id, tenant) VALUES ($1, $2) ON CONFLICT (source_id) DO NOTHING',
+      [sourceId, tenant],
+    );
     return (await this.owner(sourceId)) === tenant;
   }
 
   async owner(sourceId: string): Promise<string | null> {
-    const result = await this.sql.query<{ tenant: string }>('SELECT tenant FROM ingress_routes WHERE source_id = $1', [sourceId]);
+    const result = await this.sql.query<{ tenant: string }>('SELECT tenant FROM ingress_routes WHERE source_id = $1', [
+      sourceId,
+    ]);
     return result.rows[0]?.tenant ?? null;
   }
 }

@@ -10,7 +10,10 @@ import { TokenBuckets } from './token-bucket.js';
 /** The largest body any source may allow; each source's own limit is enforced while reading. */
 export const MAX_INGRESS_BODY_BYTES = 1024 * 1024;
 const MAX_HEADERS = 100;
-const GLOBAL_RATE = { perSecond: Number(process.env.REVEILLE_INGRESS_RATE ?? 2_000), burst: Number(process.env.REVEILLE_INGRESS_BURST ?? 4_000) };
+const GLOBAL_RATE = {
+  perSecond: Number(process.env.REVEILLE_INGRESS_RATE ?? 2_000),
+  burst: Number(process.env.REVEILLE_INGRESS_BURST ?? 4_000),
+};
 const LOOKUP_RATE = { perSecond: 200, burst: 400 };
 const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /**
@@ -29,41 +32,57 @@ interface IngressRequest extends FastifyRequest<{ Params: { sourceId: string } }
  * checks (rate limits, header count, declared length) run before the body is read or the database
  * is asked anything (WH-1, WH-8).
  */
-export function registerIngressRoute(fastify: FastifyInstance, deps: { pipeline: IngressPipeline; sources: SourceCache }): void {
+export function registerIngressRoute(
+  fastify: FastifyInstance,
+  deps: { pipeline: IngressPipeline; sources: SourceCache },
+): void {
   const buckets = new TokenBuckets();
   fastify.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', (request, payload, done) => readCapped(payload, (request as IngressRequest).ingressSource?.definition.maxBodyBytes ?? 0, done));
+    scope.addContentTypeParser('*', (request, payload, done) =>
+      readCapped(payload, (request as IngressRequest).ingressSource?.definition.maxBodyBytes ?? 0, done),
+    );
 
     scope.addHook('onRequest', async (raw, reply) => {
       const request = raw as IngressRequest;
       const { sourceId } = request.params;
       const global = buckets.take('\u0000global', GLOBAL_RATE.perSecond, GLOBAL_RATE.burst);
-      if (!global.ok) return send(reply, shed('global_rate', 'The service is shedding load.', global.retryAfterSeconds));
+      if (!global.ok)
+        return send(reply, shed('global_rate', 'The service is shedding load.', global.retryAfterSeconds));
       if (!SOURCE_ID.test(sourceId)) return send(reply, problemAnswer(404, 'not_found', 'No such source.'));
-      if (request.raw.rawHeaders.length / 2 > MAX_HEADERS) return send(reply, problemAnswer(400, 'malformed_request', `more than ${MAX_HEADERS} headers`));
+      if (request.raw.rawHeaders.length / 2 > MAX_HEADERS)
+        return send(reply, problemAnswer(400, 'malformed_request', `more than ${MAX_HEADERS} headers`));
       // Sources are looked up at most once a second each (SourceCache); lookups of ids not in the cache
       // (a storm of random ids) get their own small budget, so no flood reaches the database unbounded.
       if (!deps.sources.has(sourceId)) {
         const lookup = buckets.take('\u0000lookup', LOOKUP_RATE.perSecond, LOOKUP_RATE.burst);
-        if (!lookup.ok) return send(reply, shed('lookup_rate', 'Too many requests for unknown sources.', lookup.retryAfterSeconds));
+        if (!lookup.ok)
+          return send(reply, shed('lookup_rate', 'Too many requests for unknown sources.', lookup.retryAfterSeconds));
       }
       const source = await deps.sources.get(sourceId);
       if (!source) return send(reply, problemAnswer(404, 'not_found', 'No such source.'));
       const limit = source.definition.rateLimit;
       const own = buckets.take(`rate:${source.tenant}:${sourceId}`, limit.perSecond, limit.burst);
-      if (!own.ok) return send(reply, shed('source_rate', 'This source is over its rate limit.', own.retryAfterSeconds));
+      if (!own.ok)
+        return send(reply, shed('source_rate', 'This source is over its rate limit.', own.retryAfterSeconds));
       const declared = Number(request.headers['content-length'] ?? 0);
       if (declared > source.definition.maxBodyBytes) {
         dropRestOfBody(request.raw);
         cutAfterAnswer(request.raw, reply.raw);
-        return send(reply, problemAnswer(413, 'payload_too_large', `The body exceeds ${source.definition.maxBodyBytes} bytes.`));
+        return send(
+          reply,
+          problemAnswer(413, 'payload_too_large', `The body exceeds ${source.definition.maxBodyBytes} bytes.`),
+        );
       }
       request.ingressSource = source;
     });
 
     scope.setErrorHandler((error: { statusCode?: number; message: string; name?: string }, request, reply) => {
-      if (error.name === 'StoreUnavailable') return send(reply, problemAnswer(503, 'store_unavailable', 'Nothing was persisted; retry the delivery.', { 'Retry-After': '1' }));
+      if (error.name === 'StoreUnavailable')
+        return send(
+          reply,
+          problemAnswer(503, 'store_unavailable', 'Nothing was persisted; retry the delivery.', { 'Retry-After': '1' }),
+        );
       if (error.statusCode === 413) {
         // Fastify asks for `connection: close` after a failed body read; closing at once, with the
         // rest of the body unread, would reset the connection under the 413. cutAfterAnswer closes it.
@@ -71,7 +90,8 @@ export function registerIngressRoute(fastify: FastifyInstance, deps: { pipeline:
         cutAfterAnswer(request.raw, reply.raw);
         return send(reply, problemAnswer(413, 'payload_too_large', 'The body exceeds the source limit.'));
       }
-      if (error.statusCode && error.statusCode < 500) return send(reply, problemAnswer(400, 'malformed_request', error.message));
+      if (error.statusCode && error.statusCode < 500)
+        return send(reply, problemAnswer(400, 'malformed_request', error.message));
       return send(reply, problemAnswer(500, 'internal_error', 'An unexpected error occurred.'));
     });
 
@@ -79,7 +99,9 @@ export function registerIngressRoute(fastify: FastifyInstance, deps: { pipeline:
       const request = raw as IngressRequest;
       const source = request.ingressSource!;
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v ?? '')]),
+      );
       return send(reply, await deps.pipeline.handle(source, { rawHeaders: request.raw.rawHeaders, headers, body }));
     });
   });

@@ -22,18 +22,27 @@ export function parsePayload(body: Buffer, headers: Record<string, string>, rule
     if (rules.format === 'json') {
       payload = JSON.parse(body.toString('utf8'));
     } else {
-      const event = HTTP.toEvent({ headers, body: body.toString('utf8') }) as CloudEvent<unknown> | CloudEvent<unknown>[];
+      const event = HTTP.toEvent({ headers, body: body.toString('utf8') }) as
+        CloudEvent<unknown> | CloudEvent<unknown>[];
       if (Array.isArray(event)) return { ok: false, detail: 'CloudEvents batches are not accepted' };
       payload = JSON.parse(JSON.stringify(event.toJSON()));
       ceType = event.type;
     }
   } catch (error) {
-    return { ok: false, detail: `the body is not a valid ${rules.format === 'json' ? 'JSON document' : 'CloudEvent'}: ${(error as Error).message.slice(0, 200)}` };
+    return {
+      ok: false,
+      detail: `the body is not a valid ${rules.format === 'json' ? 'JSON document' : 'CloudEvent'}: ${(error as Error).message.slice(0, 200)}`,
+    };
   }
-  if (typeof payload !== 'object' || payload === null) return { ok: false, detail: 'the payload must be a JSON object or array' };
+  if (typeof payload !== 'object' || payload === null)
+    return { ok: false, detail: 'the payload must be a JSON object or array' };
   const missing = rules.requiredPointers.filter((pointer) => !resolvePointer(payload, pointer).found);
   if (missing.length > 0) return { ok: false, detail: `the payload lacks required members: ${missing.join(', ')}` };
-  return { ok: true, payload, eventType: ceType ?? rules.eventTypeHeader ?? eventTypeAt(payload, rules.eventTypePointer) };
+  return {
+    ok: true,
+    payload,
+    eventType: ceType ?? rules.eventTypeHeader ?? eventTypeAt(payload, rules.eventTypePointer),
+  };
 }
 
 function eventTypeAt(payload: unknown, pointer: string | null): string | null {

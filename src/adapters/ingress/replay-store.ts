@@ -45,7 +45,8 @@ const batchers = new WeakMap<SqlExecutor, StatementBatcher<Sighting, boolean>>()
 
 function firstSightings(sql: SqlExecutor): StatementBatcher<Sighting, boolean> {
   let batcher = batchers.get(sql);
-  if (!batcher) batchers.set(sql, (batcher = new StatementBatcher((sightings) => insertFirstSightings(sql, sightings))));
+  if (!batcher)
+    batchers.set(sql, (batcher = new StatementBatcher((sightings) => insertFirstSightings(sql, sightings))));
   return batcher;
 }
 
@@ -58,7 +59,17 @@ async function insertFirstSightings(sql: SqlExecutor, sightings: Sighting[]): Pr
              FROM jsonb_to_recordset($1::jsonb) AS x(tenant text, source_id text, delivery_id text, signature_digest text, horizon int)
            ON CONFLICT DO NOTHING
            RETURNING tenant, source_id, delivery_id`,
-    values: [JSON.stringify(sightings.map((s) => ({ tenant: s.tenant, source_id: s.sourceId, delivery_id: s.deliveryId, signature_digest: s.signatureDigest, horizon: s.horizonSeconds })))],
+    values: [
+      JSON.stringify(
+        sightings.map((s) => ({
+          tenant: s.tenant,
+          source_id: s.sourceId,
+          delivery_id: s.deliveryId,
+          signature_digest: s.signatureDigest,
+          horizon: s.horizonSeconds,
+        })),
+      ),
+    ],
   });
   const recorded = new Set(rows.map((r) => JSON.stringify([r.tenant, r.source_id, r.delivery_id])));
   const seen = new Set<string>();
@@ -71,7 +82,11 @@ async function insertFirstSightings(sql: SqlExecutor, sightings: Sighting[]): Pr
   });
 }
 
-async function insert(sql: SqlExecutor, entry: { tenant: string; sourceId: string; deliveryId: string; horizonSeconds: number }, signatureDigest: string): Promise<ReplayVerdict> {
+async function insert(
+  sql: SqlExecutor,
+  entry: { tenant: string; sourceId: string; deliveryId: string; horizonSeconds: number },
+  signatureDigest: string,
+): Promise<ReplayVerdict> {
   const { rows } = await sql.query<{ delivery_id: string; inserted: boolean }>({
     name: 'reveille_record_delivery',
     text: `WITH ins AS (

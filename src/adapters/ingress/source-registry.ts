@@ -57,7 +57,9 @@ export class SourceRegistry {
     const { state } = await loadAggregate(this.store, sourceStream(tenant, sourceId), sourceDecider);
     // A route claimed by a creation that never committed its event: no source yet.
     if (state.status === 'absent') return null;
-    const sealed = new Map(route.rows.filter((r) => r.key_id !== null && r.ciphertext !== null).map((r) => [r.key_id!, r.ciphertext!]));
+    const sealed = new Map(
+      route.rows.filter((r) => r.key_id !== null && r.ciphertext !== null).map((r) => [r.key_id!, r.ciphertext!]),
+    );
     const keys: IngressKey[] = [];
     for (const key of activeKeys(state).sort((a, b) => a.generation - b.generation)) {
       const secret = this.open(tenant, sourceId, key.keyId, sealed.get(key.keyId));

@@ -5,7 +5,12 @@ export class TokenBuckets {
   constructor(private readonly maxKeys = 10_000) {}
 
   /** Takes one token; on refusal answers how many seconds until one is available. */
-  take(key: string, perSecond: number, burst: number, nowMs = performance.now()): { ok: true } | { ok: false; retryAfterSeconds: number } {
+  take(
+    key: string,
+    perSecond: number,
+    burst: number,
+    nowMs = performance.now(),
+  ): { ok: true } | { ok: false; retryAfterSeconds: number } {
     let bucket = this.buckets.get(key);
     if (!bucket) {
       if (this.buckets.size >= this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);

@@ -4,5 +4,8 @@ import { ClaimExecutionHandler } from '../../commands/claim-execution/claim-exec
 import { CompleteExecutionHandler } from '../../commands/complete-execution/complete-execution.handler.js';
 import { SettleExecutionHandler } from '../../commands/settle-execution/settle-execution.handler.js';
 
-@Module({ controllers: [ExecutionsController], providers: [ClaimExecutionHandler, CompleteExecutionHandler, SettleExecutionHandler] })
+@Module({
+  controllers: [ExecutionsController],
+  providers: [ClaimExecutionHandler, CompleteExecutionHandler, SettleExecutionHandler],
+})
 export class ExecutionsModule {}

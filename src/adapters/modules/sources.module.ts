@@ -21,7 +21,13 @@ import { ReviseSourceHandler } from '../../commands/revise-source/revise-source.
     SecretStore,
     IngressRoutes,
     { provide: SOURCE_SECRETS, useExisting: SecretStore },
-    { provide: INGRESS_ROUTES, useExisting: IngressRoutes }, SourceRegistry, TriggerBindings, ReviseSourceHandler, AddSourceKeyHandler, RetireSourceKeyHandler],
+    { provide: INGRESS_ROUTES, useExisting: IngressRoutes },
+    SourceRegistry,
+    TriggerBindings,
+    ReviseSourceHandler,
+    AddSourceKeyHandler,
+    RetireSourceKeyHandler,
+  ],
   exports: [SourceRegistry, TriggerBindings, IngressRoutes],
 })
 export class SourcesModule {}

@@ -36,11 +36,15 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
 
   /** What runs here (or, for a background thread, there): registered tasks that were never started are not listed. */
   names(): string[] {
-    return [...this.started].flatMap((s) => (s.remoteTasks ? s.remoteTasks.map((name) => `${s.name}/${name}`) : [s.name]));
+    return [...this.started].flatMap((s) =>
+      s.remoteTasks ? s.remoteTasks.map((name) => `${s.name}/${name}`) : [s.name],
+    );
   }
 
   failing(): Array<{ name: string; error: string }> {
-    return this.subscriptions.filter((s) => s.error).map((s) => ({ name: s.name, error: String((s.error as Error).message ?? s.error) }));
+    return this.subscriptions
+      .filter((s) => s.error)
+      .map((s) => ({ name: s.name, error: String((s.error as Error).message ?? s.error) }));
   }
 
   /**
@@ -49,7 +53,9 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
    */
   onApplicationBootstrap(): void {
     if (!this.autostart) return;
-    const only = process.env.REVEILLE_BACKGROUND_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
+    const only = process.env.REVEILLE_BACKGROUND_ONLY?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
     this.subscriptions.filter((s) => !only || only.includes(s.name)).forEach((s) => this.start(s));
   }
 

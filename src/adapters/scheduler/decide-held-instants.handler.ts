@@ -7,7 +7,10 @@ import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
 import { ScheduleMaterializerService } from './schedule-materializer.service.js';
 import { metadataOf } from '../../commands/shared/command-context.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
-import { DecideHeldInstantsCommand, type HeldDecisionResult } from '../../commands/decide-held-instants/decide-held-instants.command.js';
+import {
+  DecideHeldInstantsCommand,
+  type HeldDecisionResult,
+} from '../../commands/decide-held-instants/decide-held-instants.command.js';
 
 /**
  * Decided like the materializer decides (same stream, same commit), so a release racing the
@@ -30,7 +33,9 @@ export class DecideHeldInstantsHandler implements ICommandHandler<DecideHeldInst
       now,
       (trigger, state) => {
         const command = { trigger, now, actor: context.actor, reason, tzdataVersion };
-        return action === 'release' ? releaseHeld({ type: 'ReleaseHeldInstants', ...command }, state) : dismissHeld({ type: 'DismissHeldInstants', ...command }, state);
+        return action === 'release'
+          ? releaseHeld({ type: 'ReleaseHeldInstants', ...command }, state)
+          : dismissHeld({ type: 'DismissHeldInstants', ...command }, state);
       },
       metadataOf(context),
     );
@@ -45,7 +50,8 @@ function summary(events: readonly ScheduleEvent[]): Pick<HeldDecisionResult, 're
   const result: Pick<HeldDecisionResult, 'released' | 'dismissed' | 'held'> = { released: [], dismissed: [], held: [] };
   for (const e of events) {
     if (e.type === 'ScheduleMaterialized') Object.assign(result, { released: e.data.fired, held: e.data.held });
-    if (e.type === 'MissedOccurrencesSkipped' && e.data.cause === 'dismissed') result.dismissed.push({ from: e.data.from, to: e.data.to, count: e.data.count });
+    if (e.type === 'MissedOccurrencesSkipped' && e.data.cause === 'dismissed')
+      result.dismissed.push({ from: e.data.from, to: e.data.to, count: e.data.count });
   }
   return result;
 }

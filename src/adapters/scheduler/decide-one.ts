@@ -1,7 +1,12 @@
 import type { EventMetadata, EventStore } from '../../domain/ports/event-store.js';
 import type { SqlExecutor } from '../../projections/sql-client.js';
 import type { ScheduleTrigger } from '../../domain/schedule/materialization.js';
-import { evolveSchedule, initialScheduleState, type ScheduleEvent, type ScheduleState } from '../../domain/schedule/schedule-events.js';
+import {
+  evolveSchedule,
+  initialScheduleState,
+  type ScheduleEvent,
+  type ScheduleState,
+} from '../../domain/schedule/schedule-events.js';
 import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { computeInstants } from '../../domain/schedule/instants.js';
@@ -29,11 +34,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * be behind: follow the current epoch's Occurrence streams from it until the first instant without
  * one. At most MAX_ROUTINE_INSTANTS streams, since a ScheduleMaterialized is recorded at least that often.
  */
-export async function followRoutineFires(store: EventStore, row: ScheduleRow, state: ScheduleState): Promise<ScheduleState> {
+export async function followRoutineFires(
+  store: EventStore,
+  row: ScheduleRow,
+  state: ScheduleState,
+): Promise<ScheduleState> {
   if (state.status === 'absent' || state.epoch !== row.epoch) return state;
   let { boundary, lastFiredAt } = state;
-  for (let page = PROBE_PAGE; page === PROBE_PAGE; ) {
-    const instants = computeInstants(row.schedule, new Date(Date.parse(boundary)), { count: PROBE_PAGE }).map((i) => i.scheduledAt);
+  for (let page = PROBE_PAGE; page === PROBE_PAGE;) {
+    const instants = computeInstants(row.schedule, new Date(Date.parse(boundary)), { count: PROBE_PAGE }).map(
+      (i) => i.scheduledAt,
+    );
     page = 0;
     for (const instant of instants) {
       const stream = occurrenceStream(dedupeIdentityHash(scheduleIdentity(row.tenant, row, state.epoch, instant)));
@@ -60,10 +71,12 @@ export async function decideOne(
   decide: DecideOne,
   metadata?: EventMetadata,
 ): Promise<DecideOneOutcome> {
-  for (let conflicts = 0; ; ) {
+  for (let conflicts = 0; ;) {
     const row = await scheduleRow(deps.sql, tenant, triggerId);
     if (!row) return { kind: 'missing', conflicts };
-    const tail = await deps.store.readStream(scheduleStream(tenant, triggerId), { fromRevision: Math.max(0, row.scheduleRevision) });
+    const tail = await deps.store.readStream(scheduleStream(tenant, triggerId), {
+      fromRevision: Math.max(0, row.scheduleRevision),
+    });
     const recorded = tail.reduce((s, e) => evolveSchedule(s, asDomainEvent<ScheduleEvent>(e)), initialScheduleState);
     const state = await followRoutineFires(deps.store, row, recorded);
     const decision = decide(triggerFacts(row), state);
@@ -73,7 +86,9 @@ export async function decideOne(
     try {
       // Always recorded in full: it also brings an index that was behind its streams up to date.
       const index = { side: row.side, schedule: row.schedule };
-      const position = await deps.writer.commit([{ binding: bindingOf(row), events: decision, expectedRevision, now, metadata, routine: false, index }]);
+      const position = await deps.writer.commit([
+        { binding: bindingOf(row), events: decision, expectedRevision, now, metadata, routine: false, index },
+      ]);
       return { kind: 'decided', events: decision, position, conflicts };
     } catch (error) {
       if (!(error instanceof ScheduleConflict) || conflicts + 1 >= MAX_ATTEMPTS) throw error;

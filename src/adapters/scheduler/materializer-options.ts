@@ -65,7 +65,15 @@ export const STAGE_SLICE = 250;
 export const KEYS_PER_ROUND = 50_000;
 export const MAX_ROUNDS = 1_000;
 
-export const emptyStats = (): MaterializeStats => ({ triggers: 0, fired: 0, skipped: 0, held: 0, conflicts: 0, failed: 0, staged: 0 });
+export const emptyStats = (): MaterializeStats => ({
+  triggers: 0,
+  fired: 0,
+  skipped: 0,
+  held: 0,
+  conflicts: 0,
+  failed: 0,
+  staged: 0,
+});
 
 export function addDecision(stats: MaterializeStats, events: readonly ScheduleEvent[]): void {
   stats.triggers += 1;
@@ -75,4 +83,3 @@ export function addDecision(stats: MaterializeStats, events: readonly ScheduleEv
     else if (e.type === 'CatchUpHeld') stats.held += e.data.count;
   }
 }
-

@@ -36,10 +36,23 @@ export function scheduleOccurrence(binding: ScheduleBinding, instant: string, ob
   const dedupeIdentity = scheduleIdentity(tenant, { triggerId }, epoch, instant);
   const dedupeHash = dedupeIdentityHash(dedupeIdentity);
   const data: ObservedOccurrence = {
-    occurrenceId: dedupeHash, tenant, triggerId, triggerRevision, missionId, kind: 'schedule',
-    auth: { state: 'internal', sourceId: null, keyId: null, keyGeneration: null }, externalId: null,
-    dedupeIdentity, dedupeHash, payloadDigest: EMPTY_DIGEST, input: null, resourceRefs: [], classification,
-    scheduledAt: dedupeIdentity.key, causal: { parentId: null, depth: 0, ancestry: [] }, observedAt,
+    occurrenceId: dedupeHash,
+    tenant,
+    triggerId,
+    triggerRevision,
+    missionId,
+    kind: 'schedule',
+    auth: { state: 'internal', sourceId: null, keyId: null, keyGeneration: null },
+    externalId: null,
+    dedupeIdentity,
+    dedupeHash,
+    payloadDigest: EMPTY_DIGEST,
+    input: null,
+    resourceRefs: [],
+    classification,
+    scheduledAt: dedupeIdentity.key,
+    causal: { parentId: null, depth: 0, ancestry: [] },
+    observedAt,
   };
   return { type: 'OccurrenceObserved', data };
 }
@@ -63,11 +76,19 @@ export interface ScheduleDecision {
  */
 export function appendsOf(decision: ScheduleDecision): { occurrences: StreamAppend[]; schedule: StreamAppend } {
   const { binding, events, expectedRevision, now } = decision;
-  const base: EventMetadata = decision.metadata ?? { tenant: binding.tenant, actor: SCHEDULER_ACTOR, correlationId: `schedule:${binding.triggerId}:${now}` };
+  const base: EventMetadata = decision.metadata ?? {
+    tenant: binding.tenant,
+    actor: SCHEDULER_ACTOR,
+    correlationId: `schedule:${binding.triggerId}:${now}`,
+  };
   const occurrences = firedInstants(events).map((instant): StreamAppend => {
     const observed = scheduleOccurrence(binding, instant, now);
     const metadata = { ...base, causationId: `schedule:${binding.triggerId}:${instant}` };
-    return { streamId: occurrenceStream(observed.data.dedupeHash), events: [toNewEvent(observed, metadata)], expected: 'no_stream' };
+    return {
+      streamId: occurrenceStream(observed.data.dedupeHash),
+      events: [toNewEvent(observed, metadata)],
+      expected: 'no_stream',
+    };
   });
   const schedule: StreamAppend = {
     streamId: scheduleStream(binding.tenant, binding.triggerId),

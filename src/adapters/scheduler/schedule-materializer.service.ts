@@ -24,7 +24,13 @@ export class ScheduleMaterializerService {
     signal: AppendSignal,
     registry: SubscriptionRegistry,
   ) {
-    this.materializer = new ScheduleMaterializer({ store, sql, clock, signal, onError: (error) => this.logger.error(`materializer: ${(error as Error).message}`) });
+    this.materializer = new ScheduleMaterializer({
+      store,
+      sql,
+      clock,
+      signal,
+      onError: (error) => this.logger.error(`materializer: ${(error as Error).message}`),
+    });
     registry.register(this.materializer);
   }
 }

@@ -5,8 +5,33 @@ import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { firedInstants, materialize, type ScheduleTrigger } from '../../domain/schedule/materialization.js';
 import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
 import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
-import { claimDue, claimDueTokens, dueKeys, earliestDue, nextDueAfter, repointDue, rowsDueAt, unrecordedFire, type ScheduleKey, type ScheduleRow, stateOf, triggerFacts } from '../../projections/schedules/schedules.queries.js';
-import { addDecision, DEFAULT_BATCH, DEFAULT_CONCURRENCY, DEFAULT_STAGE_LEAD_MS, emptyStats, KEYS_PER_ROUND, MAX_ROUNDS, STAGE_LIMIT, STAGE_SLICE, type MaterializerOptions, type MaterializeStats } from './materializer-options.js';
+import {
+  claimDue,
+  claimDueTokens,
+  dueKeys,
+  earliestDue,
+  nextDueAfter,
+  repointDue,
+  rowsDueAt,
+  unrecordedFire,
+  type ScheduleKey,
+  type ScheduleRow,
+  stateOf,
+  triggerFacts,
+} from '../../projections/schedules/schedules.queries.js';
+import {
+  addDecision,
+  DEFAULT_BATCH,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_STAGE_LEAD_MS,
+  emptyStats,
+  KEYS_PER_ROUND,
+  MAX_ROUNDS,
+  STAGE_LIMIT,
+  STAGE_SLICE,
+  type MaterializerOptions,
+  type MaterializeStats,
+} from './materializer-options.js';
 import type { ScheduleDecision } from './schedule-appends.js';
 import { type DecideOne, decideOne } from './decide-one.js';
 import { bindingOf } from './schedule-appends.js';
@@ -37,7 +62,10 @@ export class ScheduleMaterializer {
 
   constructor(private readonly options: MaterializerOptions) {
     this.clock = options.clock ?? storeClock(options.store);
-    this.writer = options.store.kind === 'eventstoredb' ? new StoreScheduleWriter(options.store) : new SqlScheduleWriter(options.sql, options.signal);
+    this.writer =
+      options.store.kind === 'eventstoredb'
+        ? new StoreScheduleWriter(options.store)
+        : new SqlScheduleWriter(options.sql, options.signal);
   }
 
   get error(): unknown {
@@ -57,16 +85,20 @@ export class ScheduleMaterializer {
     const now = (await this.clock.now()).toISOString();
     const stats = emptyStats();
     const claim = this.options.claim ?? 'skip_locked';
-    const workers = claim === 'none' || !this.writer.transactional ? 1 : (this.options.concurrency ?? DEFAULT_CONCURRENCY);
+    const workers =
+      claim === 'none' || !this.writer.transactional ? 1 : (this.options.concurrency ?? DEFAULT_CONCURRENCY);
     const size = this.options.batchSize ?? DEFAULT_BATCH;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const keys = await dueKeys(this.options.sql, now, KEYS_PER_ROUND);
       if (keys.length === 0) break;
-      const batches = Array.from({ length: Math.ceil(keys.length / size) }, (_, i) => keys.slice(i * size, (i + 1) * size));
+      const batches = Array.from({ length: Math.ceil(keys.length / size) }, (_, i) =>
+        keys.slice(i * size, (i + 1) * size),
+      );
       let progressed = 0;
       await Promise.all(
         Array.from({ length: workers }, async () => {
-          for (let next = batches.shift(); next; next = batches.shift()) progressed += await this.batch(next, now, claim, stats);
+          for (let next = batches.shift(); next; next = batches.shift())
+            progressed += await this.batch(next, now, claim, stats);
         }),
       );
       if (progressed === 0) break;
@@ -113,21 +145,43 @@ export class ScheduleMaterializer {
   }
 
   /** Release/dismiss and conflict recovery: one Trigger, its state read from its stream. */
-  decideOne(tenant: string, triggerId: string, now: string, decide: DecideOne, metadata?: EventMetadata): ReturnType<typeof decideOne> {
-    return decideOne({ store: this.options.store, sql: this.options.sql, writer: this.writer }, tenant, triggerId, now, decide, metadata);
+  decideOne(
+    tenant: string,
+    triggerId: string,
+    now: string,
+    decide: DecideOne,
+    metadata?: EventMetadata,
+  ): ReturnType<typeof decideOne> {
+    return decideOne(
+      { store: this.options.store, sql: this.options.sql, writer: this.writer },
+      tenant,
+      triggerId,
+      now,
+      decide,
+      metadata,
+    );
   }
 
   private decide(row: ScheduleRow, now: string): ScheduleEvent[] {
-    return materialize({ type: 'MaterializeSchedule', trigger: triggerFacts(row), now, tzdataVersion: this.tzdata }, stateOf(row));
+    return materialize(
+      { type: 'MaterializeSchedule', trigger: triggerFacts(row), now, tzdataVersion: this.tzdata },
+      stateOf(row),
+    );
   }
 
   /** Decides and commits one batch of due keys; returns how many rows it made progress on. */
-  private async batch(keys: readonly ScheduleKey[], now: string, claim: 'skip_locked' | 'none', stats: MaterializeStats): Promise<number> {
+  private async batch(
+    keys: readonly ScheduleKey[],
+    now: string,
+    claim: 'skip_locked' | 'none',
+    stats: MaterializeStats,
+  ): Promise<number> {
     if (!this.writer.transactional) {
       // The index follows these stores through the projection only, so a row may still look due
       // after its decision: progress, not rows seen, ends the pass.
       let progressed = 0;
-      for (const row of await claimDue(this.options.sql, keys, now, 'none')) progressed += (await this.recover(row, now, stats)) ? 1 : 0;
+      for (const row of await claimDue(this.options.sql, keys, now, 'none'))
+        progressed += (await this.recover(row, now, stats)) ? 1 : 0;
       return progressed;
     }
     let claimed: ScheduleKey[] = [];
@@ -161,7 +215,11 @@ export class ScheduleMaterializer {
             await repointDue(tx, row, row.state ? firstInstantAfter(row.schedule, row.state.boundary) : null);
             continue;
           }
-          const context = { tzdataVersion: row.side.state?.tzdataVersion ?? null, routineInstants: row.side.routineInstants, limit: routineLimitFor(row.triggerId) };
+          const context = {
+            tzdataVersion: row.side.state?.tzdataVersion ?? null,
+            routineInstants: row.side.routineInstants,
+            limit: routineLimitFor(row.triggerId),
+          };
           const routine = isRoutine(stateOf(row), events, context);
           // A routine decision from a stale row collides with the Occurrences it would repeat; any other
           // one could skip instants already fired, so it is taken from the streams instead.
@@ -170,7 +228,14 @@ export class ScheduleMaterializer {
             continue;
           }
           addDecision(local, events);
-          decisions.push({ binding: bindingOf(row), events, expectedRevision: row.scheduleRevision, now, routine, index: { side: row.side, schedule: row.schedule } });
+          decisions.push({
+            binding: bindingOf(row),
+            events,
+            expectedRevision: row.scheduleRevision,
+            now,
+            routine,
+            index: { side: row.side, schedule: row.schedule },
+          });
         }
         await this.writer.commit(decisions, tx, resolved);
         fired = [...taken.map((f) => f.instant), ...decisions.flatMap((d) => firedInstants(d.events))];
@@ -195,7 +260,12 @@ export class ScheduleMaterializer {
    * Claims a batch's due rows. Rows whose decision was staged before the instant are claimed by their
    * tokens only and come back as staged fires; the rest are read whole, to be decided now.
    */
-  private async claimBatch(tx: SqlExecutor, keys: readonly ScheduleKey[], now: string, claim: 'skip_locked' | 'none'): Promise<{ claimed: ScheduleKey[]; rows: ScheduleRow[]; taken: StagedFire[] }> {
+  private async claimBatch(
+    tx: SqlExecutor,
+    keys: readonly ScheduleKey[],
+    now: string,
+    claim: 'skip_locked' | 'none',
+  ): Promise<{ claimed: ScheduleKey[]; rows: ScheduleRow[]; taken: StagedFire[] }> {
     if (!keys.some((k) => this.staged.holds(k))) {
       const rows = await claimDue(tx, keys, now, claim);
       return { claimed: rows, rows, taken: [] };
@@ -294,4 +364,9 @@ export class ScheduleMaterializer {
   }
 }
 
-export { DEFAULT_BATCH, DEFAULT_CONCURRENCY, type MaterializerOptions, type MaterializeStats } from './materializer-options.js';
+export {
+  DEFAULT_BATCH,
+  DEFAULT_CONCURRENCY,
+  type MaterializerOptions,
+  type MaterializeStats,
+} from './materializer-options.js';

@@ -6,7 +6,12 @@ import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
 import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
 import type { IndexedEvent } from '../../projections/schedules/schedule-index.js';
 import { foldScheduleSide } from '../../projections/schedules/schedule-index.js';
-import { type ScheduleKey, type ScheduleRow, stateOf, triggerFacts } from '../../projections/schedules/schedules.queries.js';
+import {
+  type ScheduleKey,
+  type ScheduleRow,
+  stateOf,
+  triggerFacts,
+} from '../../projections/schedules/schedules.queries.js';
 import { sideRow } from '../../projections/schedules/schedules.state.js';
 import { bindingOf } from './schedule-appends.js';
 import { appendsOf, type ScheduleDecision } from './schedule-appends.js';
@@ -74,23 +79,44 @@ export const stagingKey = (k: ScheduleKey): string => `${k.tenant}\u0000${k.trig
  */
 export function stageFire(row: ScheduleRow, instant: string, tzdataVersion: string | null): StagedFire | null {
   if (row.dueAt !== instant || !row.side.state) return null;
-  const events = materialize({ type: 'MaterializeSchedule', trigger: triggerFacts(row), now: instant, tzdataVersion }, stateOf(row));
+  const events = materialize(
+    { type: 'MaterializeSchedule', trigger: triggerFacts(row), now: instant, tzdataVersion },
+    stateOf(row),
+  );
   const fired = firedInstants(events);
   if (fired.length !== 1 || fired[0] !== instant) return null;
-  const context = { tzdataVersion: row.side.state.tzdataVersion ?? null, routineInstants: row.side.routineInstants, limit: routineLimitFor(row.triggerId) };
+  const context = {
+    tzdataVersion: row.side.state.tzdataVersion ?? null,
+    routineInstants: row.side.routineInstants,
+    limit: routineLimitFor(row.triggerId),
+  };
   if (!isRoutine(stateOf(row), events, context)) return null;
 
-  const decision: ScheduleDecision = { binding: bindingOf(row), events, expectedRevision: row.scheduleRevision, now: MARK, routine: true, index: { side: row.side, schedule: row.schedule } };
+  const decision: ScheduleDecision = {
+    binding: bindingOf(row),
+    events,
+    expectedRevision: row.scheduleRevision,
+    now: MARK,
+    routine: true,
+    index: { side: row.side, schedule: row.schedule },
+  };
   const [occurrence] = appendsOf(decision).occurrences;
   if (!occurrence || occurrence.events.length !== 1) return null;
-  const { appended, contents } = prepareBatch([{ ...occurrence, events: [{ ...occurrence.events[0]!, id: randomUUID() }] }]);
+  const { appended, contents } = prepareBatch([
+    { ...occurrence, events: [{ ...occurrence.events[0]!, id: randomUUID() }] },
+  ]);
   const marked = contents[0]!;
   // The pass's now goes in twice (observedAt, correlation id); a MARK_TEXT in any other value would show as a third.
   const content = marked.content.split(MARK_TEXT);
   if (content.length !== 3) return null;
 
   // (the index folds the Occurrence's identity and instant, not its observedAt)
-  const observed: IndexedEvent = { type: 'OccurrenceObserved', position: 0, revision: 0, data: appended[0]![0]!.data as never };
+  const observed: IndexedEvent = {
+    type: 'OccurrenceObserved',
+    position: 0,
+    revision: 0,
+    data: appended[0]![0]!.data as never,
+  };
   const folded = foldScheduleSide(row.side, row.schedule, observed);
   if (folded === row.side || folded.statePosition !== 0 || folded.lastPosition !== 0 || !folded.state) return null;
   const write = { key: { tenant: row.tenant, triggerId: row.triggerId }, expected: row.side, side: folded };
@@ -100,9 +126,21 @@ export function stageFire(row: ScheduleRow, instant: string, tzdataVersion: stri
 
   const next = folded.state.nextDueAt;
   return {
-    tokens: { tenant: row.tenant, triggerId: row.triggerId, triggerRevision: row.triggerRevision, scheduleRevision: row.scheduleRevision, statePosition: row.side.statePosition },
-    instant, latestMs: ms(instant) + row.schedule.missed.graceSeconds * 1000, nextMs: next === null ? Number.POSITIVE_INFINITY : ms(next),
-    streamId: marked.streamId, revision: marked.revision, content, side, events,
+    tokens: {
+      tenant: row.tenant,
+      triggerId: row.triggerId,
+      triggerRevision: row.triggerRevision,
+      scheduleRevision: row.scheduleRevision,
+      statePosition: row.side.statePosition,
+    },
+    instant,
+    latestMs: ms(instant) + row.schedule.missed.graceSeconds * 1000,
+    nextMs: next === null ? Number.POSITIVE_INFINITY : ms(next),
+    streamId: marked.streamId,
+    revision: marked.revision,
+    content,
+    side,
+    events,
   };
 }
 
@@ -110,8 +148,12 @@ export function stageFire(row: ScheduleRow, instant: string, tzdataVersion: stri
 export function stillHolds(fire: StagedFire, tokens: RowTokens, nowMs: number): boolean {
   const t = fire.tokens;
   return (
-    t.triggerRevision === tokens.triggerRevision && t.scheduleRevision === tokens.scheduleRevision && t.statePosition === tokens.statePosition &&
-    nowMs >= ms(fire.instant) && nowMs <= fire.latestMs && nowMs < fire.nextMs
+    t.triggerRevision === tokens.triggerRevision &&
+    t.scheduleRevision === tokens.scheduleRevision &&
+    t.statePosition === tokens.statePosition &&
+    nowMs >= ms(fire.instant) &&
+    nowMs <= fire.latestMs &&
+    nowMs < fire.nextMs
   );
 }
 

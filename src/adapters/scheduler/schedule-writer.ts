@@ -1,7 +1,13 @@
 import type { AppendSignal } from '../../projections/runner/append-signal.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { WrongExpectedRevision } from '../../domain/shared/errors.js';
-import { BatchConflict, insertContents, newStreamContents, positionKey, prepareBatch } from '../eventstore/sql/sql-batch-append.js';
+import {
+  BatchConflict,
+  insertContents,
+  newStreamContents,
+  positionKey,
+  prepareBatch,
+} from '../eventstore/sql/sql-batch-append.js';
 import type { SqlClient, SqlExecutor } from '../../projections/sql-client.js';
 import { foldScheduleSide, type IndexedEvent } from '../../projections/schedules/schedule-index.js';
 import { sideRow, writeSideRows } from '../../projections/schedules/schedules.state.js';
@@ -17,7 +23,8 @@ export class ScheduleConflict extends Error {
 }
 
 /** PostgreSQL aborts one of two transactions waiting on each other; for us that is just a lost race. */
-export const isDeadlock = (error: unknown): boolean => ['40P01', '40001'].includes((error as { code?: string } | null)?.code ?? '');
+export const isDeadlock = (error: unknown): boolean =>
+  ['40P01', '40001'].includes((error as { code?: string } | null)?.code ?? '');
 
 /**
  * Commits decisions on schedule streams. On the SQL stores a batch's Occurrences, the schedule events
@@ -42,7 +49,11 @@ export class SqlScheduleWriter implements ScheduleWriter {
     private readonly signal?: AppendSignal,
   ) {}
 
-  async commit(decisions: readonly ScheduleDecision[], tx?: SqlExecutor, staged: readonly ResolvedFire[] = []): Promise<number> {
+  async commit(
+    decisions: readonly ScheduleDecision[],
+    tx?: SqlExecutor,
+    staged: readonly ResolvedFire[] = [],
+  ): Promise<number> {
     if (decisions.length === 0 && staged.length === 0) return 0;
     if (!tx) {
       const position = await this.sql.transaction((inner) => this.commit(decisions, inner, staged));
@@ -58,22 +69,30 @@ export class SqlScheduleWriter implements ScheduleWriter {
     try {
       // The Occurrences (new streams) as one flat INSERT, the schedule events chained: both in this transaction.
       const { fresh, chained } = newStreamContents([...contents, ...staged.map((f) => f.content)]);
-      for (const part of [fresh, chained]) for (const [key, position] of await insertContents(tx, part)) positions.set(key, position);
+      for (const part of [fresh, chained])
+        for (const [key, position] of await insertContents(tx, part)) positions.set(key, position);
     } catch (error) {
       if (error instanceof BatchConflict || isDeadlock(error)) throw new ScheduleConflict(error);
       throw error;
     }
-    for (const events of appended) for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
+    for (const events of appended)
+      for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
     // The index row follows in the same transaction, compared-and-set on the side the decision read.
     let at = 0;
     const rows = decisions.map((d, i) => {
-      const events = appended.slice(at, (at += appends[i]!.length)).flat().sort((a, b) => a.position - b.position) as unknown as IndexedEvent[];
+      const events = appended
+        .slice(at, (at += appends[i]!.length))
+        .flat()
+        .sort((a, b) => a.position - b.position) as unknown as IndexedEvent[];
       const index = d.index;
       if (!index) throw new Error('a SQL schedule decision carries the index side it was made from');
       const side = events.reduce((s, e) => foldScheduleSide(s, index.schedule, e), index.side);
-      return JSON.stringify(sideRow({ key: { tenant: d.binding.tenant, triggerId: d.binding.triggerId }, expected: index.side, side }));
+      return JSON.stringify(
+        sideRow({ key: { tenant: d.binding.tenant, triggerId: d.binding.triggerId }, expected: index.side, side }),
+      );
     });
-    for (const fire of staged) rows.push(fire.sideRow(positions.get(positionKey(fire.content.streamId, fire.content.revision))!));
+    for (const fire of staged)
+      rows.push(fire.sideRow(positions.get(positionKey(fire.content.streamId, fire.content.revision))!));
     let matched: number;
     try {
       matched = await writeSideRows(tx, rows);

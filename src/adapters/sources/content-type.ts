@@ -1,4 +1,12 @@
-import { asciiLower, hasHeader, indexHeaders, malformed, singleHeader, type HeaderInput, type MalformedRequest } from './headers.js';
+import {
+  asciiLower,
+  hasHeader,
+  indexHeaders,
+  malformed,
+  singleHeader,
+  type HeaderInput,
+  type MalformedRequest,
+} from './headers.js';
 
 /**
  * Payload format classification (WH-2 "ambiguous content types fail closed", WH-10 CloudEvents).
@@ -66,7 +74,8 @@ export function classifyContentType(headers: HeaderInput): ContentTypeResult {
     // body is the event.
     return { ok: true, format: 'cloudevents-structured' };
   }
-  if (media.type !== 'application/json') return malformed('header content-type must be application/json or application/cloudevents+json');
+  if (media.type !== 'application/json')
+    return malformed('header content-type must be application/json or application/cloudevents+json');
 
   const present = CLOUDEVENTS_BINARY_REQUIRED.filter((name) => hasHeader(index, name));
   if (present.length === 0) return { ok: true, format: 'json' };
@@ -80,6 +89,7 @@ export function classifyContentType(headers: HeaderInput): ContentTypeResult {
     if (attribute.value === null || attribute.value === '') return malformed(`header ${name} is empty`);
   }
   const specVersion = singleHeader(index, 'ce-specversion');
-  if (!specVersion.ok || specVersion.value !== SUPPORTED_SPEC_VERSION) return malformed('header ce-specversion must be 1.0');
+  if (!specVersion.ok || specVersion.value !== SUPPORTED_SPEC_VERSION)
+    return malformed('header ce-specversion must be 1.0');
   return { ok: true, format: 'cloudevents-binary' };
 }

@@ -13,8 +13,7 @@ export type IncomingHeadersLike = Readonly<Record<string, string | readonly stri
 
 /** Either the flat rawHeaders list itself, or a Node-style request shape carrying one or both forms. */
 export type HeaderInput =
-  | readonly string[]
-  | { readonly rawHeaders?: readonly string[]; readonly headers?: IncomingHeadersLike };
+  readonly string[] | { readonly rawHeaders?: readonly string[]; readonly headers?: IncomingHeadersLike };
 
 export interface MalformedRequest {
   readonly ok: false;
@@ -100,7 +99,8 @@ export function singleHeader(index: HeaderIndex, name: string): SingleHeader {
   const value = values[0] as string;
   // Without rawHeaders, Node's ", " join is indistinguishable from a list value; none of the
   // single-valued headers we read legitimately contains one, so treat it as a duplicate.
-  if (index.joinedDuplicatesPossible && /,[ \t]/.test(value)) return malformed(`header ${lower} appears more than once`);
+  if (index.joinedDuplicatesPossible && /,[ \t]/.test(value))
+    return malformed(`header ${lower} appears more than once`);
   return { ok: true, value };
 }
 

@@ -45,7 +45,10 @@ describe('WH-2 header access fails closed on duplicates (rawHeaders)', () => {
   it('attack: KELVIN SIGN (U+212A) is not folded to "k", so it cannot pose as webhook-id', () => {
     expect('webhoo\u212a-id'.toLowerCase()).toBe('webhook-id');
     expect(asciiLower('webhoo\u212a-id')).not.toBe('webhook-id');
-    expect(read(['webhook-id', 'real', 'webhoo\u212a-id', 'forged'], 'webhook-id')).toEqual({ ok: true, value: 'real' });
+    expect(read(['webhook-id', 'real', 'webhoo\u212a-id', 'forged'], 'webhook-id')).toEqual({
+      ok: true,
+      value: 'real',
+    });
   });
 
   it('a comma inside a single rawHeaders value is one value (rawHeaders shows every copy)', () => {
@@ -65,11 +68,16 @@ describe('WH-2 header access fails closed on duplicates (IncomingHttpHeaders rec
   });
 
   it('keeps a legitimate "v1,<sig> v1,<sig>" list, whose commas are not followed by whitespace', () => {
-    expect(read({ headers: { 'webhook-signature': 'v1,a v1,b' } }, 'webhook-signature')).toEqual({ ok: true, value: 'v1,a v1,b' });
+    expect(read({ headers: { 'webhook-signature': 'v1,a v1,b' } }, 'webhook-signature')).toEqual({
+      ok: true,
+      value: 'v1,a v1,b',
+    });
   });
 
   it('counts two record keys differing in case as duplicates', () => {
-    expect(read({ headers: { 'webhook-id': 'a', 'Webhook-Id': 'b' } }, 'webhook-id')).toMatchObject({ code: 'malformed_request' });
+    expect(read({ headers: { 'webhook-id': 'a', 'Webhook-Id': 'b' } }, 'webhook-id')).toMatchObject({
+      code: 'malformed_request',
+    });
   });
 
   it('prefers rawHeaders when both are given: Node drops later copies of some headers from the record', () => {

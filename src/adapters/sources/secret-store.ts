@@ -5,7 +5,6 @@ import type { ReveilleConfig } from '../config/config.js';
 import { CONFIG } from '../config/config.token.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 
-
 /** A stored secret that cannot be opened. The message never carries any part of the secret. */
 export class SecretUnavailable extends Error {
   override readonly name = 'SecretUnavailable';
@@ -26,7 +25,9 @@ export class SecretCipher {
   private readonly key: Buffer | null;
 
   constructor(secretKey: string | null) {
-    this.key = secretKey ? Buffer.from(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), 'reveille/source-secrets', 'aes-256-gcm v1', 32)) : null;
+    this.key = secretKey
+      ? Buffer.from(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), 'reveille/source-secrets', 'aes-256-gcm v1', 32))
+      : null;
   }
 
   get encrypting(): boolean {
@@ -45,7 +46,8 @@ export class SecretCipher {
   open(owner: SecretOwner, sealed: string): string {
     if (sealed.startsWith(PLAIN)) return sealed.slice(PLAIN.length);
     if (!sealed.startsWith(SEALED)) throw new SecretUnavailable(`secret of key "${owner.keyId}" has an unknown format`);
-    if (!this.key) throw new SecretUnavailable(`secret of key "${owner.keyId}" is encrypted and REVEILLE_SECRET_KEY is not set`);
+    if (!this.key)
+      throw new SecretUnavailable(`secret of key "${owner.keyId}" is encrypted and REVEILLE_SECRET_KEY is not set`);
     const raw = Buffer.from(sealed.slice(SEALED.length), 'base64url');
     if (raw.length < IV_BYTES + TAG_BYTES) throw new SecretUnavailable(`secret of key "${owner.keyId}" is truncated`);
     try {
@@ -54,12 +56,15 @@ export class SecretCipher {
       decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
       return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {
-      throw new SecretUnavailable(`secret of key "${owner.keyId}" does not open under the configured REVEILLE_SECRET_KEY`);
+      throw new SecretUnavailable(
+        `secret of key "${owner.keyId}" does not open under the configured REVEILLE_SECRET_KEY`,
+      );
     }
   }
 }
 
-const aad = (owner: SecretOwner): Buffer => Buffer.from(JSON.stringify([owner.tenant, owner.sourceId, owner.keyId]), 'utf8');
+const aad = (owner: SecretOwner): Buffer =>
+  Buffer.from(JSON.stringify([owner.tenant, owner.sourceId, owner.keyId]), 'utf8');
 
 /**
  * If another writer is adding the same key id right now, its row is younger than this and is left
@@ -97,6 +102,10 @@ export class SecretStore implements SourceSecrets {
 
   /** A retired key's secret has no further use; deleting it keeps the exposure small. */
   async remove(owner: SecretOwner): Promise<void> {
-    await this.sql.query('DELETE FROM source_secrets WHERE tenant = $1 AND source_id = $2 AND key_id = $3', [owner.tenant, owner.sourceId, owner.keyId]);
+    await this.sql.query('DELETE FROM source_secrets WHERE tenant = $1 AND source_id = $2 AND key_id = $3', [
+      owner.tenant,
+      owner.sourceId,
+      owner.keyId,
+    ]);
   }
 }

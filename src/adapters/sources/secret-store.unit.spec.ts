@@ -18,7 +18,11 @@ describe('source secrets at rest (ARCHITECTURE decision 7, WH-3)', () => {
 
     it('binds the ciphertext to its tenant, source and key: a moved row does not open', () => {
       const sealed = cipher.seal(owner, SECRET);
-      for (const other of [{ ...owner, tenant: 'evil' }, { ...owner, sourceId: 'other' }, { ...owner, keyId: 'k2' }]) {
+      for (const other of [
+        { ...owner, tenant: 'evil' },
+        { ...owner, sourceId: 'other' },
+        { ...owner, keyId: 'k2' },
+      ]) {
         expect(() => cipher.open(other, sealed)).toThrow(SecretUnavailable);
       }
     });
@@ -37,7 +41,8 @@ describe('source secrets at rest (ARCHITECTURE decision 7, WH-3)', () => {
       }
     });
 
-    it('still reads rows stored before the key was configured', () => expect(cipher.open(owner, `plain:${SECRET}`)).toBe(SECRET));
+    it('still reads rows stored before the key was configured', () =>
+      expect(cipher.open(owner, `plain:${SECRET}`)).toBe(SECRET));
   });
 
   describe('without REVEILLE_SECRET_KEY (development only)', () => {
@@ -49,7 +54,9 @@ describe('source secrets at rest (ARCHITECTURE decision 7, WH-3)', () => {
     });
     it('cannot open a sealed row, and says so without the secret', () => {
       const sealed = new SecretCipher('k').seal(owner, SECRET);
-      expect(() => cipher.open(owner, sealed)).toThrow('secret of key "k1" is encrypted and REVEILLE_SECRET_KEY is not set');
+      expect(() => cipher.open(owner, sealed)).toThrow(
+        'secret of key "k1" is encrypted and REVEILLE_SECRET_KEY is not set',
+      );
     });
     it('refuses an unknown format', () => expect(() => cipher.open(owner, SECRET)).toThrow(SecretUnavailable));
   });

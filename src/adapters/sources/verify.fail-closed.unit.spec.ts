@@ -18,7 +18,10 @@ describe('WH-2 duplicated id/timestamp/signature headers → 400', () => {
   const valid = sign('msg_1');
 
   it.each([
-    ['webhook-signature: forged copy after the valid one', ['webhook-signature', valid, 'webhook-signature', 'v1,AAAA']],
+    [
+      'webhook-signature: forged copy after the valid one',
+      ['webhook-signature', valid, 'webhook-signature', 'v1,AAAA'],
+    ],
     ['webhook-signature: valid copy after a forged one', ['webhook-signature', 'v1,AAAA', 'webhook-signature', valid]],
     ['webhook-signature: two identical valid copies', ['webhook-signature', valid, 'Webhook-Signature', valid]],
     ['webhook-id', ['webhook-signature', valid, 'webhook-id', 'msg_2']],
@@ -29,7 +32,9 @@ describe('WH-2 duplicated id/timestamp/signature headers → 400', () => {
   });
 
   it('the baseline without the duplicate is ok (so the cases above fail for the duplicate alone)', () => {
-    expect(verify(['webhook-id', 'msg_1', 'webhook-timestamp', TS, 'webhook-signature', valid])).toMatchObject({ ok: true });
+    expect(verify(['webhook-id', 'msg_1', 'webhook-timestamp', TS, 'webhook-signature', valid])).toMatchObject({
+      ok: true,
+    });
   });
 });
 
@@ -53,7 +58,9 @@ describe('WH-2 delivery ids', () => {
 
   it.each(['standard-webhooks', 'unsigned'] as const)('%s: a missing or empty webhook-id → 400', (scheme) => {
     expect(verify(['webhook-timestamp', TS, 'webhook-signature', sign('')], scheme)).toMatchObject(malformed);
-    expect(verify(['webhook-id', '', 'webhook-timestamp', TS, 'webhook-signature', sign('')], scheme)).toMatchObject(malformed);
+    expect(verify(['webhook-id', '', 'webhook-timestamp', TS, 'webhook-signature', sign('')], scheme)).toMatchObject(
+      malformed,
+    );
   });
 });
 
@@ -83,9 +90,20 @@ describe('WH-5 explicitly unsigned sources', () => {
   });
 
   it('ignore signature headers: a sender cannot raise trust by signing, nor be refused for a bad one', () => {
-    const rawHeaders = ['webhook-id', 'msg_u', 'webhook-timestamp', 'not-a-time', 'webhook-signature', 'v1,x', 'webhook-signature', 'v1,y'];
+    const rawHeaders = [
+      'webhook-id',
+      'msg_u',
+      'webhook-timestamp',
+      'not-a-time',
+      'webhook-signature',
+      'v1,x',
+      'webhook-signature',
+      'v1,y',
+    ];
     expect(verify(rawHeaders, 'unsigned')).toMatchObject({ ok: true, authState: 'unverified', keyId: null });
-    expect(verify(['webhook-id', 'msg_u', 'webhook-timestamp', TS, 'webhook-signature', sign('msg_u')], 'unsigned')).toMatchObject({
+    expect(
+      verify(['webhook-id', 'msg_u', 'webhook-timestamp', TS, 'webhook-signature', sign('msg_u')], 'unsigned'),
+    ).toMatchObject({
       authState: 'unverified',
       keyId: null,
       timestamp: null,

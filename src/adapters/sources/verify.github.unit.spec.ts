@@ -9,13 +9,32 @@ const BODY = '{"action":"opened","number":7,"title":"Réparer"}';
 const DELIVERY = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
 
 function headers(signature: string | null, extra: string[] = []): string[] {
-  const list = ['X-GitHub-Delivery', DELIVERY, 'X-GitHub-Event', 'pull_request', 'Content-Type', 'application/json', ...extra];
+  const list = [
+    'X-GitHub-Delivery',
+    DELIVERY,
+    'X-GitHub-Event',
+    'pull_request',
+    'Content-Type',
+    'application/json',
+    ...extra,
+  ];
   return signature === null ? list : [...list, 'X-Hub-Signature-256', signature];
 }
 
-function verify(rawHeaders: string[], body: string | Buffer = BODY, keys: SourceKey[] = [OLD, NEW]): VerificationResult {
+function verify(
+  rawHeaders: string[],
+  body: string | Buffer = BODY,
+  keys: SourceKey[] = [OLD, NEW],
+): VerificationResult {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return verifyDelivery({ scheme: 'github-hmac-sha256', rawHeaders, body: bytes, keys, toleranceSeconds: 300, now: NOW });
+  return verifyDelivery({
+    scheme: 'github-hmac-sha256',
+    rawHeaders,
+    body: bytes,
+    keys,
+    toleranceSeconds: 300,
+    now: NOW,
+  });
 }
 
 describe('WH-2 github-hmac-sha256 verification over exact raw bytes', () => {
@@ -36,7 +55,10 @@ describe('WH-2 github-hmac-sha256 verification over exact raw bytes', () => {
   });
 
   it('WH-3 a key that is no longer passed in (retired) is signature_invalid', async () => {
-    expect(verify(headers(await sign(OLD.secret, BODY)), BODY, [NEW])).toMatchObject({ status: 401, code: 'signature_invalid' });
+    expect(verify(headers(await sign(OLD.secret, BODY)), BODY, [NEW])).toMatchObject({
+      status: 401,
+      code: 'signature_invalid',
+    });
   });
 
   it.each([
@@ -45,12 +67,23 @@ describe('WH-2 github-hmac-sha256 verification over exact raw bytes', () => {
     ['\\u00e9 escape', '{"action":"opened","number":7,"title":"R\\u00e9parer"}'],
   ])('attack: re-serialized body (%s) fails, the original bytes pass', async (_label, reserialized) => {
     const signature = await sign(OLD.secret, BODY);
-    expect(verify(headers(signature), reserialized)).toMatchObject({ ok: false, status: 401, code: 'signature_invalid' });
+    expect(verify(headers(signature), reserialized)).toMatchObject({
+      ok: false,
+      status: 401,
+      code: 'signature_invalid',
+    });
     expect(verify(headers(signature), BODY)).toMatchObject({ ok: true });
   });
 
   it('the event header is returned as received (it is not covered by the signature)', async () => {
-    const rawHeaders = ['X-GitHub-Delivery', DELIVERY, 'X-GitHub-Event', 'push', 'X-Hub-Signature-256', await sign(OLD.secret, BODY)];
+    const rawHeaders = [
+      'X-GitHub-Delivery',
+      DELIVERY,
+      'X-GitHub-Event',
+      'push',
+      'X-Hub-Signature-256',
+      await sign(OLD.secret, BODY),
+    ];
     expect(verify(rawHeaders)).toMatchObject({ ok: true, eventTypeHeader: 'push' });
   });
 });
@@ -78,7 +111,16 @@ describe('WH-2 github signature format is strict', () => {
   });
 
   it('a Standard Webhooks signature on a github source → signature_missing', () => {
-    const result = verify(['webhook-id', 'msg_1', 'webhook-timestamp', '1772366400', 'webhook-signature', 'v1,AAAA', 'X-GitHub-Delivery', DELIVERY]);
+    const result = verify([
+      'webhook-id',
+      'msg_1',
+      'webhook-timestamp',
+      '1772366400',
+      'webhook-signature',
+      'v1,AAAA',
+      'X-GitHub-Delivery',
+      DELIVERY,
+    ]);
     expect(result).toMatchObject({ ok: false, status: 401, code: 'signature_missing' });
   });
 });
@@ -91,7 +133,10 @@ describe('WH-2 github headers fail closed', () => {
     ['a delivery id with "."', (s: string) => ['X-GitHub-Delivery', 'a.b', 'X-Hub-Signature-256', s]],
     ['a 257-character delivery id', (s: string) => ['X-GitHub-Delivery', 'd'.repeat(257), 'X-Hub-Signature-256', s]],
     ['no delivery id', (s: string) => ['X-GitHub-Event', 'push', 'X-Hub-Signature-256', s]],
-    ['an event type with a space', (s: string) => ['X-GitHub-Delivery', DELIVERY, 'X-GitHub-Event', 'push now', 'X-Hub-Signature-256', s]],
+    [
+      'an event type with a space',
+      (s: string) => ['X-GitHub-Delivery', DELIVERY, 'X-GitHub-Event', 'push now', 'X-Hub-Signature-256', s],
+    ],
   ])('validly signed but %s → 400 malformed_request', async (_label, build) => {
     const signature = await sign(OLD.secret, BODY);
     expect(verify(build(signature))).toMatchObject({ ok: false, status: 400, code: 'malformed_request' });

@@ -19,7 +19,8 @@ interface Delivery {
 /** What verification may legitimately depend on: header names are case-insensitive, values OWS-trimmed. */
 function normalized({ rawHeaders, body }: Delivery): string {
   const pairs: string[] = [];
-  for (let i = 0; i < rawHeaders.length; i += 2) pairs.push(`${asciiLower(rawHeaders[i] as string)}:${(rawHeaders[i + 1] as string).trim()}`);
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    pairs.push(`${asciiLower(rawHeaders[i] as string)}:${(rawHeaders[i + 1] as string).trim()}`);
   return JSON.stringify([pairs.sort(), body.toString('hex')]);
 }
 
@@ -43,9 +44,17 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('replaceHeader' as const), header: headerIndex, value: fc.string({ maxLength: 60 }) }),
   fc.record({ kind: fc.constant('shiftTimestamp' as const), delta: fc.integer({ min: -299, max: 299 }) }),
   fc.record({ kind: fc.constant('truncateSignature' as const), cut: fc.integer({ min: 1, max: 50 }) }),
-  fc.record({ kind: fc.constant('replaceSignatureChar' as const), index: fc.nat(), char: fc.constantFrom(...'AZaz09+/=,v1 '.split('')) }),
+  fc.record({
+    kind: fc.constant('replaceSignatureChar' as const),
+    index: fc.nat(),
+    char: fc.constantFrom(...'AZaz09+/=,v1 '.split('')),
+  }),
   fc.record({ kind: fc.constant('dropHeader' as const), header: headerIndex }),
-  fc.record({ kind: fc.constant('duplicateHeader' as const), header: headerIndex, value: fc.option(fc.string({ maxLength: 20 })) }),
+  fc.record({
+    kind: fc.constant('duplicateHeader' as const),
+    header: headerIndex,
+    value: fc.option(fc.string({ maxLength: 20 })),
+  }),
   fc.constant({ kind: 'upperCaseNames' as const }),
 );
 
@@ -59,8 +68,19 @@ function mutate(original: Delivery, m: Mutation): Delivery {
   const rawHeaders = [...original.rawHeaders];
   let body = Buffer.from(original.body);
   const at = (name: string): number => position(rawHeaders, name);
-  const headerMutations = ['replaceHeader', 'shiftTimestamp', 'truncateSignature', 'replaceSignatureChar', 'dropHeader'];
-  const target = m.kind === 'replaceHeader' || m.kind === 'dropHeader' ? (SIGNED[m.header] as string) : m.kind === 'shiftTimestamp' ? 'webhook-timestamp' : 'webhook-signature';
+  const headerMutations = [
+    'replaceHeader',
+    'shiftTimestamp',
+    'truncateSignature',
+    'replaceSignatureChar',
+    'dropHeader',
+  ];
+  const target =
+    m.kind === 'replaceHeader' || m.kind === 'dropHeader'
+      ? (SIGNED[m.header] as string)
+      : m.kind === 'shiftTimestamp'
+        ? 'webhook-timestamp'
+        : 'webhook-signature';
   if (headerMutations.includes(m.kind) && at(target) < 0) {
     // The header is already gone: re-adding it is the only way left to change it.
     if (m.kind === 'replaceHeader') rawHeaders.push(target, m.value);
@@ -123,7 +143,14 @@ function signed(d: { id: string; body: string; offset: number; signer: number })
   const at = new Date(NOW.getTime() + d.offset * 1000);
   const signature = new Webhook((KEYS[d.signer] as SourceKey).secret).sign(d.id, at, d.body);
   return {
-    rawHeaders: ['webhook-id', d.id, 'webhook-timestamp', String(Math.floor(at.getTime() / 1000)), 'webhook-signature', signature],
+    rawHeaders: [
+      'webhook-id',
+      d.id,
+      'webhook-timestamp',
+      String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature',
+      signature,
+    ],
     body: Buffer.from(d.body, 'utf8'),
   };
 }
@@ -135,7 +162,11 @@ describe('WH-2 / WH-4 property: mutations of a validly signed request never veri
   it('standard-webhooks: the unmutated request verifies under the key that signed it', () => {
     fc.assert(
       fc.property(delivery, (d) => {
-        expect(verifySw(signed(d))).toMatchObject({ ok: true, keyId: (KEYS[d.signer] as SourceKey).keyId, deliveryId: d.id });
+        expect(verifySw(signed(d))).toMatchObject({
+          ok: true,
+          keyId: (KEYS[d.signer] as SourceKey).keyId,
+          deliveryId: d.id,
+        });
       }),
       { numRuns: 150 },
     );
@@ -158,25 +189,34 @@ describe('WH-2 / WH-4 property: mutations of a validly signed request never veri
   it('github-hmac-sha256: flipping a body bit or a signature digit is rejected', async () => {
     const secret = 'property-github-secret';
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }), fc.nat(), fc.nat(), fc.boolean(), async (text, i, j, flipBody) => {
-        const body = Buffer.from(text, 'utf8');
-        let signature = await githubSign(secret, text);
-        if (flipBody) body[i % body.length] ^= 1 << (j % 8);
-        else {
-          const k = 7 + (i % 64);
-          const digit = signature[k] as string;
-          signature = signature.slice(0, k) + '0123456789abcdef'[(parseInt(digit, 16) + 1 + (j % 15)) % 16] + signature.slice(k + 1);
-        }
-        const result = verifyDelivery({
-          scheme: 'github-hmac-sha256',
-          rawHeaders: ['x-github-delivery', 'd-1', 'x-hub-signature-256', signature],
-          body,
-          keys: [{ keyId: 'g', generation: 1, secret }],
-          toleranceSeconds: 300,
-          now: NOW,
-        });
-        expect(result).toMatchObject({ ok: false, status: 401, code: 'signature_invalid' });
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }),
+        fc.nat(),
+        fc.nat(),
+        fc.boolean(),
+        async (text, i, j, flipBody) => {
+          const body = Buffer.from(text, 'utf8');
+          let signature = await githubSign(secret, text);
+          if (flipBody) body[i % body.length] ^= 1 << (j % 8);
+          else {
+            const k = 7 + (i % 64);
+            const digit = signature[k] as string;
+            signature =
+              signature.slice(0, k) +
+              '0123456789abcdef'[(parseInt(digit, 16) + 1 + (j % 15)) % 16] +
+              signature.slice(k + 1);
+          }
+          const result = verifyDelivery({
+            scheme: 'github-hmac-sha256',
+            rawHeaders: ['x-github-delivery', 'd-1', 'x-hub-signature-256', signature],
+            body,
+            keys: [{ keyId: 'g', generation: 1, secret }],
+            toleranceSeconds: 300,
+            now: NOW,
+          });
+          expect(result).toMatchObject({ ok: false, status: 401, code: 'signature_invalid' });
+        },
+      ),
       { numRuns: 150 },
     );
   });

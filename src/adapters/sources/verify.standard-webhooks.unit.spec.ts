@@ -14,10 +14,24 @@ function sign(key: SourceKey, id: string, at: Date, body: string): string {
 
 function headers(id: string, at: Date | string, signature: string): string[] {
   const ts = typeof at === 'string' ? at : String(Math.floor(at.getTime() / 1000));
-  return ['Content-Type', 'application/json', 'webhook-id', id, 'webhook-timestamp', ts, 'webhook-signature', signature];
+  return [
+    'Content-Type',
+    'application/json',
+    'webhook-id',
+    id,
+    'webhook-timestamp',
+    ts,
+    'webhook-signature',
+    signature,
+  ];
 }
 
-function verify(rawHeaders: string[], body: Buffer | string, keys: SourceKey[] = [OLD, NEW], now = NOW): VerificationResult {
+function verify(
+  rawHeaders: string[],
+  body: Buffer | string,
+  keys: SourceKey[] = [OLD, NEW],
+  now = NOW,
+): VerificationResult {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   return verifyDelivery({ scheme: 'standard-webhooks', rawHeaders, body: bytes, keys, toleranceSeconds: 300, now });
 }
@@ -84,8 +98,16 @@ describe('WH-3 key rotation: current and retained keys both verify, the result n
   });
 
   it('attack: a weak key (16 bytes) in the key list never authenticates anything', () => {
-    const weak: SourceKey = { keyId: 'weak', generation: 3, secret: `whsec_${Buffer.alloc(16, 0x44).toString('base64')}` };
-    expectFailure(verify(headers('msg_w', NOW, sign(weak, 'msg_w', NOW, BODY)), BODY, [weak, OLD]), 401, 'signature_invalid');
+    const weak: SourceKey = {
+      keyId: 'weak',
+      generation: 3,
+      secret: `whsec_${Buffer.alloc(16, 0x44).toString('base64')}`,
+    };
+    expectFailure(
+      verify(headers('msg_w', NOW, sign(weak, 'msg_w', NOW, BODY)), BODY, [weak, OLD]),
+      401,
+      'signature_invalid',
+    );
   });
 
   it('no keys at all is signature_invalid', () => {
@@ -98,7 +120,10 @@ describe('WH-2 signature versions: unknown versions are skipped, never accepted'
   const mac = valid.slice('v1,'.length);
 
   it('v1a and v2 entries carrying a valid MAC plus one valid v1 entry: ok', () => {
-    expect(verify(headers('msg_v', NOW, `v1a,${mac} v2,${mac} ${valid}`), BODY)).toMatchObject({ ok: true, keyId: 'k1' });
+    expect(verify(headers('msg_v', NOW, `v1a,${mac} v2,${mac} ${valid}`), BODY)).toMatchObject({
+      ok: true,
+      keyId: 'k1',
+    });
   });
 
   it.each([
@@ -132,7 +157,9 @@ describe('WH-4 timestamp tolerance in both directions', () => {
   });
 
   it.each([-300, 300])('exactly %i s off is within tolerance', (offset) => {
-    expect(verify(headers('msg_t', at(offset), sign(NEW, 'msg_t', at(offset), BODY)), BODY)).toMatchObject({ ok: true });
+    expect(verify(headers('msg_t', at(offset), sign(NEW, 'msg_t', at(offset), BODY)), BODY)).toMatchObject({
+      ok: true,
+    });
   });
 
   it('signature is checked first: a stale forged delivery learns nothing about the clock', () => {
@@ -140,12 +167,21 @@ describe('WH-4 timestamp tolerance in both directions', () => {
     expectFailure(verify(headers('msg_t', at(-10_000), forged), BODY), 401, 'signature_invalid');
   });
 
-  it.each(['abc', '1.5', '-1', '1e9', '0x10', '+1772366400', '01772366400', '１７７２３６６４００', '1772366400 1', '9'.repeat(13), ''])(
-    'malformed timestamp %j → 400 malformed_request',
-    (timestamp) => {
-      expectFailure(verify(headers('msg_t', timestamp, sign(NEW, 'msg_t', NOW, BODY)), BODY), 400, 'malformed_request');
-    },
-  );
+  it.each([
+    'abc',
+    '1.5',
+    '-1',
+    '1e9',
+    '0x10',
+    '+1772366400',
+    '01772366400',
+    '１７７２３６６４００',
+    '1772366400 1',
+    '9'.repeat(13),
+    '',
+  ])('malformed timestamp %j → 400 malformed_request', (timestamp) => {
+    expectFailure(verify(headers('msg_t', timestamp, sign(NEW, 'msg_t', NOW, BODY)), BODY), 400, 'malformed_request');
+  });
 
   it('missing timestamp → 400 malformed_request', () => {
     const rawHeaders = ['webhook-id', 'msg_t', 'webhook-signature', sign(NEW, 'msg_t', NOW, BODY)];

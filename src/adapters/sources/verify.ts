@@ -64,7 +64,8 @@ export function verifyDelivery(input: VerifyDeliveryInput): VerificationResult {
   if (!Number.isFinite(input.toleranceSeconds) || input.toleranceSeconds < 0) {
     throw new RangeError('toleranceSeconds must be a finite, non-negative number');
   }
-  if (!(input.now instanceof Date) || Number.isNaN(input.now.getTime())) throw new RangeError('now must be a valid Date');
+  if (!(input.now instanceof Date) || Number.isNaN(input.now.getTime()))
+    throw new RangeError('now must be a valid Date');
   const indexed = indexHeaders(input.rawHeaders);
   if (!indexed.ok) return indexed;
   switch (input.scheme) {
@@ -87,7 +88,8 @@ export function verifyDelivery(input: VerifyDeliveryInput): VerificationResult {
  */
 export function validateDeliveryId(id: string | null, header: string): { ok: true; id: string } | MalformedRequest {
   if (id === null || id.length === 0) return malformed(`header ${header} is required`);
-  if (id.length > MAX_DELIVERY_ID_LENGTH) return malformed(`header ${header} is longer than ${MAX_DELIVERY_ID_LENGTH} characters`);
+  if (id.length > MAX_DELIVERY_ID_LENGTH)
+    return malformed(`header ${header} is longer than ${MAX_DELIVERY_ID_LENGTH} characters`);
   if (!/^[\x20-\x7e]+$/.test(id)) return malformed(`header ${header} contains control or non-ASCII characters`);
   if (id.includes('.')) return malformed(`header ${header} contains "."`);
   return { ok: true, id };
@@ -131,7 +133,8 @@ function verifyStandardWebhooks(index: HeaderIndex, input: VerifyDeliveryInput):
   if (!read.ok) return read;
   const headers = read.values;
   const signatureHeader = headers['webhook-signature'];
-  if (signatureHeader === null || signatureHeader === '') return authFailure('signature_missing', 'webhook-signature header is missing');
+  if (signatureHeader === null || signatureHeader === '')
+    return authFailure('signature_missing', 'webhook-signature header is missing');
   const checkedId = validateDeliveryId(headers['webhook-id'], 'webhook-id');
   if (!checkedId.ok) return checkedId;
   const id = checkedId.id;
@@ -185,7 +188,8 @@ function verifyGithub(index: HeaderIndex, input: VerifyDeliveryInput): Verificat
   if (!read.ok) return read;
   const headers = read.values;
   const signatureHeader = headers['x-hub-signature-256'];
-  if (signatureHeader === null || signatureHeader === '') return authFailure('signature_missing', 'x-hub-signature-256 header is missing');
+  if (signatureHeader === null || signatureHeader === '')
+    return authFailure('signature_missing', 'x-hub-signature-256 header is missing');
   const checkedId = validateDeliveryId(headers['x-github-delivery'], 'x-github-delivery');
   if (!checkedId.ok) return checkedId;
   const id = checkedId.id;
@@ -194,7 +198,8 @@ function verifyGithub(index: HeaderIndex, input: VerifyDeliveryInput): Verificat
     return malformed('header x-github-event is not a visible ASCII token');
   }
   // Lowercase hex only, as GitHub sends it: one accepted spelling per signature.
-  if (!GITHUB_SIGNATURE.test(signatureHeader)) return authFailure('signature_invalid', 'x-hub-signature-256 is not sha256=<64 lowercase hex>');
+  if (!GITHUB_SIGNATURE.test(signatureHeader))
+    return authFailure('signature_invalid', 'x-hub-signature-256 is not sha256=<64 lowercase hex>');
   const provided = Buffer.from(signatureHeader.slice('sha256='.length), 'hex');
 
   for (const candidate of candidateKeys('github-hmac-sha256', input.keys)) {

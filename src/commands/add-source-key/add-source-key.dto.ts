@@ -6,10 +6,15 @@ export class AddSourceKeyDto {
   @ApiPropertyOptional({ description: 'generated when absent; 1–128 of A–Z a–z 0–9 . _ : -' })
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, { message: 'keyId is 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" and "-"' })
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, {
+    message: 'keyId is 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" and "-"',
+  })
   keyId?: string;
 
-  @ApiPropertyOptional({ description: 'standard-webhooks: whsec_ + base64 of ≥ 24 bytes; github-hmac-sha256: ≥ 16 characters. Generated when absent.' })
+  @ApiPropertyOptional({
+    description:
+      'standard-webhooks: whsec_ + base64 of ≥ 24 bytes; github-hmac-sha256: ≥ 16 characters. Generated when absent.',
+  })
   @IsOptional()
   @IsString({ message: 'secret must be a string' })
   @MaxLength(4096, { message: 'secret is too long' })

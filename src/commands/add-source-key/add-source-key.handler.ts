@@ -29,11 +29,23 @@ export class AddSourceKeyHandler implements ICommandHandler<AddSourceKeyCommand>
     @Inject(SOURCE_SECRETS) private readonly secrets: SourceSecrets,
   ) {}
 
-  async execute({ context, sourceId, keyId: givenKeyId, secret: givenSecret }: AddSourceKeyCommand): Promise<SourceKeyCreated> {
+  async execute({
+    context,
+    sourceId,
+    keyId: givenKeyId,
+    secret: givenSecret,
+  }: AddSourceKeyCommand): Promise<SourceKeyCreated> {
     const keyId = givenKeyId ?? `key-${randomBytes(8).toString('hex')}`;
     const owner = { tenant: context.tenant, sourceId, keyId };
     const stream = sourceStream(context.tenant, sourceId);
-    const command: AddSourceKey = { type: 'AddSourceKey', tenant: context.tenant, sourceId, keyId, actor: context.actor, at: (await this.store.now()).toISOString() };
+    const command: AddSourceKey = {
+      type: 'AddSourceKey',
+      tenant: context.tenant,
+      sourceId,
+      keyId,
+      actor: context.actor,
+      at: (await this.store.now()).toISOString(),
+    };
     let material: { secret: string; sealed: string } | null = null;
     for (let attempt = 1; ; attempt++) {
       const loaded = await loadAggregate(this.store, stream, sourceDecider);
@@ -43,11 +55,19 @@ export class AddSourceKeyHandler implements ICommandHandler<AddSourceKeyCommand>
       if (!added || loaded.state.status !== 'defined') throw new Error('AddSourceKey decided no key');
       material ??= this.material(loaded.state.definition.scheme, givenSecret, owner);
       if (!(await this.secrets.put(owner, added.data.generation, material.sealed))) {
-        throw new CommandRejected(reject('key_in_flight', { detail: `key "${keyId}" is being added by another request; retry in a minute` }));
+        throw new CommandRejected(
+          reject('key_in_flight', { detail: `key "${keyId}" is being added by another request; retry in a minute` }),
+        );
       }
       try {
         const appended = await this.store.append(stream, [toNewEvent(added, metadataOf(context))], loaded.revision);
-        return { sourceId, keyId, generation: added.data.generation, secret: material.secret, position: appended.position };
+        return {
+          sourceId,
+          keyId,
+          generation: added.data.generation,
+          secret: material.secret,
+          position: appended.position,
+        };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
       }
@@ -55,11 +75,18 @@ export class AddSourceKeyHandler implements ICommandHandler<AddSourceKeyCommand>
   }
 
   /** A given secret is checked against the scheme (422 at /secret, never echoed); else one is generated. */
-  private material(scheme: Parameters<typeof parseSecret>[0], given: string | undefined, owner: { tenant: string; sourceId: string; keyId: string }) {
+  private material(
+    scheme: Parameters<typeof parseSecret>[0],
+    given: string | undefined,
+    owner: { tenant: string; sourceId: string; keyId: string },
+  ) {
     const secret = given ?? generateSecret(scheme, randomBytes(GENERATED_SECRET_BYTES));
     if (given !== undefined) {
       const parsed = parseSecret(scheme, given);
-      if (!parsed.ok) throw new CommandRejected(reject('invalid_definition', { errors: [{ pointer: '/secret', message: parsed.detail }] }));
+      if (!parsed.ok)
+        throw new CommandRejected(
+          reject('invalid_definition', { errors: [{ pointer: '/secret', message: parsed.detail }] }),
+        );
     }
     return { secret, sealed: this.secrets.cipher.seal(owner, secret) };
   }

@@ -32,10 +32,19 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
   async execute({ occurrenceStreamId, observed }: AdmitOccurrenceCommand): Promise<AdmissionResult> {
     for (let attempt = 1; ; attempt++) {
       // The processor hands over the observation it read; it is the whole stream unless a conflict was recorded since.
-      const loaded = attempt === 1 && observed ? fromObservation(observed) : await loadAggregate(this.store, occurrenceStreamId, occurrenceDecider);
+      const loaded =
+        attempt === 1 && observed
+          ? fromObservation(observed)
+          : await loadAggregate(this.store, occurrenceStreamId, occurrenceDecider);
       const state = loaded.state;
       if (state.status === 'absent') throw new Error(`no occurrence in ${occurrenceStreamId}`);
-      if (state.status === 'decided') return { occurrenceId: state.occurrence.occurrenceId, decision: 'already_decided', executionId: state.executionId, position: loaded.position };
+      if (state.status === 'decided')
+        return {
+          occurrenceId: state.occurrence.occurrenceId,
+          decision: 'already_decided',
+          executionId: state.executionId,
+          position: loaded.position,
+        };
       try {
         return await this.admit(occurrenceStreamId, state, loaded);
       } catch (error) {
@@ -46,12 +55,23 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
     }
   }
 
-  private async admit(occurrenceStreamId: string, state: Observed, loaded: Loaded<OccurrenceState>): Promise<AdmissionResult> {
+  private async admit(
+    occurrenceStreamId: string,
+    state: Observed,
+    loaded: Loaded<OccurrenceState>,
+  ): Promise<AdmissionResult> {
     const { occurrenceId } = state.occurrence;
-    const { steps, positions } = await admitInOrder(this.store, this.clock, [{ streamId: occurrenceStreamId, expected: loaded.revision, state }]);
+    const { steps, positions } = await admitInOrder(this.store, this.clock, [
+      { streamId: occurrenceStreamId, expected: loaded.revision, state },
+    ]);
     const step = steps[0]!;
     this.notifier.decided(occurrenceId);
     const isAdmitted = step.decision[0]!.type === 'OccurrenceAdmitted';
-    return { occurrenceId, decision: isAdmitted ? 'admitted' : 'blocked', executionId: isAdmitted ? step.executionId : null, position: positions[positions.length - 1]! };
+    return {
+      occurrenceId,
+      decision: isAdmitted ? 'admitted' : 'blocked',
+      executionId: isAdmitted ? step.executionId : null,
+      position: positions[positions.length - 1]!,
+    };
   }
 }

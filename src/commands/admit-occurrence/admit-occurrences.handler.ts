@@ -25,7 +25,9 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
   ) {}
 
   async execute({ observations }: AdmitOccurrencesCommand): Promise<void> {
-    const observed = observations.map((e) => ({ event: e, state: fromObservation(e).state })).filter((o): o is { event: typeof o.event; state: Observed } => o.state.status === 'observed');
+    const observed = observations
+      .map((e) => ({ event: e, state: fromObservation(e).state }))
+      .filter((o): o is { event: typeof o.event; state: Observed } => o.state.status === 'observed');
     if (observed.length > 1 && observed.every((o) => o.event.revision === 0)) {
       try {
         return await this.admitTogether(observed);
@@ -33,11 +35,18 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
         if (!(error instanceof WrongExpectedRevision)) throw error;
       }
     }
-    for (const { event } of observed) await this.commands.execute(new AdmitOccurrenceCommand(event.streamId, observed.length === 1 ? event : undefined));
+    for (const { event } of observed)
+      await this.commands.execute(
+        new AdmitOccurrenceCommand(event.streamId, observed.length === 1 ? event : undefined),
+      );
   }
 
   private async admitTogether(observed: Array<{ event: { streamId: string }; state: Observed }>): Promise<void> {
-    await admitInOrder(this.store, this.clock, observed.map(({ event, state }) => ({ streamId: event.streamId, expected: 0, state })));
+    await admitInOrder(
+      this.store,
+      this.clock,
+      observed.map(({ event, state }) => ({ streamId: event.streamId, expected: 0, state })),
+    );
     for (const { state } of observed) this.notifier.decided(state.occurrence.occurrenceId);
   }
 }

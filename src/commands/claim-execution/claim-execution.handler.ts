@@ -13,7 +13,12 @@ export class ClaimExecutionHandler implements ICommandHandler<ClaimExecutionComm
 
   async execute({ context, executionId, consumerId }: ClaimExecutionCommand): Promise<ClaimResult> {
     const at = (await this.store.now()).toISOString();
-    const { state } = await transitionExecution(this.store, context.tenant, { type: 'ClaimExecution', executionId, consumerId, at }, metadataOf(context, executionId));
+    const { state } = await transitionExecution(
+      this.store,
+      context.tenant,
+      { type: 'ClaimExecution', executionId, consumerId, at },
+      metadataOf(context, executionId),
+    );
     if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
     return { executionId, fence: state.fence, generation: state.generation, ...requestView(state.request) };
   }

@@ -12,7 +12,9 @@ export class CompleteExecutionDto {
   @IsIn(EXECUTION_OUTCOMES)
   outcome!: ExecutionOutcome;
 
-  @ApiPropertyOptional({ description: 'What the consumer committed (bounded: 16 KiB as JSON); returned to a later settlement' })
+  @ApiPropertyOptional({
+    description: 'What the consumer committed (bounded: 16 KiB as JSON); returned to a later settlement',
+  })
   @IsOptional()
   receipt?: unknown;
 }

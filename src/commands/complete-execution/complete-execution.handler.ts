@@ -14,13 +14,32 @@ const MAX_RECEIPT_BYTES = 16 * 1024;
 export class CompleteExecutionHandler implements ICommandHandler<CompleteExecutionCommand> {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  async execute({ context, executionId, fence, outcome, receipt }: CompleteExecutionCommand): Promise<CompletionResult> {
+  async execute({
+    context,
+    executionId,
+    fence,
+    outcome,
+    receipt,
+  }: CompleteExecutionCommand): Promise<CompletionResult> {
     if (Buffer.byteLength(JSON.stringify(receipt ?? null), 'utf8') > MAX_RECEIPT_BYTES) {
-      throw badRequest('The request is malformed.', [{ pointer: '/receipt', message: `receipt must be at most ${MAX_RECEIPT_BYTES} bytes as JSON` }]);
+      throw badRequest('The request is malformed.', [
+        { pointer: '/receipt', message: `receipt must be at most ${MAX_RECEIPT_BYTES} bytes as JSON` },
+      ]);
     }
     const at = (await this.store.now()).toISOString();
-    const done = await transitionExecution(this.store, context.tenant, { type: 'CompleteExecution', executionId, fence, outcome, receipt: receipt ?? null, at }, metadataOf(context, executionId));
+    const done = await transitionExecution(
+      this.store,
+      context.tenant,
+      { type: 'CompleteExecution', executionId, fence, outcome, receipt: receipt ?? null, at },
+      metadataOf(context, executionId),
+    );
     if (done.state.status !== 'completed') throw new IllegalStateError('a completion that left the execution open');
-    return { executionId, status: 'completed', outcome: done.state.completion.outcome, fence: done.state.completion.fence, position: done.position };
+    return {
+      executionId,
+      status: 'completed',
+      outcome: done.state.completion.outcome,
+      fence: done.state.completion.fence,
+      position: done.position,
+    };
   }
 }

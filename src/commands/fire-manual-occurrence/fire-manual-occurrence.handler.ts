@@ -19,15 +19,25 @@ export const MAX_MANUAL_INPUT_BYTES = 64 * 1024;
 export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOccurrenceCommand> {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  async execute({ context, triggerId, idempotencyKey, input = null, resourceRefs }: FireManualOccurrenceCommand): Promise<ManualFireResult> {
+  async execute({
+    context,
+    triggerId,
+    idempotencyKey,
+    input = null,
+    resourceRefs,
+  }: FireManualOccurrenceCommand): Promise<ManualFireResult> {
     if (Buffer.byteLength(canonicalJson(input ?? null)) > MAX_MANUAL_INPUT_BYTES) {
-      throw badRequest('The input is too large.', [{ pointer: '/input', message: `input exceeds ${MAX_MANUAL_INPUT_BYTES} bytes` }]);
+      throw badRequest('The input is too large.', [
+        { pointer: '/input', message: `input exceeds ${MAX_MANUAL_INPUT_BYTES} bytes` },
+      ]);
     }
     const trigger = await currentTrigger(this.store, context.tenant, triggerId);
     if (trigger.status === 'absent' || trigger.deleted) throw notFound();
     if (trigger.definition.type !== 'manual') {
       throw new CommandRejected(
-        reject('trigger_not_manual', { detail: `Trigger ${triggerId} is a ${trigger.definition.type} Trigger; only manual Triggers take manual occurrences.` }),
+        reject('trigger_not_manual', {
+          detail: `Trigger ${triggerId} is a ${trigger.definition.type} Trigger; only manual Triggers take manual occurrences.`,
+        }),
       );
     }
     const identity = manualIdentity(context.tenant, trigger, idempotencyKey);
@@ -57,7 +67,9 @@ export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOc
     );
     // Whoever observed first fixed the payload; another payload under the identity starts nothing (OC-4).
     if (observation.outcome === 'payload_conflict') {
-      throw new CommandRejected(reject('payload_conflict', { detail: 'This delivery identity was first accepted with a different payload.' }));
+      throw new CommandRejected(
+        reject('payload_conflict', { detail: 'This delivery identity was first accepted with a different payload.' }),
+      );
     }
     return { occurrenceId: observation.occurrenceId, status: 'observed', position: observation.position };
   }

@@ -14,7 +14,10 @@ export class ReviseMissionDto {
   @IsIn(['active', 'paused', 'cancelled', 'revoked'], { message: 'state must be active, paused, cancelled or revoked' })
   state!: string;
 
-  @ApiProperty({ description: 'maxExecutionsPerHour, maxConcurrent, resourceScopes, classification, acceptLowerTrust, maxCausalDepth' })
+  @ApiProperty({
+    description:
+      'maxExecutionsPerHour, maxConcurrent, resourceScopes, classification, acceptLowerTrust, maxCausalDepth',
+  })
   @IsObject()
   grants!: Record<string, unknown>;
 

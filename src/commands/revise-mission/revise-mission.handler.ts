@@ -18,7 +18,17 @@ export class ReviseMissionHandler implements ICommandHandler<ReviseMissionComman
       this.store,
       missionStream(context.tenant, missionId),
       missionDecider,
-      { type: 'ReviseMission', tenant: context.tenant, missionId, expectedRevision: body.expectedRevision, state: body.state, grants: body.grants, reason: body.reason ?? '', actor: context.actor, at },
+      {
+        type: 'ReviseMission',
+        tenant: context.tenant,
+        missionId,
+        expectedRevision: body.expectedRevision,
+        state: body.state,
+        grants: body.grants,
+        reason: body.reason ?? '',
+        actor: context.actor,
+        at,
+      },
       metadataOf(context),
     );
     const revision = handled.state.status === 'defined' ? handled.state.revision : 0;

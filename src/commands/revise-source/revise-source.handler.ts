@@ -37,10 +37,18 @@ export class ReviseSourceHandler implements ICommandHandler<ReviseSourceCommand>
       const decision = sourceDecider.decide(command, loaded.state);
       if (isRejection(decision)) throw new CommandRejected(decision);
       if (!(await this.routes.claim(sourceId, context.tenant))) {
-        throw new CommandRejected(reject('source_id_unavailable', { detail: 'This source id is taken; ingress URLs are global, so choose another.' }));
+        throw new CommandRejected(
+          reject('source_id_unavailable', {
+            detail: 'This source id is taken; ingress URLs are global, so choose another.',
+          }),
+        );
       }
     }
     const handled = await handleCommand(this.store, stream, sourceDecider, command, metadataOf(context));
-    return { sourceId, revision: handled.state.status === 'defined' ? handled.state.revision : 0, position: handled.position };
+    return {
+      sourceId,
+      revision: handled.state.status === 'defined' ? handled.state.revision : 0,
+      position: handled.position,
+    };
   }
 }

@@ -42,6 +42,10 @@ export class ReviseTriggerHandler implements ICommandHandler<ReviseTriggerComman
       },
       metadataOf(context),
     );
-    return { triggerId, revision: handled.state.status === 'defined' ? handled.state.revision : 0, position: handled.position };
+    return {
+      triggerId,
+      revision: handled.state.status === 'defined' ? handled.state.revision : 0,
+      position: handled.position,
+    };
   }
 }

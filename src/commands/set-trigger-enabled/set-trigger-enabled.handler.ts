@@ -23,9 +23,23 @@ export class SetTriggerEnabledHandler implements ICommandHandler<SetTriggerEnabl
       this.store,
       triggerStream(context.tenant, triggerId),
       triggerDecider,
-      { type: 'SetTriggerEnabled', tenant: context.tenant, triggerId, enabled, expectedRevision: body.expectedRevision, reason: body.reason ?? '', actor: context.actor, at: (await this.store.now()).toISOString(), mission },
+      {
+        type: 'SetTriggerEnabled',
+        tenant: context.tenant,
+        triggerId,
+        enabled,
+        expectedRevision: body.expectedRevision,
+        reason: body.reason ?? '',
+        actor: context.actor,
+        at: (await this.store.now()).toISOString(),
+        mission,
+      },
       metadataOf(context),
     );
-    return { triggerId, revision: handled.state.status === 'defined' ? handled.state.revision : 0, position: handled.position };
+    return {
+      triggerId,
+      revision: handled.state.status === 'defined' ? handled.state.revision : 0,
+      position: handled.position,
+    };
   }
 }

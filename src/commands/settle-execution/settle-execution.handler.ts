@@ -14,7 +14,12 @@ export class SettleExecutionHandler implements ICommandHandler<SettleExecutionCo
 
   async execute({ context, executionId, settlementId }: SettleExecutionCommand): Promise<SettlementResult> {
     const at = (await this.store.now()).toISOString();
-    const { state, position } = await transitionExecution(this.store, context.tenant, { type: 'SettleExecution', executionId, settlementId, at }, metadataOf(context, executionId));
+    const { state, position } = await transitionExecution(
+      this.store,
+      context.tenant,
+      { type: 'SettleExecution', executionId, settlementId, at },
+      metadataOf(context, executionId),
+    );
     const settled = settlementOf(state);
     if (settled === null) throw new IllegalStateError('a settlement that left the execution open');
     return { executionId, ...settled, position };

@@ -1,4 +1,10 @@
-import type { EventMetadata, EventStore, NewEvent, RecordedEvent, StreamAppend } from '../../domain/ports/event-store.js';
+import type {
+  EventMetadata,
+  EventStore,
+  NewEvent,
+  RecordedEvent,
+  StreamAppend,
+} from '../../domain/ports/event-store.js';
 import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
 import { isRejection } from '../../domain/shared/result.js';
@@ -13,12 +19,17 @@ export interface Loaded<S> {
   position: number;
 }
 
-export const asDomainEvent = <E extends DomainEvent>(event: RecordedEvent): E => ({ type: event.type, data: event.data }) as E;
+export const asDomainEvent = <E extends DomainEvent>(event: RecordedEvent): E =>
+  ({ type: event.type, data: event.data }) as E;
 
 type Folding<S, E extends DomainEvent> = Pick<Decider<S, E, never>, 'initialState' | 'evolve'>;
 
 /** Current state of a stream: the cached fold (if any) plus every event appended since. */
-export async function loadAggregate<S, E extends DomainEvent>(store: EventStore, streamId: string, decider: Folding<S, E>): Promise<Loaded<S>> {
+export async function loadAggregate<S, E extends DomainEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: Folding<S, E>,
+): Promise<Loaded<S>> {
   // One stream name always holds one aggregate type, so the stream id alone keys the cache.
   const cached = aggregateCache(store).get(streamId) as Loaded<S> | undefined;
   const events = await store.readStream(streamId, { fromRevision: (cached?.revision ?? -1) + 1 });
@@ -29,7 +40,11 @@ export async function loadAggregate<S, E extends DomainEvent>(store: EventStore,
  * A stream whose every event carries the whole state (Mission concurrency): from the cache when warm,
  * otherwise from its last event alone, so a long history is never re-read.
  */
-export async function loadLatest<S, E extends DomainEvent>(store: EventStore, streamId: string, decider: Folding<S, E>): Promise<Loaded<S>> {
+export async function loadLatest<S, E extends DomainEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: Folding<S, E>,
+): Promise<Loaded<S>> {
   const cached = aggregateCache(store).get(streamId) as Loaded<S> | undefined;
   if (cached) return loadAggregate(store, streamId, decider);
   const last = await store.readLast(streamId);
@@ -46,16 +61,27 @@ export async function loadAggregates<T extends readonly { streamId: string; deci
   }
   const cache = aggregateCache(store);
   const cached = wanted.map((w) => cache.get(w.streamId) as Loaded<unknown> | undefined);
-  const read = await store.readStreams(wanted.map((w, i) => ({ streamId: w.streamId, fromRevision: (cached[i]?.revision ?? -1) + 1 })));
+  const read = await store.readStreams(
+    wanted.map((w, i) => ({ streamId: w.streamId, fromRevision: (cached[i]?.revision ?? -1) + 1 })),
+  );
   return wanted.map((w, i) => fold(store, w.streamId, w.decider, cached[i], read[i]!)) as never;
 }
 
-function fold<S, E extends DomainEvent>(store: EventStore, streamId: string, decider: Folding<S, E>, cached: Loaded<S> | undefined, events: RecordedEvent[]): Loaded<S> {
+function fold<S, E extends DomainEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: Folding<S, E>,
+  cached: Loaded<S> | undefined,
+  events: RecordedEvent[],
+): Loaded<S> {
   const cache = aggregateCache(store);
   if (cached && events.length === 0) return cached;
   const last = events[events.length - 1];
   const loaded: Loaded<S> = {
-    state: events.reduce((state, e) => decider.evolve(state, asDomainEvent<E>(e)), cached?.state ?? decider.initialState),
+    state: events.reduce(
+      (state, e) => decider.evolve(state, asDomainEvent<E>(e)),
+      cached?.state ?? decider.initialState,
+    ),
     revision: last?.revision ?? cached?.revision ?? -1,
     position: last?.position ?? cached?.position ?? 0,
   };
@@ -99,7 +125,11 @@ export async function handleCommand<S, E extends DomainEvent, C>(
     if (isRejection(decision)) throw new CommandRejected(decision);
     if (decision.length === 0) return { state: loaded.state, events: [], position: loaded.position };
     try {
-      const appended = await store.append(streamId, decision.map((e) => toNewEvent(e, metadata)), loaded.revision < 0 ? 'no_stream' : loaded.revision);
+      const appended = await store.append(
+        streamId,
+        decision.map((e) => toNewEvent(e, metadata)),
+        loaded.revision < 0 ? 'no_stream' : loaded.revision,
+      );
       return { state: decision.reduce(decider.evolve, loaded.state), events: decision, position: appended.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
@@ -116,7 +146,8 @@ export async function handleCommand<S, E extends DomainEvent, C>(
 export async function appendAll(store: EventStore, batch: StreamAppend[]): Promise<number[]> {
   if (batch.length > 1 && store.appendStreams) return store.appendStreams(batch);
   const positions: number[] = [];
-  for (const { streamId, events, expected } of batch) positions.push((await store.append(streamId, events, expected)).position);
+  for (const { streamId, events, expected } of batch)
+    positions.push((await store.append(streamId, events, expected)).position);
   return positions;
 }
 

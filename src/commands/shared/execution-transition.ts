@@ -2,7 +2,16 @@ import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports
 import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import { notFound } from '../../domain/shared/errors.js';
 import { concurrencyDecider } from '../../domain/admission/index.js';
-import { decideExecution, evolveExecution, type ExecutionCommand, executionDeciderFor, type ExecutionEvent, type ExecutionState, occurrenceIdOf, releasesSlot } from '../../domain/execution/index.js';
+import {
+  decideExecution,
+  evolveExecution,
+  type ExecutionCommand,
+  executionDeciderFor,
+  type ExecutionEvent,
+  type ExecutionState,
+  occurrenceIdOf,
+  releasesSlot,
+} from '../../domain/execution/index.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
 import { concurrencyStream, executionStream, occurrenceStream } from '../../domain/shared/ids.js';
 import { isRejection } from '../../domain/shared/result.js';
@@ -16,25 +25,59 @@ export type KnownExecution = Exclude<ExecutionState, { status: 'absent' }>;
 
 /** The request's fields a consumer or an operator sees (never the tenant: the caller's own). */
 export function requestView(request: KnownExecution['request']) {
-  const { occurrenceId, triggerId, triggerRevision, missionId, lane, scheduledAt, firedAt, input, resourceRefs, limits } = request;
-  return { occurrenceId, triggerId, triggerRevision, missionId, lane, scheduledAt, firedAt, input, resourceRefs, limits };
+  const {
+    occurrenceId,
+    triggerId,
+    triggerRevision,
+    missionId,
+    lane,
+    scheduledAt,
+    firedAt,
+    input,
+    resourceRefs,
+    limits,
+  } = request;
+  return {
+    occurrenceId,
+    triggerId,
+    triggerRevision,
+    missionId,
+    lane,
+    scheduledAt,
+    firedAt,
+    input,
+    resourceRefs,
+    limits,
+  };
 }
 
 /**
  * The execution as the tenant may see it: its request from the admission in its Occurrence's stream,
  * then its own stream's lifecycle (both read together). Another tenant's execution does not exist for it.
  */
-export async function loadExecution(store: EventStore, tenant: string, executionId: string): Promise<Loaded<KnownExecution>> {
+export async function loadExecution(
+  store: EventStore,
+  tenant: string,
+  executionId: string,
+): Promise<Loaded<KnownExecution>> {
   const occurrenceId = occurrenceIdOf(executionId);
   if (occurrenceId === null) throw notFound('No such execution.');
-  const [occurrence, lifecycle] = await Promise.all([store.readStream(occurrenceStream(occurrenceId)), store.readStream(executionStream(executionId))]);
-  const admitted = occurrence.find((e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId);
+  const [occurrence, lifecycle] = await Promise.all([
+    store.readStream(occurrenceStream(occurrenceId)),
+    store.readStream(executionStream(executionId)),
+  ]);
+  const admitted = occurrence.find(
+    (e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId,
+  );
   const request = (admitted?.data as OccurrenceAdmitted['data'] | undefined)?.request;
   if (!admitted || !request || request.tenant !== tenant) throw notFound('No such execution.');
   const decider = executionDeciderFor(request);
   const last = lifecycle[lifecycle.length - 1];
   return {
-    state: lifecycle.reduce((state, e) => decider.evolve(state, asDomainEvent<ExecutionEvent>(e)), decider.initialState) as KnownExecution,
+    state: lifecycle.reduce(
+      (state, e) => decider.evolve(state, asDomainEvent<ExecutionEvent>(e)),
+      decider.initialState,
+    ) as KnownExecution,
     revision: last?.revision ?? -1,
     position: last?.position ?? admitted.position,
   };
@@ -57,12 +100,22 @@ export async function transitionExecution(
     const decision = decideExecution(command, loaded.state);
     if (isRejection(decision)) throw new CommandRejected(decision);
     if (decision.length === 0) return { state: loaded.state, events: [], position: loaded.position };
-    const appends: StreamAppend[] = [{ streamId, events: decision.map((e) => toNewEvent(e, metadata)), expected: loaded.revision < 0 ? 'no_stream' : loaded.revision }];
+    const appends: StreamAppend[] = [
+      {
+        streamId,
+        events: decision.map((e) => toNewEvent(e, metadata)),
+        expected: loaded.revision < 0 ? 'no_stream' : loaded.revision,
+      },
+    ];
     const why = decision.map(releasesSlot).find((r) => r !== null);
     if (why) appends.push(await slotRelease(store, loaded.state, why, command.at, metadata));
     try {
       const positions = await appendAll(store, appends);
-      return { state: decision.reduce(evolveExecution, loaded.state as ExecutionState) as KnownExecution, events: decision, position: positions[0]! };
+      return {
+        state: decision.reduce(evolveExecution, loaded.state as ExecutionState) as KnownExecution,
+        events: decision,
+        position: positions[0]!,
+      };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
       // Another consumer moved the execution, or an admission took a slot of the same Mission: look again.
@@ -71,11 +124,24 @@ export async function transitionExecution(
   }
 }
 
-async function slotRelease(store: EventStore, state: KnownExecution, why: 'completed' | 'noncommitted', at: string, metadata: EventMetadata): Promise<StreamAppend> {
+async function slotRelease(
+  store: EventStore,
+  state: KnownExecution,
+  why: 'completed' | 'noncommitted',
+  at: string,
+  metadata: EventMetadata,
+): Promise<StreamAppend> {
   const { tenant, missionId, executionId } = state.request;
   const streamId = concurrencyStream(tenant, missionId);
   const slots = await loadLatest(store, streamId, concurrencyDecider);
-  const released = concurrencyDecider.decide({ type: 'ReleaseSlot', tenant, missionId, executionId, why, at }, slots.state);
+  const released = concurrencyDecider.decide(
+    { type: 'ReleaseSlot', tenant, missionId, executionId, why, at },
+    slots.state,
+  );
   if (isRejection(released)) throw new CommandRejected(released);
-  return { streamId, events: released.map((e) => toNewEvent(e, metadata)), expected: slots.revision < 0 ? 'no_stream' : slots.revision };
+  return {
+    streamId,
+    events: released.map((e) => toNewEvent(e, metadata)),
+    expected: slots.revision < 0 ? 'no_stream' : slots.revision,
+  };
 }

@@ -17,22 +17,40 @@ export interface Observation {
  * OC-3: the Occurrence is appended at "no stream" on the stream its identity names; whoever wins the
  * race fixed the payload, and every later delivery of the identity resolves against it.
  */
-export async function observe(store: EventStore, observed: ObservedOccurrence, metadata: EventMetadata): Promise<Observation> {
+export async function observe(
+  store: EventStore,
+  observed: ObservedOccurrence,
+  metadata: EventMetadata,
+): Promise<Observation> {
   const stream = occurrenceStream(observed.dedupeHash);
   // Most deliveries are new: append at "no stream" straight away and read only when someone was first.
   const first = occurrenceDecider.decide({ type: 'ObserveOccurrence', ...observed }, occurrenceDecider.initialState);
   if (!isRejection(first)) {
     try {
-      const appended = await store.append(stream, first.map((e) => toNewEvent(e, metadata)), 'no_stream');
+      const appended = await store.append(
+        stream,
+        first.map((e) => toNewEvent(e, metadata)),
+        'no_stream',
+      );
       return { occurrenceId: observed.occurrenceId, outcome: 'observed', position: appended.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevision)) throw error;
     }
   }
-  const handled = await handleCommand(store, stream, occurrenceDecider, { type: 'ObserveOccurrence', ...observed }, metadata);
+  const handled = await handleCommand(
+    store,
+    stream,
+    occurrenceDecider,
+    { type: 'ObserveOccurrence', ...observed },
+    metadata,
+  );
   if (handled.state.status === 'absent') throw new Error('occurrence stream empty after observe');
   const occurrenceId = handled.state.occurrence.occurrenceId;
   const created = handled.events[0]?.type === 'OccurrenceObserved';
-  const outcome = created ? 'observed' : classifyDelivery(handled.state, observed.payloadDigest) === 'payload_conflict' ? 'payload_conflict' : 'duplicate';
+  const outcome = created
+    ? 'observed'
+    : classifyDelivery(handled.state, observed.payloadDigest) === 'payload_conflict'
+      ? 'payload_conflict'
+      : 'duplicate';
   return { occurrenceId, outcome, position: handled.position };
 }

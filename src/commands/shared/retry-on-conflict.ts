@@ -17,7 +17,10 @@ export interface RetryOptions {
  * jittered exponential backoff, at most `maxAttempts` times. Safe only where `attempt` re-reads the
  * stream and decides again from what it reads, so a retry never repeats a stale decision.
  */
-export async function retryOnConflict<T>(attempt: (attemptNumber: number) => Promise<T>, options: RetryOptions = {}): Promise<T> {
+export async function retryOnConflict<T>(
+  attempt: (attemptNumber: number) => Promise<T>,
+  options: RetryOptions = {},
+): Promise<T> {
   const maxAttempts = options.maxAttempts ?? MAX_CONFLICT_ATTEMPTS;
   const isConflict = options.isConflict ?? ((error: unknown) => error instanceof WrongExpectedRevision);
   for (let attemptNumber = 1; ; attemptNumber++) {

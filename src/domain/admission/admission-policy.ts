@@ -26,9 +26,24 @@ export type AdmissionVerdict =
   | { admitted: true; lane: string; limits: { maxConcurrent: number; maxExecutionsPerHour: number } }
   | { admitted: false; reason: ReasonCode; evidence: Record<string, unknown> };
 
-type Occurrence = Pick<ObservedOccurrence, 'tenant' | 'triggerId' | 'triggerRevision' | 'missionId' | 'auth' | 'resourceRefs' | 'classification' | 'causal' | 'input'>;
+type Occurrence = Pick<
+  ObservedOccurrence,
+  | 'tenant'
+  | 'triggerId'
+  | 'triggerRevision'
+  | 'missionId'
+  | 'auth'
+  | 'resourceRefs'
+  | 'classification'
+  | 'causal'
+  | 'input'
+>;
 
-const block = (reason: ReasonCode, evidence: Record<string, unknown>): AdmissionVerdict => ({ admitted: false, reason, evidence });
+const block = (reason: ReasonCode, evidence: Record<string, unknown>): AdmissionVerdict => ({
+  admitted: false,
+  reason,
+  evidence,
+});
 
 /**
  * AD-2 re-check against current state, first failing check wins: Trigger, revision, Mission,
@@ -38,22 +53,40 @@ const block = (reason: ReasonCode, evidence: Record<string, unknown>): Admission
  */
 export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): AdmissionVerdict {
   const { trigger, mission } = facts;
-  const sameTrigger = trigger.status === 'absent' || (trigger.tenant === occurrence.tenant && trigger.triggerId === occurrence.triggerId);
-  const sameMission = mission.status === 'absent' || (mission.tenant === occurrence.tenant && mission.missionId === occurrence.missionId);
-  if (!sameTrigger || !sameMission) throw new IllegalStateError('the facts describe another Trigger or Mission than the occurrence is bound to');
+  const sameTrigger =
+    trigger.status === 'absent' || (trigger.tenant === occurrence.tenant && trigger.triggerId === occurrence.triggerId);
+  const sameMission =
+    mission.status === 'absent' || (mission.tenant === occurrence.tenant && mission.missionId === occurrence.missionId);
+  if (!sameTrigger || !sameMission)
+    throw new IllegalStateError('the facts describe another Trigger or Mission than the occurrence is bound to');
 
   if (trigger.status === 'absent' || trigger.deleted) {
-    return block('trigger_deleted', { triggerId: occurrence.triggerId, currentRevision: trigger.status === 'absent' ? null : trigger.revision });
+    return block('trigger_deleted', {
+      triggerId: occurrence.triggerId,
+      currentRevision: trigger.status === 'absent' ? null : trigger.revision,
+    });
   }
-  if (!trigger.enabled) return block('trigger_disabled', { triggerId: occurrence.triggerId, currentRevision: trigger.revision });
+  if (!trigger.enabled)
+    return block('trigger_disabled', { triggerId: occurrence.triggerId, currentRevision: trigger.revision });
   const definition = trigger.definition;
-  const olderAccepted = definition.acceptOlderRevisions && occurrence.triggerRevision < trigger.revision && definition.missionId === occurrence.missionId;
+  const olderAccepted =
+    definition.acceptOlderRevisions &&
+    occurrence.triggerRevision < trigger.revision &&
+    definition.missionId === occurrence.missionId;
   if (occurrence.triggerRevision !== trigger.revision && !olderAccepted) {
-    return block('revision_superseded', { triggerRevision: occurrence.triggerRevision, currentRevision: trigger.revision });
+    return block('revision_superseded', {
+      triggerRevision: occurrence.triggerRevision,
+      currentRevision: trigger.revision,
+    });
   }
 
-  if (mission.status === 'absent') return block('mission_revoked', { missionId: occurrence.missionId, missionState: 'absent' });
-  const missionEvidence = { missionId: mission.missionId, missionState: mission.state, missionRevision: mission.revision };
+  if (mission.status === 'absent')
+    return block('mission_revoked', { missionId: occurrence.missionId, missionState: 'absent' });
+  const missionEvidence = {
+    missionId: mission.missionId,
+    missionState: mission.state,
+    missionRevision: mission.revision,
+  };
   switch (mission.state) {
     case 'paused':
       return block('mission_paused', missionEvidence);
@@ -83,29 +116,53 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
   }
   const outside = resourcesOutside(occurrence.resourceRefs, authority);
   if (outside.length > 0) {
-    return block('scope_violation', { violation: 'resource_scope', resourceRefs: outside, triggerScopes: authority.triggerScopes, missionScopes: authority.missionScopes });
+    return block('scope_violation', {
+      violation: 'resource_scope',
+      resourceRefs: outside,
+      triggerScopes: authority.triggerScopes,
+      missionScopes: authority.missionScopes,
+    });
   }
   if (!isWithin(occurrence.classification, authority.classification)) {
-    return block('scope_violation', { violation: 'classification', classification: occurrence.classification, ceiling: authority.classification });
+    return block('scope_violation', {
+      violation: 'classification',
+      classification: occurrence.classification,
+      ceiling: authority.classification,
+    });
   }
 
   const { ancestry } = occurrence.causal;
   // A truncated ancestry must not hide depth (CA-3): the longer of the two counts.
   const depth = Math.max(occurrence.causal.depth, ancestry === 'unknown' ? 0 : ancestry.length);
-  if (depth > authority.maxCausalDepth) return block('causal_depth_exceeded', { depth, maxDepth: authority.maxCausalDepth });
+  if (depth > authority.maxCausalDepth)
+    return block('causal_depth_exceeded', { depth, maxDepth: authority.maxCausalDepth });
   // `unknown` ancestry links to nothing (CA-2: never invented), so it cannot close a loop.
   const loop = ancestry === 'unknown' ? [] : ancestry.filter((entry) => entry.triggerId === occurrence.triggerId);
   if (loop.length > 0) return block('causal_loop', { triggerId: occurrence.triggerId, via: loop });
 
   const lane = laneOf(definition.queueByPointer, occurrence);
-  if (lane === null) return block('guard_fault', { pointer: definition.queueByPointer, problem: 'queue key is not a string, number or boolean' });
-  if (definition.overlap === 'skip' && facts.triggerRunning) return block('overlap_skip', { triggerId: occurrence.triggerId, overlap: 'skip' });
+  if (lane === null)
+    return block('guard_fault', {
+      pointer: definition.queueByPointer,
+      problem: 'queue key is not a string, number or boolean',
+    });
+  if (definition.overlap === 'skip' && facts.triggerRunning)
+    return block('overlap_skip', { triggerId: occurrence.triggerId, overlap: 'skip' });
   const { budget } = facts;
   if (budget.consumed >= authority.maxExecutionsPerHour && !budget.alreadyCountedThisOccurrence) {
-    return block('budget_exhausted', { windowStart: budget.windowStart, consumed: budget.consumed, limit: authority.maxExecutionsPerHour });
+    return block('budget_exhausted', {
+      windowStart: budget.windowStart,
+      consumed: budget.consumed,
+      limit: authority.maxExecutionsPerHour,
+    });
   }
-  if (facts.activeExecutions >= authority.maxConcurrent) return block('concurrency_limit', { active: facts.activeExecutions, limit: authority.maxConcurrent });
-  return { admitted: true, lane, limits: { maxConcurrent: authority.maxConcurrent, maxExecutionsPerHour: authority.maxExecutionsPerHour } };
+  if (facts.activeExecutions >= authority.maxConcurrent)
+    return block('concurrency_limit', { active: facts.activeExecutions, limit: authority.maxConcurrent });
+  return {
+    admitted: true,
+    lane,
+    limits: { maxConcurrent: authority.maxConcurrent, maxExecutionsPerHour: authority.maxExecutionsPerHour },
+  };
 }
 
 /**

@@ -4,7 +4,8 @@ import { admissionPolicy, type AdmissionFacts } from './admission-policy.js';
 import { effectiveAuthority } from './effective-authority.js';
 import { REASON_CODES } from './reasons.js';
 
-const verdict = (over: Partial<AdmissionFacts> = {}, occurrence = observed()) => admissionPolicy(occurrence, facts(over));
+const verdict = (over: Partial<AdmissionFacts> = {}, occurrence = observed()) =>
+  admissionPolicy(occurrence, facts(over));
 const reasonOf = (over: Partial<AdmissionFacts> = {}, occurrence = observed()) => {
   const result = verdict(over, occurrence);
   return result.admitted ? 'admitted' : result.reason;
@@ -12,27 +13,42 @@ const reasonOf = (over: Partial<AdmissionFacts> = {}, occurrence = observed()) =
 
 describe('AD-3 reason codes', () => {
   it('lists at least every code of the requirement, each once', () => {
-    const required = 'duplicate payload_conflict replay trigger_disabled trigger_deleted revision_superseded mission_paused mission_cancelled mission_revoked key_revoked scope_violation authority_widening budget_exhausted concurrency_limit overlap_skip guard_false guard_fault causal_loop causal_depth_exceeded unchanged irrelevant outside_window filter_inconclusive lower_trust_not_allowed rate_limited';
+    const required =
+      'duplicate payload_conflict replay trigger_disabled trigger_deleted revision_superseded mission_paused mission_cancelled mission_revoked key_revoked scope_violation authority_widening budget_exhausted concurrency_limit overlap_skip guard_false guard_fault causal_loop causal_depth_exceeded unchanged irrelevant outside_window filter_inconclusive lower_trust_not_allowed rate_limited';
     expect([...REASON_CODES].sort()).toEqual(required.split(' ').sort());
   });
 });
 
 describe('AD-2 admission policy', () => {
   it('admits with the effective limits and the Trigger lane', () =>
-    expect(verdict()).toEqual({ admitted: true, lane: 'trigger:t-1', limits: { maxConcurrent: 1, maxExecutionsPerHour: 10 } }));
+    expect(verdict()).toEqual({
+      admitted: true,
+      lane: 'trigger:t-1',
+      limits: { maxConcurrent: 1, maxExecutionsPerHour: 10 },
+    }));
 
   describe('the Trigger still exists, is enabled and the bound revision is eligible', () => {
     it('trigger_deleted when absent or deleted', () => {
-      expect(verdict({ trigger: { status: 'absent' } })).toEqual({ admitted: false, reason: 'trigger_deleted', evidence: { triggerId: 't-1', currentRevision: null } });
+      expect(verdict({ trigger: { status: 'absent' } })).toEqual({
+        admitted: false,
+        reason: 'trigger_deleted',
+        evidence: { triggerId: 't-1', currentRevision: null },
+      });
       expect(reasonOf({ trigger: trigger({ deleted: true, revision: 3 }) })).toBe('trigger_deleted');
     });
     it('trigger_disabled', () => expect(reasonOf({ trigger: trigger({ enabled: false }) })).toBe('trigger_disabled'));
     it('revision_superseded with both revisions as evidence', () =>
-      expect(verdict({ trigger: trigger({ revision: 3 }) })).toEqual({ admitted: false, reason: 'revision_superseded', evidence: { triggerRevision: 2, currentRevision: 3 } }));
+      expect(verdict({ trigger: trigger({ revision: 3 }) })).toEqual({
+        admitted: false,
+        reason: 'revision_superseded',
+        evidence: { triggerRevision: 2, currentRevision: 3 },
+      }));
     it('admits an older revision when the current definition accepts older revisions', () =>
       expect(reasonOf({ trigger: trigger({ revision: 3 }, { acceptOlderRevisions: true }) })).toBe('admitted'));
     it('never follows a Trigger re-bound to another Mission, even when older revisions are accepted', () =>
-      expect(reasonOf({ trigger: trigger({ revision: 3 }, { acceptOlderRevisions: true, missionId: 'm-2' }) })).toBe('revision_superseded'));
+      expect(reasonOf({ trigger: trigger({ revision: 3 }, { acceptOlderRevisions: true, missionId: 'm-2' }) })).toBe(
+        'revision_superseded',
+      ));
     it('refuses facts about another Trigger or Mission (a handler bug)', () => {
       expect(() => verdict({ trigger: trigger({ triggerId: 't-9' }) })).toThrow(IllegalStateError);
       expect(() => verdict({ mission: { ...mission(), missionId: 'm-9' } })).toThrow(IllegalStateError);
@@ -46,24 +62,44 @@ describe('AD-2 admission policy', () => {
       ['cancelled', 'mission_cancelled'],
       ['revoked', 'mission_revoked'],
     ] as const)('%s → %s with the Mission state as evidence', (state, reason) =>
-      expect(verdict({ mission: mission(state) })).toEqual({ admitted: false, reason, evidence: { missionId: 'm-1', missionState: state, missionRevision: 3 } }));
-    it('a missing Mission grants nothing', () => expect(reasonOf({ mission: { status: 'absent' } })).toBe('mission_revoked'));
-    it('checks the Trigger before the Mission', () => expect(reasonOf({ trigger: trigger({ enabled: false }), mission: mission('cancelled') })).toBe('trigger_disabled'));
+      expect(verdict({ mission: mission(state) })).toEqual({
+        admitted: false,
+        reason,
+        evidence: { missionId: 'm-1', missionState: state, missionRevision: 3 },
+      }),
+    );
+    it('a missing Mission grants nothing', () =>
+      expect(reasonOf({ mission: { status: 'absent' } })).toBe('mission_revoked'));
+    it('checks the Trigger before the Mission', () =>
+      expect(reasonOf({ trigger: trigger({ enabled: false }), mission: mission('cancelled') })).toBe(
+        'trigger_disabled',
+      ));
   });
 
   describe('WH-5 lower trust and WH-3 keys', () => {
     const unverified = observed({ auth: { state: 'unverified', sourceId: 'open' } });
     it('admits unverified evidence only when both the Trigger and the Mission accept lower trust', () => {
       expect(reasonOf({}, unverified)).toBe('admitted');
-      expect(reasonOf({ mission: mission('active', { acceptLowerTrust: false }) }, unverified)).toBe('lower_trust_not_allowed');
-      expect(verdict({ trigger: trigger({}, { constraints: { ...trigger().definition.constraints, acceptLowerTrust: false } }) }, unverified)).toEqual({
+      expect(reasonOf({ mission: mission('active', { acceptLowerTrust: false }) }, unverified)).toBe(
+        'lower_trust_not_allowed',
+      );
+      expect(
+        verdict(
+          { trigger: trigger({}, { constraints: { ...trigger().definition.constraints, acceptLowerTrust: false } }) },
+          unverified,
+        ),
+      ).toEqual({
         admitted: false,
         reason: 'lower_trust_not_allowed',
         evidence: { authState: 'unverified', triggerAcceptsLowerTrust: false, missionAcceptsLowerTrust: true },
       });
     });
     it('key_revoked names the key that authenticated the delivery', () =>
-      expect(verdict({ keyRevoked: true })).toEqual({ admitted: false, reason: 'key_revoked', evidence: { sourceId: 'gh', keyId: 'k1', keyGeneration: 1 } }));
+      expect(verdict({ keyRevoked: true })).toEqual({
+        admitted: false,
+        reason: 'key_revoked',
+        evidence: { sourceId: 'gh', keyId: 'k1', keyGeneration: 1 },
+      }));
   });
 
   describe('TR-2 scope and classification within the intersection of Trigger and Mission', () => {
@@ -71,7 +107,12 @@ describe('AD-2 admission policy', () => {
       expect(verdict({}, observed({ resourceRefs: ['repo:acme/api', 'repo:acme/web'] }))).toEqual({
         admitted: false,
         reason: 'scope_violation',
-        evidence: { violation: 'resource_scope', resourceRefs: ['repo:acme/web'], triggerScopes: ['repo:acme/api'], missionScopes: ['repo:acme/*'] },
+        evidence: {
+          violation: 'resource_scope',
+          resourceRefs: ['repo:acme/web'],
+          triggerScopes: ['repo:acme/api'],
+          missionScopes: ['repo:acme/*'],
+        },
       }));
     it('scope_violation for a resource the Mission no longer grants', () =>
       expect(reasonOf({ mission: mission('active', { resourceScopes: ['repo:other/*'] }) })).toBe('scope_violation'));
@@ -81,33 +122,64 @@ describe('AD-2 admission policy', () => {
         reason: 'scope_violation',
         evidence: { violation: 'classification', classification: 'confidential', ceiling: 'internal' },
       }));
-    it('OC-5: an unknown classification counts as the most restrictive', () => expect(reasonOf({}, observed({ classification: 'mystery' }))).toBe('scope_violation'));
+    it('OC-5: an unknown classification counts as the most restrictive', () =>
+      expect(reasonOf({}, observed({ classification: 'mystery' }))).toBe('scope_violation'));
     it('uses the Mission grant when it is tighter than the Trigger', () => {
       expect(reasonOf({ mission: mission('active', { classification: 'public' }) })).toBe('scope_violation');
-      expect(verdict({ mission: mission('active', { maxConcurrent: 0 }) })).toMatchObject({ reason: 'concurrency_limit', evidence: { active: 0, limit: 0 } });
+      expect(verdict({ mission: mission('active', { maxConcurrent: 0 }) })).toMatchObject({
+        reason: 'concurrency_limit',
+        evidence: { active: 0, limit: 0 },
+      });
     });
   });
 
   describe('CA-3 causality', () => {
-    const child = (depth: number, ancestry: ReturnType<typeof observed>['causal']['ancestry']) => observed({ causal: { parentId: 'p', depth, ancestry } });
+    const child = (depth: number, ancestry: ReturnType<typeof observed>['causal']['ancestry']) =>
+      observed({ causal: { parentId: 'p', depth, ancestry } });
     it('causal_depth_exceeded above the Mission depth', () =>
-      expect(verdict({}, child(5, 'unknown'))).toEqual({ admitted: false, reason: 'causal_depth_exceeded', evidence: { depth: 5, maxDepth: 4 } }));
-    it('uses the tighter Trigger envelope', () => expect(reasonOf({ trigger: trigger({}, { causality: { maxDepth: 1 } }) }, child(2, 'unknown'))).toBe('causal_depth_exceeded'));
+      expect(verdict({}, child(5, 'unknown'))).toEqual({
+        admitted: false,
+        reason: 'causal_depth_exceeded',
+        evidence: { depth: 5, maxDepth: 4 },
+      }));
+    it('uses the tighter Trigger envelope', () =>
+      expect(reasonOf({ trigger: trigger({}, { causality: { maxDepth: 1 } }) }, child(2, 'unknown'))).toBe(
+        'causal_depth_exceeded',
+      ));
     it('counts a longer ancestry than the claimed depth', () =>
-      expect(reasonOf({}, child(0, Array.from({ length: 5 }, (_, i) => ({ occurrenceId: `o${i}`, triggerId: `x${i}` }))))).toBe('causal_depth_exceeded'));
+      expect(
+        reasonOf(
+          {},
+          child(
+            0,
+            Array.from({ length: 5 }, (_, i) => ({ occurrenceId: `o${i}`, triggerId: `x${i}` })),
+          ),
+        ),
+      ).toBe('causal_depth_exceeded'));
     it('causal_loop when the ancestry holds this Trigger (A → B → A)', () =>
-      expect(verdict({}, child(2, [{ occurrenceId: 'o1', triggerId: 't-1' }, { operationId: 'op', triggerId: 't-b' }]))).toEqual({
+      expect(
+        verdict(
+          {},
+          child(2, [
+            { occurrenceId: 'o1', triggerId: 't-1' },
+            { operationId: 'op', triggerId: 't-b' },
+          ]),
+        ),
+      ).toEqual({
         admitted: false,
         reason: 'causal_loop',
         evidence: { triggerId: 't-1', via: [{ occurrenceId: 'o1', triggerId: 't-1' }] },
       }));
-    it('unknown ancestry links to nothing and is not a loop', () => expect(reasonOf({}, child(1, 'unknown'))).toBe('admitted'));
+    it('unknown ancestry links to nothing and is not a loop', () =>
+      expect(reasonOf({}, child(1, 'unknown'))).toBe('admitted'));
   });
 
   describe('AD-5 lanes and BA-3 overlap', () => {
     const queued = trigger({}, { queueByPointer: '/resource/id' });
-    it('queues by the resource key of the input', () => expect(verdict({ trigger: queued })).toMatchObject({ admitted: true, lane: 'resource:api' }));
-    it('falls back to the Trigger lane when the key is absent', () => expect(verdict({ trigger: queued }, observed({ input: {} }))).toMatchObject({ lane: 'trigger:t-1' }));
+    it('queues by the resource key of the input', () =>
+      expect(verdict({ trigger: queued })).toMatchObject({ admitted: true, lane: 'resource:api' }));
+    it('falls back to the Trigger lane when the key is absent', () =>
+      expect(verdict({ trigger: queued }, observed({ input: {} }))).toMatchObject({ lane: 'trigger:t-1' }));
     it('guard_fault when the key is not a scalar', () =>
       expect(verdict({ trigger: queued }, observed({ input: { resource: { id: { nested: 1 } } } }))).toEqual({
         admitted: false,
@@ -123,17 +195,35 @@ describe('AD-2 admission policy', () => {
   });
 
   describe('budget and concurrency', () => {
-    const budget = (consumed: number, alreadyCountedThisOccurrence = false) => ({ windowStart: '2026-03-01T10:00:00.000Z', consumed, alreadyCountedThisOccurrence });
+    const budget = (consumed: number, alreadyCountedThisOccurrence = false) => ({
+      windowStart: '2026-03-01T10:00:00.000Z',
+      consumed,
+      alreadyCountedThisOccurrence,
+    });
     it('budget_exhausted at the effective hourly limit', () =>
-      expect(verdict({ budget: budget(10) })).toEqual({ admitted: false, reason: 'budget_exhausted', evidence: { windowStart: '2026-03-01T10:00:00.000Z', consumed: 10, limit: 10 } }));
-    it('admits an occurrence already counted in this window (retry after a crash)', () => expect(reasonOf({ budget: budget(10, true) })).toBe('admitted'));
-    it('concurrency_limit at the effective concurrency', () => expect(verdict({ activeExecutions: 1 })).toMatchObject({ reason: 'concurrency_limit', evidence: { active: 1, limit: 1 } }));
+      expect(verdict({ budget: budget(10) })).toEqual({
+        admitted: false,
+        reason: 'budget_exhausted',
+        evidence: { windowStart: '2026-03-01T10:00:00.000Z', consumed: 10, limit: 10 },
+      }));
+    it('admits an occurrence already counted in this window (retry after a crash)', () =>
+      expect(reasonOf({ budget: budget(10, true) })).toBe('admitted'));
+    it('concurrency_limit at the effective concurrency', () =>
+      expect(verdict({ activeExecutions: 1 })).toMatchObject({
+        reason: 'concurrency_limit',
+        evidence: { active: 1, limit: 1 },
+      }));
   });
 });
 
 describe('TR-2 effective authority', () => {
   it('is the intersection of the Trigger constraints and the current Mission grants', () =>
-    expect(effectiveAuthority({ ...trigger().definition, causality: null }, mission('active', { maxExecutionsPerHour: 5, classification: 'public', acceptLowerTrust: false }).grants)).toEqual({
+    expect(
+      effectiveAuthority(
+        { ...trigger().definition, causality: null },
+        mission('active', { maxExecutionsPerHour: 5, classification: 'public', acceptLowerTrust: false }).grants,
+      ),
+    ).toEqual({
       maxExecutionsPerHour: 5,
       maxConcurrent: 1,
       triggerScopes: ['repo:acme/api'],

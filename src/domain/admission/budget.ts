@@ -50,7 +50,13 @@ export type BudgetConsumed = DomainEvent<
 /** Several admissions of one batch counted at once, in acceptance order (one row instead of one each). */
 export type BudgetUnitsConsumed = DomainEvent<
   'BudgetUnitsConsumed',
-  { tenant: string; missionId: string; windowStart: string; units: Array<{ occurrenceId: string; executionId: string }>; at: string }
+  {
+    tenant: string;
+    missionId: string;
+    windowStart: string;
+    units: Array<{ occurrenceId: string; executionId: string }>;
+    at: string;
+  }
 >;
 
 export type BudgetEvent = BudgetConsumed | BudgetUnitsConsumed;
@@ -77,7 +83,10 @@ export function evolveBudget(state: BudgetState, event: BudgetEvent): BudgetStat
   }
 }
 
-function countUnits(state: BudgetState, units: ReadonlyArray<{ occurrenceId: string; executionId: string }>): BudgetState {
+function countUnits(
+  state: BudgetState,
+  units: ReadonlyArray<{ occurrenceId: string; executionId: string }>,
+): BudgetState {
   const counted = extend(state);
   let consumed = state.consumed;
   for (const { occurrenceId, executionId } of units) {
@@ -92,7 +101,18 @@ function countUnits(state: BudgetState, units: ReadonlyArray<{ occurrenceId: str
 export function mergeBudgetConsumed(events: readonly BudgetConsumed[]): BudgetEvent[] {
   if (events.length <= 1) return [...events];
   const { tenant, missionId, windowStart, at } = events[events.length - 1]!.data;
-  return [{ type: 'BudgetUnitsConsumed', data: { tenant, missionId, windowStart, units: events.map((e) => ({ occurrenceId: e.data.occurrenceId, executionId: e.data.executionId })), at } }];
+  return [
+    {
+      type: 'BudgetUnitsConsumed',
+      data: {
+        tenant,
+        missionId,
+        windowStart,
+        units: events.map((e) => ({ occurrenceId: e.data.occurrenceId, executionId: e.data.executionId })),
+        at,
+      },
+    },
+  ];
 }
 
 /** The execution an occurrence was already counted for, so a retry reuses it (null: not counted). */
@@ -106,9 +126,15 @@ export function countedExecution(state: BudgetState, occurrenceId: string): stri
  * decision append does not count twice). The limit is re-checked here because two admitters may
  * have read the same count; the loser's append conflicts, it re-reads and is refused.
  */
-export function consumeBudget(command: ConsumeBudget, state: BudgetState): BudgetConsumed[] | Rejection<'budget_exhausted'> {
+export function consumeBudget(
+  command: ConsumeBudget,
+  state: BudgetState,
+): BudgetConsumed[] | Rejection<'budget_exhausted'> {
   if (countedExecution(state, command.occurrenceId) !== null) return [];
-  if (state.consumed >= command.limit) return reject('budget_exhausted', { detail: `${state.consumed} of ${command.limit} used in window ${command.windowStart}` });
+  if (state.consumed >= command.limit)
+    return reject('budget_exhausted', {
+      detail: `${state.consumed} of ${command.limit} used in window ${command.windowStart}`,
+    });
   const { tenant, missionId, windowStart, occurrenceId, executionId, at } = command;
   return [{ type: 'BudgetConsumed', data: { tenant, missionId, windowStart, occurrenceId, executionId, at } }];
 }

@@ -25,12 +25,22 @@ interface SlotData {
  */
 export type ExecutionSlotsTaken = DomainEvent<'ExecutionSlotsTaken', SlotData & { executionIds: string[] }>;
 /** An execution reached a terminal state (completed, or settled as noncommitted) and gave its slot back. */
-export type ExecutionSlotReleased = DomainEvent<'ExecutionSlotReleased', SlotData & { executionId: string; why: 'completed' | 'noncommitted' }>;
+export type ExecutionSlotReleased = DomainEvent<
+  'ExecutionSlotReleased',
+  SlotData & { executionId: string; why: 'completed' | 'noncommitted' }
+>;
 export type ConcurrencyEvent = ExecutionSlotsTaken | ExecutionSlotReleased;
 
 export type ConcurrencyCommand =
   | { type: 'TakeSlot'; tenant: string; missionId: string; executionId: string; limit: number; at: string }
-  | { type: 'ReleaseSlot'; tenant: string; missionId: string; executionId: string; why: 'completed' | 'noncommitted'; at: string };
+  | {
+      type: 'ReleaseSlot';
+      tenant: string;
+      missionId: string;
+      executionId: string;
+      why: 'completed' | 'noncommitted';
+      at: string;
+    };
 
 export const initialConcurrencyState: ConcurrencyState = { running: 0 };
 
@@ -51,14 +61,28 @@ export function evolveConcurrency(_state: ConcurrencyState, event: ConcurrencyEv
  * append conflicts, it re-reads and is refused. A release never goes below zero: the count is a
  * bound, and the execution stream already makes each release happen once.
  */
-export function decideConcurrency(command: ConcurrencyCommand, state: ConcurrencyState): ConcurrencyEvent[] | Rejection<'concurrency_limit'> {
+export function decideConcurrency(
+  command: ConcurrencyCommand,
+  state: ConcurrencyState,
+): ConcurrencyEvent[] | Rejection<'concurrency_limit'> {
   const { tenant, missionId, executionId, at } = command;
   switch (command.type) {
     case 'TakeSlot':
-      if (state.running >= command.limit) return reject('concurrency_limit', { detail: `${state.running} of ${command.limit} executions are running` });
-      return [{ type: 'ExecutionSlotsTaken', data: { tenant, missionId, executionIds: [executionId], running: state.running + 1, at } }];
+      if (state.running >= command.limit)
+        return reject('concurrency_limit', { detail: `${state.running} of ${command.limit} executions are running` });
+      return [
+        {
+          type: 'ExecutionSlotsTaken',
+          data: { tenant, missionId, executionIds: [executionId], running: state.running + 1, at },
+        },
+      ];
     case 'ReleaseSlot':
-      return [{ type: 'ExecutionSlotReleased', data: { tenant, missionId, executionId, running: Math.max(0, state.running - 1), at, why: command.why } }];
+      return [
+        {
+          type: 'ExecutionSlotReleased',
+          data: { tenant, missionId, executionId, running: Math.max(0, state.running - 1), at, why: command.why },
+        },
+      ];
     default: {
       const _: never = command;
       return [];

@@ -18,7 +18,10 @@ export interface EffectiveAuthority {
   maxCausalDepth: number;
 }
 
-export function effectiveAuthority(definition: Pick<TriggerDefinition, 'constraints' | 'causality'>, grants: MissionGrants): EffectiveAuthority {
+export function effectiveAuthority(
+  definition: Pick<TriggerDefinition, 'constraints' | 'causality'>,
+  grants: MissionGrants,
+): EffectiveAuthority {
   const { constraints, causality } = definition;
   return {
     maxExecutionsPerHour: Math.min(constraints.maxExecutionsPerHour, grants.maxExecutionsPerHour),
@@ -33,6 +36,9 @@ export function effectiveAuthority(definition: Pick<TriggerDefinition, 'constrai
 
 /** Resource refs outside the effective scopes (empty: every ref is allowed by both). */
 export function resourcesOutside(resourceRefs: readonly string[], authority: EffectiveAuthority): string[] {
-  const outside = new Set([...uncoveredScopes(resourceRefs, authority.triggerScopes), ...uncoveredScopes(resourceRefs, authority.missionScopes)]);
+  const outside = new Set([
+    ...uncoveredScopes(resourceRefs, authority.triggerScopes),
+    ...uncoveredScopes(resourceRefs, authority.missionScopes),
+  ]);
   return resourceRefs.filter((ref) => outside.has(ref));
 }

@@ -23,7 +23,8 @@ export function verifyStreamChain(events: readonly ChainedEvent[]): ChainBreak[]
     const at = { streamId: event.streamId, revision: event.revision };
     if (event.revision !== (previous ? previous.revision + 1 : 0)) breaks.push({ ...at, problem: 'revision_gap' });
     if (event.prevHash !== (previous ? previous.hash : null)) breaks.push({ ...at, problem: 'prev_hash_mismatch' });
-    if (chainHash(event.prevHash, event.recordedAt, eventContent(event)) !== event.hash) breaks.push({ ...at, problem: 'hash_mismatch' });
+    if (chainHash(event.prevHash, event.recordedAt, eventContent(event)) !== event.hash)
+      breaks.push({ ...at, problem: 'hash_mismatch' });
     previous = event;
   }
   return breaks;

@@ -24,7 +24,9 @@ export interface DedupeIdentity {
   key: string;
 }
 
-type IdentityScope = Pick<DefinedTrigger, 'triggerId' | 'dedupeEpoch'> & { definition: { dedupe: Pick<DedupePolicy, 'strategy'> } };
+type IdentityScope = Pick<DefinedTrigger, 'triggerId' | 'dedupeEpoch'> & {
+  definition: { dedupe: Pick<DedupePolicy, 'strategy'> };
+};
 
 /** SHA-256 hex of the identity's canonical JSON: names the Occurrence stream (OC-3). */
 export function dedupeIdentityHash(identity: DedupeIdentity): string {
@@ -34,38 +36,83 @@ export function dedupeIdentityHash(identity: DedupeIdentity): string {
 /** The Occurrence id is the identity hash, so a duplicate resolves to the same id (OC-3). */
 export const occurrenceIdFor = (identity: DedupeIdentity): string => dedupeIdentityHash(identity);
 
-function identity(tenant: string, triggerId: string, epoch: number, principal: string, strategy: DedupeStrategy, key: string, subject: string | null): DedupeIdentity {
+function identity(
+  tenant: string,
+  triggerId: string,
+  epoch: number,
+  principal: string,
+  strategy: DedupeStrategy,
+  key: string,
+  subject: string | null,
+): DedupeIdentity {
   if (key.length === 0) throw new ValidationError('a dedupe key must be a non-empty string');
   if (!Number.isInteger(epoch) || epoch < 1) throw new ValidationError('a dedupe epoch is a positive integer');
   return { v: 1, tenant, triggerId, epoch, principal, subject, strategy, key };
 }
 
 /** Manual occurrences: the Idempotency-Key is the delivery identity (api.md Manual occurrences). */
-export function manualIdentity(tenant: string, trigger: Pick<DefinedTrigger, 'triggerId' | 'dedupeEpoch'>, idempotencyKey: string): DedupeIdentity {
+export function manualIdentity(
+  tenant: string,
+  trigger: Pick<DefinedTrigger, 'triggerId' | 'dedupeEpoch'>,
+  idempotencyKey: string,
+): DedupeIdentity {
   return identity(tenant, trigger.triggerId, trigger.dedupeEpoch, 'manual', 'manual-key@1', idempotencyKey, null);
 }
 
 /** Webhook deliveries: principal is the authenticated source; key from `deriveDeliveryKey`. */
-export function webhookIdentity(tenant: string, trigger: IdentityScope, sourceId: string, deliveryIdOrDerivedKey: string, subject: string | null): DedupeIdentity {
-  return identity(tenant, trigger.triggerId, trigger.dedupeEpoch, `source:${sourceId}`, trigger.definition.dedupe.strategy, deliveryIdOrDerivedKey, subject);
+export function webhookIdentity(
+  tenant: string,
+  trigger: IdentityScope,
+  sourceId: string,
+  deliveryIdOrDerivedKey: string,
+  subject: string | null,
+): DedupeIdentity {
+  return identity(
+    tenant,
+    trigger.triggerId,
+    trigger.dedupeEpoch,
+    `source:${sourceId}`,
+    trigger.definition.dedupe.strategy,
+    deliveryIdOrDerivedKey,
+    subject,
+  );
 }
 
 /**
  * SC-3: one logical occurrence per intended instant: Trigger + schedule revision epoch + the
  * canonical UTC instant (any RFC 3339 spelling of the same instant gives the same identity).
  */
-export function scheduleIdentity(tenant: string, trigger: Pick<DefinedTrigger, 'triggerId'>, epoch: number, instantIso: string): DedupeIdentity {
+export function scheduleIdentity(
+  tenant: string,
+  trigger: Pick<DefinedTrigger, 'triggerId'>,
+  epoch: number,
+  instantIso: string,
+): DedupeIdentity {
   const ms = parseRfc3339(instantIso);
   if (ms === null) throw new ValidationError(`not an RFC 3339 instant: ${instantIso}`);
   return identity(tenant, trigger.triggerId, epoch, 'schedule', 'schedule-instant@1', toUtcIso(ms), null);
 }
 
 /** PO-2: poll items are deduplicated like external events; key from `deriveDeliveryKey`. */
-export function pollIdentity(tenant: string, trigger: IdentityScope, itemKey: string, subject: string | null): DedupeIdentity {
-  return identity(tenant, trigger.triggerId, trigger.dedupeEpoch, 'poll', trigger.definition.dedupe.strategy, itemKey, subject);
+export function pollIdentity(
+  tenant: string,
+  trigger: IdentityScope,
+  itemKey: string,
+  subject: string | null,
+): DedupeIdentity {
+  return identity(
+    tenant,
+    trigger.triggerId,
+    trigger.dedupeEpoch,
+    'poll',
+    trigger.definition.dedupe.strategy,
+    itemKey,
+    subject,
+  );
 }
 
-export type DerivedKey = { ok: true; key: string; subject: string | null } | { ok: false; pointer: string; message: string };
+export type DerivedKey =
+  { ok: true; key: string; subject: string | null } | { ok: false; pointer: string; message: string };
 
 /**
  * The key and subject of a webhook delivery or poll item under the Trigger's dedupe policy.
@@ -78,15 +125,18 @@ export function deriveDeliveryKey(dedupe: DedupePolicy, deliveryId: string | nul
   let key: string;
   if (dedupe.strategy === 'payload-key@1') {
     const found = dedupe.keyPointer === null ? null : valueAt(payload, dedupe.keyPointer);
-    if (found === null) return { ok: false, pointer: dedupe.keyPointer ?? '', message: 'the dedupe key is missing from the payload' };
+    if (found === null)
+      return { ok: false, pointer: dedupe.keyPointer ?? '', message: 'the dedupe key is missing from the payload' };
     key = found;
   } else {
-    if (deliveryId === null || deliveryId.length === 0) return { ok: false, pointer: '', message: 'the delivery has no id' };
+    if (deliveryId === null || deliveryId.length === 0)
+      return { ok: false, pointer: '', message: 'the delivery has no id' };
     key = deliveryId;
   }
   if (dedupe.subjectPointer === null) return { ok: true, key, subject: null };
   const subject = valueAt(payload, dedupe.subjectPointer);
-  if (subject === null) return { ok: false, pointer: dedupe.subjectPointer, message: 'the dedupe subject is missing from the payload' };
+  if (subject === null)
+    return { ok: false, pointer: dedupe.subjectPointer, message: 'the dedupe subject is missing from the payload' };
   return { ok: true, key, subject };
 }
 

@@ -39,18 +39,49 @@ interface Owner {
   missionId: string;
   triggerId: string;
 }
-export type ExecutionClaimed = DomainEvent<'ExecutionClaimed', Owner & { executionId: string; generation: number; fence: number; consumerId: string; at: string }>;
-export type ExecutionCompleted = DomainEvent<'ExecutionCompleted', Owner & { executionId: string; generation: number; fence: number; outcome: ExecutionOutcome; receipt: unknown; at: string }>;
+export type ExecutionClaimed = DomainEvent<
+  'ExecutionClaimed',
+  Owner & { executionId: string; generation: number; fence: number; consumerId: string; at: string }
+>;
+export type ExecutionCompleted = DomainEvent<
+  'ExecutionCompleted',
+  Owner & {
+    executionId: string;
+    generation: number;
+    fence: number;
+    outcome: ExecutionOutcome;
+    receipt: unknown;
+    at: string;
+  }
+>;
 /** Only the noncommit tombstone is recorded: a settlement of a completed execution changes nothing. */
-export type ExecutionSettled = DomainEvent<'ExecutionSettled', Owner & { executionId: string; generation: number; settlementId: string; decision: 'noncommitted'; fence: number | null; at: string }>;
+export type ExecutionSettled = DomainEvent<
+  'ExecutionSettled',
+  Owner & {
+    executionId: string;
+    generation: number;
+    settlementId: string;
+    decision: 'noncommitted';
+    fence: number | null;
+    at: string;
+  }
+>;
 export type ExecutionEvent = ExecutionClaimed | ExecutionCompleted | ExecutionSettled;
 
 export type ExecutionCommand =
   | { type: 'ClaimExecution'; executionId: string; consumerId: string; at: string }
-  | { type: 'CompleteExecution'; executionId: string; fence: number; outcome: ExecutionOutcome; receipt: unknown; at: string }
+  | {
+      type: 'CompleteExecution';
+      executionId: string;
+      fence: number;
+      outcome: ExecutionOutcome;
+      receipt: unknown;
+      at: string;
+    }
   | { type: 'SettleExecution'; executionId: string; settlementId: string; at: string };
 
-export type ExecutionRejection = 'not_found' | 'already_claimed' | 'execution_completed' | 'execution_noncommitted' | 'fence_mismatch';
+export type ExecutionRejection =
+  'not_found' | 'already_claimed' | 'execution_completed' | 'execution_noncommitted' | 'fence_mismatch';
 
 /**
  * One admission per Occurrence (AD-1), so an execution is named after its Occurrence: the id leads
@@ -59,10 +90,16 @@ export type ExecutionRejection = 'not_found' | 'already_claimed' | 'execution_co
 export const executionIdFor = (occurrenceId: string): string => `x-${occurrenceId}`;
 
 /** The Occurrence an execution id names, null when the id is not one Reveille hands out. */
-export const occurrenceIdOf = (executionId: string): string | null => (/^x-[0-9a-f]{64}$/.test(executionId) ? executionId.slice(2) : null);
+export const occurrenceIdOf = (executionId: string): string | null =>
+  /^x-[0-9a-f]{64}$/.test(executionId) ? executionId.slice(2) : null;
 
 /** Where every execution's history starts: requested by its admission, first generation, never claimed. */
-export const requestedExecution = (request: ExecutionRequest): ExecutionState => ({ status: 'requested', request, generation: 1, fence: 0 });
+export const requestedExecution = (request: ExecutionRequest): ExecutionState => ({
+  status: 'requested',
+  request,
+  generation: 1,
+  fence: 0,
+});
 
 export const initialExecutionState: ExecutionState = { status: 'absent' };
 
@@ -70,16 +107,36 @@ export function evolveExecution(state: ExecutionState, event: ExecutionEvent): E
   switch (event.type) {
     case 'ExecutionClaimed': {
       const known = knownOf(state, event.type);
-      return { status: 'claimed', request: known.request, generation: known.generation, fence: event.data.fence, consumerId: event.data.consumerId, claimedAt: event.data.at };
+      return {
+        status: 'claimed',
+        request: known.request,
+        generation: known.generation,
+        fence: event.data.fence,
+        consumerId: event.data.consumerId,
+        claimedAt: event.data.at,
+      };
     }
     case 'ExecutionCompleted': {
       const known = knownOf(state, event.type);
       const { fence, outcome, receipt, at } = event.data;
-      return { status: 'completed', request: known.request, generation: known.generation, fence: known.fence, completion: { fence, outcome, receipt, completedAt: at } };
+      return {
+        status: 'completed',
+        request: known.request,
+        generation: known.generation,
+        fence: known.fence,
+        completion: { fence, outcome, receipt, completedAt: at },
+      };
     }
     case 'ExecutionSettled': {
       const known = knownOf(state, event.type);
-      return { status: 'noncommitted', request: known.request, generation: known.generation, fence: known.fence, settlementId: event.data.settlementId, settledAt: event.data.at };
+      return {
+        status: 'noncommitted',
+        request: known.request,
+        generation: known.generation,
+        fence: known.fence,
+        settlementId: event.data.settlementId,
+        settledAt: event.data.at,
+      };
     }
     default: {
       const _: never = event;
@@ -93,7 +150,10 @@ function knownOf(state: ExecutionState, type: string): Known {
   return state;
 }
 
-export function decideExecution(command: ExecutionCommand, state: ExecutionState): ExecutionEvent[] | Rejection<ExecutionRejection> {
+export function decideExecution(
+  command: ExecutionCommand,
+  state: ExecutionState,
+): ExecutionEvent[] | Rejection<ExecutionRejection> {
   if (state.status === 'absent') return reject('not_found', { detail: 'no such execution' });
   const { executionId, at } = command;
   const { generation } = state;
@@ -103,11 +163,18 @@ export function decideExecution(command: ExecutionCommand, state: ExecutionState
     case 'ClaimExecution':
       switch (state.status) {
         case 'requested':
-          return [{ type: 'ExecutionClaimed', data: { ...owner, executionId, generation, fence: state.fence + 1, consumerId: command.consumerId, at } }];
+          return [
+            {
+              type: 'ExecutionClaimed',
+              data: { ...owner, executionId, generation, fence: state.fence + 1, consumerId: command.consumerId, at },
+            },
+          ];
         case 'claimed':
           return reject('already_claimed', { detail: `claimed by ${state.consumerId} at ${state.claimedAt}` });
         case 'completed':
-          return reject('execution_completed', { detail: `completed (${state.completion.outcome}) at ${state.completion.completedAt}` });
+          return reject('execution_completed', {
+            detail: `completed (${state.completion.outcome}) at ${state.completion.completedAt}`,
+          });
         case 'noncommitted':
           return reject('execution_noncommitted', { detail: `settled as noncommitted at ${state.settledAt}` });
         default:
@@ -118,15 +185,35 @@ export function decideExecution(command: ExecutionCommand, state: ExecutionState
         case 'requested':
           return reject('fence_mismatch', { detail: 'the execution is not claimed' });
         case 'claimed':
-          if (command.fence !== state.fence) return reject('fence_mismatch', { detail: 'the fence is not the current claim\'s' });
-          return [{ type: 'ExecutionCompleted', data: { ...owner, executionId, generation, fence: command.fence, outcome: command.outcome, receipt: command.receipt ?? null, at } }];
+          if (command.fence !== state.fence)
+            return reject('fence_mismatch', { detail: "the fence is not the current claim's" });
+          return [
+            {
+              type: 'ExecutionCompleted',
+              data: {
+                ...owner,
+                executionId,
+                generation,
+                fence: command.fence,
+                outcome: command.outcome,
+                receipt: command.receipt ?? null,
+                at,
+              },
+            },
+          ];
         case 'completed': {
           // The holder retrying its own completion changes nothing; anyone else is told who won.
           const same = command.fence === state.completion.fence && command.outcome === state.completion.outcome;
-          return same ? [] : reject(command.fence === state.completion.fence ? 'execution_completed' : 'fence_mismatch', { detail: 'the execution is already completed' });
+          return same
+            ? []
+            : reject(command.fence === state.completion.fence ? 'execution_completed' : 'fence_mismatch', {
+                detail: 'the execution is already completed',
+              });
         }
         case 'noncommitted':
-          return reject('execution_noncommitted', { detail: `settled as noncommitted at ${state.settledAt}; the completion is refused` });
+          return reject('execution_noncommitted', {
+            detail: `settled as noncommitted at ${state.settledAt}; the completion is refused`,
+          });
         default:
           return unreachable(state);
       }
@@ -134,7 +221,20 @@ export function decideExecution(command: ExecutionCommand, state: ExecutionState
       switch (state.status) {
         case 'requested':
         case 'claimed':
-          return [{ type: 'ExecutionSettled', data: { ...owner, executionId, generation, settlementId: command.settlementId, decision: 'noncommitted', fence: state.status === 'claimed' ? state.fence : null, at } }];
+          return [
+            {
+              type: 'ExecutionSettled',
+              data: {
+                ...owner,
+                executionId,
+                generation,
+                settlementId: command.settlementId,
+                decision: 'noncommitted',
+                fence: state.status === 'claimed' ? state.fence : null,
+                at,
+              },
+            },
+          ];
         case 'completed':
         case 'noncommitted':
           return [];
@@ -153,7 +253,9 @@ function unreachable(state: never): never {
 }
 
 /** EX-3: what a settlement answers once decided (its own tombstone, or the completion it lost to). */
-export function settlementOf(state: ExecutionState): { decision: 'committed'; receipt: CompletionReceipt } | { decision: 'noncommitted' } | null {
+export function settlementOf(
+  state: ExecutionState,
+): { decision: 'committed'; receipt: CompletionReceipt } | { decision: 'noncommitted' } | null {
   if (state.status === 'completed') return { decision: 'committed', receipt: state.completion };
   if (state.status === 'noncommitted') return { decision: 'noncommitted' };
   return null;
@@ -164,7 +266,9 @@ export const releasesSlot = (event: ExecutionEvent): 'completed' | 'noncommitted
   event.type === 'ExecutionCompleted' ? 'completed' : event.type === 'ExecutionSettled' ? 'noncommitted' : null;
 
 /** The decider of one execution, whose history starts at the request its admission wrote. */
-export const executionDeciderFor = (request: ExecutionRequest): Decider<ExecutionState, ExecutionEvent, ExecutionCommand> => ({
+export const executionDeciderFor = (
+  request: ExecutionRequest,
+): Decider<ExecutionState, ExecutionEvent, ExecutionCommand> => ({
   initialState: requestedExecution(request),
   evolve: evolveExecution,
   decide: decideExecution,

@@ -7,7 +7,8 @@ export const MISSION_STATES = ['active', 'paused', 'cancelled', 'revoked'] as co
 export type MissionLifecycle = (typeof MISSION_STATES)[number];
 
 /** `cancelled` and `revoked` are terminal: no later revision can wake the Mission again. */
-export const isTerminalMissionState = (state: MissionLifecycle): boolean => state === 'cancelled' || state === 'revoked';
+export const isTerminalMissionState = (state: MissionLifecycle): boolean =>
+  state === 'cancelled' || state === 'revoked';
 
 /** What a Mission allows the Triggers bound to it (TR-2 upper bound of every Trigger's constraints). */
 export interface MissionGrants {
@@ -25,14 +26,24 @@ export const MAX_EXECUTIONS_PER_HOUR = 100_000;
 export const MAX_CONCURRENT = 10_000;
 export const MAX_RESOURCE_SCOPES = 100;
 
-const GRANT_KEYS = ['maxExecutionsPerHour', 'maxConcurrent', 'resourceScopes', 'classification', 'acceptLowerTrust', 'maxCausalDepth'];
+const GRANT_KEYS = [
+  'maxExecutionsPerHour',
+  'maxConcurrent',
+  'resourceScopes',
+  'classification',
+  'acceptLowerTrust',
+  'maxCausalDepth',
+];
 
 /**
  * Validates a Mission definition (api.md PUT /v1/missions): pointers are relative to the body root
  * (`/state`, `/grants/maxConcurrent`). Every grant is required except `acceptLowerTrust`, whose
  * absence means the safe `false`.
  */
-export function validateMissionDefinition(state: unknown, grants: unknown): Validation<{ state: MissionLifecycle; grants: MissionGrants }> {
+export function validateMissionDefinition(
+  state: unknown,
+  grants: unknown,
+): Validation<{ state: MissionLifecycle; grants: MissionGrants }> {
   const read = new FieldReader();
   const lifecycle = read.oneOf({ state }, '', 'state', MISSION_STATES);
   if (!isRecord(grants)) {
@@ -41,9 +52,14 @@ export function validateMissionDefinition(state: unknown, grants: unknown): Vali
   }
   read.onlyKnown(grants, '/grants', GRANT_KEYS);
   const value = {
-    maxExecutionsPerHour: read.integer(grants, '/grants', 'maxExecutionsPerHour', { min: 0, max: MAX_EXECUTIONS_PER_HOUR }),
+    maxExecutionsPerHour: read.integer(grants, '/grants', 'maxExecutionsPerHour', {
+      min: 0,
+      max: MAX_EXECUTIONS_PER_HOUR,
+    }),
     maxConcurrent: read.integer(grants, '/grants', 'maxConcurrent', { min: 0, max: MAX_CONCURRENT }),
-    resourceScopes: read.array(grants, '/grants', 'resourceScopes', (item, at) => scopePattern(read, item, at), { max: MAX_RESOURCE_SCOPES }),
+    resourceScopes: read.array(grants, '/grants', 'resourceScopes', (item, at) => scopePattern(read, item, at), {
+      max: MAX_RESOURCE_SCOPES,
+    }),
     classification: read.oneOf(grants, '/grants', 'classification', CLASSIFICATION_LEVELS),
     acceptLowerTrust: read.boolean(grants, '/grants', 'acceptLowerTrust', false),
     maxCausalDepth: read.integer(grants, '/grants', 'maxCausalDepth', { min: 0, max: MAX_CAUSAL_DEPTH }),
@@ -54,5 +70,7 @@ export function validateMissionDefinition(state: unknown, grants: unknown): Vali
 
 /** A scope pattern: a non-empty string, `*` only as its last character (shared/scopes.ts). */
 export function scopePattern(read: FieldReader, item: unknown, at: string): string | undefined {
-  return isScopePattern(item) ? item : read.fail(at, 'must be a non-empty resource scope, with "*" only at the end (e.g. "repo:acme/*")');
+  return isScopePattern(item)
+    ? item
+    : read.fail(at, 'must be a non-empty resource scope, with "*" only at the end (e.g. "repo:acme/*")');
 }

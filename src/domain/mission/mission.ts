@@ -1,7 +1,12 @@
 import type { Decider, DomainEvent } from '../shared/decider.js';
 import { canonicalJson } from '../shared/canonical-json.js';
 import { reject, type Rejection } from '../shared/result.js';
-import { isTerminalMissionState, validateMissionDefinition, type MissionGrants, type MissionLifecycle } from './mission-grants.js';
+import {
+  isTerminalMissionState,
+  validateMissionDefinition,
+  type MissionGrants,
+  type MissionLifecycle,
+} from './mission-grants.js';
 
 export type MissionState =
   | { status: 'absent' }
@@ -71,23 +76,36 @@ export function evolveMission(state: MissionState, event: MissionEvent): Mission
  * A revision equal in state and grants to the current one changes nothing and returns [] (STYLE §1),
  * also for a terminal Mission: re-applying the same definitions file is idempotent and appends no noise.
  */
-export function reviseMission(command: ReviseMission, state: MissionState): MissionEvent[] | Rejection<MissionRejectionCode> {
+export function reviseMission(
+  command: ReviseMission,
+  state: MissionState,
+): MissionEvent[] | Rejection<MissionRejectionCode> {
   const definition = validateMissionDefinition(command.state, command.grants);
   if (!definition.ok) return reject('invalid_definition', { errors: definition.errors });
   const { state: lifecycle, grants } = definition.value;
   const currentRevision = state.status === 'defined' ? state.revision : 0;
   const revisionMatches = command.expectedRevision === undefined || command.expectedRevision === currentRevision;
-  const unchanged = state.status === 'defined' && state.state === lifecycle && canonicalJson(state.grants) === canonicalJson(grants);
+  const unchanged =
+    state.status === 'defined' && state.state === lifecycle && canonicalJson(state.grants) === canonicalJson(grants);
   if (state.status === 'defined' && isTerminalMissionState(state.state) && !(unchanged && revisionMatches)) {
     return reject('mission_terminal', { detail: `mission is ${state.state}; it cannot be revised`, currentRevision });
   }
-  if (!revisionMatches) return reject('revision_conflict', { detail: `expected revision ${command.expectedRevision}`, currentRevision });
+  if (!revisionMatches)
+    return reject('revision_conflict', { detail: `expected revision ${command.expectedRevision}`, currentRevision });
   if (unchanged) return [];
   const { tenant, missionId, reason, actor, at } = command;
-  return [{ type: 'MissionRevised', data: { tenant, missionId, revision: currentRevision + 1, state: lifecycle, grants, reason, actor, at } }];
+  return [
+    {
+      type: 'MissionRevised',
+      data: { tenant, missionId, revision: currentRevision + 1, state: lifecycle, grants, reason, actor, at },
+    },
+  ];
 }
 
-export function decideMission(command: MissionCommand, state: MissionState): MissionEvent[] | Rejection<MissionRejectionCode> {
+export function decideMission(
+  command: MissionCommand,
+  state: MissionState,
+): MissionEvent[] | Rejection<MissionRejectionCode> {
   switch (command.type) {
     case 'ReviseMission':
       return reviseMission(command, state);

@@ -28,41 +28,83 @@ const revise = (over: Partial<ReviseMission> = {}): ReviseMission => ({
 
 const revised = (revision: number, over: Partial<MissionRevised['data']> = {}): MissionRevised => ({
   type: 'MissionRevised',
-  data: { tenant: 'acme', missionId: 'm-1', revision, state: 'active', grants, reason: 'onboarding', actor: 'svc-missions', at: AT, ...over },
+  data: {
+    tenant: 'acme',
+    missionId: 'm-1',
+    revision,
+    state: 'active',
+    grants,
+    reason: 'onboarding',
+    actor: 'svc-missions',
+    at: AT,
+    ...over,
+  },
 });
 
 describe('Mission', () => {
   describe('when it does not exist yet', () => {
-    it('creates revision 1 with the whole state and grants', () => spec.given([]).when(revise({ expectedRevision: 0 })).then([revised(1)]));
+    it('creates revision 1 with the whole state and grants', () =>
+      spec
+        .given([])
+        .when(revise({ expectedRevision: 0 }))
+        .then([revised(1)]));
     it('fills acceptLowerTrust with the safe false when it is left out', () => {
       const { acceptLowerTrust: _, ...withoutTrust } = grants;
-      spec.given([]).when(revise({ grants: withoutTrust })).then([revised(1)]);
+      spec
+        .given([])
+        .when(revise({ grants: withoutTrust }))
+        .then([revised(1)]);
     });
   });
 
   describe('TR-3 optimistic concurrency (expectedRevision)', () => {
     it('rejects a create over an existing Mission with the current revision', () =>
-      spec.given([revised(1)]).when(revise({ expectedRevision: 0 })).thenRejects('revision_conflict', { currentRevision: 1 }));
+      spec
+        .given([revised(1)])
+        .when(revise({ expectedRevision: 0 }))
+        .thenRejects('revision_conflict', { currentRevision: 1 }));
     it('rejects a stale writer with the current revision', () =>
-      spec.given([revised(1), revised(2)]).when(revise({ expectedRevision: 1, state: 'paused' })).thenRejects('revision_conflict', { currentRevision: 2 }));
+      spec
+        .given([revised(1), revised(2)])
+        .when(revise({ expectedRevision: 1, state: 'paused' }))
+        .thenRejects('revision_conflict', { currentRevision: 2 }));
     it('rejects an expected revision on a Mission that does not exist with currentRevision 0', () =>
-      spec.given([]).when(revise({ expectedRevision: 3 })).thenRejects('revision_conflict', { currentRevision: 0 }));
+      spec
+        .given([])
+        .when(revise({ expectedRevision: 3 }))
+        .thenRejects('revision_conflict', { currentRevision: 0 }));
     it('accepts the matching revision and an omitted one', () => {
-      spec.given([revised(1)]).when(revise({ expectedRevision: 1, state: 'paused' })).then([revised(2, { state: 'paused' })]);
-      spec.given([revised(1)]).when(revise({ state: 'paused' })).then([revised(2, { state: 'paused' })]);
+      spec
+        .given([revised(1)])
+        .when(revise({ expectedRevision: 1, state: 'paused' }))
+        .then([revised(2, { state: 'paused' })]);
+      spec
+        .given([revised(1)])
+        .when(revise({ state: 'paused' }))
+        .then([revised(2, { state: 'paused' })]);
     });
   });
 
   describe('an unchanged revision', () => {
     it('changes nothing: same state and grants return [] (re-applying a file is idempotent)', () =>
-      spec.given([revised(1)]).when(revise({ reason: 'apply again', grants: { ...grants, resourceScopes: ['repo:acme/*'] } })).then([]));
-    it('still conflicts when the writer is stale', () => spec.given([revised(1), revised(2)]).when(revise({ expectedRevision: 1 })).thenRejects('revision_conflict'));
+      spec
+        .given([revised(1)])
+        .when(revise({ reason: 'apply again', grants: { ...grants, resourceScopes: ['repo:acme/*'] } }))
+        .then([]));
+    it('still conflicts when the writer is stale', () =>
+      spec
+        .given([revised(1), revised(2)])
+        .when(revise({ expectedRevision: 1 }))
+        .thenRejects('revision_conflict'));
   });
 
   describe('cancelled and revoked are terminal', () => {
     for (const terminal of ['cancelled', 'revoked'] as const) {
       it(`rejects reactivating a ${terminal} Mission with mission_terminal`, () =>
-        spec.given([revised(1), revised(2, { state: terminal })]).when(revise({ state: 'active' })).thenRejects('mission_terminal', { currentRevision: 2 }));
+        spec
+          .given([revised(1), revised(2, { state: terminal })])
+          .when(revise({ state: 'active' }))
+          .thenRejects('mission_terminal', { currentRevision: 2 }));
       it(`rejects new grants for a ${terminal} Mission, even with a matching revision`, () =>
         spec
           .given([revised(1, { state: terminal })])
@@ -70,21 +112,36 @@ describe('Mission', () => {
           .then('mission_terminal'));
     }
     it('lets a paused Mission resume', () =>
-      spec.given([revised(1, { state: 'paused' })]).when(revise({ state: 'active' })).then([revised(2)]));
+      spec
+        .given([revised(1, { state: 'paused' })])
+        .when(revise({ state: 'active' }))
+        .then([revised(2)]));
     it('answers [] to the same terminal definition re-applied', () =>
-      spec.given([revised(1, { state: 'cancelled' })]).when(revise({ state: 'cancelled' })).then([]));
+      spec
+        .given([revised(1, { state: 'cancelled' })])
+        .when(revise({ state: 'cancelled' }))
+        .then([]));
   });
 
   describe('invalid definitions (422 invalid_definition)', () => {
     const errorsFor = (command: ReviseMission) => {
       const result = spec.given([]).when(command).result();
-      return isRejection(result) && result.code === 'invalid_definition' ? result.errors?.map((e) => e.pointer) : result;
+      return isRejection(result) && result.code === 'invalid_definition'
+        ? result.errors?.map((e) => e.pointer)
+        : result;
     };
     it('points at each faulty grant', () => {
       expect(
         errorsFor(
           revise({
-            grants: { maxExecutionsPerHour: -1, maxConcurrent: 1.5, resourceScopes: ['', 'repo:*/x'], classification: 'secret', acceptLowerTrust: 'yes', maxCausalDepth: 65 },
+            grants: {
+              maxExecutionsPerHour: -1,
+              maxConcurrent: 1.5,
+              resourceScopes: ['', 'repo:*/x'],
+              classification: 'secret',
+              acceptLowerTrust: 'yes',
+              maxCausalDepth: 65,
+            },
           }),
         ),
       ).toEqual([
@@ -108,8 +165,19 @@ describe('Mission', () => {
 
   describe('evolve', () => {
     it('keeps the latest revision, state, grants and time', () => {
-      const state = spec.given([revised(1)]).when(revise({ state: 'paused', at: '2026-03-02T00:00:00.000Z' })).thenState();
-      expect(state).toEqual({ status: 'defined', tenant: 'acme', missionId: 'm-1', revision: 2, state: 'paused', grants, updatedAt: '2026-03-02T00:00:00.000Z' });
+      const state = spec
+        .given([revised(1)])
+        .when(revise({ state: 'paused', at: '2026-03-02T00:00:00.000Z' }))
+        .thenState();
+      expect(state).toEqual({
+        status: 'defined',
+        tenant: 'acme',
+        missionId: 'm-1',
+        revision: 2,
+        state: 'paused',
+        grants,
+        updatedAt: '2026-03-02T00:00:00.000Z',
+      });
     });
   });
 });

@@ -82,6 +82,9 @@ export type OccurrenceBlocked = DomainEvent<
 >;
 
 /** OC-4: a later delivery of the same identity carried another payload; it starts nothing. */
-export type DeliveryConflictRecorded = DomainEvent<'DeliveryConflictRecorded', { occurrenceId: string; conflictingDigest: string; at: string }>;
+export type DeliveryConflictRecorded = DomainEvent<
+  'DeliveryConflictRecorded',
+  { occurrenceId: string; conflictingDigest: string; at: string }
+>;
 
 export type OccurrenceEvent = OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | DeliveryConflictRecorded;

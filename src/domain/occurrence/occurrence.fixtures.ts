@@ -39,7 +39,13 @@ export const definition = (over: Partial<TriggerDefinition> = {}): TriggerDefini
   source: { sourceId: 'gh', eventTypes: null },
   schedule: null,
   poll: null,
-  dedupe: { strategy: 'delivery-id@1', keyPointer: null, subjectPointer: null, windowSeconds: 604_800, onRevision: 'retain' },
+  dedupe: {
+    strategy: 'delivery-id@1',
+    keyPointer: null,
+    subjectPointer: null,
+    windowSeconds: 604_800,
+    onRevision: 'retain',
+  },
   coalesce: [],
   batch: null,
   overlap: 'allow',
@@ -47,14 +53,35 @@ export const definition = (over: Partial<TriggerDefinition> = {}): TriggerDefini
   guard: null,
   prefilters: [],
   causality: null,
-  constraints: { maxExecutionsPerHour: 10, maxConcurrent: 1, resourceScopes: ['repo:acme/api'], classification: 'internal', acceptLowerTrust: true },
+  constraints: {
+    maxExecutionsPerHour: 10,
+    maxConcurrent: 1,
+    resourceScopes: ['repo:acme/api'],
+    classification: 'internal',
+    acceptLowerTrust: true,
+  },
   acceptOlderRevisions: false,
   ...over,
 });
 
-export const trigger = (over: Partial<DefinedTrigger> = {}, definitionOver: Partial<TriggerDefinition> = {}): DefinedTrigger => {
+export const trigger = (
+  over: Partial<DefinedTrigger> = {},
+  definitionOver: Partial<TriggerDefinition> = {},
+): DefinedTrigger => {
   const def = definition(definitionOver);
-  return { status: 'defined', tenant: 'acme', triggerId: 't-1', revision: 2, definition: def, dedupeEpoch: 1, enabled: def.enabled, deleted: false, revisedAt: OBSERVED_AT, pins: null, ...over };
+  return {
+    status: 'defined',
+    tenant: 'acme',
+    triggerId: 't-1',
+    revision: 2,
+    definition: def,
+    dedupeEpoch: 1,
+    enabled: def.enabled,
+    deleted: false,
+    revisedAt: OBSERVED_AT,
+    pins: null,
+    ...over,
+  };
 };
 
 export const observed = (over: Partial<ObservedOccurrence> = {}, deliveryId = 'd-1'): ObservedOccurrence => {
@@ -83,10 +110,21 @@ export const observed = (over: Partial<ObservedOccurrence> = {}, deliveryId = 'd
 
 export const manualObserved = (key: string): ObservedOccurrence => {
   const identity = manualIdentity('acme', trigger(), key);
-  return { ...observed(), kind: 'manual', auth: { state: 'internal' }, externalId: null, dedupeIdentity: identity, dedupeHash: dedupeIdentityHash(identity), occurrenceId: occurrenceIdFor(identity) };
+  return {
+    ...observed(),
+    kind: 'manual',
+    auth: { state: 'internal' },
+    externalId: null,
+    dedupeIdentity: identity,
+    dedupeHash: dedupeIdentityHash(identity),
+    occurrenceId: occurrenceIdFor(identity),
+  };
 };
 
-export const observe = (occurrence: ObservedOccurrence = observed()): ObserveOccurrence => ({ type: 'ObserveOccurrence', ...occurrence });
+export const observe = (occurrence: ObservedOccurrence = observed()): ObserveOccurrence => ({
+  type: 'ObserveOccurrence',
+  ...occurrence,
+});
 
 export const facts = (over: Partial<AdmissionFacts> = {}): AdmissionFacts => ({
   trigger: trigger(),

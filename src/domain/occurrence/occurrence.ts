@@ -45,7 +45,9 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
     case 'OccurrenceObserved':
       return { status: 'observed', occurrence: event.data, conflictingDigests: [] };
     case 'DeliveryConflictRecorded':
-      return state.status === 'absent' ? state : { ...state, conflictingDigests: [...state.conflictingDigests, event.data.conflictingDigest] };
+      return state.status === 'absent'
+        ? state
+        : { ...state, conflictingDigests: [...state.conflictingDigests, event.data.conflictingDigest] };
     case 'OccurrenceAdmitted':
     case 'OccurrenceBlocked': {
       if (state.status !== 'observed') return state;
@@ -70,7 +72,10 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
  * How a delivery relates to the stream named by its identity: the handler answers `duplicate` or
  * `payload_conflict` from this (api.md ingress 200 / 409), since `decide` returns only events.
  */
-export function classifyDelivery(state: OccurrenceState, payloadDigest: string): 'new' | 'duplicate' | 'payload_conflict' {
+export function classifyDelivery(
+  state: OccurrenceState,
+  payloadDigest: string,
+): 'new' | 'duplicate' | 'payload_conflict' {
   if (state.status === 'absent') return 'new';
   return state.occurrence.payloadDigest === payloadDigest ? 'duplicate' : 'payload_conflict';
 }
@@ -81,7 +86,8 @@ export function classifyDelivery(state: OccurrenceState, payloadDigest: string):
  */
 export function observeOccurrence(command: ObserveOccurrence, state: OccurrenceState): OccurrenceEvent[] {
   const { type: _type, ...observed } = command;
-  if (dedupeIdentityHash(observed.dedupeIdentity) !== observed.dedupeHash) throw new ValidationError('dedupeHash does not match dedupeIdentity');
+  if (dedupeIdentityHash(observed.dedupeIdentity) !== observed.dedupeHash)
+    throw new ValidationError('dedupeHash does not match dedupeIdentity');
   if (observed.dedupeIdentity.tenant !== observed.tenant || observed.dedupeIdentity.triggerId !== observed.triggerId) {
     throw new ValidationError('the dedupe identity names another tenant or Trigger');
   }
@@ -94,7 +100,16 @@ export function observeOccurrence(command: ObserveOccurrence, state: OccurrenceS
       if (state.status === 'absent') return [];
       const known = state.conflictingDigests;
       if (known.includes(observed.payloadDigest) || known.length >= MAX_RECORDED_CONFLICTS) return [];
-      return [{ type: 'DeliveryConflictRecorded', data: { occurrenceId: state.occurrence.occurrenceId, conflictingDigest: observed.payloadDigest, at: observed.observedAt } }];
+      return [
+        {
+          type: 'DeliveryConflictRecorded',
+          data: {
+            occurrenceId: state.occurrence.occurrenceId,
+            conflictingDigest: observed.payloadDigest,
+            at: observed.observedAt,
+          },
+        },
+      ];
     }
   }
 }
@@ -104,18 +119,39 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
   if (state.status === 'decided') return [];
   if (state.status === 'absent') throw new IllegalStateError('occurrence not observed');
   const occurrence = state.occurrence;
-  if (occurrence.occurrenceId !== command.occurrenceId) throw new IllegalStateError('the command names another Occurrence than the stream holds');
-  if (command.facts.budget.windowStart !== budgetWindowStart(command.now)) throw new IllegalStateError('budget facts are for another window');
+  if (occurrence.occurrenceId !== command.occurrenceId)
+    throw new IllegalStateError('the command names another Occurrence than the stream holds');
+  if (command.facts.budget.windowStart !== budgetWindowStart(command.now))
+    throw new IllegalStateError('budget facts are for another window');
   if (occurrence.scheduledAt !== null && compareInstants(command.now, occurrence.scheduledAt) < 0) {
     throw new IllegalStateError('SC-4: a scheduled occurrence is never admitted before its intended instant');
   }
   const verdict = admissionPolicy(occurrence, command.facts);
   const { occurrenceId } = occurrence;
   const decidedAt = command.now;
-  if (!verdict.admitted) return [{ type: 'OccurrenceBlocked', data: { occurrenceId, reason: verdict.reason, evidence: verdict.evidence, decidedAt } }];
+  if (!verdict.admitted)
+    return [
+      {
+        type: 'OccurrenceBlocked',
+        data: { occurrenceId, reason: verdict.reason, evidence: verdict.evidence, decidedAt },
+      },
+    ];
   const { executionId, now: firedAt } = command;
   const { tenant, missionId, triggerId, triggerRevision, input, resourceRefs, scheduledAt } = occurrence;
-  const request = { executionId, tenant, missionId, triggerId, triggerRevision, occurrenceId, input, resourceRefs, lane: verdict.lane, scheduledAt, firedAt, limits: verdict.limits };
+  const request = {
+    executionId,
+    tenant,
+    missionId,
+    triggerId,
+    triggerRevision,
+    occurrenceId,
+    input,
+    resourceRefs,
+    lane: verdict.lane,
+    scheduledAt,
+    firedAt,
+    limits: verdict.limits,
+  };
   return [{ type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt, request, decidedAt } }];
 }
 

@@ -42,16 +42,24 @@ export function nextActivation(previous: ActivationBasis | null, revised: Revisi
   const fresh = { epoch: revised.revision, activation: revised.revision, activatedAt: revised.at };
   if (!previous || !previous.activation || previous.deleted || previous.schedule === null) return fresh;
   if (canonicalJson(previous.schedule) !== canonicalJson(schedule)) return fresh;
-  if (enabled && !previous.enabled) return { ...previous.activation, activation: revised.revision, activatedAt: revised.at };
+  if (enabled && !previous.enabled)
+    return { ...previous.activation, activation: revised.revision, activatedAt: revised.at };
   return previous.activation;
 }
 
 /** Folds a whole Trigger stream: the activation in force after its last event (tests, audits). */
-export function activationOf(events: readonly TriggerEvent[]): (ScheduleActivation & { basis: ActivationBasis }) | null {
+export function activationOf(
+  events: readonly TriggerEvent[],
+): (ScheduleActivation & { basis: ActivationBasis }) | null {
   const basis = events.reduce<ActivationBasis | null>((previous, event) => {
     if (event.type === 'TriggerDeleted') return previous && { ...previous, deleted: true };
     const { type, schedule, enabled } = event.data.definition;
-    return { schedule: type === 'schedule' ? schedule : null, enabled, deleted: false, activation: nextActivation(previous, event.data) };
+    return {
+      schedule: type === 'schedule' ? schedule : null,
+      enabled,
+      deleted: false,
+      activation: nextActivation(previous, event.data),
+    };
   }, null);
   return basis?.activation ? { ...basis.activation, basis } : null;
 }

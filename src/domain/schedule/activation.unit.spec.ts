@@ -4,32 +4,67 @@ import type { TriggerEvent } from '../trigger/trigger.js';
 import { activationBoundary, activationOf, firstInstantAfter } from './activation.js';
 import { minutely, t } from './materialization.fixtures.js';
 
-const schedule = (over: Partial<TriggerDefinition> = {}): TriggerDefinition => definition({ type: 'schedule', source: null, schedule: minutely(), ...over });
+const schedule = (over: Partial<TriggerDefinition> = {}): TriggerDefinition =>
+  definition({ type: 'schedule', source: null, schedule: minutely(), ...over });
 
 function revised(revision: number, at: string, def: TriggerDefinition): TriggerEvent {
-  return { type: 'TriggerRevised', data: { tenant: 'acme', triggerId: 't-1', revision, definition: def, dedupeEpoch: 1, reason: '', actor: 'a', at, pins: { tzdataVersion: '2025b' } } };
+  return {
+    type: 'TriggerRevised',
+    data: {
+      tenant: 'acme',
+      triggerId: 't-1',
+      revision,
+      definition: def,
+      dedupeEpoch: 1,
+      reason: '',
+      actor: 'a',
+      at,
+      pins: { tzdataVersion: '2025b' },
+    },
+  };
 }
-const deleted = (revision: number, at: string): TriggerEvent => ({ type: 'TriggerDeleted', data: { tenant: 'acme', triggerId: 't-1', revision, reason: '', actor: 'a', at } });
+const deleted = (revision: number, at: string): TriggerEvent => ({
+  type: 'TriggerDeleted',
+  data: { tenant: 'acme', triggerId: 't-1', revision, reason: '', actor: 'a', at },
+});
 
 describe('SC-3 schedule revision epoch and SC-5 activation', () => {
   it('creation starts epoch 1 activated at the revision time', () => {
-    expect(activationOf([revised(1, t('00:00'), schedule())])).toMatchObject({ epoch: 1, activation: 1, activatedAt: t('00:00') });
+    expect(activationOf([revised(1, t('00:00'), schedule())])).toMatchObject({
+      epoch: 1,
+      activation: 1,
+      activatedAt: t('00:00'),
+    });
   });
 
   it('a revision that leaves the schedule block alone keeps the epoch and the activation', () => {
-    const events = [revised(1, t('00:00'), schedule()), revised(2, t('00:10'), schedule({ overlap: 'skip', constraints: { ...schedule().constraints, maxConcurrent: 1 } }))];
+    const events = [
+      revised(1, t('00:00'), schedule()),
+      revised(
+        2,
+        t('00:10'),
+        schedule({ overlap: 'skip', constraints: { ...schedule().constraints, maxConcurrent: 1 } }),
+      ),
+    ];
     expect(activationOf(events)).toMatchObject({ epoch: 1, activation: 1, activatedAt: t('00:00') });
   });
 
   it('a changed schedule block starts a new epoch at that revision', () => {
-    const events = [revised(1, t('00:00'), schedule()), revised(2, t('00:10'), schedule({ schedule: minutely({}, { expression: '*/5 * * * *' }) }))];
+    const events = [
+      revised(1, t('00:00'), schedule()),
+      revised(2, t('00:10'), schedule({ schedule: minutely({}, { expression: '*/5 * * * *' }) })),
+    ];
     expect(activationOf(events)).toMatchObject({ epoch: 2, activation: 2, activatedAt: t('00:10') });
   });
 
   it('disabling keeps the activation; enabling again activates anew within the same epoch', () => {
     const off = [revised(1, t('00:00'), schedule()), revised(2, t('00:10'), schedule({ enabled: false }))];
     expect(activationOf(off)).toMatchObject({ epoch: 1, activation: 1 });
-    expect(activationOf([...off, revised(3, t('00:20'), schedule())])).toMatchObject({ epoch: 1, activation: 3, activatedAt: t('00:20') });
+    expect(activationOf([...off, revised(3, t('00:20'), schedule())])).toMatchObject({
+      epoch: 1,
+      activation: 3,
+      activatedAt: t('00:20'),
+    });
   });
 
   it('a Trigger re-created after deletion starts a new epoch', () => {

@@ -54,7 +54,10 @@ class CronSyntaxError extends Error {}
 
 export function parseCron(expression: string): CronParseResult {
   if (typeof expression !== 'string') return { ok: false, error: 'cron expression must be a string' };
-  const parts = expression.trim().split(/\s+/).filter((part) => part !== '');
+  const parts = expression
+    .trim()
+    .split(/\s+/)
+    .filter((part) => part !== '');
   if (parts.length !== 5) {
     return {
       ok: false,
@@ -64,7 +67,17 @@ export function parseCron(expression: string): CronParseResult {
   try {
     const [minute, hour, dayOfMonth, month, rawDayOfWeek] = parts.map((part, i) => parseField(part, FIELDS[i]!));
     const dayOfWeek = foldSunday(rawDayOfWeek!);
-    return { ok: true, value: { source: parts.join(' '), minute: minute!, hour: hour!, dayOfMonth: dayOfMonth!, month: month!, dayOfWeek } };
+    return {
+      ok: true,
+      value: {
+        source: parts.join(' '),
+        minute: minute!,
+        hour: hour!,
+        dayOfMonth: dayOfMonth!,
+        month: month!,
+        dayOfWeek,
+      },
+    };
   } catch (error) {
     if (error instanceof CronSyntaxError) return { ok: false, error: error.message };
     throw error;

@@ -32,7 +32,10 @@ describe('SC-1 cron@1 parsing', () => {
       [1, 3, 12],
       [1, 2, 3, 4, 5],
     ]);
-    expect(values('0 0 * FEB-APR/2 SAT,SUN').slice(3)).toEqual([[2, 4], [0, 6]]);
+    expect(values('0 0 * FEB-APR/2 SAT,SUN').slice(3)).toEqual([
+      [2, 4],
+      [0, 6],
+    ]);
   });
 
   it('treats day-of-week 7 as Sunday', () => {

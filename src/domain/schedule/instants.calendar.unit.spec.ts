@@ -14,7 +14,10 @@ function at(def: ScheduleDefinition, after: string, count: number): string[] {
 
 describe('SC-8 leap day', () => {
   it('0 12 29 2 * fires only on 29 February', () => {
-    expect(at(utcCron('0 12 29 2 *'), '2026-01-01T00:00:00Z', 2)).toEqual(['2028-02-29T12:00:00.000Z', '2032-02-29T12:00:00.000Z']);
+    expect(at(utcCron('0 12 29 2 *'), '2026-01-01T00:00:00Z', 2)).toEqual([
+      '2028-02-29T12:00:00.000Z',
+      '2032-02-29T12:00:00.000Z',
+    ]);
   });
 
   it('crosses the non-leap year 2100 (an eight-year gap)', () => {
@@ -98,7 +101,9 @@ describe('SC-1 cron@1 fields: names, steps, ranges', () => {
       '2026-01-04T00:50:00.000Z',
       '2026-01-11T00:05:00.000Z',
     ]);
-    expect(at(utcCron('5/15 0 * * 0'), '2026-01-01T00:00:00Z', 5)).toEqual(at(utcCron('5/15 0 * * SUN'), '2026-01-01T00:00:00Z', 5));
+    expect(at(utcCron('5/15 0 * * 0'), '2026-01-01T00:00:00Z', 5)).toEqual(
+      at(utcCron('5/15 0 * * SUN'), '2026-01-01T00:00:00Z', 5),
+    );
   });
 });
 
@@ -127,28 +132,40 @@ describe('SC-1 day-of-month / day-of-week OR semantics (Vixie)', () => {
 describe('SC-1 start, end, after and until bounds', () => {
   it('instants are ≥ start, ≤ end and strictly after `after`', () => {
     const def = utcCron('0 * * * *', { start: '2026-01-01T05:00:00.000Z', end: '2026-01-01T07:00:00.000Z' });
-    expect(at(def, '2025-12-31T00:00:00Z', 10)).toEqual(['2026-01-01T05:00:00.000Z', '2026-01-01T06:00:00.000Z', '2026-01-01T07:00:00.000Z']);
+    expect(at(def, '2025-12-31T00:00:00Z', 10)).toEqual([
+      '2026-01-01T05:00:00.000Z',
+      '2026-01-01T06:00:00.000Z',
+      '2026-01-01T07:00:00.000Z',
+    ]);
     expect(at(def, '2026-01-01T05:00:00Z', 10)).toEqual(['2026-01-01T06:00:00.000Z', '2026-01-01T07:00:00.000Z']);
   });
 
   it('until is inclusive and count limits', () => {
     const def = utcCron('*/15 * * * *');
-    expect(computeInstants(def, new Date('2026-01-01T00:00:00Z'), { until: new Date('2026-01-01T00:45:00Z') }).map((i) => i.scheduledAt)).toEqual([
-      '2026-01-01T00:15:00.000Z',
-      '2026-01-01T00:30:00.000Z',
-      '2026-01-01T00:45:00.000Z',
-    ]);
+    expect(
+      computeInstants(def, new Date('2026-01-01T00:00:00Z'), { until: new Date('2026-01-01T00:45:00Z') }).map(
+        (i) => i.scheduledAt,
+      ),
+    ).toEqual(['2026-01-01T00:15:00.000Z', '2026-01-01T00:30:00.000Z', '2026-01-01T00:45:00.000Z']);
     expect(at(def, '2026-01-01T00:00:00Z', 1)).toEqual(['2026-01-01T00:15:00.000Z']);
     expect(computeInstants(def, new Date('2026-01-01T00:00:00Z'))).toHaveLength(20);
   });
 
   it('an `after` with seconds still finds the next whole minute', () => {
-    expect(at(utcCron('* * * * *'), '2026-01-01T00:00:30.500Z', 2)).toEqual(['2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z']);
+    expect(at(utcCron('* * * * *'), '2026-01-01T00:00:30.500Z', 2)).toEqual([
+      '2026-01-01T00:01:00.000Z',
+      '2026-01-01T00:02:00.000Z',
+    ]);
   });
 });
 
 describe('SC-1 interval@1', () => {
-  const def: ScheduleDefinition = { engine: 'interval@1', expression: 'PT90M', timezone: 'Asia/Kolkata', start: '2026-01-01T00:00:00.000Z' };
+  const def: ScheduleDefinition = {
+    engine: 'interval@1',
+    expression: 'PT90M',
+    timezone: 'Asia/Kolkata',
+    start: '2026-01-01T00:00:00.000Z',
+  };
 
   it('PT90M is anchored at start, inclusive', () => {
     expect(computeInstants(def, new Date('2025-06-01T00:00:00Z'), { count: 3 })).toEqual([
@@ -159,7 +176,11 @@ describe('SC-1 interval@1', () => {
   });
 
   it('continues on the anchor grid after an arbitrary `after`', () => {
-    expect(at(def, '2026-01-01T02:00:00Z', 3)).toEqual(['2026-01-01T03:00:00.000Z', '2026-01-01T04:30:00.000Z', '2026-01-01T06:00:00.000Z']);
+    expect(at(def, '2026-01-01T02:00:00Z', 3)).toEqual([
+      '2026-01-01T03:00:00.000Z',
+      '2026-01-01T04:30:00.000Z',
+      '2026-01-01T06:00:00.000Z',
+    ]);
     expect(at(def, '2026-01-01T03:00:00Z', 1)).toEqual(['2026-01-01T04:30:00.000Z']);
   });
 

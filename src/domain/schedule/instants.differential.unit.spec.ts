@@ -9,7 +9,10 @@ import type { AmbiguousPolicy, NonexistentPolicy, ScheduleDefinition } from './s
  * minute and never uses the engine's parser, calendar or zone code.
  */
 
-type Item = { kind: 'star'; step?: number } | { kind: 'value'; v: number } | { kind: 'range'; a: number; b: number; step?: number };
+type Item =
+  | { kind: 'star'; step?: number }
+  | { kind: 'value'; v: number }
+  | { kind: 'range'; a: number; b: number; step?: number };
 interface FieldSpec {
   min: number;
   max: number;
@@ -28,7 +31,12 @@ const SPECS: readonly FieldSpec[] = [
   { min: 0, max: 59 },
   { min: 0, max: 23 },
   { min: 1, max: 31 },
-  { min: 1, max: 12, names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'], nameBase: 1 },
+  {
+    min: 1,
+    max: 12,
+    names: ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
+    nameBase: 1,
+  },
   { min: 0, max: 7, names: ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'], nameBase: 0 },
 ];
 
@@ -49,7 +57,10 @@ function itemArb(min: number, max: number, starWeight: number): fc.Arbitrary<Ite
 }
 
 function fieldArb(spec: FieldSpec, starWeight: number, min = spec.min, max = spec.max): fc.Arbitrary<Field> {
-  return fc.record({ items: fc.array(itemArb(min, max, starWeight), { minLength: 1, maxLength: 3 }), useNames: fc.boolean() });
+  return fc.record({
+    items: fc.array(itemArb(min, max, starWeight), { minLength: 1, maxLength: 3 }),
+    useNames: fc.boolean(),
+  });
 }
 
 /** Star weights per field; heavier day weights keep a short window likely to contain matches. */
@@ -89,7 +100,11 @@ function allowedSet(field: Field, spec: FieldSpec): Set<number> {
   const out = new Set<number>();
   for (const item of field.items) {
     const [from, to, step] =
-      item.kind === 'star' ? [spec.min, spec.max, item.step ?? 1] : item.kind === 'value' ? [item.v, item.v, 1] : [item.a, item.b, item.step ?? 1];
+      item.kind === 'star'
+        ? [spec.min, spec.max, item.step ?? 1]
+        : item.kind === 'value'
+          ? [item.v, item.v, 1]
+          : [item.a, item.b, item.step ?? 1];
     for (let v = from; v <= to; v += step) out.add(spec.max === 7 && v === 7 ? 0 : v);
   }
   return out;
@@ -117,19 +132,26 @@ const DAY = 24 * HOUR;
 describe('SC-2 differential: cron@1 in UTC against a minute-by-minute reference', () => {
   it('the first N instants in a 3-day window agree', () => {
     fc.assert(
-      fc.property(exprArb([2, 3, 5, 8, 5]), fc.integer({ min: Date.UTC(1995, 0, 1), max: Date.UTC(2095, 0, 1) }), (expr, afterMs) => {
-        const N = 25;
-        const until = afterMs + 3 * DAY;
-        const matches = referenceMatcher(expr);
-        const expected: string[] = [];
-        for (let t = Math.floor(afterMs / MINUTE) * MINUTE + MINUTE; t <= until && expected.length < N; t += MINUTE) {
-          const d = new Date(t);
-          if (matches(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes())) expected.push(d.toISOString());
-        }
-        const def: ScheduleDefinition = { engine: 'cron@1', expression: render(expr), timezone: 'UTC' };
-        const actual = computeInstants(def, new Date(afterMs), { count: N, until: new Date(until) }).map((i) => i.scheduledAt);
-        expect(actual).toEqual(expected);
-      }),
+      fc.property(
+        exprArb([2, 3, 5, 8, 5]),
+        fc.integer({ min: Date.UTC(1995, 0, 1), max: Date.UTC(2095, 0, 1) }),
+        (expr, afterMs) => {
+          const N = 25;
+          const until = afterMs + 3 * DAY;
+          const matches = referenceMatcher(expr);
+          const expected: string[] = [];
+          for (let t = Math.floor(afterMs / MINUTE) * MINUTE + MINUTE; t <= until && expected.length < N; t += MINUTE) {
+            const d = new Date(t);
+            if (matches(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes()))
+              expected.push(d.toISOString());
+          }
+          const def: ScheduleDefinition = { engine: 'cron@1', expression: render(expr), timezone: 'UTC' };
+          const actual = computeInstants(def, new Date(afterMs), { count: N, until: new Date(until) }).map(
+            (i) => i.scheduledAt,
+          );
+          expect(actual).toEqual(expected);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -153,14 +175,29 @@ const wallFormatters = new Map<string, Intl.DateTimeFormat>();
 function referenceWall(zone: string, utc: number): number {
   let f = wallFormatters.get(zone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
     wallFormatters.set(zone, f);
   }
   const [month, day, year, hour, minute] = f.format(utc).split(/\D+/).map(Number);
   return Date.UTC(year!, month! - 1, day!, hour! % 24, minute!);
 }
 
-function referenceDst(expr: Expr, zone: string, after: number, until: number, nonexistent: NonexistentPolicy, ambiguous: AmbiguousPolicy): [string, string | null][] {
+function referenceDst(
+  expr: Expr,
+  zone: string,
+  after: number,
+  until: number,
+  nonexistent: NonexistentPolicy,
+  ambiguous: AmbiguousPolicy,
+): [string, string | null][] {
   const matches = referenceMatcher(expr);
   const matchesWall = (wall: number): boolean => {
     const d = new Date(wall);
@@ -211,10 +248,16 @@ describe('SC-8 differential: cron@1 across DST transitions against an observing 
           const until = after + 10 * HOUR;
           const N = 60;
           const expected = referenceDst(expr, zone, after, until, nonexistent, ambiguous).slice(0, N);
-          const def: ScheduleDefinition = { engine: 'cron@1', expression: render(expr), timezone: zone, dst: { nonexistent, ambiguous } };
+          const def: ScheduleDefinition = {
+            engine: 'cron@1',
+            expression: render(expr),
+            timezone: zone,
+            dst: { nonexistent, ambiguous },
+          };
           const actual = computeInstants(def, new Date(after), { until: new Date(until), count: N });
           expect(actual.map((i) => [i.scheduledAt, i.note])).toEqual(expected);
-          for (const i of actual) expect(i.local).toBe(formatInTimeZone(new Date(i.scheduledAt), zone, "yyyy-MM-dd'T'HH:mm:ssxxx"));
+          for (const i of actual)
+            expect(i.local).toBe(formatInTimeZone(new Date(i.scheduledAt), zone, "yyyy-MM-dd'T'HH:mm:ssxxx"));
         },
       ),
       { numRuns: 150 },

@@ -24,7 +24,11 @@ describe('SC-8 spring-forward nonexistent local time', () => {
   });
 
   it('Europe/Berlin under skip has no instant on 2026-03-29', () => {
-    const instants = between(cron('30 2 * * *', 'Europe/Berlin', 'skip'), '2026-03-28T00:00:00Z', '2026-03-30T23:59:59Z');
+    const instants = between(
+      cron('30 2 * * *', 'Europe/Berlin', 'skip'),
+      '2026-03-28T00:00:00Z',
+      '2026-03-30T23:59:59Z',
+    );
     expect(instants.map((i) => i.scheduledAt)).toEqual(['2026-03-28T01:30:00.000Z', '2026-03-30T00:30:00.000Z']);
   });
 
@@ -37,7 +41,11 @@ describe('SC-8 spring-forward nonexistent local time', () => {
   });
 
   it('America/New_York under skip drops 2026-03-08', () => {
-    const instants = between(cron('30 2 * * *', 'America/New_York', 'skip'), '2026-03-07T00:00:00Z', '2026-03-09T23:59:59Z');
+    const instants = between(
+      cron('30 2 * * *', 'America/New_York', 'skip'),
+      '2026-03-07T00:00:00Z',
+      '2026-03-09T23:59:59Z',
+    );
     expect(instants.map((i) => i.scheduledAt)).toEqual(['2026-03-07T07:30:00.000Z', '2026-03-09T06:30:00.000Z']);
   });
 
@@ -62,7 +70,11 @@ describe('SC-8 spring-forward nonexistent local time', () => {
 
 describe('SC-8 fall-back repeated local time', () => {
   const berlin = (policy: AmbiguousPolicy): ScheduleInstant[] =>
-    between(cron('30 2 * * *', 'Europe/Berlin', 'shift_forward', policy), '2026-10-24T12:00:00Z', '2026-10-25T23:59:59Z');
+    between(
+      cron('30 2 * * *', 'Europe/Berlin', 'shift_forward', policy),
+      '2026-10-24T12:00:00Z',
+      '2026-10-25T23:59:59Z',
+    );
 
   it('Europe/Berlin 2026-10-25 02:30 under earlier fires at 00:30Z (CEST)', () => {
     expect(berlin('earlier')).toEqual([
@@ -85,9 +97,11 @@ describe('SC-8 fall-back repeated local time', () => {
 
   it('America/New_York 2026-11-01 01:30: earlier 05:30Z, later 06:30Z', () => {
     const run = (policy: AmbiguousPolicy): string[] =>
-      between(cron('30 1 * * *', 'America/New_York', 'skip', policy), '2026-11-01T00:00:00Z', '2026-11-01T23:59:59Z').map(
-        (i) => `${i.scheduledAt} ${i.local} ${i.note}`,
-      );
+      between(
+        cron('30 1 * * *', 'America/New_York', 'skip', policy),
+        '2026-11-01T00:00:00Z',
+        '2026-11-01T23:59:59Z',
+      ).map((i) => `${i.scheduledAt} ${i.local} ${i.note}`);
     expect(run('earlier')).toEqual(['2026-11-01T05:30:00.000Z 2026-11-01T01:30:00-04:00 repeated_earlier']);
     expect(run('later')).toEqual(['2026-11-01T06:30:00.000Z 2026-11-01T01:30:00-05:00 repeated_later']);
     expect(run('both')).toEqual([

@@ -9,7 +9,10 @@ export const t = (hhmm: string, seconds = '00.000'): string => `2026-01-01T${hhm
 export const minutes = (from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => t(`00:${String(from + i).padStart(2, '0')}`));
 
-export function minutely(missed: Partial<MissedSettings> = {}, over: Partial<NormalizedScheduleDefinition> = {}): NormalizedScheduleDefinition {
+export function minutely(
+  missed: Partial<MissedSettings> = {},
+  over: Partial<NormalizedScheduleDefinition> = {},
+): NormalizedScheduleDefinition {
   return {
     engine: 'cron@1',
     expression: '* * * * *',
@@ -38,7 +41,11 @@ export function scheduleTrigger(over: Partial<ScheduleTrigger> = {}): ScheduleTr
 }
 
 /** A ScheduleMaterialized in the shape the decider writes, for `given`. */
-export function materialized(snapshot: Partial<ScheduleMaterialized['data']> & { boundary: string }, fired: string[] = [], trigger = scheduleTrigger()): ScheduleEvent {
+export function materialized(
+  snapshot: Partial<ScheduleMaterialized['data']> & { boundary: string },
+  fired: string[] = [],
+  trigger = scheduleTrigger(),
+): ScheduleEvent {
   return {
     type: 'ScheduleMaterialized',
     data: {

@@ -7,7 +7,13 @@ import { applyMissedPolicy } from './missed-policy.js';
 import { parseRfc3339, toUtcIso } from './rfc3339.js';
 import type { NormalizedScheduleDefinition } from './schedule-definition.js';
 import {
-  evolveSchedule, initialScheduleState, type InstantRange, type ScheduleEvent, type ScheduleSnapshot, type ScheduleState, type SkipCause,
+  evolveSchedule,
+  initialScheduleState,
+  type InstantRange,
+  type ScheduleEvent,
+  type ScheduleSnapshot,
+  type ScheduleState,
+  type SkipCause,
 } from './schedule-events.js';
 
 /** Instants one decision looks at; a longer outage is worked through by consecutive decisions. */
@@ -88,28 +94,48 @@ export function materialize(command: MaterializeSchedule, state: ScheduleState):
     const previous = state.status === 'absent' ? null : state;
     let held = previous?.held ?? [];
     if (previous && previous.epoch !== trigger.epoch) {
-      for (const r of held) events.push({ type: 'MissedOccurrencesSkipped', data: { ...base, epoch: previous.epoch, ...r, cause: 'superseded' } });
+      for (const r of held)
+        events.push({
+          type: 'MissedOccurrencesSkipped',
+          data: { ...base, epoch: previous.epoch, ...r, cause: 'superseded' },
+        });
       held = [];
     }
     const boundary = activationBoundary(trigger.activatedAt, previous?.boundary ?? null);
-    snapshot = { epoch: trigger.epoch, activation: trigger.activation, boundary, nextDueAt: null, held, missedRun: null, lastFiredAt: previous?.lastFiredAt ?? null };
+    snapshot = {
+      epoch: trigger.epoch,
+      activation: trigger.activation,
+      boundary,
+      nextDueAt: null,
+      held,
+      missedRun: null,
+      lastFiredAt: previous?.lastFiredAt ?? null,
+    };
   } else {
     const { status: _status, ...current } = state;
     snapshot = current;
   }
 
   const nowMs = ms(now);
-  const due = instantTimes(trigger.schedule, new Date(ms(snapshot.boundary)), { until: new Date(nowMs), count: MAX_SCAN });
+  const due = instantTimes(trigger.schedule, new Date(ms(snapshot.boundary)), {
+    until: new Date(nowMs),
+    count: MAX_SCAN,
+  });
   if (due.length === 0 && !activating) return [];
   const graceMs = trigger.schedule.missed.graceSeconds * 1000;
   const missed = due.filter((utc) => nowMs - utc > graceMs).map(toUtcIso);
   const onTime = due.slice(missed.length).map(toUtcIso);
   const continues = due.length === MAX_SCAN && onTime.length === 0;
-  const outcome = applyMissedPolicy(trigger.schedule.missed, { missed, alreadyFired: snapshot.missedRun?.fired ?? 0, continues });
+  const outcome = applyMissedPolicy(trigger.schedule.missed, {
+    missed,
+    alreadyFired: snapshot.missedRun?.fired ?? 0,
+    continues,
+  });
 
   const epochBase = { ...base, epoch: trigger.epoch };
   let held = snapshot.held;
-  const skip = (r: InstantRange, cause: SkipCause) => events.push({ type: 'MissedOccurrencesSkipped', data: { ...epochBase, ...r, cause } });
+  const skip = (r: InstantRange, cause: SkipCause) =>
+    events.push({ type: 'MissedOccurrencesSkipped', data: { ...epochBase, ...r, cause } });
   if (outcome.skipped) skip(outcome.skipped.range, outcome.skipped.cause);
   if (outcome.held && held.length >= MAX_HELD_RANGES) skip(outcome.held, 'held_limit');
   else if (outcome.held) {
@@ -140,28 +166,50 @@ export function materialize(command: MaterializeSchedule, state: ScheduleState):
 type OperatorCommand = ReleaseHeldInstants | DismissHeldInstants;
 
 /** Held ranges an operator may decide, or why not: only the current epoch's ranges of a live Trigger. */
-function heldFor(command: OperatorCommand, state: ScheduleState): { snapshot: ScheduleSnapshot } | Rejection<ScheduleRejectionCode> {
+function heldFor(
+  command: OperatorCommand,
+  state: ScheduleState,
+): { snapshot: ScheduleSnapshot } | Rejection<ScheduleRejectionCode> {
   const { trigger } = command;
   if (trigger.deleted) return reject('trigger_deleted');
   if (state.status === 'absent' || state.held.length === 0 || state.epoch !== trigger.epoch) {
     return reject('nothing_held', { detail: 'This schedule holds no catch-up instants.' });
   }
-  if (!trigger.enabled) return reject('trigger_disabled', { detail: 'Enable the Trigger before releasing held instants.' });
+  if (!trigger.enabled)
+    return reject('trigger_disabled', { detail: 'Enable the Trigger before releasing held instants.' });
   const { status: _status, ...snapshot } = state;
   return { snapshot };
 }
 
-function closing(command: OperatorCommand, snapshot: ScheduleSnapshot, held: InstantRange[], fired: string[]): ScheduleEvent {
+function closing(
+  command: OperatorCommand,
+  snapshot: ScheduleSnapshot,
+  held: InstantRange[],
+  fired: string[],
+): ScheduleEvent {
   const { trigger, now } = command;
   const lastFiredAt = fired.reduce<string | null>((a, b) => latest(b, a), snapshot.lastFiredAt);
   return {
     type: 'ScheduleMaterialized',
-    data: { tenant: trigger.tenant, triggerId: trigger.triggerId, at: now, triggerRevision: trigger.revision, ...snapshot, held, lastFiredAt, fired, tzdataVersion: command.tzdataVersion },
+    data: {
+      tenant: trigger.tenant,
+      triggerId: trigger.triggerId,
+      at: now,
+      triggerRevision: trigger.revision,
+      ...snapshot,
+      held,
+      lastFiredAt,
+      fired,
+      tzdataVersion: command.tzdataVersion,
+    },
   };
 }
 
 /** Oldest held instants first, at most `bound` per release; a partly released range shrinks from its start. */
-export function releaseHeld(command: ReleaseHeldInstants, state: ScheduleState): ScheduleEvent[] | Rejection<ScheduleRejectionCode> {
+export function releaseHeld(
+  command: ReleaseHeldInstants,
+  state: ScheduleState,
+): ScheduleEvent[] | Rejection<ScheduleRejectionCode> {
   const found = heldFor(command, state);
   if ('rejected' in found) return found;
   const { trigger, now, actor, reason } = command;
@@ -172,7 +220,10 @@ export function releaseHeld(command: ReleaseHeldInstants, state: ScheduleState):
   let room = trigger.schedule.missed.bound ?? 1;
   while (room > 0 && held.length > 0) {
     const r = held[0]!;
-    const instants = computeInstants(trigger.schedule, new Date(ms(r.from) - 1), { until: new Date(ms(r.to)), count: room + 1 }).map((i) => i.scheduledAt);
+    const instants = computeInstants(trigger.schedule, new Date(ms(r.from) - 1), {
+      until: new Date(ms(r.to)),
+      count: room + 1,
+    }).map((i) => i.scheduledAt);
     const take = instants.slice(0, room);
     if (take.length === 0) {
       // The engine no longer yields instants in this range (tz data changed): record it, never drop it silently.
@@ -180,7 +231,10 @@ export function releaseHeld(command: ReleaseHeldInstants, state: ScheduleState):
       held.shift();
       continue;
     }
-    events.push({ type: 'CatchUpReleased', data: { ...base, from: take[0]!, to: take[take.length - 1]!, count: take.length, actor, reason } });
+    events.push({
+      type: 'CatchUpReleased',
+      data: { ...base, from: take[0]!, to: take[take.length - 1]!, count: take.length, actor, reason },
+    });
     fired.push(...take);
     room -= take.length;
     const next = instants[take.length];
@@ -191,18 +245,33 @@ export function releaseHeld(command: ReleaseHeldInstants, state: ScheduleState):
 }
 
 /** Every held range becomes a skipped range with cause `dismissed`. */
-export function dismissHeld(command: DismissHeldInstants, state: ScheduleState): ScheduleEvent[] | Rejection<ScheduleRejectionCode> {
+export function dismissHeld(
+  command: DismissHeldInstants,
+  state: ScheduleState,
+): ScheduleEvent[] | Rejection<ScheduleRejectionCode> {
   const found = heldFor(command, state);
   if ('rejected' in found) return found;
   const { trigger, now, actor, reason } = command;
   const skipped: ScheduleEvent[] = found.snapshot.held.map((r) => ({
     type: 'MissedOccurrencesSkipped',
-    data: { tenant: trigger.tenant, triggerId: trigger.triggerId, epoch: trigger.epoch, at: now, ...r, cause: 'dismissed', actor, reason },
+    data: {
+      tenant: trigger.tenant,
+      triggerId: trigger.triggerId,
+      epoch: trigger.epoch,
+      at: now,
+      ...r,
+      cause: 'dismissed',
+      actor,
+      reason,
+    },
   }));
   return [...skipped, closing(command, found.snapshot, [], [])];
 }
 
-export function decideSchedule(command: ScheduleCommand, state: ScheduleState): ScheduleEvent[] | Rejection<ScheduleRejectionCode> {
+export function decideSchedule(
+  command: ScheduleCommand,
+  state: ScheduleState,
+): ScheduleEvent[] | Rejection<ScheduleRejectionCode> {
   switch (command.type) {
     case 'MaterializeSchedule':
       return materialize(command, state);

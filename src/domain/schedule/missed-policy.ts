@@ -20,7 +20,11 @@ export interface MissedRun {
   continues: boolean;
 }
 
-const range = (instants: readonly string[]): InstantRange => ({ from: instants[0]!, to: instants[instants.length - 1]!, count: instants.length });
+const range = (instants: readonly string[]): InstantRange => ({
+  from: instants[0]!,
+  to: instants[instants.length - 1]!,
+  count: instants.length,
+});
 
 /**
  * - `skip`: none fire; the run is recorded as skipped.
@@ -31,14 +35,21 @@ const range = (instants: readonly string[]): InstantRange => ({ from: instants[0
  */
 export function applyMissedPolicy(settings: MissedSettings, run: MissedRun): MissedOutcome {
   const { missed } = run;
-  if (missed.length === 0) return { fire: [], skipped: null, held: null, runFired: run.continues ? run.alreadyFired : null };
+  if (missed.length === 0)
+    return { fire: [], skipped: null, held: null, runFired: run.continues ? run.alreadyFired : null };
   switch (settings.policy) {
     case 'skip':
       return { fire: [], skipped: { range: range(missed), cause: 'skip' }, held: null, runFired: null };
     case 'latest': {
-      if (run.continues) return { fire: [], skipped: { range: range(missed), cause: 'latest' }, held: null, runFired: null };
+      if (run.continues)
+        return { fire: [], skipped: { range: range(missed), cause: 'latest' }, held: null, runFired: null };
       const rest = missed.slice(0, -1);
-      return { fire: [missed[missed.length - 1]!], skipped: rest.length > 0 ? { range: range(rest), cause: 'latest' } : null, held: null, runFired: null };
+      return {
+        fire: [missed[missed.length - 1]!],
+        skipped: rest.length > 0 ? { range: range(rest), cause: 'latest' } : null,
+        held: null,
+        runFired: null,
+      };
     }
     case 'catch_up': {
       const room = Math.max(0, (settings.bound ?? 1) - run.alreadyFired);

@@ -3,7 +3,12 @@ import { materialized, minutely, range, scheduleTrigger, t } from './materializa
 import { isRoutine, MAX_ROUTINE_INSTANTS, routineLimitFor } from './routine.js';
 import { evolveSchedule, initialScheduleState, type ScheduleEvent } from './schedule-events.js';
 
-const tick = (now: string, trigger = scheduleTrigger()): MaterializeSchedule => ({ type: 'MaterializeSchedule', trigger, now, tzdataVersion: '2025b' });
+const tick = (now: string, trigger = scheduleTrigger()): MaterializeSchedule => ({
+  type: 'MaterializeSchedule',
+  trigger,
+  now,
+  tzdataVersion: '2025b',
+});
 const stateOf = (events: ScheduleEvent[]) => events.reduce(evolveSchedule, initialScheduleState);
 const context = { tzdataVersion: '2025b', routineInstants: 0 };
 
@@ -16,18 +21,35 @@ describe('SC-3 routine decisions (recorded by their Occurrences alone)', () => {
 
   it('a first activation, a re-activation, a missed instant, a held change or new tz data is recorded', () => {
     expect(isRoutine(initialScheduleState, materialize(tick(t('00:01')), initialScheduleState), context)).toBe(false);
-    expect(isRoutine(after01, materialize(tick(t('00:02'), scheduleTrigger({ activation: 4, activatedAt: t('00:01', '30.000') })), after01), context)).toBe(false);
+    expect(
+      isRoutine(
+        after01,
+        materialize(tick(t('00:02'), scheduleTrigger({ activation: 4, activatedAt: t('00:01', '30.000') })), after01),
+        context,
+      ),
+    ).toBe(false);
     expect(isRoutine(after01, materialize(tick(t('00:04', '30.000')), after01), context)).toBe(false);
-    expect(isRoutine(after01, materialize(tick(t('00:02')), after01), { ...context, tzdataVersion: '2024a' })).toBe(false);
+    expect(isRoutine(after01, materialize(tick(t('00:02')), after01), { ...context, tzdataVersion: '2024a' })).toBe(
+      false,
+    );
     const holding = scheduleTrigger({ schedule: minutely({ policy: 'catch_up', bound: 1 }) });
     expect(isRoutine(after01, materialize(tick(t('00:05', '30.000'), holding), after01), context)).toBe(false);
-    const held = stateOf([materialized({ boundary: t('00:01'), held: [range(t('00:00'), t('00:00'), 1)] }, [t('00:01')])]);
+    const held = stateOf([
+      materialized({ boundary: t('00:01'), held: [range(t('00:00'), t('00:00'), 1)] }, [t('00:01')]),
+    ]);
     expect(isRoutine(held, materialize(tick(t('00:02')), held), context)).toBe(true);
   });
 
   it(`every ${MAX_ROUTINE_INSTANTS}th routine instant is recorded, bounding how far a reader follows Occurrences`, () => {
-    expect(isRoutine(after01, materialize(tick(t('00:02')), after01), { ...context, routineInstants: MAX_ROUTINE_INSTANTS - 1 })).toBe(true);
-    expect(isRoutine(after01, materialize(tick(t('00:02')), after01), { ...context, routineInstants: MAX_ROUTINE_INSTANTS })).toBe(false);
+    expect(
+      isRoutine(after01, materialize(tick(t('00:02')), after01), {
+        ...context,
+        routineInstants: MAX_ROUTINE_INSTANTS - 1,
+      }),
+    ).toBe(true);
+    expect(
+      isRoutine(after01, materialize(tick(t('00:02')), after01), { ...context, routineInstants: MAX_ROUTINE_INSTANTS }),
+    ).toBe(false);
   });
 
   it('spreads the periodic record of lockstep Triggers over different minutes', () => {

@@ -48,8 +48,7 @@ export interface ScheduleValidationError {
 }
 
 export type ScheduleValidation =
-  | { ok: true; value: NormalizedScheduleDefinition }
-  | { ok: false; errors: ScheduleValidationError[] };
+  { ok: true; value: NormalizedScheduleDefinition } | { ok: false; errors: ScheduleValidationError[] };
 
 export const DEFAULT_DST: DstPolicy = { nonexistent: 'shift_forward', ambiguous: 'earlier' };
 export const DEFAULT_GRACE_SECONDS = 60;
@@ -182,7 +181,8 @@ function validateMissed(raw: unknown, fail: Fail): NormalizedScheduleDefinition[
     ok = false;
   };
   const policy = raw.policy ?? 'skip';
-  if (!oneOf(policy, ['skip', 'latest', 'catch_up'] as const)) bad('/missed/policy', 'policy must be "skip", "latest" or "catch_up"');
+  if (!oneOf(policy, ['skip', 'latest', 'catch_up'] as const))
+    bad('/missed/policy', 'policy must be "skip", "latest" or "catch_up"');
   const bound = raw.bound;
   const boundValid = Number.isInteger(bound) && (bound as number) >= 1 && (bound as number) <= MAX_CATCH_UP_BOUND;
   if (bound !== undefined && !boundValid) {
@@ -195,7 +195,8 @@ function validateMissed(raw: unknown, fail: Fail): NormalizedScheduleDefinition[
     bad('/missed/overflow', 'overflow must be "hold" or "skip_rest"');
   }
   const grace = raw.graceSeconds ?? DEFAULT_GRACE_SECONDS;
-  if (!Number.isInteger(grace) || (grace as number) < 0) bad('/missed/graceSeconds', 'graceSeconds must be a non-negative integer');
+  if (!Number.isInteger(grace) || (grace as number) < 0)
+    bad('/missed/graceSeconds', 'graceSeconds must be a non-negative integer');
   if (!ok) return undefined;
   return {
     policy: policy as MissedPolicy,

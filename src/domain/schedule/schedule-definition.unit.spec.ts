@@ -75,7 +75,9 @@ describe('SC-1/SC-2 schedule definitions: rejections with JSON pointers', () => 
   });
 
   it('rejects an unknown engine', () => {
-    expect(errorsOf({ ...cron, engine: 'cron@2' })).toEqual([{ pointer: '/engine', message: 'engine must be one of cron@1, interval@1' }]);
+    expect(errorsOf({ ...cron, engine: 'cron@2' })).toEqual([
+      { pointer: '/engine', message: 'engine must be one of cron@1, interval@1' },
+    ]);
   });
 
   it('rejects an unparsable cron expression with the parser message', () => {
@@ -113,7 +115,9 @@ describe('SC-1/SC-2 schedule definitions: rejections with JSON pointers', () => 
     expect(errorsOf({ ...cron, start: '2026-06-01T00:00:00Z', end: '2026-05-31T23:59:59Z' })).toEqual([
       { pointer: '/end', message: 'end is before start' },
     ]);
-    expect(validateSchedule({ ...cron, start: '2026-06-01T00:00:00Z', end: '2026-06-01T02:00:00+02:00' }).ok).toBe(true);
+    expect(validateSchedule({ ...cron, start: '2026-06-01T00:00:00Z', end: '2026-06-01T02:00:00+02:00' }).ok).toBe(
+      true,
+    );
   });
 
   it('rejects catch_up without a positive integer bound ≤ 1000', () => {
@@ -126,7 +130,9 @@ describe('SC-1/SC-2 schedule definitions: rejections with JSON pointers', () => 
   it('rejects negative graceSeconds and bad policy values', () => {
     expect(pointersOf({ ...cron, missed: { policy: 'skip', graceSeconds: -1 } })).toEqual(['/missed/graceSeconds']);
     expect(pointersOf({ ...cron, missed: { policy: 'sometimes' } })).toEqual(['/missed/policy']);
-    expect(pointersOf({ ...cron, missed: { policy: 'catch_up', bound: 2, overflow: 'burst' } })).toEqual(['/missed/overflow']);
+    expect(pointersOf({ ...cron, missed: { policy: 'catch_up', bound: 2, overflow: 'burst' } })).toEqual([
+      '/missed/overflow',
+    ]);
     expect(pointersOf({ ...cron, dst: { nonexistent: 'shift_back', ambiguous: 'middle' } })).toEqual([
       '/dst/nonexistent',
       '/dst/ambiguous',
@@ -141,10 +147,8 @@ describe('SC-1/SC-2 schedule definitions: rejections with JSON pointers', () => 
   });
 
   it('reports every problem at once', () => {
-    expect(pointersOf({ engine: 'cron@1', expression: '* * *', timezone: 'Nowhere', missed: { policy: 'catch_up' } })).toEqual([
-      '/expression',
-      '/timezone',
-      '/missed/bound',
-    ]);
+    expect(
+      pointersOf({ engine: 'cron@1', expression: '* * *', timezone: 'Nowhere', missed: { policy: 'catch_up' } }),
+    ).toEqual(['/expression', '/timezone', '/missed/bound']);
   });
 });

@@ -58,13 +58,19 @@ export type ScheduleMaterialized = DomainEvent<
 >;
 
 /** SC-5: missed (or dismissed) instants that will never fire, as a range and a count. */
-export type MissedOccurrencesSkipped = DomainEvent<'MissedOccurrencesSkipped', ScheduleEventBase & InstantRange & { cause: SkipCause; actor?: string; reason?: string }>;
+export type MissedOccurrencesSkipped = DomainEvent<
+  'MissedOccurrencesSkipped',
+  ScheduleEventBase & InstantRange & { cause: SkipCause; actor?: string; reason?: string }
+>;
 
 /** SC-5: catch-up instants beyond the bound, kept for an operator to release or dismiss. */
 export type CatchUpHeld = DomainEvent<'CatchUpHeld', ScheduleEventBase & InstantRange>;
 
 /** An operator released these held instants; they fire in order in the same commit. */
-export type CatchUpReleased = DomainEvent<'CatchUpReleased', ScheduleEventBase & InstantRange & { actor: string; reason: string }>;
+export type CatchUpReleased = DomainEvent<
+  'CatchUpReleased',
+  ScheduleEventBase & InstantRange & { actor: string; reason: string }
+>;
 
 export type ScheduleEvent = ScheduleMaterialized | MissedOccurrencesSkipped | CatchUpHeld | CatchUpReleased;
 

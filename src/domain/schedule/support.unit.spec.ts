@@ -19,7 +19,10 @@ describe('SC-1 zone resolution', () => {
       earlier: Date.UTC(2026, 9, 25, 0, 30),
       later: Date.UTC(2026, 9, 25, 1, 30),
     });
-    expect(resolveLocal('Europe/Berlin', Date.UTC(2026, 2, 29, 3, 0))).toMatchObject({ kind: 'unique', utc: Date.UTC(2026, 2, 29, 1, 0) });
+    expect(resolveLocal('Europe/Berlin', Date.UTC(2026, 2, 29, 3, 0))).toMatchObject({
+      kind: 'unique',
+      utc: Date.UTC(2026, 2, 29, 1, 0),
+    });
   });
 
   it('renders RFC 3339 with the zone offset and no fraction', () => {
@@ -35,17 +38,26 @@ describe('SC-1 RFC 3339 parsing', () => {
     expect(parseRfc3339('2026-03-29t01:30:00.1234z')).toBe(Date.UTC(2026, 2, 29, 1, 30, 0, 123));
   });
 
-  it.each(['2026-03-29', '2026-03-29T01:30Z', '2026-13-01T00:00:00Z', '2026-02-29T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T00:00:60Z', '2026-01-01T00:00:00+24:00'])(
-    'rejects %s',
-    (text) => expect(parseRfc3339(text)).toBeNull(),
-  );
+  it.each([
+    '2026-03-29',
+    '2026-03-29T01:30Z',
+    '2026-13-01T00:00:00Z',
+    '2026-02-29T00:00:00Z',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01T00:00:60Z',
+    '2026-01-01T00:00:00+24:00',
+  ])('rejects %s', (text) => expect(parseRfc3339(text)).toBeNull());
 });
 
 describe('SC-1/SC-7 engine metadata and tz data drift', () => {
   it('lists the engines and describes them', () => {
     expect(ENGINE_VERSIONS).toEqual(['cron@1', 'interval@1']);
     expect(describeEngine('cron@1')).toMatchObject({ family: 'cron', version: 1, zoneDependentInstants: true });
-    expect(describeEngine('interval@1')).toMatchObject({ family: 'interval', version: 1, zoneDependentInstants: false });
+    expect(describeEngine('interval@1')).toMatchObject({
+      family: 'interval',
+      version: 1,
+      zoneDependentInstants: false,
+    });
     expect(describeEngine('cron@2')).toBeNull();
   });
 

@@ -33,7 +33,10 @@ export class WrongExpectedRevision extends Error {
 /** The store cannot be reached; nothing was written (the HTTP layer answers 503). */
 export class StoreUnavailable extends Error {
   override readonly name = 'StoreUnavailable';
-  constructor(readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     super(`event store unavailable: ${reason}`, options);
   }
 }
@@ -47,7 +50,9 @@ export class CommandRejected extends Error {
 }
 
 /** The command names something that does not exist for its tenant (404 `not_found` over HTTP). */
-export const notFound = (detail = 'No such resource.'): CommandRejected => new CommandRejected(reject('not_found', { detail }));
+export const notFound = (detail = 'No such resource.'): CommandRejected =>
+  new CommandRejected(reject('not_found', { detail }));
 
 /** A field of the command is out of bounds (400 `BAD_REQUEST` over HTTP, with the fields named). */
-export const badRequest = (detail: string, errors: FieldError[]): CommandRejected => new CommandRejected(reject('BAD_REQUEST', { detail, errors }));
+export const badRequest = (detail: string, errors: FieldError[]): CommandRejected =>
+  new CommandRejected(reject('BAD_REQUEST', { detail, errors }));

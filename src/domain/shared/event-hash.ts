@@ -30,5 +30,7 @@ export function eventContent(event: HashedEventContent): string {
  * expression in the INSERT so the chain costs no extra round trip; keep both in step.
  */
 export function chainHash(prevHash: string | null, recordedAt: string, content: string): string {
-  return createHash('sha256').update(`${prevHash ?? ''}\n${recordedAt}\n${content}`, 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(`${prevHash ?? ''}\n${recordedAt}\n${content}`, 'utf8')
+    .digest('hex');
 }

@@ -28,14 +28,21 @@ export class FieldReader {
 
   object(raw: Raw, base: string, key: string, required: boolean): Raw | null | undefined {
     const value = raw[key];
-    if (value === undefined || value === null) return required ? this.fail(pointerTo(base, key), `${key} is required`) : null;
+    if (value === undefined || value === null)
+      return required ? this.fail(pointerTo(base, key), `${key} is required`) : null;
     return isRecord(value) ? value : this.fail(pointerTo(base, key), `${key} must be an object`);
   }
 
-  string(raw: Raw, base: string, key: string, opts: { fallback?: string | null; max?: number } = {}): string | null | undefined {
+  string(
+    raw: Raw,
+    base: string,
+    key: string,
+    opts: { fallback?: string | null; max?: number } = {},
+  ): string | null | undefined {
     const value = raw[key];
     const at = pointerTo(base, key);
-    if (value === undefined || value === null) return opts.fallback !== undefined ? opts.fallback : this.fail(at, `${key} is required`);
+    if (value === undefined || value === null)
+      return opts.fallback !== undefined ? opts.fallback : this.fail(at, `${key} is required`);
     if (typeof value !== 'string' || value.length === 0) return this.fail(at, `${key} must be a non-empty string`);
     if (value.length > (opts.max ?? 256)) return this.fail(at, `${key} is longer than ${opts.max ?? 256} characters`);
     return value;
@@ -47,9 +54,15 @@ export class FieldReader {
     return this.fail(pointerTo(base, key), `${key} must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`);
   }
 
-  integer(raw: Raw, base: string, key: string, range: { min: number; max: number; fallback?: number }): number | undefined {
+  integer(
+    raw: Raw,
+    base: string,
+    key: string,
+    range: { min: number; max: number; fallback?: number },
+  ): number | undefined {
     const value = raw[key] ?? range.fallback;
-    if (Number.isInteger(value) && (value as number) >= range.min && (value as number) <= range.max) return value as number;
+    if (Number.isInteger(value) && (value as number) >= range.min && (value as number) <= range.max)
+      return value as number;
     const what = value === undefined ? `${key} is required: ` : '';
     return this.fail(pointerTo(base, key), `${what}${key} must be an integer from ${range.min} to ${range.max}`);
   }
@@ -61,12 +74,21 @@ export class FieldReader {
 
   pointer(raw: Raw, base: string, key: string, required: boolean): string | null | undefined {
     const value = raw[key];
-    if (value === undefined || value === null) return required ? this.fail(pointerTo(base, key), `${key} is required`) : null;
-    return isJsonPointer(value) ? value : this.fail(pointerTo(base, key), `${key} must be a JSON pointer starting with "/"`);
+    if (value === undefined || value === null)
+      return required ? this.fail(pointerTo(base, key), `${key} is required`) : null;
+    return isJsonPointer(value)
+      ? value
+      : this.fail(pointerTo(base, key), `${key} must be a JSON pointer starting with "/"`);
   }
 
   /** An array whose items pass `check`; each bad item is reported at its index. */
-  array<T>(raw: Raw, base: string, key: string, check: (item: unknown, at: string) => T | undefined, opts: { max: number; fallback?: T[] }): T[] | undefined {
+  array<T>(
+    raw: Raw,
+    base: string,
+    key: string,
+    check: (item: unknown, at: string) => T | undefined,
+    opts: { max: number; fallback?: T[] },
+  ): T[] | undefined {
     const value = raw[key] ?? opts.fallback;
     const at = pointerTo(base, key);
     if (!Array.isArray(value)) return this.fail(at, `${key} must be an array`);

@@ -35,7 +35,10 @@ function outcome<S, E, C>(decider: Decider<S, E, C>, events: readonly E[], comma
     thenRejects(code: string, partial: Partial<Rejection> = {}): void {
       const result = run();
       if (!isRejection(result)) fail(`expected rejection ${code}, got events ${JSON.stringify(result)}`);
-      deepStrictEqual(asJson({ ...pick(result, Object.keys(partial)), code: result.code }), asJson({ ...partial, code }));
+      deepStrictEqual(
+        asJson({ ...pick(result, Object.keys(partial)), code: result.code }),
+        asJson({ ...partial, code }),
+      );
     },
     /** The raw decision, for assertions the helpers above do not cover. */
     result(): E[] | Rejection {

@@ -18,17 +18,46 @@ const counted = (n: number): Counted => ({ type: 'Counted', data: { n } });
 
 describe('given/when/then helper (STYLE §6)', () => {
   it('passes on the expected events, rejection code, rejection fields, error and state', () => {
-    spec.given([counted(1)]).when({ by: 1 }).then([counted(1)]);
-    spec.given([counted(3)]).when({ by: 1 }).then('too_many');
-    spec.given([counted(3)]).when({ by: 1 }).thenRejects('too_many', { currentRevision: 3 });
+    spec
+      .given([counted(1)])
+      .when({ by: 1 })
+      .then([counted(1)]);
+    spec
+      .given([counted(3)])
+      .when({ by: 1 })
+      .then('too_many');
+    spec
+      .given([counted(3)])
+      .when({ by: 1 })
+      .thenRejects('too_many', { currentRevision: 3 });
     spec.given().when({ by: -1 }).thenThrows(IllegalStateError);
-    expect(spec.given([counted(1)]).when({ by: 2 }).thenState()).toBe(3);
+    expect(
+      spec
+        .given([counted(1)])
+        .when({ by: 2 })
+        .thenState(),
+    ).toBe(3);
   });
   it('fails on other events, a missing rejection, other rejection fields or no error', () => {
-    expect(() => spec.given().when({ by: 1 }).then([counted(2)])).toThrow();
+    expect(() =>
+      spec
+        .given()
+        .when({ by: 1 })
+        .then([counted(2)]),
+    ).toThrow();
     expect(() => spec.given().when({ by: 1 }).then('too_many')).toThrow();
-    expect(() => spec.given([counted(3)]).when({ by: 1 }).then([])).toThrow();
-    expect(() => spec.given([counted(3)]).when({ by: 1 }).thenRejects('too_many', { currentRevision: 1 })).toThrow();
+    expect(() =>
+      spec
+        .given([counted(3)])
+        .when({ by: 1 })
+        .then([]),
+    ).toThrow();
+    expect(() =>
+      spec
+        .given([counted(3)])
+        .when({ by: 1 })
+        .thenRejects('too_many', { currentRevision: 1 }),
+    ).toThrow();
     expect(() => spec.given().when({ by: 0 }).thenThrows(IllegalStateError)).toThrow();
   });
 });

@@ -28,4 +28,5 @@ export const budgetStream = (tenant: string, missionId: string, windowStartIso: 
 export const executionStream = (executionId: string): string => `execution-${hashId(executionId)}`;
 
 /** AD-2: the slots of a Mission's non-terminal executions (one stream per Mission, state in every event). */
-export const concurrencyStream = (tenant: string, missionId: string): string => `concurrency-${hashId(tenant, missionId)}`;
+export const concurrencyStream = (tenant: string, missionId: string): string =>
+  `concurrency-${hashId(tenant, missionId)}`;

@@ -27,7 +27,11 @@ export function resolvePointer(document: unknown, pointer: string): PointerLooku
     if (Array.isArray(current)) {
       if (!/^(0|[1-9]\d*)$/.test(token) || Number(token) >= current.length) return { found: false };
       current = current[Number(token)];
-    } else if (typeof current === 'object' && current !== null && Object.prototype.hasOwnProperty.call(current, token)) {
+    } else if (
+      typeof current === 'object' &&
+      current !== null &&
+      Object.prototype.hasOwnProperty.call(current, token)
+    ) {
       current = (current as Record<string, unknown>)[token];
     } else {
       return { found: false };

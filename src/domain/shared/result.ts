@@ -27,5 +27,10 @@ export function reject<C extends string>(code: C, extra: Omit<Rejection<C>, 'rej
 }
 
 export function isRejection(value: unknown): value is Rejection {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { rejected?: unknown }).rejected === true;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (value as { rejected?: unknown }).rejected === true
+  );
 }

@@ -1,5 +1,13 @@
 import { classificationRank, isWithin, minClassification } from './classification.js';
-import { budgetStream, executionStream, hashId, missionStream, occurrenceStream, sourceStream, triggerStream } from './ids.js';
+import {
+  budgetStream,
+  executionStream,
+  hashId,
+  missionStream,
+  occurrenceStream,
+  sourceStream,
+  triggerStream,
+} from './ids.js';
 import { isJsonPointer, resolvePointer } from './json-pointer.js';
 import { isRejection, reject } from './result.js';
 import { scopeCovers, scopesWithin, uncoveredScopes } from './scopes.js';
@@ -15,19 +23,20 @@ describe('stream names (ARCHITECTURE: outside ids are hashed, never concatenated
     expect(triggerStream('t1', '../m-1')).not.toContain('..');
     expect(sourceStream('t1', 'gh')).toMatch(/^source-[0-9a-f]{64}$/);
     expect(occurrenceStream('ab'.repeat(32))).toBe(`occurrence-${'ab'.repeat(32)}`);
-    expect(budgetStream('t1', 'm-1', '2026-01-01T10:00:00.000Z')).not.toBe(budgetStream('t1', 'm-1', '2026-01-01T11:00:00.000Z'));
+    expect(budgetStream('t1', 'm-1', '2026-01-01T10:00:00.000Z')).not.toBe(
+      budgetStream('t1', 'm-1', '2026-01-01T11:00:00.000Z'),
+    );
     expect(executionStream('e-1')).toMatch(/^execution-[0-9a-f]{64}$/);
   });
 });
 
 describe('OC-5 classification', () => {
   it('orders public < internal < confidential < restricted', () => {
-    expect(['restricted', 'public', 'confidential', 'internal'].sort((a, b) => classificationRank(a) - classificationRank(b))).toEqual([
-      'public',
-      'internal',
-      'confidential',
-      'restricted',
-    ]);
+    expect(
+      ['restricted', 'public', 'confidential', 'internal'].sort(
+        (a, b) => classificationRank(a) - classificationRank(b),
+      ),
+    ).toEqual(['public', 'internal', 'confidential', 'restricted']);
   });
   it('counts an unknown label as the most restrictive', () => {
     expect(classificationRank('top-secret')).toBe(classificationRank('restricted'));

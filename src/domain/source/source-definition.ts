@@ -37,7 +37,17 @@ export const DEFAULT_RATE_LIMIT = { perSecond: 50, burst: 100 } as const;
 export const MAX_RATE = 100_000;
 export const MAX_SCHEMA_POINTERS = 64;
 
-const DEFINITION_KEYS = ['scheme', 'toleranceSeconds', 'maxBodyBytes', 'rateLimit', 'eventTypePointer', 'deliveryIdFrom', 'correlationPointer', 'schema', 'format'];
+const DEFINITION_KEYS = [
+  'scheme',
+  'toleranceSeconds',
+  'maxBodyBytes',
+  'rateLimit',
+  'eventTypePointer',
+  'deliveryIdFrom',
+  'correlationPointer',
+  'schema',
+  'format',
+];
 /** Members of the PUT body that are not definition content; tolerated and ignored here. */
 const ENVELOPE_KEYS = ['expectedRevision', 'reason', 'sourceId'];
 
@@ -54,8 +64,16 @@ export function validateSourceDefinition(raw: unknown): Validation<SourceDefinit
   const scheme = read.oneOf(raw, '', 'scheme', SOURCE_SCHEMES);
   const definition = {
     scheme,
-    toleranceSeconds: read.integer(raw, '', 'toleranceSeconds', { min: 1, max: 3600, fallback: DEFAULT_TOLERANCE_SECONDS }),
-    maxBodyBytes: read.integer(raw, '', 'maxBodyBytes', { min: 1, max: MAX_MAX_BODY_BYTES, fallback: DEFAULT_MAX_BODY_BYTES }),
+    toleranceSeconds: read.integer(raw, '', 'toleranceSeconds', {
+      min: 1,
+      max: 3600,
+      fallback: DEFAULT_TOLERANCE_SECONDS,
+    }),
+    maxBodyBytes: read.integer(raw, '', 'maxBodyBytes', {
+      min: 1,
+      max: MAX_MAX_BODY_BYTES,
+      fallback: DEFAULT_MAX_BODY_BYTES,
+    }),
     rateLimit: rateLimit(read, raw.rateLimit),
     eventTypePointer: eventTypePointer(read, raw, scheme),
     deliveryIdFrom: read.oneOf(raw, '', 'deliveryIdFrom', ['header'] as const, 'header'),
@@ -63,7 +81,8 @@ export function validateSourceDefinition(raw: unknown): Validation<SourceDefinit
     schema: schema(read, raw.schema),
     format: read.oneOf(raw, '', 'format', PAYLOAD_FORMATS, 'json'),
   };
-  if (scheme === 'unsigned' && definition.format === 'cloudevents') read.fail('/format', 'cloudevents are accepted only from signed sources (WH-10)');
+  if (scheme === 'unsigned' && definition.format === 'cloudevents')
+    read.fail('/format', 'cloudevents are accepted only from signed sources (WH-10)');
   if (read.errors.length > 0) return { ok: false, errors: read.errors };
   return { ok: true, value: definition as SourceDefinition };
 }
@@ -72,15 +91,32 @@ function rateLimit(read: FieldReader, value: unknown): SourceDefinition['rateLim
   if (value === undefined || value === null) return { ...DEFAULT_RATE_LIMIT };
   if (!isRecord(value)) return read.fail('/rateLimit', 'rateLimit must be an object');
   read.onlyKnown(value, '/rateLimit', ['perSecond', 'burst']);
-  const perSecond = read.integer(value, '/rateLimit', 'perSecond', { min: 1, max: MAX_RATE, fallback: DEFAULT_RATE_LIMIT.perSecond });
-  const burst = read.integer(value, '/rateLimit', 'burst', { min: 1, max: MAX_RATE, fallback: DEFAULT_RATE_LIMIT.burst });
+  const perSecond = read.integer(value, '/rateLimit', 'perSecond', {
+    min: 1,
+    max: MAX_RATE,
+    fallback: DEFAULT_RATE_LIMIT.perSecond,
+  });
+  const burst = read.integer(value, '/rateLimit', 'burst', {
+    min: 1,
+    max: MAX_RATE,
+    fallback: DEFAULT_RATE_LIMIT.burst,
+  });
   return perSecond !== undefined && burst !== undefined ? { perSecond, burst } : undefined;
 }
 
-function eventTypePointer(read: FieldReader, raw: Record<string, unknown>, scheme: SourceSchemeName | undefined): string | null | undefined {
+function eventTypePointer(
+  read: FieldReader,
+  raw: Record<string, unknown>,
+  scheme: SourceSchemeName | undefined,
+): string | null | undefined {
   const given = raw.eventTypePointer;
   if (scheme === 'github-hmac-sha256') {
-    return given === undefined || given === null ? null : read.fail('/eventTypePointer', 'github-hmac-sha256 sources take the event type from the X-GitHub-Event header; leave eventTypePointer null');
+    return given === undefined || given === null
+      ? null
+      : read.fail(
+          '/eventTypePointer',
+          'github-hmac-sha256 sources take the event type from the X-GitHub-Event header; leave eventTypePointer null',
+        );
   }
   if (given === undefined) return '/type';
   return read.pointer(raw, '', 'eventTypePointer', false);
@@ -90,9 +126,15 @@ function schema(read: FieldReader, value: unknown): SourceDefinition['schema'] |
   if (value === undefined || value === null) return { required: [] };
   if (!isRecord(value)) return read.fail('/schema', 'schema must be an object');
   read.onlyKnown(value, '/schema', ['required']);
-  const required = read.array(value, '/schema', 'required', (item, at) => (isJsonPointer(item) ? item : read.fail(at, 'must be a JSON pointer starting with "/"')), {
-    max: MAX_SCHEMA_POINTERS,
-    fallback: [],
-  });
+  const required = read.array(
+    value,
+    '/schema',
+    'required',
+    (item, at) => (isJsonPointer(item) ? item : read.fail(at, 'must be a JSON pointer starting with "/"')),
+    {
+      max: MAX_SCHEMA_POINTERS,
+      fallback: [],
+    },
+  );
   return required && { required: [...new Set(required)] };
 }

@@ -25,14 +25,29 @@ describe('Source definition (api.md Sources; WH-1, WH-4, WH-6, WH-8, WH-10)', ()
 
   it('keeps the api.md example as given and tolerates envelope members', () => {
     const body = {
-      expectedRevision: 0, reason: 'onboard', scheme: 'standard-webhooks', toleranceSeconds: 120, maxBodyBytes: 65_536,
-      rateLimit: { perSecond: 5, burst: 10 }, eventTypePointer: '/type', deliveryIdFrom: 'header',
-      correlationPointer: '/metadata/reveille_correlation', schema: { required: ['/type', '/id'] }, format: 'cloudevents',
+      expectedRevision: 0,
+      reason: 'onboard',
+      scheme: 'standard-webhooks',
+      toleranceSeconds: 120,
+      maxBodyBytes: 65_536,
+      rateLimit: { perSecond: 5, burst: 10 },
+      eventTypePointer: '/type',
+      deliveryIdFrom: 'header',
+      correlationPointer: '/metadata/reveille_correlation',
+      schema: { required: ['/type', '/id'] },
+      format: 'cloudevents',
     };
     const result = validateSourceDefinition(body);
     expect(result.ok && result.value).toEqual({
-      scheme: 'standard-webhooks', toleranceSeconds: 120, maxBodyBytes: 65_536, rateLimit: { perSecond: 5, burst: 10 }, eventTypePointer: '/type',
-      deliveryIdFrom: 'header', correlationPointer: '/metadata/reveille_correlation', schema: { required: ['/type', '/id'] }, format: 'cloudevents',
+      scheme: 'standard-webhooks',
+      toleranceSeconds: 120,
+      maxBodyBytes: 65_536,
+      rateLimit: { perSecond: 5, burst: 10 },
+      eventTypePointer: '/type',
+      deliveryIdFrom: 'header',
+      correlationPointer: '/metadata/reveille_correlation',
+      schema: { required: ['/type', '/id'] },
+      format: 'cloudevents',
     });
   });
 
@@ -51,32 +66,65 @@ describe('Source definition (api.md Sources; WH-1, WH-4, WH-6, WH-8, WH-10)', ()
       const result = validateSourceDefinition({ scheme: 'github-hmac-sha256' });
       expect(result.ok && result.value.eventTypePointer).toBeNull();
     });
-    it('refuses a payload pointer, which would be a second answer', () => expect(pointersOf({ scheme: 'github-hmac-sha256', eventTypePointer: '/action' })).toEqual(['/eventTypePointer']));
+    it('refuses a payload pointer, which would be a second answer', () =>
+      expect(pointersOf({ scheme: 'github-hmac-sha256', eventTypePointer: '/action' })).toEqual(['/eventTypePointer']));
   });
 
   it('reports every problem with its pointer', () =>
     expect(
       pointersOf({
-        scheme: 'hmac', toleranceSeconds: 0, maxBodyBytes: 1_048_577, rateLimit: { perSecond: 0, extra: 1 }, eventTypePointer: 'type',
-        deliveryIdFrom: 'body', correlationPointer: 7, schema: { required: ['/ok', 'nope'] }, format: 'xml', keys: [],
+        scheme: 'hmac',
+        toleranceSeconds: 0,
+        maxBodyBytes: 1_048_577,
+        rateLimit: { perSecond: 0, extra: 1 },
+        eventTypePointer: 'type',
+        deliveryIdFrom: 'body',
+        correlationPointer: 7,
+        schema: { required: ['/ok', 'nope'] },
+        format: 'xml',
+        keys: [],
       }).sort(),
-    ).toEqual(['/correlationPointer', '/deliveryIdFrom', '/eventTypePointer', '/format', '/keys', '/maxBodyBytes', '/rateLimit/extra', '/rateLimit/perSecond', '/schema/required/1', '/scheme', '/toleranceSeconds']));
+    ).toEqual([
+      '/correlationPointer',
+      '/deliveryIdFrom',
+      '/eventTypePointer',
+      '/format',
+      '/keys',
+      '/maxBodyBytes',
+      '/rateLimit/extra',
+      '/rateLimit/perSecond',
+      '/schema/required/1',
+      '/scheme',
+      '/toleranceSeconds',
+    ]));
 
-  it('requires a scheme', () => expect(errorsOf({})).toEqual([{ pointer: '/scheme', message: 'scheme must be one of "standard-webhooks", "github-hmac-sha256", "unsigned"' }]));
+  it('requires a scheme', () =>
+    expect(errorsOf({})).toEqual([
+      { pointer: '/scheme', message: 'scheme must be one of "standard-webhooks", "github-hmac-sha256", "unsigned"' },
+    ]));
 
   it('accepts the range ends: tolerance 1..3600, body 1..1 MiB', () => {
     expect(validateSourceDefinition({ scheme: 'unsigned', toleranceSeconds: 1, maxBodyBytes: 1 }).ok).toBe(true);
-    expect(validateSourceDefinition({ scheme: 'unsigned', toleranceSeconds: 3600, maxBodyBytes: 1_048_576 }).ok).toBe(true);
-    expect(pointersOf({ scheme: 'unsigned', toleranceSeconds: 3601, maxBodyBytes: 2.5 })).toEqual(['/toleranceSeconds', '/maxBodyBytes']);
+    expect(validateSourceDefinition({ scheme: 'unsigned', toleranceSeconds: 3600, maxBodyBytes: 1_048_576 }).ok).toBe(
+      true,
+    );
+    expect(pointersOf({ scheme: 'unsigned', toleranceSeconds: 3601, maxBodyBytes: 2.5 })).toEqual([
+      '/toleranceSeconds',
+      '/maxBodyBytes',
+    ]);
   });
 
-  it('WH-10 refuses CloudEvents from an unsigned source', () => expect(pointersOf({ scheme: 'unsigned', format: 'cloudevents' })).toEqual(['/format']));
+  it('WH-10 refuses CloudEvents from an unsigned source', () =>
+    expect(pointersOf({ scheme: 'unsigned', format: 'cloudevents' })).toEqual(['/format']));
 
   it('bounds the schema and drops repeated pointers', () => {
-    expect(pointersOf({ scheme: 'unsigned', schema: { required: Array.from({ length: 65 }, (_, i) => `/f${i}`) } })).toEqual(['/schema/required']);
+    expect(
+      pointersOf({ scheme: 'unsigned', schema: { required: Array.from({ length: 65 }, (_, i) => `/f${i}`) } }),
+    ).toEqual(['/schema/required']);
     const result = validateSourceDefinition({ scheme: 'unsigned', schema: { required: ['/a', '/a'] } });
     expect(result.ok && result.value.schema).toEqual({ required: ['/a'] });
   });
 
-  it('refuses a body that is not an object', () => expect(errorsOf([])).toEqual([{ pointer: '', message: 'a source definition must be an object' }]));
+  it('refuses a body that is not an object', () =>
+    expect(errorsOf([])).toEqual([{ pointer: '', message: 'a source definition must be an object' }]));
 });

@@ -50,10 +50,13 @@ export function parseSecret(scheme: SourceScheme, secret: unknown): ParsedSecret
 }
 
 function parseWhsec(secret: string): ParsedSecret {
-  if (!secret.startsWith(WHSEC_PREFIX)) return fail('secret_prefix_missing', 'standard-webhooks secret must start with whsec_');
+  if (!secret.startsWith(WHSEC_PREFIX))
+    return fail('secret_prefix_missing', 'standard-webhooks secret must start with whsec_');
   const encoded = secret.slice(WHSEC_PREFIX.length);
-  if (encoded.length > Math.ceil((MAX_SECRET_BYTES * 4) / 3) + 4) return fail('secret_too_long', `secret longer than ${MAX_SECRET_BYTES} bytes`);
-  if (encoded.length === 0 || !BASE64.test(encoded)) return fail('secret_encoding_invalid', 'secret is not standard base64 after whsec_');
+  if (encoded.length > Math.ceil((MAX_SECRET_BYTES * 4) / 3) + 4)
+    return fail('secret_too_long', `secret longer than ${MAX_SECRET_BYTES} bytes`);
+  if (encoded.length === 0 || !BASE64.test(encoded))
+    return fail('secret_encoding_invalid', 'secret is not standard base64 after whsec_');
   const key = Buffer.from(encoded, 'base64');
   // Buffer's decoder ignores non-zero trailing bits; requiring the canonical form means one key has
   // exactly one accepted spelling.
@@ -61,7 +64,10 @@ function parseWhsec(secret: string): ParsedSecret {
     return fail('secret_encoding_invalid', 'secret is not canonical base64');
   }
   if (key.length < MIN_STANDARD_WEBHOOKS_KEY_BYTES) {
-    return fail('secret_too_short', `standard-webhooks secret must decode to at least ${MIN_STANDARD_WEBHOOKS_KEY_BYTES} bytes`);
+    return fail(
+      'secret_too_short',
+      `standard-webhooks secret must decode to at least ${MIN_STANDARD_WEBHOOKS_KEY_BYTES} bytes`,
+    );
   }
   if (key.length > MAX_SECRET_BYTES) return fail('secret_too_long', `secret longer than ${MAX_SECRET_BYTES} bytes`);
   return { ok: true, key };
@@ -73,7 +79,8 @@ function parseGithub(secret: string): ParsedSecret {
   if (/\p{Cs}/u.test(secret)) return fail('secret_encoding_invalid', 'secret is not well-formed Unicode');
   // Control characters are almost always a pasted trailing newline: the provider would sign with a
   // different key and every delivery would fail with no obvious cause.
-  if (/[\u0000-\u001f\u007f]/.test(secret)) return fail('secret_encoding_invalid', 'secret contains control characters');
+  if (/[\u0000-\u001f\u007f]/.test(secret))
+    return fail('secret_encoding_invalid', 'secret contains control characters');
   if ([...secret].length < MIN_GITHUB_SECRET_CHARS) {
     return fail('secret_too_short', `github-hmac-sha256 secret must be at least ${MIN_GITHUB_SECRET_CHARS} characters`);
   }

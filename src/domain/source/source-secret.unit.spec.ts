@@ -31,8 +31,16 @@ describe('WH-2 standard-webhooks secrets: whsec_ + base64 of at least 24 bytes',
   it.each([
     ['base64url alphabet', `whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}`],
     ['a pasted trailing newline', `${whsec(bytes(32))}\n`],
-    ['embedded whitespace', `whsec_${bytes(32).toString('base64').replace(/^(.{8})/, '$1 ')}`],
-    ['non-canonical trailing bits (two spellings of one key)', `whsec_${bytes(32).toString('base64').replace(/c=$/, 'd=')}`],
+    [
+      'embedded whitespace',
+      `whsec_${bytes(32)
+        .toString('base64')
+        .replace(/^(.{8})/, '$1 ')}`,
+    ],
+    [
+      'non-canonical trailing bits (two spellings of one key)',
+      `whsec_${bytes(32).toString('base64').replace(/c=$/, 'd=')}`,
+    ],
     ['nothing after the prefix', 'whsec_'],
   ])('rejects %s', (_label, secret) => {
     expect(parseSecret('standard-webhooks', secret)).toMatchObject({ ok: false, code: 'secret_encoding_invalid' });
@@ -80,7 +88,10 @@ describe('WH-3 secrets never appear in errors', () => {
   });
 
   it('rejects non-string secrets and the unsigned scheme', () => {
-    expect(parseSecret('github-hmac-sha256', 12345678901234567890)).toMatchObject({ ok: false, code: 'secret_not_string' });
+    expect(parseSecret('github-hmac-sha256', 12345678901234567890)).toMatchObject({
+      ok: false,
+      code: 'secret_not_string',
+    });
     expect(parseSecret('unsigned', 'x'.repeat(40))).toMatchObject({ ok: false, code: 'scheme_has_no_secret' });
   });
 });
@@ -102,7 +113,9 @@ describe('WH-3 generateSecret', () => {
   });
 
   it('different randomness gives a different secret', () => {
-    expect(generateSecret('standard-webhooks', bytes(32, 1))).not.toBe(generateSecret('standard-webhooks', bytes(32, 2)));
+    expect(generateSecret('standard-webhooks', bytes(32, 1))).not.toBe(
+      generateSecret('standard-webhooks', bytes(32, 2)),
+    );
   });
 
   it('refuses too little randomness and the unsigned scheme with typed errors', () => {
@@ -114,6 +127,8 @@ describe('WH-3 generateSecret', () => {
       expect(error).toBeInstanceOf(SourceSecretError);
       expect((error as SourceSecretError).code).toBe('random_bytes_too_short');
     }
-    expect(() => generateSecret('unsigned', bytes(32))).toThrow(expect.objectContaining({ code: 'scheme_has_no_secret' }));
+    expect(() => generateSecret('unsigned', bytes(32))).toThrow(
+      expect.objectContaining({ code: 'scheme_has_no_secret' }),
+    );
   });
 });

@@ -59,18 +59,33 @@ export interface RetireSourceKey extends SourceCommandBase {
 /** A new revision of a source: the whole normalized definition. */
 export type SourceRevised = DomainEvent<
   'SourceRevised',
-  { tenant: string; sourceId: string; revision: number; definition: SourceDefinition; reason: string; actor: string; at: string }
+  {
+    tenant: string;
+    sourceId: string;
+    revision: number;
+    definition: SourceDefinition;
+    reason: string;
+    actor: string;
+    at: string;
+  }
 >;
 
 /** A key generation was added; the secret lives in the secret store, never here (ARCHITECTURE decision 7). */
-export type SourceKeyAdded = DomainEvent<'SourceKeyAdded', { tenant: string; sourceId: string; keyId: string; generation: number; at: string; actor: string }>;
+export type SourceKeyAdded = DomainEvent<
+  'SourceKeyAdded',
+  { tenant: string; sourceId: string; keyId: string; generation: number; at: string; actor: string }
+>;
 
 /** A key generation was retired. */
-export type SourceKeyRetired = DomainEvent<'SourceKeyRetired', { tenant: string; sourceId: string; keyId: string; generation: number; at: string; actor: string }>;
+export type SourceKeyRetired = DomainEvent<
+  'SourceKeyRetired',
+  { tenant: string; sourceId: string; keyId: string; generation: number; at: string; actor: string }
+>;
 
 export type SourceCommand = ReviseSource | AddSourceKey | RetireSourceKey;
 export type SourceEvent = SourceRevised | SourceKeyAdded | SourceKeyRetired;
-export type SourceRejectionCode = 'invalid_definition' | 'revision_conflict' | 'not_found' | 'scheme_has_no_keys' | 'key_exists' | 'key_limit_reached';
+export type SourceRejectionCode =
+  'invalid_definition' | 'revision_conflict' | 'not_found' | 'scheme_has_no_keys' | 'key_exists' | 'key_limit_reached';
 type SourceDecision = SourceEvent[] | Rejection<SourceRejectionCode>;
 
 /** WH-3 "bounded overlap": every active key costs one HMAC per forged delivery. */
@@ -93,7 +108,10 @@ export function evolveSource(state: SourceState, event: SourceEvent): SourceStat
     case 'SourceKeyRetired': {
       if (state.status === 'absent') return state;
       const { keyId, at } = event.data;
-      return { ...state, keys: state.keys.map((k) => (k.keyId === keyId && !k.retired ? { ...k, retired: true, retiredAt: at } : k)) };
+      return {
+        ...state,
+        keys: state.keys.map((k) => (k.keyId === keyId && !k.retired ? { ...k, retired: true, retiredAt: at } : k)),
+      };
     }
     default: {
       const _: never = event;
@@ -126,19 +144,35 @@ export function reviseSource(command: ReviseSource, state: SourceState): SourceD
     return reject('revision_conflict', { detail: `expected revision ${command.expectedRevision}`, currentRevision });
   }
   if (state.status === 'defined' && state.definition.scheme !== definition.scheme) {
-    return reject('invalid_definition', { errors: [{ pointer: '/scheme', message: `scheme cannot change (it is "${state.definition.scheme}"); create a new source` }] });
+    return reject('invalid_definition', {
+      errors: [
+        {
+          pointer: '/scheme',
+          message: `scheme cannot change (it is "${state.definition.scheme}"); create a new source`,
+        },
+      ],
+    });
   }
   if (state.status === 'defined' && canonicalJson(state.definition) === canonicalJson(definition)) return [];
   const { tenant, sourceId, reason, actor, at } = command;
-  return [{ type: 'SourceRevised', data: { tenant, sourceId, revision: currentRevision + 1, definition, reason, actor, at } }];
+  return [
+    { type: 'SourceRevised', data: { tenant, sourceId, revision: currentRevision + 1, definition, reason, actor, at } },
+  ];
 }
 
 /** Generations only grow: max + 1, also past retired keys, so a generation never names two keys. */
 export function addSourceKey(command: AddSourceKey, state: SourceState): SourceDecision {
   if (state.status === 'absent') return reject('not_found');
-  if (state.definition.scheme === 'unsigned') return reject('scheme_has_no_keys', { detail: 'unsigned sources take no keys' });
-  if (state.keys.some((k) => k.keyId === command.keyId)) return reject('key_exists', { detail: `key "${command.keyId}" exists (key ids are never reused, even after retirement)` });
-  if (activeKeys(state).length >= MAX_ACTIVE_KEYS) return reject('key_limit_reached', { detail: `a source holds at most ${MAX_ACTIVE_KEYS} active keys; retire one first` });
+  if (state.definition.scheme === 'unsigned')
+    return reject('scheme_has_no_keys', { detail: 'unsigned sources take no keys' });
+  if (state.keys.some((k) => k.keyId === command.keyId))
+    return reject('key_exists', {
+      detail: `key "${command.keyId}" exists (key ids are never reused, even after retirement)`,
+    });
+  if (activeKeys(state).length >= MAX_ACTIVE_KEYS)
+    return reject('key_limit_reached', {
+      detail: `a source holds at most ${MAX_ACTIVE_KEYS} active keys; retire one first`,
+    });
   const generation = state.keys.reduce((max, k) => Math.max(max, k.generation), 0) + 1;
   const { tenant, sourceId, keyId, actor, at } = command;
   return [{ type: 'SourceKeyAdded', data: { tenant, sourceId, keyId, generation, at, actor } }];

@@ -18,7 +18,9 @@ export const CAPABILITIES = {
 const TYPE_CAPABILITY: Readonly<Record<TriggerType, string>> = CAPABILITIES;
 
 /** Every capability a definition needs, with the pointer of the entry that needs it. */
-export function requiredCapabilities(definition: Pick<ValidatedTriggerDefinition, 'type' | 'batch' | 'coalesce'>): { capability: string; pointer: string }[] {
+export function requiredCapabilities(
+  definition: Pick<ValidatedTriggerDefinition, 'type' | 'batch' | 'coalesce'>,
+): { capability: string; pointer: string }[] {
   const needed = [{ capability: TYPE_CAPABILITY[definition.type], pointer: '/type' }];
   if (definition.batch) needed.push({ capability: CAPABILITIES.batching, pointer: '/batch' });
   if (definition.coalesce.length > 0) needed.push({ capability: CAPABILITIES.coalescing, pointer: '/coalesce' });
@@ -26,7 +28,10 @@ export function requiredCapabilities(definition: Pick<ValidatedTriggerDefinition
 }
 
 /** CP-1: each capability the definition needs and the deployment does not claim. */
-export function unsupportedCapabilities(definition: Pick<ValidatedTriggerDefinition, 'type' | 'batch' | 'coalesce'>, claimed: readonly string[]): { capability: string; pointer: string }[] {
+export function unsupportedCapabilities(
+  definition: Pick<ValidatedTriggerDefinition, 'type' | 'batch' | 'coalesce'>,
+  claimed: readonly string[],
+): { capability: string; pointer: string }[] {
   return requiredCapabilities(definition).filter(({ capability }) => !claimed.includes(capability));
 }
 
@@ -45,18 +50,28 @@ export function resolveConstraints(given: Partial<TriggerConstraints>, grants: M
  * TR-2, CA-3: one error per constraint wider than the Mission's current grants, including a causal
  * depth envelope the Mission does not allow. Empty when the Trigger stays within its Mission.
  */
-export function authorityWidening(constraints: TriggerConstraints, causality: { maxDepth: number } | null, grants: MissionGrants): FieldError[] {
+export function authorityWidening(
+  constraints: TriggerConstraints,
+  causality: { maxDepth: number } | null,
+  grants: MissionGrants,
+): FieldError[] {
   const errors: FieldError[] = [];
   const exceeds = (pointer: string, what: string, granted: unknown) =>
     errors.push({ pointer, message: `${what} exceeds the Mission's grant (${JSON.stringify(granted)})` });
-  if (constraints.maxExecutionsPerHour > grants.maxExecutionsPerHour) exceeds('/constraints/maxExecutionsPerHour', 'maxExecutionsPerHour', grants.maxExecutionsPerHour);
-  if (constraints.maxConcurrent > grants.maxConcurrent) exceeds('/constraints/maxConcurrent', 'maxConcurrent', grants.maxConcurrent);
+  if (constraints.maxExecutionsPerHour > grants.maxExecutionsPerHour)
+    exceeds('/constraints/maxExecutionsPerHour', 'maxExecutionsPerHour', grants.maxExecutionsPerHour);
+  if (constraints.maxConcurrent > grants.maxConcurrent)
+    exceeds('/constraints/maxConcurrent', 'maxConcurrent', grants.maxConcurrent);
   const outside = new Set(uncoveredScopes(constraints.resourceScopes, grants.resourceScopes));
   constraints.resourceScopes.forEach((scope, index) => {
-    if (outside.has(scope)) exceeds(`/constraints/resourceScopes/${index}`, `resource scope "${scope}"`, grants.resourceScopes);
+    if (outside.has(scope))
+      exceeds(`/constraints/resourceScopes/${index}`, `resource scope "${scope}"`, grants.resourceScopes);
   });
-  if (classificationRank(constraints.classification) > classificationRank(grants.classification)) exceeds('/constraints/classification', 'classification', grants.classification);
-  if (constraints.acceptLowerTrust && !grants.acceptLowerTrust) exceeds('/constraints/acceptLowerTrust', 'acceptLowerTrust', grants.acceptLowerTrust);
-  if (causality && causality.maxDepth > grants.maxCausalDepth) exceeds('/causality/maxDepth', 'causality.maxDepth', grants.maxCausalDepth);
+  if (classificationRank(constraints.classification) > classificationRank(grants.classification))
+    exceeds('/constraints/classification', 'classification', grants.classification);
+  if (constraints.acceptLowerTrust && !grants.acceptLowerTrust)
+    exceeds('/constraints/acceptLowerTrust', 'acceptLowerTrust', grants.acceptLowerTrust);
+  if (causality && causality.maxDepth > grants.maxCausalDepth)
+    exceeds('/causality/maxDepth', 'causality.maxDepth', grants.maxCausalDepth);
   return errors;
 }

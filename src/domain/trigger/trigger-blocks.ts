@@ -1,7 +1,13 @@
 import { CLASSIFICATION_LEVELS, type Classification } from '../shared/classification.js';
 import { FieldReader, isRecord, type Raw } from '../shared/fields.js';
 import { isJsonPointer, pointerTo } from '../shared/json-pointer.js';
-import { MAX_CAUSAL_DEPTH, MAX_CONCURRENT, MAX_EXECUTIONS_PER_HOUR, MAX_RESOURCE_SCOPES, scopePattern } from '../mission/mission-grants.js';
+import {
+  MAX_CAUSAL_DEPTH,
+  MAX_CONCURRENT,
+  MAX_EXECUTIONS_PER_HOUR,
+  MAX_RESOURCE_SCOPES,
+  scopePattern,
+} from '../mission/mission-grants.js';
 
 /** Validators for the optional blocks of a Trigger definition; pointers are absolute in the body. */
 
@@ -68,13 +74,31 @@ export function sourceBlock(read: FieldReader, raw: Raw): SourceBinding | undefi
   const eventTypes =
     raw.eventTypes === undefined || raw.eventTypes === null
       ? null
-      : read.array(raw, '/source', 'eventTypes', (item, at) => (typeof item === 'string' && item.length > 0 && item.length <= 256 ? item : read.fail(at, 'must be a non-empty string')), { max: 100 });
+      : read.array(
+          raw,
+          '/source',
+          'eventTypes',
+          (item, at) =>
+            typeof item === 'string' && item.length > 0 && item.length <= 256
+              ? item
+              : read.fail(at, 'must be a non-empty string'),
+          { max: 100 },
+        );
   return sourceId && eventTypes !== undefined ? { sourceId, eventTypes } : undefined;
 }
 
 export function pollBlock(read: FieldReader, raw: Raw): PollBinding | undefined {
   const at = '/poll';
-  read.onlyKnown(raw, at, ['connector', 'url', 'everySeconds', 'itemsPointer', 'idPointer', 'cursorParam', 'nextCursorPointer', 'onInvalidItem']);
+  read.onlyKnown(raw, at, [
+    'connector',
+    'url',
+    'everySeconds',
+    'itemsPointer',
+    'idPointer',
+    'cursorParam',
+    'nextCursorPointer',
+    'onInvalidItem',
+  ]);
   const poll = {
     connector: read.oneOf(raw, at, 'connector', ['http-json@1'] as const),
     url: httpUrl(read, raw.url),
@@ -120,7 +144,9 @@ export function batchBlock(read: FieldReader, raw: Raw): BatchPolicy | undefined
   const size = raw.size == null ? null : read.integer(raw, at, 'size', { min: 1, max: 10_000 });
   const maxWaitMs = raw.maxWaitMs == null ? null : read.integer(raw, at, 'maxWaitMs', { min: 1, max: 86_400_000 });
   const partitionPointer = read.pointer(raw, at, 'partitionPointer', false);
-  return size !== undefined && maxWaitMs !== undefined && partitionPointer !== undefined ? { size, maxWaitMs, partitionPointer } : undefined;
+  return size !== undefined && maxWaitMs !== undefined && partitionPointer !== undefined
+    ? { size, maxWaitMs, partitionPointer }
+    : undefined;
 }
 
 export function guardExpression(read: FieldReader, value: unknown, at: string, depth = 1): GuardExpression | undefined {
@@ -130,8 +156,11 @@ export function guardExpression(read: FieldReader, value: unknown, at: string, d
   if (keys.length === 1 && (keys[0] === 'all' || keys[0] === 'any')) {
     const key = keys[0];
     const list = value[key];
-    if (!Array.isArray(list) || list.length === 0 || list.length > 32) return read.fail(pointerTo(at, key), `${key} must be a list of 1 to 32 guards`);
-    const items = list.map((item, index) => guardExpression(read, item, pointerTo(pointerTo(at, key), index), depth + 1));
+    if (!Array.isArray(list) || list.length === 0 || list.length > 32)
+      return read.fail(pointerTo(at, key), `${key} must be a list of 1 to 32 guards`);
+    const items = list.map((item, index) =>
+      guardExpression(read, item, pointerTo(pointerTo(at, key), index), depth + 1),
+    );
     if (!items.every((item) => item !== undefined)) return undefined;
     return key === 'all' ? { all: items as GuardExpression[] } : { any: items as GuardExpression[] };
   }
@@ -150,7 +179,9 @@ export function guardExpression(read: FieldReader, value: unknown, at: string, d
     case 'in':
       return Array.isArray(value.in) ? { pointer, in: value.in } : read.fail(`${at}/in`, 'in must be an array');
     case 'exists':
-      return typeof value.exists === 'boolean' ? { pointer, exists: value.exists } : read.fail(`${at}/exists`, 'exists must be true or false');
+      return typeof value.exists === 'boolean'
+        ? { pointer, exists: value.exists }
+        : read.fail(`${at}/exists`, 'exists must be true or false');
     default:
       return read.fail(pointerTo(at, test[0] ?? ''), `unknown guard test "${test[0]}"`);
   }
@@ -159,15 +190,21 @@ export function guardExpression(read: FieldReader, value: unknown, at: string, d
 export function prefiltersBlock(read: FieldReader, raw: Raw): PrefilterSpec[] | undefined {
   const filters = read.array(raw, '', 'prefilters', (item, at) => prefilter(read, item, at), { max: 16, fallback: [] });
   if (!filters) return undefined;
-  const duplicate = filters.findIndex((filter, index) => filters.findIndex((other) => other.id === filter.id) !== index);
-  return duplicate === -1 ? filters : read.fail(`/prefilters/${duplicate}/id`, 'prefilter ids must be unique within a Trigger');
+  const duplicate = filters.findIndex(
+    (filter, index) => filters.findIndex((other) => other.id === filter.id) !== index,
+  );
+  return duplicate === -1
+    ? filters
+    : read.fail(`/prefilters/${duplicate}/id`, 'prefilter ids must be unique within a Trigger');
 }
 
 function prefilter(read: FieldReader, item: unknown, at: string): PrefilterSpec | undefined {
   if (!isRecord(item)) return read.fail(at, 'must be an object');
   const id = read.string(item, at, 'id', { max: 64 });
   const version = read.integer(item, at, 'version', { min: 1, max: 1000 });
-  const badPointer = Object.keys(item).some((key) => key.endsWith('Pointer') && read.pointer(item, at, key, false) === undefined);
+  const badPointer = Object.keys(item).some(
+    (key) => key.endsWith('Pointer') && read.pointer(item, at, key, false) === undefined,
+  );
   return id && version !== undefined && !badPointer ? { ...item, id, version } : undefined;
 }
 
@@ -180,12 +217,23 @@ export function causalityBlock(read: FieldReader, raw: Raw): { maxDepth: number 
 /** Each member is optional here: a missing one inherits the Mission's grant at revision time. */
 export function constraintsBlock(read: FieldReader, raw: Raw): Partial<TriggerConstraints> | undefined {
   const at = '/constraints';
-  read.onlyKnown(raw, at, ['maxExecutionsPerHour', 'maxConcurrent', 'resourceScopes', 'classification', 'acceptLowerTrust']);
+  read.onlyKnown(raw, at, [
+    'maxExecutionsPerHour',
+    'maxConcurrent',
+    'resourceScopes',
+    'classification',
+    'acceptLowerTrust',
+  ]);
   const out: Partial<TriggerConstraints> = {};
   const before = read.errors.length;
-  if (raw.maxExecutionsPerHour != null) out.maxExecutionsPerHour = read.integer(raw, at, 'maxExecutionsPerHour', { min: 0, max: MAX_EXECUTIONS_PER_HOUR });
-  if (raw.maxConcurrent != null) out.maxConcurrent = read.integer(raw, at, 'maxConcurrent', { min: 0, max: MAX_CONCURRENT });
-  if (raw.resourceScopes != null) out.resourceScopes = read.array(raw, at, 'resourceScopes', (item, p) => scopePattern(read, item, p), { max: MAX_RESOURCE_SCOPES });
+  if (raw.maxExecutionsPerHour != null)
+    out.maxExecutionsPerHour = read.integer(raw, at, 'maxExecutionsPerHour', { min: 0, max: MAX_EXECUTIONS_PER_HOUR });
+  if (raw.maxConcurrent != null)
+    out.maxConcurrent = read.integer(raw, at, 'maxConcurrent', { min: 0, max: MAX_CONCURRENT });
+  if (raw.resourceScopes != null)
+    out.resourceScopes = read.array(raw, at, 'resourceScopes', (item, p) => scopePattern(read, item, p), {
+      max: MAX_RESOURCE_SCOPES,
+    });
   if (raw.classification != null) out.classification = read.oneOf(raw, at, 'classification', CLASSIFICATION_LEVELS);
   if (raw.acceptLowerTrust != null) out.acceptLowerTrust = read.boolean(raw, at, 'acceptLowerTrust');
   return read.errors.length === before ? out : undefined;

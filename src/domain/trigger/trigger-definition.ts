@@ -22,7 +22,13 @@ import {
 export const TRIGGER_TYPES = ['manual', 'schedule', 'webhook', 'poll'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
 
-export const DEDUPE_STRATEGIES = ['delivery-id@1', 'payload-key@1', 'manual-key@1', 'schedule-instant@1', 'poll-item@1'] as const;
+export const DEDUPE_STRATEGIES = [
+  'delivery-id@1',
+  'payload-key@1',
+  'manual-key@1',
+  'schedule-instant@1',
+  'poll-item@1',
+] as const;
 export type DedupeStrategy = (typeof DEDUPE_STRATEGIES)[number];
 
 /**
@@ -71,11 +77,27 @@ export interface TriggerDefinition {
 }
 
 /** As submitted: constraint members not given are inherited from the Mission when deciding. */
-export type ValidatedTriggerDefinition = Omit<TriggerDefinition, 'constraints'> & { constraints: Partial<TriggerConstraints> };
+export type ValidatedTriggerDefinition = Omit<TriggerDefinition, 'constraints'> & {
+  constraints: Partial<TriggerConstraints>;
+};
 
 const DEFINITION_KEYS = [
-  'missionId', 'type', 'enabled', 'source', 'schedule', 'poll', 'dedupe', 'coalesce', 'batch', 'overlap',
-  'queueByPointer', 'guard', 'prefilters', 'causality', 'constraints', 'acceptOlderRevisions',
+  'missionId',
+  'type',
+  'enabled',
+  'source',
+  'schedule',
+  'poll',
+  'dedupe',
+  'coalesce',
+  'batch',
+  'overlap',
+  'queueByPointer',
+  'guard',
+  'prefilters',
+  'causality',
+  'constraints',
+  'acceptOlderRevisions',
 ];
 /** Members of the PUT body that are not definition content; tolerated and ignored here. */
 const ENVELOPE_KEYS = ['expectedRevision', 'reason', 'triggerId'];
@@ -83,7 +105,8 @@ const DEFAULT_WINDOW_SECONDS = 604_800;
 
 /** Validates a PUT /v1/triggers body (422 `invalid_definition`); pointers are relative to the body root. */
 export function validateTriggerDefinition(raw: unknown): Validation<ValidatedTriggerDefinition> {
-  if (!isRecord(raw)) return { ok: false, errors: [{ pointer: '', message: 'a trigger definition must be an object' }] };
+  if (!isRecord(raw))
+    return { ok: false, errors: [{ pointer: '', message: 'a trigger definition must be an object' }] };
   const read = new FieldReader();
   read.onlyKnown(raw, '', [...DEFINITION_KEYS, ...ENVELOPE_KEYS]);
   const type = read.oneOf(raw, '', 'type', TRIGGER_TYPES);
@@ -115,7 +138,10 @@ export function validateTriggerDefinition(raw: unknown): Validation<ValidatedTri
     acceptOlderRevisions: read.boolean(raw, '', 'acceptOlderRevisions', false),
   };
   if (read.errors.length > 0) return { ok: false, errors: read.errors };
-  return { ok: true, value: { ...definition, constraints: definition.constraints ?? {} } as ValidatedTriggerDefinition };
+  return {
+    ok: true,
+    value: { ...definition, constraints: definition.constraints ?? {} } as ValidatedTriggerDefinition,
+  };
 }
 
 /**
@@ -134,15 +160,31 @@ function dedupeBlock(read: FieldReader, value: unknown, type: TriggerType): Dedu
   if (value != null && !isRecord(value)) return read.fail(at, 'dedupe must be an object');
   const raw: Raw = value ?? {};
   read.onlyKnown(raw, at, ['strategy', 'keyPointer', 'subjectPointer', 'windowSeconds', 'onRevision']);
-  const allowed: DedupeStrategy[] = type === 'webhook' || type === 'poll' ? [NATIVE_STRATEGY[type], 'payload-key@1', 'delivery-id@1'] : [NATIVE_STRATEGY[type], 'delivery-id@1'];
+  const allowed: DedupeStrategy[] =
+    type === 'webhook' || type === 'poll'
+      ? [NATIVE_STRATEGY[type], 'payload-key@1', 'delivery-id@1']
+      : [NATIVE_STRATEGY[type], 'delivery-id@1'];
   const given = read.oneOf(raw, at, 'strategy', [...new Set(allowed)], NATIVE_STRATEGY[type]);
   const strategy = given === 'delivery-id@1' ? NATIVE_STRATEGY[type] : given;
   const keyPointer = read.pointer(raw, at, 'keyPointer', strategy === 'payload-key@1');
-  if (keyPointer && strategy && strategy !== 'payload-key@1') read.fail(`${at}/keyPointer`, 'keyPointer is used only by strategy "payload-key@1"');
+  if (keyPointer && strategy && strategy !== 'payload-key@1')
+    read.fail(`${at}/keyPointer`, 'keyPointer is used only by strategy "payload-key@1"');
   const subjectPointer = read.pointer(raw, at, 'subjectPointer', false);
-  if (subjectPointer && (type === 'manual' || type === 'schedule')) read.fail(`${at}/subjectPointer`, `a ${type} Trigger has no payload subject`);
-  const windowSeconds = read.integer(raw, at, 'windowSeconds', { min: 1, max: 31_536_000, fallback: DEFAULT_WINDOW_SECONDS });
+  if (subjectPointer && (type === 'manual' || type === 'schedule'))
+    read.fail(`${at}/subjectPointer`, `a ${type} Trigger has no payload subject`);
+  const windowSeconds = read.integer(raw, at, 'windowSeconds', {
+    min: 1,
+    max: 31_536_000,
+    fallback: DEFAULT_WINDOW_SECONDS,
+  });
   const onRevision = read.oneOf(raw, at, 'onRevision', ['retain', 'reset'] as const, 'retain');
-  if (!strategy || keyPointer === undefined || subjectPointer === undefined || windowSeconds === undefined || !onRevision) return undefined;
+  if (
+    !strategy ||
+    keyPointer === undefined ||
+    subjectPointer === undefined ||
+    windowSeconds === undefined ||
+    !onRevision
+  )
+    return undefined;
   return { strategy, keyPointer, subjectPointer, windowSeconds, onRevision };
 }

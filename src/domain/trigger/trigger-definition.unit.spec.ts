@@ -26,7 +26,13 @@ const apiExample = {
     nextCursorPointer: '/next_cursor',
     onInvalidItem: 'quarantine',
   },
-  dedupe: { strategy: 'delivery-id@1', keyPointer: null, subjectPointer: null, windowSeconds: 604800, onRevision: 'retain' },
+  dedupe: {
+    strategy: 'delivery-id@1',
+    keyPointer: null,
+    subjectPointer: null,
+    windowSeconds: 604800,
+    onRevision: 'retain',
+  },
   coalesce: [{ match: { pointer: '/type', equals: 'health.sample' }, mode: 'latest', windowMs: 5000 }],
   batch: { size: 10, maxWaitMs: 60000, partitionPointer: '/repo' },
   overlap: 'allow',
@@ -34,7 +40,13 @@ const apiExample = {
   guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }] },
   prefilters: [{ id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' }],
   causality: { maxDepth: 3 },
-  constraints: { maxExecutionsPerHour: 10, maxConcurrent: 1, resourceScopes: ['repo:acme/api'], classification: 'internal', acceptLowerTrust: false },
+  constraints: {
+    maxExecutionsPerHour: 10,
+    maxConcurrent: 1,
+    resourceScopes: ['repo:acme/api'],
+    classification: 'internal',
+    acceptLowerTrust: false,
+  },
   reason: 'initial',
 };
 
@@ -65,7 +77,13 @@ describe('TR-1 trigger definitions', () => {
         source: null,
         schedule: null,
         poll: null,
-        dedupe: { strategy: 'manual-key@1', keyPointer: null, subjectPointer: null, windowSeconds: 604800, onRevision: 'retain' },
+        dedupe: {
+          strategy: 'manual-key@1',
+          keyPointer: null,
+          subjectPointer: null,
+          windowSeconds: 604800,
+          onRevision: 'retain',
+        },
         coalesce: [],
         batch: null,
         overlap: 'allow',
@@ -80,36 +98,70 @@ describe('TR-1 trigger definitions', () => {
   });
 
   it('normalizes the schedule block through the schedule module', () => {
-    const result = validateTriggerDefinition({ missionId: 'm-1', type: 'schedule', schedule: { engine: 'cron@1', expression: ' 0 * * * * ', timezone: 'UTC' } });
+    const result = validateTriggerDefinition({
+      missionId: 'm-1',
+      type: 'schedule',
+      schedule: { engine: 'cron@1', expression: ' 0 * * * * ', timezone: 'UTC' },
+    });
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
-    expect(result.value.schedule).toMatchObject({ expression: '0 * * * *', dst: { nonexistent: 'shift_forward', ambiguous: 'earlier' } });
+    expect(result.value.schedule).toMatchObject({
+      expression: '0 * * * *',
+      dst: { nonexistent: 'shift_forward', ambiguous: 'earlier' },
+    });
     expect(result.value.dedupe.strategy).toBe('schedule-instant@1');
   });
 
   describe('invalid definitions point at the faulty fields (422 invalid_definition)', () => {
     it('refuses a body that is not an object', () => expect(pointers([])).toEqual(['']));
-    it('names an unknown type and a missing missionId', () => expect(pointers({ type: 'email' })).toEqual(['/type', '/missionId']));
+    it('names an unknown type and a missing missionId', () =>
+      expect(pointers({ type: 'email' })).toEqual(['/type', '/missionId']));
     it('requires the block of each type', () => {
       expect(pointers({ missionId: 'm-1', type: 'webhook' })).toEqual(['/source']);
       expect(pointers({ missionId: 'm-1', type: 'schedule' })).toEqual(['/schedule']);
       expect(pointers({ missionId: 'm-1', type: 'poll' })).toEqual(['/poll']);
     });
     it('rebases schedule errors under /schedule', () =>
-      expect(pointers({ missionId: 'm-1', type: 'schedule', schedule: { engine: 'cron@1', expression: '61 * * * *', timezone: 'Mars/Base' } })).toEqual([
-        '/schedule/expression',
-        '/schedule/timezone',
-      ]));
+      expect(
+        pointers({
+          missionId: 'm-1',
+          type: 'schedule',
+          schedule: { engine: 'cron@1', expression: '61 * * * *', timezone: 'Mars/Base' },
+        }),
+      ).toEqual(['/schedule/expression', '/schedule/timezone']));
     it('checks the poll block shape', () =>
       expect(
         pointers({
           missionId: 'm-1',
           type: 'poll',
-          poll: { connector: 'ftp@1', url: 'file:///etc/passwd', everySeconds: 0, itemsPointer: 'items', idPointer: '/id', nextCursorPointer: 3 },
+          poll: {
+            connector: 'ftp@1',
+            url: 'file:///etc/passwd',
+            everySeconds: 0,
+            itemsPointer: 'items',
+            idPointer: '/id',
+            nextCursorPointer: 3,
+          },
         }),
-      ).toEqual(['/poll/connector', '/poll/url', '/poll/everySeconds', '/poll/itemsPointer', '/poll/nextCursorPointer']));
+      ).toEqual([
+        '/poll/connector',
+        '/poll/url',
+        '/poll/everySeconds',
+        '/poll/itemsPointer',
+        '/poll/nextCursorPointer',
+      ]));
     it('checks constraints member by member', () =>
       expect(
-        pointers({ missionId: 'm-1', type: 'manual', constraints: { maxExecutionsPerHour: -1, maxConcurrent: 'two', resourceScopes: ['*/x'], classification: 'secret', acceptLowerTrust: 1 } }),
+        pointers({
+          missionId: 'm-1',
+          type: 'manual',
+          constraints: {
+            maxExecutionsPerHour: -1,
+            maxConcurrent: 'two',
+            resourceScopes: ['*/x'],
+            classification: 'secret',
+            acceptLowerTrust: 1,
+          },
+        }),
       ).toEqual([
         '/constraints/maxExecutionsPerHour',
         '/constraints/maxConcurrent',
@@ -127,7 +179,10 @@ describe('TR-1 trigger definitions', () => {
           overlap: 'queue',
           queueByPointer: 'resource',
           guard: { pointer: '/a', matches: 'x.*' },
-          prefilters: [{ id: 'unchanged', version: 0 }, { id: 'x', version: 1, baselinePointer: 'nope' }],
+          prefilters: [
+            { id: 'unchanged', version: 0 },
+            { id: 'x', version: 1, baselinePointer: 'nope' },
+          ],
           batch: {},
           coalesce: [{ match: { pointer: '/type' }, mode: 'first', windowMs: 10 }],
           causality: { maxDepth: 100 },
@@ -147,15 +202,31 @@ describe('TR-1 trigger definitions', () => {
         '/causality/maxDepth',
       ]));
     it('refuses unknown members rather than ignoring a misspelt policy', () =>
-      expect(pointers({ missionId: 'm-1', type: 'manual', enabeld: false, dedupe: { onRevison: 'reset' } })).toEqual(['/enabeld', '/dedupe/onRevison']));
+      expect(pointers({ missionId: 'm-1', type: 'manual', enabeld: false, dedupe: { onRevison: 'reset' } })).toEqual([
+        '/enabeld',
+        '/dedupe/onRevison',
+      ]));
     it('refuses a dedupe strategy the type cannot use', () => {
-      expect(pointers({ missionId: 'm-1', type: 'manual', dedupe: { strategy: 'payload-key@1', keyPointer: '/k' } })).toEqual(['/dedupe/strategy']);
-      expect(pointers({ missionId: 'm-1', type: 'schedule', schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' }, dedupe: { subjectPointer: '/s' } })).toEqual(['/dedupe/subjectPointer']);
+      expect(
+        pointers({ missionId: 'm-1', type: 'manual', dedupe: { strategy: 'payload-key@1', keyPointer: '/k' } }),
+      ).toEqual(['/dedupe/strategy']);
+      expect(
+        pointers({
+          missionId: 'm-1',
+          type: 'schedule',
+          schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' },
+          dedupe: { subjectPointer: '/s' },
+        }),
+      ).toEqual(['/dedupe/subjectPointer']);
     });
   });
 
   it('reads "delivery-id@1" on a manual Trigger as its native key', () => {
-    const result = validateTriggerDefinition({ missionId: 'm-1', type: 'manual', dedupe: { strategy: 'delivery-id@1' } });
+    const result = validateTriggerDefinition({
+      missionId: 'm-1',
+      type: 'manual',
+      dedupe: { strategy: 'delivery-id@1' },
+    });
     expect(result.ok && result.value.dedupe.strategy).toBe('manual-key@1');
   });
 

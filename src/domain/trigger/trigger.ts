@@ -81,7 +81,10 @@ export type TriggerRevised = DomainEvent<
 >;
 
 /** The Trigger was deleted at this revision; a later ReviseTrigger re-creates it. */
-export type TriggerDeleted = DomainEvent<'TriggerDeleted', { tenant: string; triggerId: string; revision: number; reason: string; actor: string; at: string }>;
+export type TriggerDeleted = DomainEvent<
+  'TriggerDeleted',
+  { tenant: string; triggerId: string; revision: number; reason: string; actor: string; at: string }
+>;
 
 export type TriggerCommand = ReviseTrigger | SetTriggerEnabled | DeleteTrigger;
 export type TriggerEvent = TriggerRevised | TriggerDeleted;
@@ -102,7 +105,18 @@ export function evolveTrigger(state: TriggerState, event: TriggerEvent): Trigger
   switch (event.type) {
     case 'TriggerRevised': {
       const { tenant, triggerId, revision, definition, dedupeEpoch, at, pins } = event.data;
-      return { status: 'defined', tenant, triggerId, revision, definition, dedupeEpoch, enabled: definition.enabled, deleted: false, revisedAt: at, pins: pins ?? null };
+      return {
+        status: 'defined',
+        tenant,
+        triggerId,
+        revision,
+        definition,
+        dedupeEpoch,
+        enabled: definition.enabled,
+        deleted: false,
+        revisedAt: at,
+        pins: pins ?? null,
+      };
     }
     case 'TriggerDeleted':
       if (state.status === 'absent') return state;
@@ -117,16 +131,28 @@ export function evolveTrigger(state: TriggerState, event: TriggerEvent): Trigger
 function revisionConflict(command: TriggerCommandBase, state: TriggerState): Rejection<'revision_conflict'> | null {
   const current = state.status === 'defined' ? state.revision : 0;
   const expected = command.expectedRevision;
-  if (expected === undefined || expected === current || (expected === 0 && state.status === 'defined' && state.deleted)) return null;
+  if (expected === undefined || expected === current || (expected === 0 && state.status === 'defined' && state.deleted))
+    return null;
   return reject('revision_conflict', { detail: `expected revision ${expected}`, currentRevision: current });
 }
 
 /** The bound Mission if it exists and is not terminal (paused is fine: admission blocks later). */
-function liveMission(mission: MissionState, tenant: string, missionId: string): DefinedMission | Rejection<'mission_not_found' | 'mission_terminal'> {
-  if (mission.status === 'absent') return reject('mission_not_found', { errors: [{ pointer: '/missionId', message: `mission "${missionId}" does not exist` }] });
-  if (mission.tenant !== tenant || mission.missionId !== missionId) throw new IllegalStateError('the handler looked up another Mission than the definition names');
+function liveMission(
+  mission: MissionState,
+  tenant: string,
+  missionId: string,
+): DefinedMission | Rejection<'mission_not_found' | 'mission_terminal'> {
+  if (mission.status === 'absent')
+    return reject('mission_not_found', {
+      errors: [{ pointer: '/missionId', message: `mission "${missionId}" does not exist` }],
+    });
+  if (mission.tenant !== tenant || mission.missionId !== missionId)
+    throw new IllegalStateError('the handler looked up another Mission than the definition names');
   if (!isTerminalMissionState(mission.state)) return mission;
-  return reject('mission_terminal', { detail: `mission is ${mission.state}`, errors: [{ pointer: '/missionId', message: `mission "${missionId}" is ${mission.state}` }] });
+  return reject('mission_terminal', {
+    detail: `mission is ${mission.state}`,
+    errors: [{ pointer: '/missionId', message: `mission "${missionId}" is ${mission.state}` }],
+  });
 }
 
 /**
@@ -145,19 +171,41 @@ export function reviseTrigger(command: ReviseTrigger, state: TriggerState): Trig
   if (isRejection(mission)) return mission;
   const unsupported = unsupportedCapabilities(submitted, command.capabilities);
   if (unsupported.length > 0) {
-    const errors = unsupported.map(({ capability, pointer }) => ({ pointer, message: `needs capability ${capability}, which this deployment does not claim` }));
-    return reject('capability_unsupported', { detail: `unsupported capabilities: ${unsupported.map((u) => u.capability).join(', ')}`, errors });
+    const errors = unsupported.map(({ capability, pointer }) => ({
+      pointer,
+      message: `needs capability ${capability}, which this deployment does not claim`,
+    }));
+    return reject('capability_unsupported', {
+      detail: `unsupported capabilities: ${unsupported.map((u) => u.capability).join(', ')}`,
+      errors,
+    });
   }
-  const definition: TriggerDefinition = { ...submitted, constraints: resolveConstraints(submitted.constraints, mission.grants) };
+  const definition: TriggerDefinition = {
+    ...submitted,
+    constraints: resolveConstraints(submitted.constraints, mission.grants),
+  };
   const widening = authorityWidening(definition.constraints, definition.causality, mission.grants);
-  if (widening.length > 0) return reject('authority_widening', { detail: "constraints exceed the Mission's current grants", errors: widening });
+  if (widening.length > 0)
+    return reject('authority_widening', {
+      detail: "constraints exceed the Mission's current grants",
+      errors: widening,
+    });
   const pins = definition.type === 'schedule' ? { ...command.pins } : undefined;
-  const unchanged = state.status === 'defined' && !state.deleted && canonicalJson({ d: state.definition, p: state.pins }) === canonicalJson({ d: definition, p: pins ?? null });
+  const unchanged =
+    state.status === 'defined' &&
+    !state.deleted &&
+    canonicalJson({ d: state.definition, p: state.pins }) === canonicalJson({ d: definition, p: pins ?? null });
   if (unchanged) return [];
-  const dedupeEpoch = state.status === 'absent' ? 1 : state.dedupeEpoch + (definition.dedupe.onRevision === 'reset' ? 1 : 0);
+  const dedupeEpoch =
+    state.status === 'absent' ? 1 : state.dedupeEpoch + (definition.dedupe.onRevision === 'reset' ? 1 : 0);
   const { tenant, triggerId, reason, actor, at } = command;
   const revision = state.status === 'defined' ? state.revision + 1 : 1;
-  return [{ type: 'TriggerRevised', data: { tenant, triggerId, revision, definition, dedupeEpoch, reason, actor, at, ...(pins ? { pins } : {}) } }];
+  return [
+    {
+      type: 'TriggerRevised',
+      data: { tenant, triggerId, revision, definition, dedupeEpoch, reason, actor, at, ...(pins ? { pins } : {}) },
+    },
+  ];
 }
 
 /** Enabling re-checks the Mission; disabling never needs permission. Same value: []. */
@@ -174,7 +222,16 @@ export function setTriggerEnabled(command: SetTriggerEnabled, state: TriggerStat
   const { tenant, triggerId, reason, actor, at } = command;
   const definition = { ...state.definition, enabled: command.enabled };
   // A toggle is not a dedupe-namespace change: the epoch stays even under `onRevision: reset`.
-  const data = { tenant, triggerId, revision: state.revision + 1, definition, dedupeEpoch: state.dedupeEpoch, reason, actor, at };
+  const data = {
+    tenant,
+    triggerId,
+    revision: state.revision + 1,
+    definition,
+    dedupeEpoch: state.dedupeEpoch,
+    reason,
+    actor,
+    at,
+  };
   return [{ type: 'TriggerRevised', data: state.pins ? { ...data, pins: state.pins } : data }];
 }
 

@@ -5,101 +5,244 @@ import type { MissionGrants } from '../mission/mission-grants.js';
 import type { DefinedMission } from '../mission/mission.js';
 import { CAPABILITIES } from './trigger-authority.js';
 import { validateTriggerDefinition, type TriggerDefinition } from './trigger-definition.js';
-import { triggerDecider, type DeleteTrigger, type ReviseTrigger, type SetTriggerEnabled, type TriggerDeleted, type TriggerRevised } from './trigger.js';
+import {
+  triggerDecider,
+  type DeleteTrigger,
+  type ReviseTrigger,
+  type SetTriggerEnabled,
+  type TriggerDeleted,
+  type TriggerRevised,
+} from './trigger.js';
 
 const spec = deciderSpec(triggerDecider);
 const AT = '2026-03-01T10:00:00.000Z';
 const ALL_CAPABILITIES = Object.values(CAPABILITIES);
 
-const grants: MissionGrants = { maxExecutionsPerHour: 60, maxConcurrent: 2, resourceScopes: ['repo:acme/*'], classification: 'internal', acceptLowerTrust: false, maxCausalDepth: 4 };
+const grants: MissionGrants = {
+  maxExecutionsPerHour: 60,
+  maxConcurrent: 2,
+  resourceScopes: ['repo:acme/*'],
+  classification: 'internal',
+  acceptLowerTrust: false,
+  maxCausalDepth: 4,
+};
 const mission = (over: Partial<DefinedMission> = {}): DefinedMission => ({
-  status: 'defined', tenant: 'acme', missionId: 'm-1', revision: 1, state: 'active', grants, updatedAt: AT, ...over,
+  status: 'defined',
+  tenant: 'acme',
+  missionId: 'm-1',
+  revision: 1,
+  state: 'active',
+  grants,
+  updatedAt: AT,
+  ...over,
 });
-const body = (over: Record<string, unknown> = {}) => ({ missionId: 'm-1', type: 'webhook', source: { sourceId: 'gh' }, ...over });
+const body = (over: Record<string, unknown> = {}) => ({
+  missionId: 'm-1',
+  type: 'webhook',
+  source: { sourceId: 'gh' },
+  ...over,
+});
 
 const revise = (over: Partial<ReviseTrigger> = {}): ReviseTrigger => ({
-  type: 'ReviseTrigger', tenant: 'acme', triggerId: 't-1', definition: body(), reason: 'wire up', actor: 'ops', at: AT,
-  mission: mission(), capabilities: ALL_CAPABILITIES, pins: { tzdataVersion: '2025b' }, ...over,
+  type: 'ReviseTrigger',
+  tenant: 'acme',
+  triggerId: 't-1',
+  definition: body(),
+  reason: 'wire up',
+  actor: 'ops',
+  at: AT,
+  mission: mission(),
+  capabilities: ALL_CAPABILITIES,
+  pins: { tzdataVersion: '2025b' },
+  ...over,
 });
 const toggle = (enabled: boolean, over: Partial<SetTriggerEnabled> = {}): SetTriggerEnabled => ({
-  type: 'SetTriggerEnabled', tenant: 'acme', triggerId: 't-1', enabled, reason: 'ops', actor: 'ops', at: AT, mission: mission(), ...over,
+  type: 'SetTriggerEnabled',
+  tenant: 'acme',
+  triggerId: 't-1',
+  enabled,
+  reason: 'ops',
+  actor: 'ops',
+  at: AT,
+  mission: mission(),
+  ...over,
 });
-const remove = (over: Partial<DeleteTrigger> = {}): DeleteTrigger => ({ type: 'DeleteTrigger', tenant: 'acme', triggerId: 't-1', reason: 'gone', actor: 'ops', at: AT, ...over });
+const remove = (over: Partial<DeleteTrigger> = {}): DeleteTrigger => ({
+  type: 'DeleteTrigger',
+  tenant: 'acme',
+  triggerId: 't-1',
+  reason: 'gone',
+  actor: 'ops',
+  at: AT,
+  ...over,
+});
 
 /** The stored definition of `raw` with constraints inherited from `grants` unless given. */
-const stored = (raw: Record<string, unknown> = body(), constraints: Partial<TriggerDefinition['constraints']> = {}): TriggerDefinition => {
+const stored = (
+  raw: Record<string, unknown> = body(),
+  constraints: Partial<TriggerDefinition['constraints']> = {},
+): TriggerDefinition => {
   const result = validateTriggerDefinition(raw);
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   const { maxCausalDepth: _, ...inherited } = grants;
   return { ...result.value, constraints: { ...inherited, ...result.value.constraints, ...constraints } };
 };
-const revised = (revision: number, definition = stored(), dedupeEpoch = 1, extra: Partial<TriggerRevised['data']> = {}): TriggerRevised => ({
+const revised = (
+  revision: number,
+  definition = stored(),
+  dedupeEpoch = 1,
+  extra: Partial<TriggerRevised['data']> = {},
+): TriggerRevised => ({
   type: 'TriggerRevised',
-  data: { tenant: 'acme', triggerId: 't-1', revision, definition, dedupeEpoch, reason: 'wire up', actor: 'ops', at: AT, ...extra },
+  data: {
+    tenant: 'acme',
+    triggerId: 't-1',
+    revision,
+    definition,
+    dedupeEpoch,
+    reason: 'wire up',
+    actor: 'ops',
+    at: AT,
+    ...extra,
+  },
 });
-const deleted = (revision: number): TriggerDeleted => ({ type: 'TriggerDeleted', data: { tenant: 'acme', triggerId: 't-1', revision, reason: 'gone', actor: 'ops', at: AT } });
+const deleted = (revision: number): TriggerDeleted => ({
+  type: 'TriggerDeleted',
+  data: { tenant: 'acme', triggerId: 't-1', revision, reason: 'gone', actor: 'ops', at: AT },
+});
 
 describe('Trigger', () => {
   describe('TR-1 revisions hold the whole definition', () => {
     it('creates revision 1 with defaults filled and constraints inherited from the Mission', () =>
-      spec.given().when(revise({ expectedRevision: 0 })).then([revised(1)]));
+      spec
+        .given()
+        .when(revise({ expectedRevision: 0 }))
+        .then([revised(1)]));
     it('records explicit constraints as given and inherits the rest', () => {
       const raw = body({ constraints: { maxConcurrent: 1, resourceScopes: ['repo:acme/api'] } });
-      spec.given().when(revise({ definition: raw })).then([revised(1, stored(raw))]);
+      spec
+        .given()
+        .when(revise({ definition: raw }))
+        .then([revised(1, stored(raw))]);
     });
     it('pins the tz data of a schedule revision', () => {
-      const raw = { missionId: 'm-1', type: 'schedule', schedule: { engine: 'interval@1', expression: 'PT1H', timezone: 'UTC', start: '2026-01-01T00:00:00Z' } };
-      spec.given().when(revise({ definition: raw })).then([revised(1, stored(raw), 1, { pins: { tzdataVersion: '2025b' } })]);
+      const raw = {
+        missionId: 'm-1',
+        type: 'schedule',
+        schedule: { engine: 'interval@1', expression: 'PT1H', timezone: 'UTC', start: '2026-01-01T00:00:00Z' },
+      };
+      spec
+        .given()
+        .when(revise({ definition: raw }))
+        .then([revised(1, stored(raw), 1, { pins: { tzdataVersion: '2025b' } })]);
     });
-    it('returns [] for an unchanged definition (re-applying a file appends nothing)', () => spec.given([revised(1)]).when(revise()).then([]));
+    it('returns [] for an unchanged definition (re-applying a file appends nothing)', () =>
+      spec
+        .given([revised(1)])
+        .when(revise())
+        .then([]));
     it('TR-4 makes a new Mission binding a new revision', () => {
       const other = mission({ missionId: 'm-2' });
-      spec.given([revised(1)]).when(revise({ definition: body({ missionId: 'm-2' }), mission: other })).then([revised(2, stored(body({ missionId: 'm-2' })))]);
+      spec
+        .given([revised(1)])
+        .when(revise({ definition: body({ missionId: 'm-2' }), mission: other }))
+        .then([revised(2, stored(body({ missionId: 'm-2' })))]);
     });
     it('rejects invalid content with pointers', () =>
-      spec.given().when(revise({ definition: body({ type: 'schedule', source: undefined }) })).thenRejects('invalid_definition', { errors: [{ pointer: '/schedule', message: 'schedule is required' }] }));
+      spec
+        .given()
+        .when(revise({ definition: body({ type: 'schedule', source: undefined }) }))
+        .thenRejects('invalid_definition', { errors: [{ pointer: '/schedule', message: 'schedule is required' }] }));
   });
 
   describe('TR-3 optimistic concurrency', () => {
     it('rejects a create over an existing Trigger with the current revision', () =>
-      spec.given([revised(1)]).when(revise({ expectedRevision: 0, definition: body({ enabled: false }) })).thenRejects('revision_conflict', { currentRevision: 1 }));
+      spec
+        .given([revised(1)])
+        .when(revise({ expectedRevision: 0, definition: body({ enabled: false }) }))
+        .thenRejects('revision_conflict', { currentRevision: 1 }));
     it('rejects a stale writer with the current revision', () =>
-      spec.given([revised(1), revised(2, stored(body({ overlap: 'skip' })))]).when(revise({ expectedRevision: 1 })).thenRejects('revision_conflict', { currentRevision: 2 }));
-    it('accepts the matching revision', () => spec.given([revised(1)]).when(revise({ expectedRevision: 1, definition: body({ overlap: 'skip' }) })).then([revised(2, stored(body({ overlap: 'skip' })))]));
+      spec
+        .given([revised(1), revised(2, stored(body({ overlap: 'skip' })))])
+        .when(revise({ expectedRevision: 1 }))
+        .thenRejects('revision_conflict', { currentRevision: 2 }));
+    it('accepts the matching revision', () =>
+      spec
+        .given([revised(1)])
+        .when(revise({ expectedRevision: 1, definition: body({ overlap: 'skip' }) }))
+        .then([revised(2, stored(body({ overlap: 'skip' })))]));
   });
 
   describe('the bound Mission', () => {
     it('must exist', () =>
-      spec.given().when(revise({ mission: { status: 'absent' } })).thenRejects('mission_not_found', { errors: [{ pointer: '/missionId', message: 'mission "m-1" does not exist' }] }));
+      spec
+        .given()
+        .when(revise({ mission: { status: 'absent' } }))
+        .thenRejects('mission_not_found', {
+          errors: [{ pointer: '/missionId', message: 'mission "m-1" does not exist' }],
+        }));
     it('must not be terminal', () => {
-      spec.given().when(revise({ mission: mission({ state: 'cancelled' }) })).then('mission_terminal');
-      spec.given().when(revise({ mission: mission({ state: 'revoked' }) })).then('mission_terminal');
+      spec
+        .given()
+        .when(revise({ mission: mission({ state: 'cancelled' }) }))
+        .then('mission_terminal');
+      spec
+        .given()
+        .when(revise({ mission: mission({ state: 'revoked' }) }))
+        .then('mission_terminal');
     });
-    it('may be paused (admission blocks later)', () => spec.given().when(revise({ mission: mission({ state: 'paused' }) })).then([revised(1)]));
+    it('may be paused (admission blocks later)', () =>
+      spec
+        .given()
+        .when(revise({ mission: mission({ state: 'paused' }) }))
+        .then([revised(1)]));
     it('must be the Mission the definition names (a handler bug otherwise)', () =>
-      spec.given().when(revise({ mission: mission({ missionId: 'm-9' }) })).thenThrows(IllegalStateError));
+      spec
+        .given()
+        .when(revise({ mission: mission({ missionId: 'm-9' }) }))
+        .thenThrows(IllegalStateError));
   });
 
   describe('TR-2 authority widening', () => {
     const widening = (constraints: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-      const result = spec.given().when(revise({ definition: body({ constraints, ...extra }) })).result();
-      return isRejection(result) && result.code === 'authority_widening' ? result.errors?.map((e) => e.pointer) : result;
+      const result = spec
+        .given()
+        .when(revise({ definition: body({ constraints, ...extra }) }))
+        .result();
+      return isRejection(result) && result.code === 'authority_widening'
+        ? result.errors?.map((e) => e.pointer)
+        : result;
     };
     it.each([
       ['maxExecutionsPerHour', { maxExecutionsPerHour: 61 }],
       ['maxConcurrent', { maxConcurrent: 3 }],
       ['classification', { classification: 'confidential' }],
       ['acceptLowerTrust', { acceptLowerTrust: true }],
-    ])('rejects %s above the grant', (field, constraints) => expect(widening(constraints)).toEqual([`/constraints/${field}`]));
+    ])('rejects %s above the grant', (field, constraints) =>
+      expect(widening(constraints)).toEqual([`/constraints/${field}`]),
+    );
     it('names each resource scope outside the grants, including a wider glob', () =>
-      expect(widening({ resourceScopes: ['repo:acme/api', 'repo:evil/x', 'repo:*'] })).toEqual(['/constraints/resourceScopes/1', '/constraints/resourceScopes/2']));
-    it('rejects a causal depth envelope above the Mission (CA-3)', () => expect(widening({}, { causality: { maxDepth: 5 } })).toEqual(['/causality/maxDepth']));
+      expect(widening({ resourceScopes: ['repo:acme/api', 'repo:evil/x', 'repo:*'] })).toEqual([
+        '/constraints/resourceScopes/1',
+        '/constraints/resourceScopes/2',
+      ]));
+    it('rejects a causal depth envelope above the Mission (CA-3)', () =>
+      expect(widening({}, { causality: { maxDepth: 5 } })).toEqual(['/causality/maxDepth']));
     it('names every widened field at once', () =>
-      expect(widening({ maxConcurrent: 9, classification: 'restricted' })).toEqual(['/constraints/maxConcurrent', '/constraints/classification']));
+      expect(widening({ maxConcurrent: 9, classification: 'restricted' })).toEqual([
+        '/constraints/maxConcurrent',
+        '/constraints/classification',
+      ]));
     it('accepts constraints equal to or narrower than the grants', () => {
       const { maxCausalDepth: _, ...equal } = grants;
-      const raw = body({ constraints: { ...equal, maxConcurrent: 1, resourceScopes: ['repo:acme/api', 'repo:acme/*'] }, causality: { maxDepth: 4 } });
-      spec.given().when(revise({ definition: raw })).then([revised(1, stored(raw))]);
+      const raw = body({
+        constraints: { ...equal, maxConcurrent: 1, resourceScopes: ['repo:acme/api', 'repo:acme/*'] },
+        causality: { maxDepth: 4 },
+      });
+      spec
+        .given()
+        .when(revise({ definition: raw }))
+        .then([revised(1, stored(raw))]);
     });
   });
 
@@ -107,70 +250,153 @@ describe('Trigger', () => {
     it('names each unsupported capability with the entry that needs it', () =>
       spec
         .given()
-        .when(revise({ capabilities: [CAPABILITIES.manual], definition: body({ batch: { size: 5 }, coalesce: [{ match: { pointer: '/t', equals: 'x' }, mode: 'latest', windowMs: 10 }] }) }))
+        .when(
+          revise({
+            capabilities: [CAPABILITIES.manual],
+            definition: body({
+              batch: { size: 5 },
+              coalesce: [{ match: { pointer: '/t', equals: 'x' }, mode: 'latest', windowMs: 10 }],
+            }),
+          }),
+        )
         .thenRejects('capability_unsupported', {
           detail: 'unsupported capabilities: wf.external-event-initiation, wf.batching, wf.coalescing',
           errors: [
-            { pointer: '/type', message: 'needs capability wf.external-event-initiation, which this deployment does not claim' },
+            {
+              pointer: '/type',
+              message: 'needs capability wf.external-event-initiation, which this deployment does not claim',
+            },
             { pointer: '/batch', message: 'needs capability wf.batching, which this deployment does not claim' },
             { pointer: '/coalesce', message: 'needs capability wf.coalescing, which this deployment does not claim' },
           ],
         }));
     it('requires the capability of each type', () => {
-      for (const [type, extra] of [['schedule', { schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' } }], ['poll', { poll: { connector: 'http-json@1', url: 'https://x.test/i', everySeconds: 5, itemsPointer: '/items', idPointer: '/id' } }], ['manual', {}]] as const) {
+      for (const [type, extra] of [
+        ['schedule', { schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' } }],
+        [
+          'poll',
+          {
+            poll: {
+              connector: 'http-json@1',
+              url: 'https://x.test/i',
+              everySeconds: 5,
+              itemsPointer: '/items',
+              idPointer: '/id',
+            },
+          },
+        ],
+        ['manual', {}],
+      ] as const) {
         const claimed = ALL_CAPABILITIES.filter((c) => c !== CAPABILITIES[type]);
-        spec.given().when(revise({ capabilities: claimed, definition: { missionId: 'm-1', type, ...extra } })).then('capability_unsupported');
+        spec
+          .given()
+          .when(revise({ capabilities: claimed, definition: { missionId: 'm-1', type, ...extra } }))
+          .then('capability_unsupported');
       }
     });
   });
 
   describe('TR-5 dedupe epoch', () => {
     it('starts at 1 and is retained by default', () =>
-      spec.given([revised(1)]).when(revise({ definition: body({ overlap: 'skip' }) })).then([revised(2, stored(body({ overlap: 'skip' })), 1)]));
+      spec
+        .given([revised(1)])
+        .when(revise({ definition: body({ overlap: 'skip' }) }))
+        .then([revised(2, stored(body({ overlap: 'skip' })), 1)]));
     it('increments on a revision declaring reset', () => {
       const raw = body({ dedupe: { onRevision: 'reset' } });
-      spec.given([revised(1)]).when(revise({ definition: raw })).then([revised(2, stored(raw), 2)]);
+      spec
+        .given([revised(1)])
+        .when(revise({ definition: raw }))
+        .then([revised(2, stored(raw), 2)]);
     });
     it('is not reset again when the same reset definition is re-applied', () => {
       const raw = body({ dedupe: { onRevision: 'reset' } });
-      spec.given([revised(1), revised(2, stored(raw), 2)]).when(revise({ definition: raw })).then([]);
+      spec
+        .given([revised(1), revised(2, stored(raw), 2)])
+        .when(revise({ definition: raw }))
+        .then([]);
     });
   });
 
   describe('enable and disable are revisions', () => {
     it('disables with the same definition except enabled', () =>
-      spec.given([revised(1)]).when(toggle(false)).then([revised(2, { ...stored(), enabled: false }, 1, { reason: 'ops' })]));
-    it('returns [] when already in that state', () => spec.given([revised(1)]).when(toggle(true)).then([]));
+      spec
+        .given([revised(1)])
+        .when(toggle(false))
+        .then([revised(2, { ...stored(), enabled: false }, 1, { reason: 'ops' })]));
+    it('returns [] when already in that state', () =>
+      spec
+        .given([revised(1)])
+        .when(toggle(true))
+        .then([]));
     it('keeps the dedupe epoch and pins even under onRevision reset', () => {
-      const raw = { missionId: 'm-1', type: 'schedule', schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' }, dedupe: { onRevision: 'reset' } };
+      const raw = {
+        missionId: 'm-1',
+        type: 'schedule',
+        schedule: { engine: 'cron@1', expression: '* * * * *', timezone: 'UTC' },
+        dedupe: { onRevision: 'reset' },
+      };
       const pins = { tzdataVersion: '2024a' };
-      spec.given([revised(3, stored(raw), 2, { pins })]).when(toggle(false)).then([revised(4, { ...stored(raw), enabled: false }, 2, { pins, reason: 'ops' })]);
+      spec
+        .given([revised(3, stored(raw), 2, { pins })])
+        .when(toggle(false))
+        .then([revised(4, { ...stored(raw), enabled: false }, 2, { pins, reason: 'ops' })]);
     });
     it('refuses to enable under a terminal Mission, but always allows disabling', () => {
       const off = revised(2, { ...stored(), enabled: false });
-      spec.given([revised(1), off]).when(toggle(true, { mission: mission({ state: 'revoked' }) })).then('mission_terminal');
-      spec.given([revised(1)]).when(toggle(false, { mission: mission({ state: 'revoked' }) })).then([revised(2, { ...stored(), enabled: false }, 1, { reason: 'ops' })]);
+      spec
+        .given([revised(1), off])
+        .when(toggle(true, { mission: mission({ state: 'revoked' }) }))
+        .then('mission_terminal');
+      spec
+        .given([revised(1)])
+        .when(toggle(false, { mission: mission({ state: 'revoked' }) }))
+        .then([revised(2, { ...stored(), enabled: false }, 1, { reason: 'ops' })]);
     });
     it('refuses an unknown or deleted Trigger', () => {
       spec.given().when(toggle(false)).then('trigger_not_found');
-      spec.given([revised(1), deleted(2)]).when(toggle(false)).thenRejects('trigger_deleted', { currentRevision: 2 });
+      spec
+        .given([revised(1), deleted(2)])
+        .when(toggle(false))
+        .thenRejects('trigger_deleted', { currentRevision: 2 });
     });
-    it('honours expectedRevision', () => spec.given([revised(1), revised(2)]).when(toggle(false, { expectedRevision: 1 })).thenRejects('revision_conflict', { currentRevision: 2 }));
+    it('honours expectedRevision', () =>
+      spec
+        .given([revised(1), revised(2)])
+        .when(toggle(false, { expectedRevision: 1 }))
+        .thenRejects('revision_conflict', { currentRevision: 2 }));
   });
 
   describe('delete', () => {
     it('is a revision; deleting again returns []', () => {
-      spec.given([revised(1)]).when(remove()).then([deleted(2)]);
-      spec.given([revised(1), deleted(2)]).when(remove()).then([]);
+      spec
+        .given([revised(1)])
+        .when(remove())
+        .then([deleted(2)]);
+      spec
+        .given([revised(1), deleted(2)])
+        .when(remove())
+        .then([]);
     });
     it('refuses an unknown Trigger and a stale writer', () => {
       spec.given().when(remove()).then('trigger_not_found');
-      spec.given([revised(1), revised(2)]).when(remove({ expectedRevision: 1 })).thenRejects('revision_conflict', { currentRevision: 2 });
+      spec
+        .given([revised(1), revised(2)])
+        .when(remove({ expectedRevision: 1 }))
+        .thenRejects('revision_conflict', { currentRevision: 2 });
     });
     it('allows re-creation, continuing revisions and the dedupe epoch (no replay of old events)', () =>
-      spec.given([revised(1), deleted(2)]).when(revise({ expectedRevision: 0 })).then([revised(3)]));
+      spec
+        .given([revised(1), deleted(2)])
+        .when(revise({ expectedRevision: 0 }))
+        .then([revised(3)]));
     it('folds into a deleted state', () => {
-      expect(spec.given([revised(1)]).when(remove()).thenState()).toMatchObject({ status: 'defined', revision: 2, deleted: true });
+      expect(
+        spec
+          .given([revised(1)])
+          .when(remove())
+          .thenState(),
+      ).toMatchObject({ status: 'defined', revision: 2, deleted: true });
     });
   });
 });

@@ -27,7 +27,8 @@ export function decodeCursor(list: string, cursor: string, arity: number): strin
 }
 
 /** RFC 3339 UTC with milliseconds, as every time in the API is written. */
-export const isoSql = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+export const isoSql = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** Event times are kept to the millisecond so a cursor (written in ms) names a row exactly. */
 export const msSql = (param: string): string => `date_trunc('milliseconds', ${param}::timestamptz)`;

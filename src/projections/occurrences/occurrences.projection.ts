@@ -15,7 +15,12 @@ import { occurrencesMigrations } from './occurrences.migrations.js';
 
 export const OCCURRENCES_PROJECTION = 'occurrences';
 
-const HANDLES: readonly OccurrenceEvent['type'][] = ['OccurrenceObserved', 'OccurrenceAdmitted', 'OccurrenceBlocked', 'DeliveryConflictRecorded'];
+const HANDLES: readonly OccurrenceEvent['type'][] = [
+  'OccurrenceObserved',
+  'OccurrenceAdmitted',
+  'OccurrenceBlocked',
+  'DeliveryConflictRecorded',
+];
 
 const json = (value: unknown): string => JSON.stringify(value ?? null);
 
@@ -57,8 +62,20 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
         1,
       ),
       values: [
-        o.tenant, o.occurrenceId, o.triggerId, o.triggerRevision, o.missionId, o.kind, json(auth),
-        o.externalId, o.observedAt, o.scheduledAt, json(o.dedupeIdentity), json(o.causal), json(evidence), event.position,
+        o.tenant,
+        o.occurrenceId,
+        o.triggerId,
+        o.triggerRevision,
+        o.missionId,
+        o.kind,
+        json(auth),
+        o.externalId,
+        o.observedAt,
+        o.scheduledAt,
+        json(o.dedupeIdentity),
+        json(o.causal),
+        json(evidence),
+        event.position,
       ],
     },
   ];
@@ -146,8 +163,22 @@ type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<Occurr
 function decidedColumns(decision: Decision) {
   const d = decision.data as Partial<OccurrenceAdmitted['data'] & OccurrenceBlocked['data']>;
   return decision.type === 'OccurrenceAdmitted'
-    ? { status: 'admitted', reason: null, decision_evidence: null, execution_id: d.executionId, fired_at: d.firedAt, decided_at: d.decidedAt }
-    : { status: 'blocked', reason: d.reason, decision_evidence: d.evidence ?? null, execution_id: null, fired_at: null, decided_at: d.decidedAt };
+    ? {
+        status: 'admitted',
+        reason: null,
+        decision_evidence: null,
+        execution_id: d.executionId,
+        fired_at: d.firedAt,
+        decided_at: d.decidedAt,
+      }
+    : {
+        status: 'blocked',
+        reason: d.reason,
+        decision_evidence: d.evidence ?? null,
+        execution_id: null,
+        fired_at: null,
+        decided_at: d.decidedAt,
+      };
 }
 
 /**
@@ -156,7 +187,10 @@ function decidedColumns(decision: Decision) {
  * is written once, already decided, instead of inserted and then updated — under load most are
  * decided within the batch that observes them. The other decisions are left to the updates.
  */
-function pairDecisions(observed: RecordedEvent<OccurrenceObserved['data']>[], decisions: Decision[]): { decisionOf: Map<RecordedEvent, Decision>; unpaired: Decision[] } {
+function pairDecisions(
+  observed: RecordedEvent<OccurrenceObserved['data']>[],
+  decisions: Decision[],
+): { decisionOf: Map<RecordedEvent, Decision>; unpaired: Decision[] } {
   const firstSeen = new Map<string, RecordedEvent<OccurrenceObserved['data']>>();
   for (const o of observed) {
     const key = `${o.data.tenant}\u0000${o.data.occurrenceId}`;
@@ -169,7 +203,8 @@ function pairDecisions(observed: RecordedEvent<OccurrenceObserved['data']>[], de
   for (const decision of decisions) {
     const tenant = decision.metadata.tenant ?? null;
     const own = (byId.get(decision.data.occurrenceId) ?? []).filter((o) => tenant === null || o.data.tenant === tenant);
-    if (own.length === 1 && own[0]!.position < decision.position && !decisionOf.has(own[0]!)) decisionOf.set(own[0]!, decision);
+    if (own.length === 1 && own[0]!.position < decision.position && !decisionOf.has(own[0]!))
+      decisionOf.set(own[0]!, decision);
     else unpaired.push(decision);
   }
   return { decisionOf, unpaired };
@@ -185,17 +220,31 @@ function pairDecisions(observed: RecordedEvent<OccurrenceObserved['data']>[], de
 function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   const statements: SqlQuery[] = [];
   const observed = run.filter((e) => e.type === 'OccurrenceObserved') as RecordedEvent<OccurrenceObserved['data']>[];
-  const { decisionOf, unpaired } = pairDecisions(observed, run.filter((e) => e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked') as Decision[]);
+  const { decisionOf, unpaired } = pairDecisions(
+    observed,
+    run.filter((e) => e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked') as Decision[],
+  );
   if (observed.length > 0) {
     const rows = observed.map((event, ord) => {
       const { data: o, position } = event;
       const decision = decisionOf.get(event);
       return {
-        tenant: o.tenant, occurrence_id: o.occurrenceId, trigger_id: o.triggerId, trigger_revision: o.triggerRevision, mission_id: o.missionId, kind: o.kind,
-        auth: { state: o.auth.state, sourceId: o.auth.sourceId ?? null, keyId: o.auth.keyId ?? null }, external_id: o.externalId, observed_at: o.observedAt,
-        scheduled_at: o.scheduledAt, dedupe_identity: o.dedupeIdentity ?? null, causal: o.causal ?? null,
+        tenant: o.tenant,
+        occurrence_id: o.occurrenceId,
+        trigger_id: o.triggerId,
+        trigger_revision: o.triggerRevision,
+        mission_id: o.missionId,
+        kind: o.kind,
+        auth: { state: o.auth.state, sourceId: o.auth.sourceId ?? null, keyId: o.auth.keyId ?? null },
+        external_id: o.externalId,
+        observed_at: o.observedAt,
+        scheduled_at: o.scheduledAt,
+        dedupe_identity: o.dedupeIdentity ?? null,
+        causal: o.causal ?? null,
         evidence: { payloadDigest: o.payloadDigest, resourceRefs: o.resourceRefs, classification: o.classification },
-        ...(decision ? { ...decidedColumns(decision), last_position: decision.position } : { status: 'observed', last_position: position }),
+        ...(decision
+          ? { ...decidedColumns(decision), last_position: decision.position }
+          : { status: 'observed', last_position: position }),
         ord,
       };
     });
@@ -229,9 +278,18 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       values: [json(rows)],
     });
   }
-  const admittedEvents = unpaired.filter((e) => e.type === 'OccurrenceAdmitted') as RecordedEvent<OccurrenceAdmitted['data']>[];
+  const admittedEvents = unpaired.filter((e) => e.type === 'OccurrenceAdmitted') as RecordedEvent<
+    OccurrenceAdmitted['data']
+  >[];
   if (admittedEvents.length > 0) {
-    const rows = admittedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, execution_id: d.executionId, fired_at: d.firedAt, decided_at: d.decidedAt, last_position: position }));
+    const rows = admittedEvents.map(({ data: d, metadata, position }) => ({
+      occurrence_id: d.occurrenceId,
+      tenant: metadata.tenant ?? null,
+      execution_id: d.executionId,
+      fired_at: d.firedAt,
+      decided_at: d.decidedAt,
+      last_position: position,
+    }));
     statements.push({
       text: movingUndecided(
         `UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
@@ -242,9 +300,18 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       values: [json(rows)],
     });
   }
-  const blockedEvents = unpaired.filter((e) => e.type === 'OccurrenceBlocked') as RecordedEvent<OccurrenceBlocked['data']>[];
+  const blockedEvents = unpaired.filter((e) => e.type === 'OccurrenceBlocked') as RecordedEvent<
+    OccurrenceBlocked['data']
+  >[];
   if (blockedEvents.length > 0) {
-    const rows = blockedEvents.map(({ data: d, metadata, position }) => ({ occurrence_id: d.occurrenceId, tenant: metadata.tenant ?? null, reason: d.reason, evidence: d.evidence ?? null, decided_at: d.decidedAt, last_position: position }));
+    const rows = blockedEvents.map(({ data: d, metadata, position }) => ({
+      occurrence_id: d.occurrenceId,
+      tenant: metadata.tenant ?? null,
+      reason: d.reason,
+      evidence: d.evidence ?? null,
+      decided_at: d.decidedAt,
+      last_position: position,
+    }));
     statements.push({
       text: movingUndecided(
         `UPDATE rm_occurrences o SET status = 'blocked', reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position

@@ -95,14 +95,25 @@ function toView(row: OccurrenceRow): OccurrenceView {
   };
 }
 
-export async function getOccurrence(sql: SqlExecutor, tenant: string, occurrenceId: string): Promise<OccurrenceView | null> {
-  const { rows } = await sql.query<OccurrenceRow>(`${SELECT} WHERE tenant = $1 AND occurrence_id = $2`, [tenant, occurrenceId]);
+export async function getOccurrence(
+  sql: SqlExecutor,
+  tenant: string,
+  occurrenceId: string,
+): Promise<OccurrenceView | null> {
+  const { rows } = await sql.query<OccurrenceRow>(`${SELECT} WHERE tenant = $1 AND occurrence_id = $2`, [
+    tenant,
+    occurrenceId,
+  ]);
   const row = rows[0];
   return row ? toView(row) : null;
 }
 
 /** Newest first: by observedAt, then occurrenceId, both descending; throws InvalidCursor on a foreign cursor. */
-export async function listOccurrences(sql: SqlExecutor, tenant: string, filter: OccurrenceFilter): Promise<Page<OccurrenceView>> {
+export async function listOccurrences(
+  sql: SqlExecutor,
+  tenant: string,
+  filter: OccurrenceFilter,
+): Promise<Page<OccurrenceView>> {
   const where = ['tenant = $1'];
   const values: unknown[] = [tenant];
   const add = (condition: (n: number) => string, value: unknown) => {
@@ -125,6 +136,7 @@ export async function listOccurrences(sql: SqlExecutor, tenant: string, filter: 
   );
   const items = rows.slice(0, filter.limit).map(toView);
   const last = items[items.length - 1];
-  const nextCursor = rows.length > filter.limit && last ? encodeCursor(CURSOR_LIST, [last.observedAt, last.occurrenceId]) : null;
+  const nextCursor =
+    rows.length > filter.limit && last ? encodeCursor(CURSOR_LIST, [last.observedAt, last.occurrenceId]) : null;
   return { items, nextCursor };
 }

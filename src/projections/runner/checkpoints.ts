@@ -2,7 +2,11 @@ import type { SqlExecutor, SqlQuery } from '../sql-client.js';
 
 /** Subscription checkpoints, kept in PostgreSQL beside the read models they guard. */
 export async function loadCheckpoint(sql: SqlExecutor, name: string): Promise<number> {
-  const { rows } = await sql.query<{ position: string | number }>({ name: 'reveille_load_checkpoint', text: 'SELECT position FROM checkpoints WHERE name = $1', values: [name] });
+  const { rows } = await sql.query<{ position: string | number }>({
+    name: 'reveille_load_checkpoint',
+    text: 'SELECT position FROM checkpoints WHERE name = $1',
+    values: [name],
+  });
   return rows[0] ? Number(rows[0].position) : 0;
 }
 
@@ -15,7 +19,11 @@ const ADVANCE_SQL = `INSERT INTO checkpoints (name, position) VALUES ($1, $3)
  * subscription can never both commit the same batch (the loser's transaction rolls back).
  */
 export async function advanceCheckpoint(sql: SqlExecutor, name: string, from: number, to: number): Promise<boolean> {
-  const { rowCount } = await sql.query({ name: 'reveille_advance_checkpoint', text: ADVANCE_SQL, values: [name, from, to] });
+  const { rowCount } = await sql.query({
+    name: 'reveille_advance_checkpoint',
+    text: ADVANCE_SQL,
+    values: [name, from, to],
+  });
   return rowCount === 1;
 }
 
@@ -34,7 +42,8 @@ export function advanceCheckpointOrFail(name: string, from: number, to: number):
   };
 }
 
-export const isCheckpointMoved = (error: unknown): boolean => String((error as { message?: unknown } | null)?.message ?? '').includes(MOVED);
+export const isCheckpointMoved = (error: unknown): boolean =>
+  String((error as { message?: unknown } | null)?.message ?? '').includes(MOVED);
 
 export async function resetCheckpoint(sql: SqlExecutor, name: string): Promise<void> {
   await sql.query('DELETE FROM checkpoints WHERE name = $1', [name]);

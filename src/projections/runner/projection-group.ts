@@ -13,7 +13,9 @@ const pathKey = (path: readonly string[]) => JSON.stringify(path);
 export function foldedTogether(name: string, members: readonly Projection[]): Projection {
   const [first, ...rest] = members;
   // A payload path is left out of the shared read only if no member reads it.
-  const omitsData = (first?.omitsData ?? []).filter((path) => rest.every((m) => (m.omitsData ?? []).some((p) => pathKey(p) === pathKey(path))));
+  const omitsData = (first?.omitsData ?? []).filter((path) =>
+    rest.every((m) => (m.omitsData ?? []).some((p) => pathKey(p) === pathKey(path))),
+  );
   return {
     name,
     members,

@@ -23,7 +23,9 @@ function recording(name: string, handles: string[], seen: string[], options: Par
 describe('read models folded together (one transaction, one checkpoint)', () => {
   it('folds members in the order given, each with only the events it handles, batched where it can', async () => {
     const seen: string[] = [];
-    const a = recording('a', ['X', 'Y'], seen, { applyBatch: async (events) => void seen.push(`a.batch:${events.map((e) => e.position).join(',')}`) });
+    const a = recording('a', ['X', 'Y'], seen, {
+      applyBatch: async (events) => void seen.push(`a.batch:${events.map((e) => e.position).join(',')}`),
+    });
     const b = recording('b', ['Y', 'Z'], seen);
     const group = foldedTogether('ab', [a, b]);
     await group.applyBatch!([event('X', 1), event('Y', 2), event('Z', 3), event('W', 4)], tx);

@@ -1,5 +1,12 @@
 import type { AppendSignal } from './append-signal.js';
-import { advanceCheckpoint, advanceCheckpointOrFail, CheckpointConflict, isCheckpointMoved, loadCheckpoint, resetCheckpoint } from './checkpoints.js';
+import {
+  advanceCheckpoint,
+  advanceCheckpointOrFail,
+  CheckpointConflict,
+  isCheckpointMoved,
+  loadCheckpoint,
+  resetCheckpoint,
+} from './checkpoints.js';
 import { inline } from './statement-script.js';
 import type { EventStore, RecordedEvent } from '../../domain/ports/event-store.js';
 import type { SqlClient } from '../sql-client.js';
@@ -17,7 +24,14 @@ export class ProjectionRunner {
     private readonly sql: SqlClient,
     private readonly store: EventStore,
     readonly projection: Projection,
-    options: { signal?: AppendSignal; batchSize?: number; idlePollMs?: number; lingerMs?: number; lingerAfter?: number; onError?: (error: unknown) => void } = {},
+    options: {
+      signal?: AppendSignal;
+      batchSize?: number;
+      idlePollMs?: number;
+      lingerMs?: number;
+      lingerAfter?: number;
+      onError?: (error: unknown) => void;
+    } = {},
   ) {
     const handled = new Set(projection.handles);
     this.subscription = new Subscription({
@@ -47,7 +61,8 @@ export class ProjectionRunner {
 
   /** Nothing to fold: moving the checkpoint is one statement, no transaction needed. */
   private async skip(from: number, to: number): Promise<void> {
-    if (!(await advanceCheckpoint(this.sql.unflushed ?? this.sql, this.name, from, to))) throw new CheckpointConflict(this.name);
+    if (!(await advanceCheckpoint(this.sql.unflushed ?? this.sql, this.name, from, to)))
+      throw new CheckpointConflict(this.name);
   }
 
   /**

@@ -7,7 +7,9 @@ import type { Projection } from './projection.js';
  * A read model whose every event turns into a few SQL statements (`evolve`). A batch sends all its
  * events' statements, still in log order, in one round trip instead of one per statement.
  */
-export function statementProjection(definition: Omit<Projection, 'apply' | 'applyBatch'> & { evolve(event: RecordedEvent): SqlQuery[] }): Projection {
+export function statementProjection(
+  definition: Omit<Projection, 'apply' | 'applyBatch'> & { evolve(event: RecordedEvent): SqlQuery[] },
+): Projection {
   const { evolve, evolveBatch = (events: RecordedEvent[]) => events.flatMap(evolve) } = definition;
   return {
     ...definition,

@@ -82,7 +82,11 @@ export class Subscription {
     if (types && store.readAllOf) return store.readAllOf(types, { ...options, omitData: this.options.omitData });
     const events = await store.readAll(options);
     const wanted = types ? new Set(types) : null;
-    return { events: wanted ? events.filter((e) => wanted.has(e.type)) : events, scanned: events.length, last: events[events.length - 1]?.position ?? null };
+    return {
+      events: wanted ? events.filter((e) => wanted.has(e.type)) : events,
+      scanned: events.length,
+      last: events[events.length - 1]?.position ?? null,
+    };
   }
 
   /** Forget the remembered checkpoint (after resetting it from outside). */
@@ -106,8 +110,10 @@ export class Subscription {
         onBatch?.(total);
         continue;
       }
-      if (target === 0 || (await this.options.store.isAtOrBefore(target, await this.options.checkpoint()))) return total;
-      if (Date.now() > deadline) throw new Error(`${this.options.name}: catch-up stalled behind an open transaction for ${timeoutMs} ms`);
+      if (target === 0 || (await this.options.store.isAtOrBefore(target, await this.options.checkpoint())))
+        return total;
+      if (Date.now() > deadline)
+        throw new Error(`${this.options.name}: catch-up stalled behind an open transaction for ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
@@ -133,7 +139,12 @@ export class Subscription {
         this.lastError = null;
         backoff = idle;
         if (handled === 0) await this.pause(idle);
-        else if (handled < (this.options.batchSize ?? 500) && handled >= (this.options.lingerAfter ?? 1) && this.options.lingerMs) await sleep(this.options.lingerMs);
+        else if (
+          handled < (this.options.batchSize ?? 500) &&
+          handled >= (this.options.lingerAfter ?? 1) &&
+          this.options.lingerMs
+        )
+          await sleep(this.options.lingerMs);
       } catch (error) {
         this.lastError = error;
         this.options.onError?.(error);
@@ -144,6 +155,8 @@ export class Subscription {
   }
 
   private pause(ms: number): Promise<void> {
-    return this.options.signal ? this.options.signal.wait(ms) : new Promise((resolve) => setTimeout(resolve, ms).unref());
+    return this.options.signal
+      ? this.options.signal.wait(ms)
+      : new Promise((resolve) => setTimeout(resolve, ms).unref());
   }
 }

@@ -5,7 +5,11 @@ import { scheduleViews } from './schedules.queries.js';
 
 /** What an operator can do about a held catch-up range (api.md operator recovery actions). */
 export const heldRecovery = (triggerId: string) =>
-  (['release', 'dismiss'] as const).map((action) => ({ action, method: 'POST', href: `/v1/operator/triggers/${encodeURIComponent(triggerId)}/schedule/${action}` }));
+  (['release', 'dismiss'] as const).map((action) => ({
+    action,
+    method: 'POST',
+    href: `/v1/operator/triggers/${encodeURIComponent(triggerId)}/schedule/${action}`,
+  }));
 
 /**
  * OP-1 for schedule Triggers: `nextFireAt` from the due index, `tzdataDrift` when the running tz data
@@ -20,7 +24,11 @@ export async function withScheduleHealth(
   runningTzdata: string | null,
 ): Promise<Map<string, Omit<ScheduleHealth, 'engine' | 'tzdataVersion'>>> {
   const schedules = rows.filter((row) => row.type === 'schedule');
-  const views = await scheduleViews(sql, tenant, schedules.map((row) => row.triggerId));
+  const views = await scheduleViews(
+    sql,
+    tenant,
+    schedules.map((row) => row.triggerId),
+  );
   const details = new Map<string, Omit<ScheduleHealth, 'engine' | 'tzdataVersion'>>();
   for (const row of schedules) {
     row.tzdataDrift = compareTzdata(pinned.get(row.triggerId) ?? null, runningTzdata).drift;

@@ -1,7 +1,13 @@
 import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { parseRfc3339 } from '../../domain/schedule/rfc3339.js';
 import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
-import type { InstantRange, MissedOccurrencesSkipped, ScheduleMaterialized, ScheduleSnapshot, SkipCause } from '../../domain/schedule/schedule-events.js';
+import type {
+  InstantRange,
+  MissedOccurrencesSkipped,
+  ScheduleMaterialized,
+  ScheduleSnapshot,
+  SkipCause,
+} from '../../domain/schedule/schedule-events.js';
 import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
 
 /** Skipped ranges kept per schedule for the operator view; the stream keeps them all. */
@@ -29,7 +35,10 @@ export interface ScheduleSide {
 export type IndexedEvent = { position: number; revision: number } & (
   | Pick<ScheduleMaterialized, 'type' | 'data'>
   | Pick<MissedOccurrencesSkipped, 'type' | 'data'>
-  | { type: 'OccurrenceObserved'; data: Pick<ObservedOccurrence, 'tenant' | 'triggerId' | 'kind' | 'scheduledAt' | 'dedupeIdentity'> }
+  | {
+      type: 'OccurrenceObserved';
+      data: Pick<ObservedOccurrence, 'tenant' | 'triggerId' | 'kind' | 'scheduledAt' | 'dedupeIdentity'>;
+    }
   | { type: 'CatchUpHeld' | 'CatchUpReleased'; data: { tenant: string; triggerId: string } }
 );
 
@@ -40,13 +49,24 @@ const ms = (iso: string): number => parseRfc3339(iso) ?? Number.NaN;
  * schedule events by stream revision; a schedule Occurrence advances the boundary when it is the
  * current epoch's and beyond it — the record of a routine fire, which appends no schedule event.
  */
-export function foldScheduleSide(side: ScheduleSide, schedule: NormalizedScheduleDefinition | null, event: IndexedEvent): ScheduleSide {
+export function foldScheduleSide(
+  side: ScheduleSide,
+  schedule: NormalizedScheduleDefinition | null,
+  event: IndexedEvent,
+): ScheduleSide {
   switch (event.type) {
     case 'ScheduleMaterialized': {
       if (event.revision <= side.scheduleRevision) return side;
       const { epoch, activation, boundary, nextDueAt, held, missedRun, lastFiredAt, tzdataVersion } = event.data;
       const state = { epoch, activation, boundary, nextDueAt, held, missedRun, lastFiredAt, tzdataVersion };
-      return { ...side, scheduleRevision: event.revision, state, statePosition: event.position, routineInstants: 0, lastPosition: event.position };
+      return {
+        ...side,
+        scheduleRevision: event.revision,
+        state,
+        statePosition: event.position,
+        routineInstants: 0,
+        lastPosition: event.position,
+      };
     }
     case 'MissedOccurrencesSkipped': {
       if (event.revision <= side.scheduleRevision) return side;
@@ -59,9 +79,21 @@ export function foldScheduleSide(side: ScheduleSide, schedule: NormalizedSchedul
       const state = side.state;
       if (kind !== 'schedule' || scheduledAt === null || state === null || schedule === null) return side;
       if (dedupeIdentity.epoch !== state.epoch || !(ms(scheduledAt) > ms(state.boundary))) return side;
-      const lastFiredAt = state.lastFiredAt !== null && ms(state.lastFiredAt) > ms(scheduledAt) ? state.lastFiredAt : scheduledAt;
-      const next = { ...state, boundary: scheduledAt, lastFiredAt, nextDueAt: firstInstantAfter(schedule, scheduledAt) };
-      return { ...side, state: next, statePosition: event.position, routineInstants: side.routineInstants + 1, lastPosition: event.position };
+      const lastFiredAt =
+        state.lastFiredAt !== null && ms(state.lastFiredAt) > ms(scheduledAt) ? state.lastFiredAt : scheduledAt;
+      const next = {
+        ...state,
+        boundary: scheduledAt,
+        lastFiredAt,
+        nextDueAt: firstInstantAfter(schedule, scheduledAt),
+      };
+      return {
+        ...side,
+        state: next,
+        statePosition: event.position,
+        routineInstants: side.routineInstants + 1,
+        lastPosition: event.position,
+      };
     }
     default:
       // CatchUpHeld/CatchUpReleased: their effect arrives with the ScheduleMaterialized that closes the decision

@@ -12,7 +12,13 @@ import { foldIntoIndex } from './schedules.state.js';
 
 export const SCHEDULES_PROJECTION = 'schedules';
 
-const HANDLES = ['TriggerRevised', 'TriggerDeleted', 'ScheduleMaterialized', 'MissedOccurrencesSkipped', 'OccurrenceObserved'] as const;
+const HANDLES = [
+  'TriggerRevised',
+  'TriggerDeleted',
+  'ScheduleMaterialized',
+  'MissedOccurrencesSkipped',
+  'OccurrenceObserved',
+] as const;
 
 interface TriggerSide {
   type: string | null;
@@ -45,11 +51,15 @@ async function revised(event: RecordedEvent<TriggerRevised['data']>, tx: SqlExec
         schedule: row.type === 'schedule' ? (row.definition?.schedule ?? null) : null,
         enabled: row.enabled,
         deleted: row.deleted,
-        activation: row.epoch !== null && row.activation !== null && row.activated_at !== null ? { epoch: row.epoch, activation: row.activation, activatedAt: row.activated_at } : null,
+        activation:
+          row.epoch !== null && row.activation !== null && row.activated_at !== null
+            ? { epoch: row.epoch, activation: row.activation, activatedAt: row.activated_at }
+            : null,
       }
     : null;
   const activation = nextActivation(basis, d);
-  const definition = schedule === null ? null : JSON.stringify({ schedule, classification: d.definition.constraints.classification });
+  const definition =
+    schedule === null ? null : JSON.stringify({ schedule, classification: d.definition.constraints.classification });
   await tx.query(
     `INSERT INTO rm_schedules AS r (tenant, trigger_id, type, trigger_revision, mission_id, enabled, deleted, definition, tzdata_pinned, epoch, activation, activated_at, last_position)
      VALUES ($1, $2, $3, $4, $5, $6, false, $7::jsonb, $8, $9, $10, $11::timestamptz, $12)
@@ -58,20 +68,35 @@ async function revised(event: RecordedEvent<TriggerRevised['data']>, tx: SqlExec
        activation = EXCLUDED.activation, activated_at = EXCLUDED.activated_at, last_position = EXCLUDED.last_position
      WHERE r.trigger_revision < EXCLUDED.trigger_revision`,
     [
-      d.tenant, d.triggerId, d.definition.type, d.revision, d.definition.missionId, d.definition.enabled, definition, d.pins?.tzdataVersion ?? null,
-      activation?.epoch ?? null, activation?.activation ?? null, activation?.activatedAt ?? null, event.position,
+      d.tenant,
+      d.triggerId,
+      d.definition.type,
+      d.revision,
+      d.definition.missionId,
+      d.definition.enabled,
+      definition,
+      d.pins?.tzdataVersion ?? null,
+      activation?.epoch ?? null,
+      activation?.activation ?? null,
+      activation?.activatedAt ?? null,
+      event.position,
     ],
   );
 }
 
 async function deleted(event: RecordedEvent<TriggerDeleted['data']>, tx: SqlExecutor): Promise<void> {
   const d = event.data;
-  await tx.query('UPDATE rm_schedules SET deleted = true, trigger_revision = $3, last_position = $4 WHERE tenant = $1 AND trigger_id = $2 AND trigger_revision < $3', [d.tenant, d.triggerId, d.revision, event.position]);
+  await tx.query(
+    'UPDATE rm_schedules SET deleted = true, trigger_revision = $3, last_position = $4 WHERE tenant = $1 AND trigger_id = $2 AND trigger_revision < $3',
+    [d.tenant, d.triggerId, d.revision, event.position],
+  );
 }
 
 /** Schedule events and schedule Occurrences: the schedule side, folded in log order (see schedule-index). */
 const isIndexed = (event: RecordedEvent): boolean =>
-  event.type === 'ScheduleMaterialized' || event.type === 'MissedOccurrencesSkipped' || (event.type === 'OccurrenceObserved' && (event.data as { kind?: string }).kind === 'schedule');
+  event.type === 'ScheduleMaterialized' ||
+  event.type === 'MissedOccurrencesSkipped' ||
+  (event.type === 'OccurrenceObserved' && (event.data as { kind?: string }).kind === 'schedule');
 
 /** The due index and the schedule part of the operator view (OP-1). */
 export const schedulesProjection: Projection = {

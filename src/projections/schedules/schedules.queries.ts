@@ -1,7 +1,12 @@
 import type { SqlExecutor } from '../sql-client.js';
 import type { ScheduleTrigger } from '../../domain/schedule/materialization.js';
 import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
-import type { InstantRange, ScheduleSnapshot, ScheduleState, SkipCause } from '../../domain/schedule/schedule-events.js';
+import type {
+  InstantRange,
+  ScheduleSnapshot,
+  ScheduleState,
+  SkipCause,
+} from '../../domain/schedule/schedule-events.js';
 import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { occurrenceStream } from '../../domain/shared/ids.js';
@@ -57,9 +62,22 @@ const COLUMNS = `tenant, trigger_id, trigger_revision, mission_id, enabled, dele
 
 function toRow(r: RawRow): ScheduleRow {
   return {
-    tenant: r.tenant, triggerId: r.trigger_id, triggerRevision: r.trigger_revision, missionId: r.mission_id, enabled: r.enabled, deleted: r.deleted,
-    schedule: r.definition.schedule, classification: r.definition.classification, tzdataPinned: r.tzdata_pinned, epoch: r.epoch,
-    activation: r.activation, activatedAt: r.activated_at, scheduleRevision: r.schedule_revision, state: r.state, side: sideOf(r), dueAt: r.due_at,
+    tenant: r.tenant,
+    triggerId: r.trigger_id,
+    triggerRevision: r.trigger_revision,
+    missionId: r.mission_id,
+    enabled: r.enabled,
+    deleted: r.deleted,
+    schedule: r.definition.schedule,
+    classification: r.definition.classification,
+    tzdataPinned: r.tzdata_pinned,
+    epoch: r.epoch,
+    activation: r.activation,
+    activatedAt: r.activated_at,
+    scheduleRevision: r.schedule_revision,
+    state: r.state,
+    side: sideOf(r),
+    dueAt: r.due_at,
   };
 }
 
@@ -88,7 +106,12 @@ export async function dueKeys(sql: SqlExecutor, now: string, limit: number): Pro
  * the streams decide). Correctness never depends on the lock. Whatever clock the caller read `now`
  * from, a row is never claimed before the database's own clock reaches its due time (SC-4, SC-6).
  */
-export async function claimDue(tx: SqlExecutor, keys: readonly ScheduleKey[], now: string, claim: 'skip_locked' | 'none'): Promise<ScheduleRow[]> {
+export async function claimDue(
+  tx: SqlExecutor,
+  keys: readonly ScheduleKey[],
+  now: string,
+  claim: 'skip_locked' | 'none',
+): Promise<ScheduleRow[]> {
   const lock = claim === 'skip_locked' ? 'FOR UPDATE SKIP LOCKED' : '';
   const { rows } = await tx.query<RawRow>({
     name: `reveille_claim_due_schedules_${claim}`,
@@ -111,16 +134,33 @@ export interface ClaimedTokens extends ScheduleKey {
 }
 
 /** `claimDue`, returning only the rows' tokens (the pass has their decisions staged). */
-export async function claimDueTokens(tx: SqlExecutor, keys: readonly ScheduleKey[], now: string, claim: 'skip_locked' | 'none'): Promise<ClaimedTokens[]> {
+export async function claimDueTokens(
+  tx: SqlExecutor,
+  keys: readonly ScheduleKey[],
+  now: string,
+  claim: 'skip_locked' | 'none',
+): Promise<ClaimedTokens[]> {
   const lock = claim === 'skip_locked' ? 'FOR UPDATE SKIP LOCKED' : '';
-  const { rows } = await tx.query<{ tenant: string; trigger_id: string; trigger_revision: number; schedule_revision: number; state_position: string | number }>({
+  const { rows } = await tx.query<{
+    tenant: string;
+    trigger_id: string;
+    trigger_revision: number;
+    schedule_revision: number;
+    state_position: string | number;
+  }>({
     name: `reveille_claim_due_schedule_tokens_${claim}`,
     text: `SELECT tenant, trigger_id, trigger_revision, schedule_revision, state_position FROM rm_schedules
             WHERE (tenant, trigger_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND ${DUE_BY}
             ORDER BY tenant, trigger_id ${lock}`,
     values: [keys.map((k) => k.tenant), keys.map((k) => k.triggerId), now],
   });
-  return rows.map((r) => ({ tenant: r.tenant, triggerId: r.trigger_id, triggerRevision: r.trigger_revision, scheduleRevision: r.schedule_revision, statePosition: Number(r.state_position) }));
+  return rows.map((r) => ({
+    tenant: r.tenant,
+    triggerId: r.trigger_id,
+    triggerRevision: r.trigger_revision,
+    scheduleRevision: r.schedule_revision,
+    statePosition: Number(r.state_position),
+  }));
 }
 
 /** The rows that will be due at exactly `instant` (not yet claimed: the pass at the instant claims them). */
@@ -134,13 +174,18 @@ export async function rowsDueAt(sql: SqlExecutor, instant: string, limit: number
 }
 
 export async function scheduleRow(sql: SqlExecutor, tenant: string, triggerId: string): Promise<ScheduleRow | null> {
-  const { rows } = await sql.query<RawRow>(`SELECT ${COLUMNS} FROM rm_schedules WHERE tenant = $1 AND trigger_id = $2 AND type = 'schedule'`, [tenant, triggerId]);
+  const { rows } = await sql.query<RawRow>(
+    `SELECT ${COLUMNS} FROM rm_schedules WHERE tenant = $1 AND trigger_id = $2 AND type = 'schedule'`,
+    [tenant, triggerId],
+  );
   return rows[0] ? toRow(rows[0]) : null;
 }
 
 /** The earliest due time of any schedule (null: nothing scheduled); the loop sleeps until then. */
 export async function earliestDue(sql: SqlExecutor): Promise<string | null> {
-  const { rows } = await sql.query<{ due: string | null }>(`SELECT ${isoSql('min(due_at)')} AS due FROM rm_schedules WHERE due_at IS NOT NULL`);
+  const { rows } = await sql.query<{ due: string | null }>(
+    `SELECT ${isoSql('min(due_at)')} AS due FROM rm_schedules WHERE due_at IS NOT NULL`,
+  );
   return rows[0]?.due ?? null;
 }
 
@@ -159,9 +204,10 @@ export async function nextDueAfter(sql: SqlExecutor, after: string): Promise<str
  * data changed): point the index at the recomputed instant so the loop does not spin on it.
  */
 export async function repointDue(tx: SqlExecutor, row: ScheduleRow, nextDueAt: string | null): Promise<void> {
-  await tx.query('UPDATE rm_schedules SET state_next_due_at = $4::timestamptz WHERE tenant = $1 AND trigger_id = $2 AND schedule_revision = $3 AND state_position = $5', [
-    row.tenant, row.triggerId, row.scheduleRevision, nextDueAt, row.side.statePosition,
-  ]);
+  await tx.query(
+    'UPDATE rm_schedules SET state_next_due_at = $4::timestamptz WHERE tenant = $1 AND trigger_id = $2 AND schedule_revision = $3 AND state_position = $5',
+    [row.tenant, row.triggerId, row.scheduleRevision, nextDueAt, row.side.statePosition],
+  );
 }
 
 /**
@@ -179,7 +225,17 @@ export async function unrecordedFire(tx: SqlExecutor, row: ScheduleRow): Promise
 }
 
 export function triggerFacts(row: ScheduleRow): ScheduleTrigger {
-  const { tenant, triggerId, triggerRevision: revision, epoch, activation, activatedAt, enabled, deleted, schedule } = row;
+  const {
+    tenant,
+    triggerId,
+    triggerRevision: revision,
+    epoch,
+    activation,
+    activatedAt,
+    enabled,
+    deleted,
+    schedule,
+  } = row;
   return { tenant, triggerId, revision, epoch, activation, activatedAt, enabled, deleted, schedule };
 }
 
@@ -212,7 +268,11 @@ interface ViewRow {
 }
 
 /** Schedule views of the given Triggers of a tenant (missing: not a schedule, or not folded yet). */
-export async function scheduleViews(sql: SqlExecutor, tenant: string, triggerIds: readonly string[]): Promise<Map<string, ScheduleView>> {
+export async function scheduleViews(
+  sql: SqlExecutor,
+  tenant: string,
+  triggerIds: readonly string[],
+): Promise<Map<string, ScheduleView>> {
   if (triggerIds.length === 0) return new Map();
   const { rows } = await sql.query<ViewRow>(
     `SELECT trigger_id, definition, tzdata_pinned, epoch, state, skipped, ${isoSql('due_at')} AS due_at,
@@ -231,7 +291,10 @@ export async function scheduleViews(sql: SqlExecutor, tenant: string, triggerIds
         skipped: r.skipped,
         held: current ? r.state!.held : [],
         // a pending activation is due at once (to be recorded); its first fire follows the activation boundary
-        nextFireAt: r.pending_boundary !== null && r.definition ? firstInstantAfter(r.definition.schedule, r.pending_boundary) : r.due_at,
+        nextFireAt:
+          r.pending_boundary !== null && r.definition
+            ? firstInstantAfter(r.definition.schedule, r.pending_boundary)
+            : r.due_at,
       };
       return [r.trigger_id, view];
     }),

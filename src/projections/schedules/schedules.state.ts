@@ -36,8 +36,12 @@ interface SideRow {
 
 export function sideOf(row: Omit<SideRow, 'tenant' | 'trigger_id' | 'definition'>): ScheduleSide {
   return {
-    scheduleRevision: row.schedule_revision, state: row.state, statePosition: Number(row.state_position), routineInstants: row.routine_instants,
-    skipped: row.skipped, lastPosition: Number(row.last_position),
+    scheduleRevision: row.schedule_revision,
+    state: row.state,
+    statePosition: Number(row.state_position),
+    routineInstants: row.routine_instants,
+    skipped: row.skipped,
+    lastPosition: Number(row.last_position),
   };
 }
 
@@ -62,17 +66,36 @@ export async function readSides(
             CASE WHEN (r.tenant, r.trigger_id) IN (SELECT * FROM unnest($4::text[], $5::text[])) THEN definition END AS definition
        FROM rm_schedules r JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS k(tenant, trigger_id, before) ON r.tenant = k.tenant AND r.trigger_id = k.trigger_id
       WHERE r.state_position < k.before`,
-    [keys.map((k) => k.tenant), keys.map((k) => k.triggerId), keys.map((k) => before?.(k) ?? Number.MAX_SAFE_INTEGER), wanted.map((k) => k.tenant), wanted.map((k) => k.triggerId)],
+    [
+      keys.map((k) => k.tenant),
+      keys.map((k) => k.triggerId),
+      keys.map((k) => before?.(k) ?? Number.MAX_SAFE_INTEGER),
+      wanted.map((k) => k.tenant),
+      wanted.map((k) => k.triggerId),
+    ],
   );
-  return new Map(rows.map((r) => [keyOf({ tenant: r.tenant, triggerId: r.trigger_id }), { key: { tenant: r.tenant, triggerId: r.trigger_id }, side: sideOf(r), schedule: r.definition?.schedule ?? null }]));
+  return new Map(
+    rows.map((r) => [
+      keyOf({ tenant: r.tenant, triggerId: r.trigger_id }),
+      { key: { tenant: r.tenant, triggerId: r.trigger_id }, side: sideOf(r), schedule: r.definition?.schedule ?? null },
+    ]),
+  );
 }
 
 /** The row `writeSides` sends for one write (JSON-serializable). */
 export function sideRow({ key, expected, side }: SideWrite): Record<string, unknown> {
   return {
-    tenant: key.tenant, trigger_id: key.triggerId, expected_position: expected.statePosition, expected_revision: expected.scheduleRevision,
-    schedule_revision: side.scheduleRevision, state: side.state, state_activation: side.state?.activation ?? null, state_next_due_at: side.state?.nextDueAt ?? null,
-    state_position: side.statePosition, routine_instants: side.routineInstants, last_position: side.lastPosition,
+    tenant: key.tenant,
+    trigger_id: key.triggerId,
+    expected_position: expected.statePosition,
+    expected_revision: expected.scheduleRevision,
+    schedule_revision: side.scheduleRevision,
+    state: side.state,
+    state_activation: side.state?.activation ?? null,
+    state_next_due_at: side.state?.nextDueAt ?? null,
+    state_position: side.statePosition,
+    routine_instants: side.routineInstants,
+    last_position: side.lastPosition,
     // unchanged (the usual case): not sent, kept as it is
     skipped: side.skipped === expected.skipped ? null : side.skipped,
   };
@@ -80,7 +103,10 @@ export function sideRow({ key, expected, side }: SideWrite): Record<string, unkn
 
 /** Writes every side in one statement; returns how many rows still held their expected tokens. */
 export async function writeSides(tx: SqlExecutor, writes: readonly SideWrite[]): Promise<number> {
-  return writeSideRows(tx, writes.map((w) => JSON.stringify(sideRow(w))));
+  return writeSideRows(
+    tx,
+    writes.map((w) => JSON.stringify(sideRow(w))),
+  );
 }
 
 /** `writeSides` for rows already serialized (each the JSON of a `sideRow`). */
@@ -101,7 +127,10 @@ export async function writeSideRows(tx: SqlExecutor, rows: readonly string[]): P
 }
 
 /** The Trigger an index event belongs to. */
-export const eventKey = (event: IndexedEvent): SideKey => ({ tenant: event.data.tenant, triggerId: event.data.triggerId });
+export const eventKey = (event: IndexedEvent): SideKey => ({
+  tenant: event.data.tenant,
+  triggerId: event.data.triggerId,
+});
 
 /**
  * Folds events (in log order) into their rows with one read and one write, optimistically: the
@@ -114,7 +143,8 @@ export async function foldIntoIndex(tx: SqlExecutor, events: readonly IndexedEve
   // A schedule Occurrence at or before the row's boundary is already folded (the usual case: the
   // materializer wrote it through), so only rows with a later one need their definition.
   const latestFire = new Map<string, string>();
-  for (const e of events) if (e.type === 'OccurrenceObserved' && e.data.scheduledAt) latestFire.set(keyOf(eventKey(e)), e.data.scheduledAt);
+  for (const e of events)
+    if (e.type === 'OccurrenceObserved' && e.data.scheduledAt) latestFire.set(keyOf(eventKey(e)), e.data.scheduledAt);
   // A row's decisions commit one after another (each compares-and-sets the last), so a row whose
   // side is at or past an event's position already holds it: those rows are not even read.
   const newest = new Map<string, number>();
@@ -129,17 +159,32 @@ export async function foldIntoIndex(tx: SqlExecutor, events: readonly IndexedEve
       return fire !== undefined && (boundary === undefined || Date.parse(fire) > Date.parse(boundary));
     };
     const refetch = [...pending.values()].filter((key) => bare.has(keyOf(key)) && needs(key));
-    const sides = refetch.length === 0 ? bare : new Map([...bare, ...(await readSides(tx, refetch, () => true, before))]);
+    const sides =
+      refetch.length === 0 ? bare : new Map([...bare, ...(await readSides(tx, refetch, () => true, before))]);
     const folded = new Map<string, ScheduleSide>();
     for (const event of events) {
       const key = keyOf(eventKey(event));
       const found = pending.has(key) ? sides.get(key) : undefined;
       if (found) folded.set(key, foldScheduleSide(folded.get(key) ?? found.side, found.schedule, event));
     }
-    const writes = [...folded.entries()].filter(([key, side]) => side !== sides.get(key)!.side).map(([key, side]) => ({ key: sides.get(key)!.key, expected: sides.get(key)!.side, side }));
+    const writes = [...folded.entries()]
+      .filter(([key, side]) => side !== sides.get(key)!.side)
+      .map(([key, side]) => ({ key: sides.get(key)!.key, expected: sides.get(key)!.side, side }));
     if ((await writeSides(tx, writes)) === writes.length) return;
-    const written = await readSides(tx, writes.map((w) => w.key), () => false);
+    const written = await readSides(
+      tx,
+      writes.map((w) => w.key),
+      () => false,
+    );
     // rows now holding what this fold wrote are done; the others moved under it and are folded again
-    pending = new Map(writes.filter((w) => written.get(keyOf(w.key))?.side.statePosition !== w.side.statePosition || written.get(keyOf(w.key))?.side.scheduleRevision !== w.side.scheduleRevision).map((w) => [keyOf(w.key), w.key]));
+    pending = new Map(
+      writes
+        .filter(
+          (w) =>
+            written.get(keyOf(w.key))?.side.statePosition !== w.side.statePosition ||
+            written.get(keyOf(w.key))?.side.scheduleRevision !== w.side.scheduleRevision,
+        )
+        .map((w) => [keyOf(w.key), w.key]),
+    );
   }
 }

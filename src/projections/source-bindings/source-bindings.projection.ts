@@ -32,7 +32,13 @@ function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
              VALUES ($1, $2, $3, $4::jsonb, false, $5)
              ON CONFLICT (tenant, trigger_id) DO UPDATE SET source_id = EXCLUDED.source_id, event_types = EXCLUDED.event_types, deleted = false, revision = EXCLUDED.revision
              WHERE b.revision < EXCLUDED.revision`,
-      values: [tenant, triggerId, definition.source.sourceId, definition.source.eventTypes ? JSON.stringify(definition.source.eventTypes) : null, revision],
+      values: [
+        tenant,
+        triggerId,
+        definition.source.sourceId,
+        definition.source.eventTypes ? JSON.stringify(definition.source.eventTypes) : null,
+        revision,
+      ],
     },
   ];
 }

@@ -5,7 +5,12 @@ import type { SqlExecutor } from '../sql-client.js';
  * `eventType`; an empty or absent list means every type. A delivery without an event type (null)
  * matches only those unfiltered Triggers. Enabled or not: admission records the block.
  */
-export async function boundTriggerIds(sql: SqlExecutor, tenant: string, sourceId: string, eventType: string | null): Promise<string[]> {
+export async function boundTriggerIds(
+  sql: SqlExecutor,
+  tenant: string,
+  sourceId: string,
+  eventType: string | null,
+): Promise<string[]> {
   const result = await sql.query<{ trigger_id: string }>({
     name: 'reveille_bound_triggers',
     text: `SELECT trigger_id FROM rm_source_bindings

@@ -16,16 +16,31 @@ export class OccurrenceLedger {
   private constructor(private readonly rows: Map<string, LedgerRow[]>) {}
 
   static async load(tx: SqlExecutor, events: readonly RecordedEvent[]): Promise<OccurrenceLedger> {
-    const ids = [...new Set(events.filter((e) => e.type.startsWith('Occurrence')).map((e) => (e.data as { occurrenceId: string }).occurrenceId))];
+    const ids = [
+      ...new Set(
+        events
+          .filter((e) => e.type.startsWith('Occurrence'))
+          .map((e) => (e.data as { occurrenceId: string }).occurrenceId),
+      ),
+    ];
     const rows = new Map<string, LedgerRow[]>();
     if (ids.length === 0) return new OccurrenceLedger(rows);
     // ARRAY(SELECT …) hides the list's length from the planner, which, blind to how small it is,
     // would otherwise scan a young, not yet analysed table instead of probing its index.
-    const { rows: found } = await tx.query<{ tenant: string; occurrence_id: string; trigger_id: string; status: LedgerRow['status'] }>(
+    const { rows: found } = await tx.query<{
+      tenant: string;
+      occurrence_id: string;
+      trigger_id: string;
+      status: LedgerRow['status'];
+    }>(
       `SELECT tenant, occurrence_id, trigger_id, status FROM rm_occurrences WHERE occurrence_id = ANY(ARRAY(SELECT unnest($1::text[])))`,
       [ids],
     );
-    for (const r of found) rows.set(r.occurrence_id, [...(rows.get(r.occurrence_id) ?? []), { tenant: r.tenant, triggerId: r.trigger_id, status: r.status }]);
+    for (const r of found)
+      rows.set(r.occurrence_id, [
+        ...(rows.get(r.occurrence_id) ?? []),
+        { tenant: r.tenant, triggerId: r.trigger_id, status: r.status },
+      ]);
     return new OccurrenceLedger(rows);
   }
 
@@ -39,7 +54,9 @@ export class OccurrenceLedger {
 
   /** The rows this decision is the first for (AD-1); a tenant-less decision matches the id in any tenant. */
   decide(occurrenceId: string, tenant: string | null, status: 'admitted' | 'blocked'): LedgerRow[] {
-    const first = (this.rows.get(occurrenceId) ?? []).filter((r) => r.status === 'observed' && (tenant === null || r.tenant === tenant));
+    const first = (this.rows.get(occurrenceId) ?? []).filter(
+      (r) => r.status === 'observed' && (tenant === null || r.tenant === tenant),
+    );
     for (const row of first) row.status = status;
     return first;
   }

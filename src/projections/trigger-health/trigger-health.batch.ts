@@ -1,9 +1,15 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
 import type { SqlExecutor } from '../sql-client.js';
-import type { OccurrenceAdmitted, OccurrenceBlocked, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import type {
+  OccurrenceAdmitted,
+  OccurrenceBlocked,
+  OccurrenceObserved,
+} from '../../domain/occurrence/occurrence-events.js';
 import type { OccurrenceLedger } from './occurrence-ledger.js';
 
-type OccurrenceEvent = RecordedEvent<OccurrenceObserved['data'] | OccurrenceAdmitted['data'] | OccurrenceBlocked['data']>;
+type OccurrenceEvent = RecordedEvent<
+  OccurrenceObserved['data'] | OccurrenceAdmitted['data'] | OccurrenceBlocked['data']
+>;
 
 interface Touch {
   /** Index in the run (log order): the latest touching event sets last_position, as one by one. */
@@ -31,15 +37,34 @@ const key = (tenant: string, triggerId: string) => `${tenant}\u0000${triggerId}`
  * touching event in log order sets last_position, the newest Occurrence by (observedAt, id) becomes
  * the "last" one, and a decision changes the last status only if it decides that Occurrence.
  */
-export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedEvent[], ledger: OccurrenceLedger): Promise<void> {
+export async function foldOccurrenceRun(
+  tx: SqlExecutor,
+  run: readonly RecordedEvent[],
+  ledger: OccurrenceLedger,
+): Promise<void> {
   if (run.length === 0) return;
   const events = run as OccurrenceEvent[];
-  const observed = events.map((e, order) => ({ e: e as RecordedEvent<OccurrenceObserved['data']>, order })).filter(({ e }) => e.type === 'OccurrenceObserved');
+  const observed = events
+    .map((e, order) => ({ e: e as RecordedEvent<OccurrenceObserved['data']>, order }))
+    .filter(({ e }) => e.type === 'OccurrenceObserved');
   const totals = new Map<string, TriggerTotals>();
   const totalsOf = (tenant: string, triggerId: string) => {
     const k = key(tenant, triggerId);
     let t = totals.get(k);
-    if (!t) totals.set(k, (t = { tenant, triggerId, observed: 0, admitted: 0, blocked: {}, fireAtMs: null, fireAt: null, last: { order: -1, position: 0 } }));
+    if (!t)
+      totals.set(
+        k,
+        (t = {
+          tenant,
+          triggerId,
+          observed: 0,
+          admitted: 0,
+          blocked: {},
+          fireAtMs: null,
+          fireAt: null,
+          last: { order: -1, position: 0 },
+        }),
+      );
     return t;
   };
   const touch = (t: TriggerTotals, order: number, position: number) => {
@@ -47,7 +72,13 @@ export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedE
   };
 
   // In log order, so each event finds its Occurrence where the events before it left it.
-  const decided: Array<{ tenant: string; triggerId: string; occurrenceId: string; status: string; reason: string | null }> = [];
+  const decided: Array<{
+    tenant: string;
+    triggerId: string;
+    occurrenceId: string;
+    status: string;
+    reason: string | null;
+  }> = [];
   for (const [order, e] of events.entries()) {
     if (e.type === 'OccurrenceObserved') {
       const o = e.data as OccurrenceObserved['data'];
@@ -65,7 +96,8 @@ export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedE
       if (e.type === 'OccurrenceAdmitted') {
         const firedAt = (e.data as OccurrenceAdmitted['data']).firedAt;
         t.admitted += 1;
-        if (t.fireAtMs === null || Date.parse(firedAt) > t.fireAtMs) [t.fireAtMs, t.fireAt] = [Date.parse(firedAt), firedAt];
+        if (t.fireAtMs === null || Date.parse(firedAt) > t.fireAtMs)
+          [t.fireAtMs, t.fireAt] = [Date.parse(firedAt), firedAt];
       } else {
         reason = (e.data as OccurrenceBlocked['data']).reason;
         t.blocked[reason] = (t.blocked[reason] ?? 0) + 1;
@@ -82,7 +114,12 @@ export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedE
       `INSERT INTO rm_trigger_health AS h (tenant, trigger_id, observed, last_position)
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::bigint[])
        ON CONFLICT (tenant, trigger_id) DO UPDATE SET observed = h.observed + EXCLUDED.observed, last_position = EXCLUDED.last_position`,
-      [counted.map((t) => t.tenant), counted.map((t) => t.triggerId), counted.map((t) => t.observed), counted.map((t) => t.last.position)],
+      [
+        counted.map((t) => t.tenant),
+        counted.map((t) => t.triggerId),
+        counted.map((t) => t.observed),
+        counted.map((t) => t.last.position),
+      ],
     );
   }
   const withDecisions = all.filter((t) => t.admitted > 0 || Object.keys(t.blocked).length > 0);
@@ -113,7 +150,12 @@ export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedE
                 ORDER BY tenant, trigger_id, at DESC, occurrence_id DESC) c
         WHERE h.tenant = c.tenant AND h.trigger_id = c.trigger_id
           AND (h.last_observed_at IS NULL OR (h.last_observed_at, h.last_occurrence_id) < (c.at, c.occurrence_id))`,
-      [observed.map(({ e }) => e.data.tenant), observed.map(({ e }) => e.data.triggerId), observed.map(({ e }) => e.data.occurrenceId), observed.map(({ e }) => e.data.observedAt)],
+      [
+        observed.map(({ e }) => e.data.tenant),
+        observed.map(({ e }) => e.data.triggerId),
+        observed.map(({ e }) => e.data.occurrenceId),
+        observed.map(({ e }) => e.data.observedAt),
+      ],
     );
   }
   if (decided.length > 0) {
@@ -121,7 +163,13 @@ export async function foldOccurrenceRun(tx: SqlExecutor, run: readonly RecordedE
       `UPDATE rm_trigger_health h SET last_status = d.status, last_reason = CASE WHEN d.status = 'blocked' THEN d.reason ELSE h.last_reason END
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(tenant, trigger_id, occurrence_id, status, reason)
         WHERE h.tenant = d.tenant AND h.trigger_id = d.trigger_id AND h.last_occurrence_id = d.occurrence_id`,
-      [decided.map((d) => d.tenant), decided.map((d) => d.triggerId), decided.map((d) => d.occurrenceId), decided.map((d) => d.status), decided.map((d) => d.reason)],
+      [
+        decided.map((d) => d.tenant),
+        decided.map((d) => d.triggerId),
+        decided.map((d) => d.occurrenceId),
+        decided.map((d) => d.status),
+        decided.map((d) => d.reason),
+      ],
     );
   }
 }

@@ -1,10 +1,20 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
 import type { SqlQuery } from '../sql-client.js';
-import type { ExecutionClaimed, ExecutionCompleted, ExecutionEvent, ExecutionSettled } from '../../domain/execution/index.js';
+import type {
+  ExecutionClaimed,
+  ExecutionCompleted,
+  ExecutionEvent,
+  ExecutionSettled,
+} from '../../domain/execution/index.js';
 
-export const EXECUTION_EVENT_TYPES: readonly ExecutionEvent['type'][] = ['ExecutionClaimed', 'ExecutionCompleted', 'ExecutionSettled'];
+export const EXECUTION_EVENT_TYPES: readonly ExecutionEvent['type'][] = [
+  'ExecutionClaimed',
+  'ExecutionCompleted',
+  'ExecutionSettled',
+];
 
-export const isExecutionEvent = (event: RecordedEvent): boolean => (EXECUTION_EVENT_TYPES as readonly string[]).includes(event.type);
+export const isExecutionEvent = (event: RecordedEvent): boolean =>
+  (EXECUTION_EVENT_TYPES as readonly string[]).includes(event.type);
 
 /*
  * Every admission requests an execution, so `pending` is `admitted − started`, where an execution has
@@ -12,7 +22,9 @@ export const isExecutionEvent = (event: RecordedEvent): boolean => (EXECUTION_EV
  * forward (claimed → ended), so a replayed event finds nothing to move and counts nothing twice.
  */
 
-const bump = (set: string) => `UPDATE rm_trigger_health h SET ${set}, last_position = GREATEST(h.last_position, $4::bigint)
+const bump = (
+  set: string,
+) => `UPDATE rm_trigger_health h SET ${set}, last_position = GREATEST(h.last_position, $4::bigint)
   FROM moved m WHERE h.tenant = m.tenant AND h.trigger_id = m.trigger_id`;
 
 function claimed(event: RecordedEvent<ExecutionClaimed['data']>): SqlQuery {

@@ -1,6 +1,11 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
 import type { SqlExecutor, SqlQuery } from '../sql-client.js';
-import { OCCURRENCE_PAYLOAD_PATHS, type OccurrenceAdmitted, type OccurrenceBlocked, type OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import {
+  OCCURRENCE_PAYLOAD_PATHS,
+  type OccurrenceAdmitted,
+  type OccurrenceBlocked,
+  type OccurrenceObserved,
+} from '../../domain/occurrence/occurrence-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
@@ -12,7 +17,14 @@ import { triggerHealthMigrations } from './trigger-health.migrations.js';
 export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
 
 type Handled = TriggerRevised | TriggerDeleted | OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked;
-const HANDLES: readonly string[] = ['TriggerRevised', 'TriggerDeleted', 'OccurrenceObserved', 'OccurrenceAdmitted', 'OccurrenceBlocked', ...EXECUTION_EVENT_TYPES];
+const HANDLES: readonly string[] = [
+  'TriggerRevised',
+  'TriggerDeleted',
+  'OccurrenceObserved',
+  'OccurrenceAdmitted',
+  'OccurrenceBlocked',
+  ...EXECUTION_EVENT_TYPES,
+];
 
 /**
  * Revisions only move forward, so a replayed (older or equal) revision changes nothing. Positions are
@@ -20,7 +32,10 @@ const HANDLES: readonly string[] = ['TriggerRevised', 'TriggerDeleted', 'Occurre
  */
 function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
   const d = event.data;
-  const schedule = d.definition.type === 'schedule' ? JSON.stringify({ engine: d.definition.schedule?.engine ?? null, tzdataVersion: d.pins?.tzdataVersion ?? null }) : null;
+  const schedule =
+    d.definition.type === 'schedule'
+      ? JSON.stringify({ engine: d.definition.schedule?.engine ?? null, tzdataVersion: d.pins?.tzdataVersion ?? null })
+      : null;
   return [
     {
       text: `INSERT INTO rm_trigger_health AS h (tenant, trigger_id, revision, type, mission_id, enabled, deleted, schedule, last_position)
@@ -28,7 +43,16 @@ function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
              ON CONFLICT (tenant, trigger_id) DO UPDATE SET revision = EXCLUDED.revision, type = EXCLUDED.type, mission_id = EXCLUDED.mission_id,
                enabled = EXCLUDED.enabled, deleted = false, schedule = EXCLUDED.schedule, last_position = EXCLUDED.last_position
              WHERE h.revision < EXCLUDED.revision`,
-      values: [d.tenant, d.triggerId, d.revision, d.definition.type, d.definition.missionId, d.definition.enabled, schedule, event.position],
+      values: [
+        d.tenant,
+        d.triggerId,
+        d.revision,
+        d.definition.type,
+        d.definition.missionId,
+        d.definition.enabled,
+        schedule,
+        event.position,
+      ],
     },
   ];
 }
@@ -96,7 +120,9 @@ function blocked(event: RecordedEvent<OccurrenceBlocked['data']>): SqlQuery[] {
   const d = event.data;
   const set = `blocked = jsonb_set(h.blocked, ARRAY[$4::text], to_jsonb(COALESCE((h.blocked ->> $4::text)::int, 0) + 1)),
     last_reason = CASE WHEN h.last_occurrence_id = d.occurrence_id THEN $4::text ELSE h.last_reason END`;
-  return [{ text: decide('blocked', set), values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.reason] }];
+  return [
+    { text: decide('blocked', set), values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.reason] },
+  ];
 }
 
 export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {

@@ -39,7 +39,8 @@ export const RECENT_OCCURRENCES = 10;
 
 export function healthOf(row: Pick<HealthRow, 'enabled' | 'deleted' | 'last_status' | 'last_reason'>): TriggerHealth {
   if (!row.enabled || row.deleted) return 'disabled';
-  if (row.last_status === 'blocked' && row.last_reason !== null && DEGRADING_REASONS.includes(row.last_reason)) return 'degraded';
+  if (row.last_status === 'blocked' && row.last_reason !== null && DEGRADING_REASONS.includes(row.last_reason))
+    return 'degraded';
   return 'ok';
 }
 
@@ -47,7 +48,12 @@ function toRow(row: HealthRow): TriggerHealthRow {
   const admitted = Number(row.admitted);
   const last =
     row.last_occurrence_id !== null && row.last_status !== null && row.last_observed_at !== null
-      ? { occurrenceId: row.last_occurrence_id, status: row.last_status, reason: row.last_reason, observedAt: row.last_observed_at }
+      ? {
+          occurrenceId: row.last_occurrence_id,
+          status: row.last_status,
+          reason: row.last_reason,
+          observedAt: row.last_observed_at,
+        }
       : null;
   return {
     triggerId: row.trigger_id,
@@ -62,14 +68,24 @@ function toRow(row: HealthRow): TriggerHealthRow {
     lastOccurrence: last,
     auth: { lastResult: null, keyId: null, at: null },
     counts: { observed: Number(row.observed), admitted, duplicate: 0, blocked: row.blocked },
-    executions: { pending: Math.max(0, admitted - Number(row.executions_started)), claimed: Number(row.executions_claimed), retrying: 0, dead: 0 },
+    executions: {
+      pending: Math.max(0, admitted - Number(row.executions_started)),
+      claimed: Number(row.executions_claimed),
+      retrying: 0,
+      dead: 0,
+    },
     tzdataDrift: false,
     recovery: [],
   };
 }
 
 /** By triggerId ascending; throws InvalidCursor on a foreign cursor. */
-export async function listTriggerHealth(sql: SqlExecutor, tenant: string, page: { limit: number; cursor?: string }, runningTzdata = process.versions.tz ?? null): Promise<Page<TriggerHealthRow>> {
+export async function listTriggerHealth(
+  sql: SqlExecutor,
+  tenant: string,
+  page: { limit: number; cursor?: string },
+  runningTzdata = process.versions.tz ?? null,
+): Promise<Page<TriggerHealthRow>> {
   const after = page.cursor === undefined ? null : decodeCursor(CURSOR_LIST, page.cursor, 1)[0];
   const { rows } = await sql.query<HealthRow>(
     `${SELECT} WHERE tenant = $1 AND ($2::text IS NULL OR trigger_id > $2::text) ORDER BY trigger_id LIMIT $3`,
@@ -82,7 +98,12 @@ export async function listTriggerHealth(sql: SqlExecutor, tenant: string, page: 
 }
 
 /** `runningTzdata` is this process's tz data; SC-7 drift is measured against it. */
-export async function getTriggerHealth(sql: SqlExecutor, tenant: string, triggerId: string, runningTzdata = process.versions.tz ?? null): Promise<TriggerHealthDetail | null> {
+export async function getTriggerHealth(
+  sql: SqlExecutor,
+  tenant: string,
+  triggerId: string,
+  runningTzdata = process.versions.tz ?? null,
+): Promise<TriggerHealthDetail | null> {
   const { rows } = await sql.query<HealthRow>(`${SELECT} WHERE tenant = $1 AND trigger_id = $2`, [tenant, triggerId]);
   const row = rows[0];
   if (!row) return null;
@@ -91,7 +112,11 @@ export async function getTriggerHealth(sql: SqlExecutor, tenant: string, trigger
   const schedules = await withScheduleHealth(sql, tenant, [detail], pinnedTzdata([row]), runningTzdata);
   if (row.type === 'schedule') {
     const found = schedules.get(triggerId) ?? { boundary: null, skipped: [], held: [] };
-    detail.schedule = { engine: row.schedule?.engine ?? null, tzdataVersion: row.schedule?.tzdataVersion ?? null, ...found };
+    detail.schedule = {
+      engine: row.schedule?.engine ?? null,
+      tzdataVersion: row.schedule?.tzdataVersion ?? null,
+      ...found,
+    };
   }
   return detail;
 }

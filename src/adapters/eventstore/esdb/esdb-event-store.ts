@@ -11,7 +11,15 @@ import {
   type StreamingRead,
 } from '@eventstore/db-client';
 import { chainHash, eventContent } from '../../../domain/shared/event-hash.js';
-import { type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent } from '../../../domain/ports/event-store.js';
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+} from '../../../domain/ports/event-store.js';
 import { StoreUnavailable, WrongExpectedRevision } from '../../../domain/shared/errors.js';
 import { UpcasterRegistry } from '../upcasters.js';
 import {
@@ -68,7 +76,12 @@ export class EsdbEventStore implements EventStore {
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const prepared: PreparedEvent[] = events.map((e) => ({ ...e, id: e.id ?? randomUUID(), schemaVersion: e.schemaVersion ?? 1, metadata: e.metadata ?? {} }));
+    const prepared: PreparedEvent[] = events.map((e) => ({
+      ...e,
+      id: e.id ?? randomUUID(),
+      schemaVersion: e.schemaVersion ?? 1,
+      metadata: e.metadata ?? {},
+    }));
     return guard(async () => {
       if (expected === 'any' || expected === 'stream_exists') return this.appendAtHead(streamId, prepared, expected);
       const at = expected === 'no_stream' ? -1 : expected;
@@ -82,9 +95,17 @@ export class EsdbEventStore implements EventStore {
    * after an ambiguous failure finds them as the stream's tail and returns them instead of writing
    * duplicates (with a writer in between, ESDB itself could not tell either).
    */
-  private async appendAtHead(streamId: string, events: PreparedEvent[], expected: 'any' | 'stream_exists'): Promise<AppendResult> {
+  private async appendAtHead(
+    streamId: string,
+    events: PreparedEvent[],
+    expected: 'any' | 'stream_exists',
+  ): Promise<AppendResult> {
     for (let attempt = 0; ; attempt++) {
-      const tail = (await this.collect(this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: events.length }))).reverse();
+      const tail = (
+        await this.collect(
+          this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: events.length }),
+        )
+      ).reverse();
       const head = tail.length > 0 ? tail[tail.length - 1]!.revision : -1;
       if (expected === 'stream_exists' && head < 0) throw new WrongExpectedRevision(streamId, expected, head);
       if (tail.length === events.length && tail.every((e, i) => e.id === events[i]!.id)) return result(streamId, tail);
@@ -100,9 +121,16 @@ export class EsdbEventStore implements EventStore {
    * Appends after revision `at` (-1: new stream). `prev` is the event at `at` when the caller already
    * holds it (null: none), undefined to read it here.
    */
-  private async appendAt(streamId: string, events: PreparedEvent[], at: number, expected: ExpectedRevision, prev: RecordedEvent | null | undefined): Promise<AppendResult> {
+  private async appendAt(
+    streamId: string,
+    events: PreparedEvent[],
+    at: number,
+    expected: ExpectedRevision,
+    prev: RecordedEvent | null | undefined,
+  ): Promise<AppendResult> {
     const predecessor = prev === undefined ? await this.eventAt(streamId, at) : prev;
-    if (at >= 0 && predecessor === null) throw new WrongExpectedRevision(streamId, expected, await this.headRevision(streamId));
+    if (at >= 0 && predecessor === null)
+      throw new WrongExpectedRevision(streamId, expected, await this.headRevision(streamId));
     // Host clock (see now()); ISO with milliseconds, the same shape the SQL stores produce.
     const recordedAt = new Date().toISOString();
     let prevHash = predecessor?.hash ?? null;
@@ -110,7 +138,12 @@ export class EsdbEventStore implements EventStore {
       const hash = chainHash(prevHash, recordedAt, eventContent({ ...e, streamId, revision: at + 1 + i }));
       const envelope = { recordedAt, hash, prevHash, schemaVersion: e.schemaVersion };
       prevHash = hash;
-      return jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: wrapMetadata(e.metadata, envelope) });
+      return jsonEvent({
+        id: e.id,
+        type: e.type,
+        data: e.data as JSONType,
+        metadata: wrapMetadata(e.metadata, envelope),
+      });
     });
     try {
       await this.client.appendToStream(streamId, outgoing, { expectedRevision: concreteRevision(at) });
@@ -121,7 +154,9 @@ export class EsdbEventStore implements EventStore {
     }
     // Read back: the append answer carries only the last event's position, and an idempotent replay
     // succeeds without writing, so the stored events (original timestamps and hashes) are the result.
-    const stored = await this.collect(this.client.readStream(streamId, { fromRevision: BigInt(at + 1), maxCount: events.length }));
+    const stored = await this.collect(
+      this.client.readStream(streamId, { fromRevision: BigInt(at + 1), maxCount: events.length }),
+    );
     if (stored.length !== events.length || stored.some((e, i) => e.id !== events[i]!.id)) {
       throw new Error(`EventStoreDB acknowledged ${streamId}@${at + 1} but reading it back found other events`);
     }
@@ -130,25 +165,36 @@ export class EsdbEventStore implements EventStore {
 
   private async eventAt(streamId: string, revision: number): Promise<RecordedEvent | null> {
     if (revision < 0) return null;
-    const [event] = await this.collect(this.client.readStream(streamId, { fromRevision: BigInt(revision), maxCount: 1 }));
+    const [event] = await this.collect(
+      this.client.readStream(streamId, { fromRevision: BigInt(revision), maxCount: 1 }),
+    );
     return event?.revision === revision ? event : null;
   }
 
   private async headRevision(streamId: string): Promise<number> {
-    const [last] = await this.collect(this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
+    const [last] = await this.collect(
+      this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }),
+    );
     return last?.revision ?? -1;
   }
 
   async readLast(streamId: string): Promise<RecordedEvent | null> {
     return guard(async () => {
-      const events = await this.collect(this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
+      const events = await this.collect(
+        this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }),
+      );
       return this.finish(events)[0] ?? null;
     });
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     return guard(async () => {
-      const events = await this.collect(this.client.readStream(streamId, { fromRevision: BigInt(options.fromRevision ?? 0), maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER }));
+      const events = await this.collect(
+        this.client.readStream(streamId, {
+          fromRevision: BigInt(options.fromRevision ?? 0),
+          maxCount: options.maxCount ?? Number.MAX_SAFE_INTEGER,
+        }),
+      );
       return this.finish(events, options.raw);
     });
   }
@@ -166,7 +212,9 @@ export class EsdbEventStore implements EventStore {
       let cursor = options.after ?? 0;
       while (out.length < limit) {
         const batch = Math.max(limit - out.length + 1, 64);
-        const page = await this.collectAll(this.client.readAll({ fromPosition: cursor > 0 ? positionFrom(cursor) : START, maxCount: batch }));
+        const page = await this.collectAll(
+          this.client.readAll({ fromPosition: cursor > 0 ? positionFrom(cursor) : START, maxCount: batch }),
+        );
         let last = cursor;
         for (const resolved of page) {
           const record = resolved.event;
@@ -186,8 +234,12 @@ export class EsdbEventStore implements EventStore {
   /** The newest application event in $all (system events skipped), 0 when there is none. */
   async headPosition(): Promise<number> {
     return guard(async () => {
-      const page = await this.collectAll(this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 256 }));
-      const newest = page.find((resolved) => resolved.event && !isSystemEvent(resolved.event.streamId, resolved.event.type));
+      const page = await this.collectAll(
+        this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 256 }),
+      );
+      const newest = page.find(
+        (resolved) => resolved.event && !isSystemEvent(resolved.event.streamId, resolved.event.type),
+      );
       return newest?.event ? Number(newest.event.position.commit) : 0;
     });
   }
@@ -247,7 +299,8 @@ async function guard<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof WrongExpectedRevision || error instanceof StoreUnavailable) throw error;
-    if (isUnavailable(error)) throw new StoreUnavailable(String((error as { message?: unknown }).message ?? error), { cause: error });
+    if (isUnavailable(error))
+      throw new StoreUnavailable(String((error as { message?: unknown }).message ?? error), { cause: error });
     throw error;
   }
 }

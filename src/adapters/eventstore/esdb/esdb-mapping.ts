@@ -42,7 +42,8 @@ export function fromEsdbRevision(current: EsdbCurrentRevision | undefined | null
 
 /** The metadata written to ESDB: the caller's metadata plus the envelope under the reserved key. */
 export function wrapMetadata(metadata: EventMetadata, envelope: Envelope): Record<string, unknown> {
-  if (Object.prototype.hasOwnProperty.call(metadata, ENVELOPE_KEY)) throw new Error(`event metadata must not use the reserved key ${ENVELOPE_KEY}`);
+  if (Object.prototype.hasOwnProperty.call(metadata, ENVELOPE_KEY))
+    throw new Error(`event metadata must not use the reserved key ${ENVELOPE_KEY}`);
   return { ...metadata, [ENVELOPE_KEY]: envelope };
 }
 
@@ -51,7 +52,8 @@ export function wrapMetadata(metadata: EventMetadata, envelope: Envelope): Recor
  * clients have no envelope: `envelope` is null and the metadata is returned as it is (if it is an object).
  */
 export function unwrapMetadata(stored: unknown): { metadata: EventMetadata; envelope: Envelope | null } {
-  if (typeof stored !== 'object' || stored === null || Array.isArray(stored) || stored instanceof Uint8Array) return { metadata: {}, envelope: null };
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored) || stored instanceof Uint8Array)
+    return { metadata: {}, envelope: null };
   const { [ENVELOPE_KEY]: raw, ...metadata } = stored as Record<string, unknown>;
   return { metadata, envelope: isEnvelope(raw) ? raw : null };
 }
@@ -59,7 +61,12 @@ export function unwrapMetadata(stored: unknown): { metadata: EventMetadata; enve
 function isEnvelope(value: unknown): value is Envelope {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.recordedAt === 'string' && typeof v.hash === 'string' && (v.prevHash === null || typeof v.prevHash === 'string') && Number.isInteger(v.schemaVersion);
+  return (
+    typeof v.recordedAt === 'string' &&
+    typeof v.hash === 'string' &&
+    (v.prevHash === null || typeof v.prevHash === 'string') &&
+    Number.isInteger(v.schemaVersion)
+  );
 }
 
 /** The subset of the client's recorded event the adapter reads. */
@@ -81,7 +88,10 @@ export interface EsdbRecord {
  */
 export function toRecordedEvent(record: EsdbRecord, commitPosition?: bigint): RecordedEvent {
   const commit = commitPosition ?? record.position?.commit;
-  if (commit === undefined) throw new Error(`EventStoreDB returned ${record.streamId}@${record.revision} without a $all position (server 22.6 or later required)`);
+  if (commit === undefined)
+    throw new Error(
+      `EventStoreDB returned ${record.streamId}@${record.revision} without a $all position (server 22.6 or later required)`,
+    );
   const { metadata, envelope } = unwrapMetadata(record.metadata);
   return {
     id: record.id,
@@ -121,8 +131,12 @@ export function isUnavailable(error: unknown): boolean {
   const { type, code, message } = error as { type?: unknown; code?: unknown; message?: unknown };
   if (typeof type === 'string' && UNAVAILABLE_TYPES.has(type)) return true;
   if (code === GRPC_UNAVAILABLE || code === GRPC_DEADLINE_EXCEEDED) return true;
-  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH)$/.test(code)) return true;
-  return typeof message === 'string' && /UNAVAILABLE|ECONNREFUSED|No connection established|Failed to discover|client is closed|disposed/i.test(message);
+  if (typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH)$/.test(code))
+    return true;
+  return (
+    typeof message === 'string' &&
+    /UNAVAILABLE|ECONNREFUSED|No connection established|Failed to discover|client is closed|disposed/i.test(message)
+  );
 }
 
 /** ESDB's WrongExpectedVersionError, with the stream's actual revision as a port number (-1: no stream). */

@@ -65,12 +65,23 @@ describe('ESDB metadata envelope', () => {
     expect(unwrapMetadata(undefined)).toEqual({ metadata: {}, envelope: null });
     expect(unwrapMetadata(new Uint8Array([1, 2]))).toEqual({ metadata: {}, envelope: null });
     expect(unwrapMetadata({ tenant: 't' })).toEqual({ metadata: { tenant: 't' }, envelope: null });
-    expect(unwrapMetadata({ tenant: 't', [ENVELOPE_KEY]: { hash: 1 } })).toEqual({ metadata: { tenant: 't' }, envelope: null });
+    expect(unwrapMetadata({ tenant: 't', [ENVELOPE_KEY]: { hash: 1 } })).toEqual({
+      metadata: { tenant: 't' },
+      envelope: null,
+    });
   });
 });
 
 describe('ESDB records as port events', () => {
-  const content = { id: '0b1f7d7e-3c53-4e8f-9b67-3f1f0c1d2e3a', streamId: 'trigger-1', revision: 0, type: 'TriggerRevised', schemaVersion: 3, data: { b: 1, a: [1.5, 'é', null] }, metadata: { tenant: 't1' } };
+  const content = {
+    id: '0b1f7d7e-3c53-4e8f-9b67-3f1f0c1d2e3a',
+    streamId: 'trigger-1',
+    revision: 0,
+    type: 'TriggerRevised',
+    schemaVersion: 3,
+    data: { b: 1, a: [1.5, 'é', null] },
+    metadata: { tenant: 't1' },
+  };
   const recordedAt = '2025-06-01T12:00:00.123Z';
   const hash = chainHash(null, recordedAt, eventContent(content));
   const record: EsdbRecord = {
@@ -100,7 +111,13 @@ describe('ESDB records as port events', () => {
 
   it('maps a foreign event with the server timestamp and an empty hash', () => {
     const foreign = toRecordedEvent({ ...record, metadata: undefined });
-    expect(foreign).toMatchObject({ schemaVersion: 1, metadata: {}, recordedAt: '2025-06-01T12:00:00.200Z', hash: '', prevHash: null });
+    expect(foreign).toMatchObject({
+      schemaVersion: 1,
+      metadata: {},
+      recordedAt: '2025-06-01T12:00:00.200Z',
+      hash: '',
+      prevHash: null,
+    });
   });
 
   it('recognises system streams and events in $all', () => {
@@ -128,7 +145,14 @@ describe('ESDB error classification', () => {
   it('treats gRPC UNAVAILABLE (raw or wrapped) and socket errors as unavailable', () => {
     expect(isUnavailable({ type: 'unavailable', code: 14, message: 'UNAVAILABLE' })).toBe(true);
     // The client's append path rejects with the raw gRPC error, not its UnavailableError.
-    expect(isUnavailable(Object.assign(new Error('14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1.'), { code: 14 }))).toBe(true);
+    expect(
+      isUnavailable(
+        Object.assign(
+          new Error('14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED 127.0.0.1:1.'),
+          { code: 14 },
+        ),
+      ),
+    ).toBe(true);
     expect(isUnavailable({ type: 'deadline-exceeded' })).toBe(true);
     expect(isUnavailable({ code: 'ECONNREFUSED' })).toBe(true);
   });

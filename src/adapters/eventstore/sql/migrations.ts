@@ -51,8 +51,14 @@ export const eventStoreMigrations: Migration[] = [
 const LOCK_KEY = 727_271_001; // any constant: serializes concurrent migrators of one database
 
 /** Applies pending migrations in order, each in its own transaction, safe under concurrent starts. */
-export async function runMigrations(client: SqlClient, migrations: Migration[], onApplied?: (id: string) => void): Promise<string[]> {
-  await client.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+export async function runMigrations(
+  client: SqlClient,
+  migrations: Migration[],
+  onApplied?: (id: string) => void,
+): Promise<string[]> {
+  await client.exec(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
   const applied: string[] = [];
   for (const migration of migrations) {
     const done = await client.transaction(async (tx) => {

@@ -45,12 +45,19 @@ export function newStreamBatcher(sql: SqlExecutor): StatementBatcher<NewStreamAp
 
 async function insertNewStreams(sql: SqlExecutor, batch: NewStreamAppend[]): Promise<Array<NewStreamAppended | null>> {
   try {
-    const { rows } = await sql.query<{ event_id: string; position: string | number; recorded_at: string; hash: string }>({
+    const { rows } = await sql.query<{
+      event_id: string;
+      position: string | number;
+      recorded_at: string;
+      hash: string;
+    }>({
       name: 'reveille_append_new_streams',
       text: INSERT_NEW_STREAMS_SQL,
       values: [batch.map((p) => eventContent({ ...p.event, streamId: p.streamId, revision: 0 })).join('\n')],
     });
-    const byId = new Map(rows.map((r) => [r.event_id, { position: Number(r.position), recordedAt: r.recorded_at, hash: r.hash }]));
+    const byId = new Map(
+      rows.map((r) => [r.event_id, { position: Number(r.position), recordedAt: r.recorded_at, hash: r.hash }]),
+    );
     return batch.map((p) => byId.get(p.event.id) ?? null);
   } catch (error) {
     // One bad row (say a reused event id on another stream) must not fail its neighbours:

@@ -26,15 +26,27 @@ export class PgSqlClient implements SqlClient {
     // An idle client losing its connection must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);
     this.unflushedPool.on('error', () => undefined);
-    this.unflushed = { query: (q, v) => run(this.unflushedPool, q, v), exec: (script) => exec(this.unflushedPool, script) };
+    this.unflushed = {
+      query: (q, v) => run(this.unflushedPool, q, v),
+      exec: (script) => exec(this.unflushedPool, script),
+    };
   }
 
   static async connect(options: PgClientOptions): Promise<PgSqlClient> {
-    if (options.schema !== undefined && !IDENTIFIER.test(options.schema)) throw new Error(`invalid schema name ${options.schema}`);
+    if (options.schema !== undefined && !IDENTIFIER.test(options.schema))
+      throw new Error(`invalid schema name ${options.schema}`);
     const searchPath = options.schema ? `-c search_path=${options.schema}` : '';
     const pool = (max: number, settings: string) =>
-      new pg.Pool({ connectionString: options.connectionString, max, connectionTimeoutMillis: 5000, options: settings.trim() || undefined });
-    const client = new PgSqlClient(pool(options.max ?? 20, searchPath), pool(UNFLUSHED_POOL_SIZE, `${searchPath} -c synchronous_commit=off`));
+      new pg.Pool({
+        connectionString: options.connectionString,
+        max,
+        connectionTimeoutMillis: 5000,
+        options: settings.trim() || undefined,
+      });
+    const client = new PgSqlClient(
+      pool(options.max ?? 20, searchPath),
+      pool(UNFLUSHED_POOL_SIZE, `${searchPath} -c synchronous_commit=off`),
+    );
     if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
     return client;
   }
@@ -85,9 +97,16 @@ async function exec(connection: pg.PoolClient | pg.Pool, script: string): Promis
   }
 }
 
-async function run<R>(target: pg.Pool | pg.PoolClient, query: string | SqlQuery, values?: unknown[]): Promise<SqlResult<R>> {
+async function run<R>(
+  target: pg.Pool | pg.PoolClient,
+  query: string | SqlQuery,
+  values?: unknown[],
+): Promise<SqlResult<R>> {
   try {
-    const config = typeof query === 'string' ? { text: query, values } : { name: query.name, text: query.text, values: query.values ?? values };
+    const config =
+      typeof query === 'string'
+        ? { text: query, values }
+        : { name: query.name, text: query.text, values: query.values ?? values };
     const result = await target.query(config);
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   } catch (error) {

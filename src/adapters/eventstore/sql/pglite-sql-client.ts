@@ -19,7 +19,9 @@ export class PgliteSqlClient implements SqlClient {
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     try {
-      return await this.db.transaction((tx) => work({ query: (q, v) => run(tx, q, v), exec: async (script) => void (await tx.exec(script)) }));
+      return await this.db.transaction((tx) =>
+        work({ query: (q, v) => run(tx, q, v), exec: async (script) => void (await tx.exec(script)) }),
+      );
     } catch (error) {
       throw translateStoreError(error);
     }

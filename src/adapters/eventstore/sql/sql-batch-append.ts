@@ -5,7 +5,10 @@ import type { SqlExecutor, SqlQuery } from '../../../projections/sql-client.js';
 import { isUniqueViolation } from './store-errors.js';
 
 /** An appended event as the batch knows it: what it sent plus where the store put it. */
-export type BatchAppended = Pick<RecordedEvent, 'id' | 'streamId' | 'revision' | 'position' | 'type' | 'schemaVersion' | 'data' | 'metadata'>;
+export type BatchAppended = Pick<
+  RecordedEvent,
+  'id' | 'streamId' | 'revision' | 'position' | 'type' | 'schemaVersion' | 'data' | 'metadata'
+>;
 
 /** Some stream of the batch was not at its expected revision; nothing of the batch was written. */
 export class BatchConflict extends Error {
@@ -88,14 +91,23 @@ export interface PreparedContent {
  * The events of `batch` as canonical contents, and each stream's appended events as they will be
  * recorded (positions still 0). Contents are not yet in any order: `insertContents` sorts them.
  */
-export function prepareBatch(batch: readonly StreamAppend[]): { appended: BatchAppended[][]; contents: PreparedContent[] } {
+export function prepareBatch(batch: readonly StreamAppend[]): {
+  appended: BatchAppended[][];
+  contents: PreparedContent[];
+} {
   if (new Set(batch.map((b) => b.streamId)).size !== batch.length) throw new Error('a batch names each stream once');
   const appended: BatchAppended[][] = batch.map(() => []);
   const contents: PreparedContent[] = [];
   batch.forEach(({ streamId, events, expected }, i) => {
     const at = expected === 'no_stream' ? -1 : expected;
     events.forEach((e, k) => {
-      const prepared = { id: e.id ?? randomUUID(), type: e.type, schemaVersion: e.schemaVersion ?? 1, data: e.data, metadata: e.metadata ?? {} };
+      const prepared = {
+        id: e.id ?? randomUUID(),
+        type: e.type,
+        schemaVersion: e.schemaVersion ?? 1,
+        data: e.data,
+        metadata: e.metadata ?? {},
+      };
       const revision = at + 1 + k;
       appended[i]!.push({ ...prepared, streamId, revision, position: 0 });
       contents.push({ streamId, revision, content: eventContent({ ...prepared, streamId, revision }) });
@@ -116,19 +128,33 @@ const byStream = (a: PreparedContent, b: PreparedContent): number =>
  * the statement is a flat INSERT; otherwise the chained one. (Inside a transaction, a caller may
  * split a mixed batch with `newStreamContents` and insert both parts.)
  */
-export async function insertContents(sql: SqlExecutor, contents: readonly PreparedContent[]): Promise<Map<string, number>> {
+export async function insertContents(
+  sql: SqlExecutor,
+  contents: readonly PreparedContent[],
+): Promise<Map<string, number>> {
   const positions = new Map<string, number>();
   if (contents.length === 0) return positions;
   if (newStreamContents(contents).fresh.length === contents.length) {
-    await insertSorted(sql, contents, positions, (text) => ({ name: 'reveille_append_new_stream_batch', text: APPEND_NEW_STREAMS_SQL, values: [text] }));
+    await insertSorted(sql, contents, positions, (text) => ({
+      name: 'reveille_append_new_stream_batch',
+      text: APPEND_NEW_STREAMS_SQL,
+      values: [text],
+    }));
   } else {
-    await insertSorted(sql, contents, positions, (text, n) => ({ name: 'reveille_append_batch', text: APPEND_BATCH_SQL, values: [text, n] }));
+    await insertSorted(sql, contents, positions, (text, n) => ({
+      name: 'reveille_append_batch',
+      text: APPEND_BATCH_SQL,
+      values: [text, n],
+    }));
   }
   return positions;
 }
 
 /** The contents that open a new stream with its only event (revision 0, no other content of that stream), and the rest. */
-export function newStreamContents(contents: readonly PreparedContent[]): { fresh: PreparedContent[]; chained: PreparedContent[] } {
+export function newStreamContents(contents: readonly PreparedContent[]): {
+  fresh: PreparedContent[];
+  chained: PreparedContent[];
+} {
   const perStream = new Map<string, number>();
   for (const c of contents) perStream.set(c.streamId, (perStream.get(c.streamId) ?? 0) + 1);
   const fresh: PreparedContent[] = [];
@@ -137,11 +163,20 @@ export function newStreamContents(contents: readonly PreparedContent[]): { fresh
   return { fresh, chained };
 }
 
-async function insertSorted(sql: SqlExecutor, contents: readonly PreparedContent[], positions: Map<string, number>, statement: (text: string, count: number) => SqlQuery): Promise<void> {
+async function insertSorted(
+  sql: SqlExecutor,
+  contents: readonly PreparedContent[],
+  positions: Map<string, number>,
+  statement: (text: string, count: number) => SqlQuery,
+): Promise<void> {
   const sorted = [...contents].sort(byStream);
   let rows: Array<{ stream_id: string; revision: number; position: string | number }>;
   try {
-    rows = (await sql.query<{ stream_id: string; revision: number; position: string | number }>(statement(sorted.map((c) => c.content).join('\n'), sorted.length))).rows;
+    rows = (
+      await sql.query<{ stream_id: string; revision: number; position: string | number }>(
+        statement(sorted.map((c) => c.content).join('\n'), sorted.length),
+      )
+    ).rows;
   } catch (error) {
     if (isUniqueViolation(error)) throw new BatchConflict(error);
     throw error;
@@ -160,6 +195,7 @@ export const positionKey = (streamId: string, revision: number): string => `${re
 export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend[]): Promise<BatchAppended[][]> {
   const { appended, contents } = prepareBatch(batch);
   const positions = await insertContents(sql, contents);
-  for (const events of appended) for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
+  for (const events of appended)
+    for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
   return appended;
 }

@@ -1,6 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { eventContent } from '../../../domain/shared/event-hash.js';
-import { type AppendResult, type EventStore, type ExpectedRevision, type FilteredPage, type NewEvent, type ReadAllOptions, type ReadStreamOptions, type RecordedEvent, type StreamAppend, type StreamRead } from '../../../domain/ports/event-store.js';
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type FilteredPage,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamAppend,
+  type StreamRead,
+} from '../../../domain/ports/event-store.js';
 import { WrongExpectedRevision } from '../../../domain/shared/errors.js';
 import { appendBatch, BatchConflict } from './sql-batch-append.js';
 import { newStreamBatcher } from './new-stream-batcher.js';
@@ -150,13 +161,25 @@ export class SqlEventStore implements EventStore {
 
   /** A view of this store whose statements run inside the caller's transaction. */
   within(tx: SqlExecutor): SqlEventStore {
-    const bound: SqlClient = { ...this.sql, kind: this.sql.kind, query: (q, v) => tx.query(q, v), transaction: (work) => work(tx), exec: async () => undefined, close: async () => undefined };
+    const bound: SqlClient = {
+      ...this.sql,
+      kind: this.sql.kind,
+      query: (q, v) => tx.query(q, v),
+      transaction: (work) => work(tx),
+      exec: async () => undefined,
+      close: async () => undefined,
+    };
     return new SqlEventStore(bound, this.upcasters, this.signal, { batching: false });
   }
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const prepared = events.map((e) => ({ ...e, id: e.id ?? randomUUID(), schemaVersion: e.schemaVersion ?? 1, metadata: e.metadata ?? {} }));
+    const prepared = events.map((e) => ({
+      ...e,
+      id: e.id ?? randomUUID(),
+      schemaVersion: e.schemaVersion ?? 1,
+      metadata: e.metadata ?? {},
+    }));
     if (expected === 'any' || expected === 'stream_exists') return this.appendAtHead(streamId, prepared, expected);
     if (expected === 'no_stream' && prepared.length === 1 && this.newStreams) {
       const [event] = prepared as [PreparedEvent];
@@ -171,7 +194,11 @@ export class SqlEventStore implements EventStore {
   }
 
   /** `any`/`stream_exists` resolve the head and append there; a racing writer only means "look again". */
-  private async appendAtHead(streamId: string, events: PreparedEvent[], expected: 'any' | 'stream_exists'): Promise<AppendResult> {
+  private async appendAtHead(
+    streamId: string,
+    events: PreparedEvent[],
+    expected: 'any' | 'stream_exists',
+  ): Promise<AppendResult> {
     for (let attempt = 0; ; attempt++) {
       const head = await this.headRevision(streamId);
       if (expected === 'stream_exists' && head < 0) throw new WrongExpectedRevision(streamId, expected, head);
@@ -183,7 +210,12 @@ export class SqlEventStore implements EventStore {
     }
   }
 
-  private async appendAt(streamId: string, events: PreparedEvent[], at: number, expected: ExpectedRevision): Promise<AppendResult> {
+  private async appendAt(
+    streamId: string,
+    events: PreparedEvent[],
+    at: number,
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
     try {
       const rows = await this.insert(streamId, events, at);
       if (rows.length === events.length) {
@@ -193,7 +225,19 @@ export class SqlEventStore implements EventStore {
           rows.map((row, i) => {
             const e = events[i]!;
             const { position, revision, recorded_at: recordedAt, hash, prev_hash: prevHash } = row;
-            return { id: e.id, streamId, revision, position: Number(position), type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata, recordedAt, hash, prevHash };
+            return {
+              id: e.id,
+              streamId,
+              revision,
+              position: Number(position),
+              type: e.type,
+              schemaVersion: e.schemaVersion,
+              data: e.data,
+              metadata: e.metadata,
+              recordedAt,
+              hash,
+              prevHash,
+            };
           }),
         );
       }
@@ -209,11 +253,33 @@ export class SqlEventStore implements EventStore {
     const content = (e: PreparedEvent, i: number) => eventContent({ ...e, streamId, revision: at + 1 + i });
     if (events.length === 1) {
       const [e] = events as [PreparedEvent];
-      const values = [e.id, streamId, at, e.type, e.schemaVersion, JSON.stringify(e.data), JSON.stringify(e.metadata), content(e, 0)];
+      const values = [
+        e.id,
+        streamId,
+        at,
+        e.type,
+        e.schemaVersion,
+        JSON.stringify(e.data),
+        JSON.stringify(e.metadata),
+        content(e, 0),
+      ];
       return (await this.sql.query<AppendedRow>({ name: 'reveille_append_one', text: APPEND_ONE_SQL, values })).rows;
     }
-    const payload = events.map((e, i) => ({ id: e.id, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata, content: content(e, i) }));
-    return (await this.sql.query<AppendedRow>({ name: 'reveille_append', text: APPEND_SQL, values: [streamId, JSON.stringify(payload), at] })).rows;
+    const payload = events.map((e, i) => ({
+      id: e.id,
+      type: e.type,
+      schemaVersion: e.schemaVersion,
+      data: e.data,
+      metadata: e.metadata,
+      content: content(e, i),
+    }));
+    return (
+      await this.sql.query<AppendedRow>({
+        name: 'reveille_append',
+        text: APPEND_SQL,
+        values: [streamId, JSON.stringify(payload), at],
+      })
+    ).rows;
   }
 
   /** ESDB's rule: the same event ids at the same expected revision are a success, not a conflict. */
@@ -224,7 +290,9 @@ export class SqlEventStore implements EventStore {
     );
     const matches =
       rows.length === events.length &&
-      rows.every((row, i) => row.stream_id === streamId && row.revision === at + 1 + i && row.event_id === events[i]!.id);
+      rows.every(
+        (row, i) => row.stream_id === streamId && row.revision === at + 1 + i && row.event_id === events[i]!.id,
+      );
     return matches ? result(streamId, rows.map(toRecorded)) : null;
   }
 
@@ -237,7 +305,8 @@ export class SqlEventStore implements EventStore {
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    if (this.reads && !options.raw && options.maxCount === undefined) return this.reads.submit({ streamId, fromRevision: options.fromRevision ?? 0 });
+    if (this.reads && !options.raw && options.maxCount === undefined)
+      return this.reads.submit({ streamId, fromRevision: options.fromRevision ?? 0 });
     const { rows } = await this.sql.query<EventRow>({
       name: 'reveille_read_stream',
       text: `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
@@ -261,7 +330,9 @@ export class SqlEventStore implements EventStore {
     if (requests.length === 0) return [];
     const from = new Map<string, number>();
     for (const r of requests) from.set(r.streamId, Math.min(r.fromRevision, from.get(r.streamId) ?? r.fromRevision));
-    const read = await this.readDistinctStreams([...from].map(([streamId, fromRevision]) => ({ streamId, fromRevision })));
+    const read = await this.readDistinctStreams(
+      [...from].map(([streamId, fromRevision]) => ({ streamId, fromRevision })),
+    );
     return requests.map((r) => read.get(r.streamId)!.filter((e) => e.revision >= r.fromRevision));
   }
 
@@ -307,7 +378,11 @@ export class SqlEventStore implements EventStore {
     });
     if (rows.length === 0) return { events: [], scanned: 0, last: null };
     const matching = rows.filter((row) => row.event_id !== null);
-    return { events: this.finish(matching, options.raw), scanned: Number(rows[0]!.scanned), last: Number(rows[0]!.page_last) };
+    return {
+      events: this.finish(matching, options.raw),
+      scanned: Number(rows[0]!.scanned),
+      last: Number(rows[0]!.page_last),
+    };
   }
 
   async headPosition(): Promise<number> {

@@ -1,6 +1,17 @@
 import { StoreUnavailable } from '../../../domain/shared/errors.js';
 
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300']);
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 /** Connection-level failures become StoreUnavailable; everything else (constraint errors, bugs) stays itself. */
 export function isConnectionFailure(error: unknown): boolean {
@@ -8,11 +19,18 @@ export function isConnectionFailure(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08'))) return true;
-  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|PGlite is closed/i.test(message);
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|connection timeout|Client has encountered a connection error|Cannot use a pool after calling end|PGlite is closed/i.test(
+      message,
+    )
+  );
 }
 
 export function translateStoreError(error: unknown): unknown {
-  return isConnectionFailure(error) ? new StoreUnavailable(String((error as { message?: unknown }).message), { cause: error }) : error;
+  return isConnectionFailure(error)
+    ? new StoreUnavailable(String((error as { message?: unknown }).message), { cause: error })
+    : error;
 }
 
 export function isUniqueViolation(error: unknown): boolean {

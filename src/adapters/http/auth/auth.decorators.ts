@@ -8,7 +8,8 @@ export const REQUIRED_SCOPE = 'reveille:scope';
 /** No bearer token: webhook ingress (its source scheme authenticates), health, metrics, docs, UI. */
 export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 
-const problem = (status: number, codes: string) => ApiResponse({ status, description: `application/problem+json, code: ${codes}` });
+const problem = (status: number, codes: string) =>
+  ApiResponse({ status, description: `application/problem+json, code: ${codes}` });
 
 /**
  * The scope a route needs (SEC-2); a token without it gets 403 INSUFFICIENT_SCOPE. The OpenAPI
@@ -26,7 +27,8 @@ export const RequireScope = (scope: Scope) =>
   );
 
 /** Route-specific problems, listed in the OpenAPI document beside the common ones. */
-export const Problems = (...entries: Array<[status: number, codes: string]>) => applyDecorators(...entries.map(([status, codes]) => problem(status, codes)));
+export const Problems = (...entries: Array<[status: number, codes: string]>) =>
+  applyDecorators(...entries.map(([status, codes]) => problem(status, codes)));
 
 export const CurrentPrincipal = createParamDecorator((_: unknown, context: ExecutionContext): Principal => {
   const principal = (context.switchToHttp().getRequest() as Record<symbol, Principal | undefined>)[PRINCIPAL];

@@ -22,9 +22,17 @@ export interface TokenVerifierOptions {
 export class TokenVerifier {
   constructor(private readonly options: TokenVerifierOptions) {}
 
-  static fromJwksUrl(url: string, issuer: string, audience: string, options: { cooldownMs?: number } = {}): TokenVerifier {
+  static fromJwksUrl(
+    url: string,
+    issuer: string,
+    audience: string,
+    options: { cooldownMs?: number } = {},
+  ): TokenVerifier {
     // jose caches the set, refetches on an unknown kid and rate-limits refetches (cooldownDuration).
-    const keys = createRemoteJWKSet(new URL(url), { cooldownDuration: options.cooldownMs ?? 30_000, cacheMaxAge: 600_000 });
+    const keys = createRemoteJWKSet(new URL(url), {
+      cooldownDuration: options.cooldownMs ?? 30_000,
+      cacheMaxAge: 600_000,
+    });
     return new TokenVerifier({ keys, issuer, audience });
   }
 
@@ -54,9 +62,11 @@ export class TokenVerifier {
     const { exp, iat, jti, sub } = payload;
     const tenant = payload.tenant;
     const scope = payload.scope ?? '';
-    if (typeof exp !== 'number' || typeof iat !== 'number' || exp - iat > MAX_LIFETIME_SECONDS) throw new TokenRejected(`token lifetime exceeds ${MAX_LIFETIME_SECONDS} s`);
+    if (typeof exp !== 'number' || typeof iat !== 'number' || exp - iat > MAX_LIFETIME_SECONDS)
+      throw new TokenRejected(`token lifetime exceeds ${MAX_LIFETIME_SECONDS} s`);
     if (typeof jti !== 'string' || !UUID.test(jti)) throw new TokenRejected('jti must be a UUID');
-    if (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 128) throw new TokenRejected('tenant claim missing');
+    if (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 128)
+      throw new TokenRejected('tenant claim missing');
     if (typeof sub !== 'string' || sub.length === 0) throw new TokenRejected('sub claim missing');
     if (typeof scope !== 'string') throw new TokenRejected('scope must be a space-separated string');
     return { tenant, subject: sub, scopes: new Set(scope.split(' ').filter(Boolean)), tokenId: jti };

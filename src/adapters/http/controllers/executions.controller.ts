@@ -29,24 +29,50 @@ export class ExecutionsController {
   @Post('v1/executions/:executionId/claim')
   @HttpCode(200)
   @RequireScope('executions:write')
-  @Problems([404, 'not_found'], [409, 'already_claimed, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight'])
-  claim(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string, @Body() body: ClaimExecutionDto) {
+  @Problems(
+    [404, 'not_found'],
+    [
+      409,
+      'already_claimed, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight',
+    ],
+  )
+  claim(
+    @Ctx() context: CommandContext,
+    @Param('executionId', ResourceId) executionId: string,
+    @Body() body: ClaimExecutionDto,
+  ) {
     return this.commands.execute(new ClaimExecutionCommand(context, executionId, body.consumerId));
   }
 
   @Post('v1/executions/:executionId/complete')
   @HttpCode(200)
   @RequireScope('executions:write')
-  @Problems([404, 'not_found'], [409, 'fence_mismatch, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight'])
-  complete(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string, @Body() body: CompleteExecutionDto) {
-    return this.commands.execute(new CompleteExecutionCommand(context, executionId, body.fence, body.outcome, body.receipt));
+  @Problems(
+    [404, 'not_found'],
+    [
+      409,
+      'fence_mismatch, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight',
+    ],
+  )
+  complete(
+    @Ctx() context: CommandContext,
+    @Param('executionId', ResourceId) executionId: string,
+    @Body() body: CompleteExecutionDto,
+  ) {
+    return this.commands.execute(
+      new CompleteExecutionCommand(context, executionId, body.fence, body.outcome, body.receipt),
+    );
   }
 
   @Post('v1/executions/:executionId/settle')
   @HttpCode(200)
   @RequireScope('executions:write')
   @Problems([404, 'not_found'], [409, 'idempotency_key_conflict, idempotency_key_in_flight'])
-  settle(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string, @Body() body: SettleExecutionDto) {
+  settle(
+    @Ctx() context: CommandContext,
+    @Param('executionId', ResourceId) executionId: string,
+    @Body() body: SettleExecutionDto,
+  ) {
     return this.commands.execute(new SettleExecutionCommand(context, executionId, body.settlementId));
   }
 
@@ -57,7 +83,12 @@ export class ExecutionsController {
     const { state, position } = await loadExecution(this.store, context.tenant, executionId);
     // Like the occurrence views, the operator view never shows the payload.
     const { input: _payload, ...request } = requestView(state.request);
-    const history = (await this.store.readStream(executionStream(executionId))).map((e) => ({ type: e.type, recordedAt: e.recordedAt, position: e.position, actor: e.metadata.actor ?? null }));
+    const history = (await this.store.readStream(executionStream(executionId))).map((e) => ({
+      type: e.type,
+      recordedAt: e.recordedAt,
+      position: e.position,
+      actor: e.metadata.actor ?? null,
+    }));
     return {
       executionId,
       status: state.status,
@@ -65,7 +96,10 @@ export class ExecutionsController {
       fence: state.fence === 0 ? null : state.fence,
       claim: state.status === 'claimed' ? { consumerId: state.consumerId, claimedAt: state.claimedAt } : null,
       completion: state.status === 'completed' ? state.completion : null,
-      settlement: state.status === 'noncommitted' ? { decision: 'noncommitted', settlementId: state.settlementId, settledAt: state.settledAt } : null,
+      settlement:
+        state.status === 'noncommitted'
+          ? { decision: 'noncommitted', settlementId: state.settlementId, settledAt: state.settledAt }
+          : null,
       ...request,
       position,
       history,

@@ -26,8 +26,15 @@ export class MissionsController {
   @Put(':missionId')
   @HttpCode(200)
   @RequireScope('missions:write')
-  @Problems([409, 'revision_conflict, mission_terminal, idempotency_key_conflict, idempotency_key_in_flight'], [422, 'invalid_definition'])
-  revise(@Ctx() context: CommandContext, @Param('missionId', ResourceId) missionId: string, @Body() body: ReviseMissionDto) {
+  @Problems(
+    [409, 'revision_conflict, mission_terminal, idempotency_key_conflict, idempotency_key_in_flight'],
+    [422, 'invalid_definition'],
+  )
+  revise(
+    @Ctx() context: CommandContext,
+    @Param('missionId', ResourceId) missionId: string,
+    @Body() body: ReviseMissionDto,
+  ) {
     return this.commands.execute(new ReviseMissionCommand(context, missionId, body));
   }
 
@@ -38,6 +45,12 @@ export class MissionsController {
   async get(@Ctx() context: CommandContext, @Param('missionId', ResourceId) missionId: string) {
     const { state } = await loadAggregate(this.store, missionStream(context.tenant, missionId), missionDecider);
     if (state.status === 'absent') throw problems.notFound();
-    return { missionId, revision: state.revision, state: state.state, grants: state.grants, updatedAt: state.updatedAt };
+    return {
+      missionId,
+      revision: state.revision,
+      state: state.state,
+      grants: state.grants,
+      updatedAt: state.updatedAt,
+    };
   }
 }

@@ -5,7 +5,12 @@ import type { CommandContext } from '../../../commands/shared/command-context.js
 import { isReasonCode } from '../../../domain/admission/reasons.js';
 import { InvalidCursor } from '../../../projections/occurrences/cursor.js';
 import { OCCURRENCES_PROJECTION } from '../../../projections/occurrences/occurrences.projection.js';
-import { getOccurrence, listOccurrences, OCCURRENCE_STATUSES, type OccurrenceStatus } from '../../../projections/occurrences/occurrences.queries.js';
+import {
+  getOccurrence,
+  listOccurrences,
+  OCCURRENCE_STATUSES,
+  type OccurrenceStatus,
+} from '../../../projections/occurrences/occurrences.queries.js';
 import { ProjectionRunners } from '../../runner/projection-runners.js';
 import { SCHEDULES_PROJECTION } from '../../../projections/schedules/schedules.projection.js';
 import { TRIGGER_HEALTH_PROJECTION } from '../../../projections/trigger-health/trigger-health.projection.js';
@@ -54,7 +59,8 @@ function readParams(query: RawQuery, filters: boolean): ReadParams {
   }
   const minPosition = one('minPosition');
   if (minPosition !== undefined) {
-    if (NON_NEGATIVE.test(minPosition) && Number.isSafeInteger(Number(minPosition))) params.minPosition = Number(minPosition);
+    if (NON_NEGATIVE.test(minPosition) && Number.isSafeInteger(Number(minPosition)))
+      params.minPosition = Number(minPosition);
     else errors.push({ pointer: '?minPosition', message: 'minPosition must be a non-negative integer store position' });
   }
   const cursor = one('cursor');
@@ -63,7 +69,11 @@ function readParams(query: RawQuery, filters: boolean): ReadParams {
     const triggerId = one('triggerId');
     if (triggerId !== undefined) {
       if (RESOURCE_ID.test(triggerId)) params.triggerId = triggerId;
-      else errors.push({ pointer: '?triggerId', message: 'triggerId is 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" and "-"' });
+      else
+        errors.push({
+          pointer: '?triggerId',
+          message: 'triggerId is 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" and "-"',
+        });
     }
     const status = one('status');
     if (status !== undefined) {
@@ -85,7 +95,8 @@ async function paged<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (error instanceof InvalidCursor) throw problems.badRequest([{ pointer: '?cursor', message: error.message }], 'The cursor is invalid.');
+    if (error instanceof InvalidCursor)
+      throw problems.badRequest([{ pointer: '?cursor', message: error.message }], 'The cursor is invalid.');
     throw error;
   }
 }
@@ -105,15 +116,25 @@ export class OperatorController {
   async listTriggers(@Ctx() context: CommandContext, @Query() query: RawQuery) {
     const params = readParams(query, false);
     const fresh = await this.caughtUp(params.minPosition, [TRIGGER_HEALTH_PROJECTION, SCHEDULES_PROJECTION]);
-    const page = await paged(() => listTriggerHealth(this.sql, context.tenant, { limit: params.limit, cursor: params.cursor }));
+    const page = await paged(() =>
+      listTriggerHealth(this.sql, context.tenant, { limit: params.limit, cursor: params.cursor }),
+    );
     return fresh ? page : { ...page, stale: true };
   }
 
   @Get('triggers/:triggerId')
   @RequireScope('operator:read')
-  async getTrigger(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Query() query: RawQuery) {
+  async getTrigger(
+    @Ctx() context: CommandContext,
+    @Param('triggerId', ResourceId) triggerId: string,
+    @Query() query: RawQuery,
+  ) {
     const params = readParams(query, false);
-    const fresh = await this.caughtUp(params.minPosition, [TRIGGER_HEALTH_PROJECTION, OCCURRENCES_PROJECTION, SCHEDULES_PROJECTION]);
+    const fresh = await this.caughtUp(params.minPosition, [
+      TRIGGER_HEALTH_PROJECTION,
+      OCCURRENCES_PROJECTION,
+      SCHEDULES_PROJECTION,
+    ]);
     const detail = await getTriggerHealth(this.sql, context.tenant, triggerId);
     if (!detail) throw problems.notFound();
     return fresh ? detail : { ...detail, stale: true };
@@ -125,13 +146,19 @@ export class OperatorController {
     const params = readParams(query, true);
     const fresh = await this.caughtUp(params.minPosition, [OCCURRENCES_PROJECTION]);
     const { triggerId, status, reason, limit, cursor } = params;
-    const page = await paged(() => listOccurrences(this.sql, context.tenant, { triggerId, status, reason, limit, cursor }));
+    const page = await paged(() =>
+      listOccurrences(this.sql, context.tenant, { triggerId, status, reason, limit, cursor }),
+    );
     return fresh ? page : { ...page, stale: true };
   }
 
   @Get('occurrences/:occurrenceId')
   @RequireScope('operator:read')
-  async getOccurrence(@Ctx() context: CommandContext, @Param('occurrenceId', ResourceId) occurrenceId: string, @Query() query: RawQuery) {
+  async getOccurrence(
+    @Ctx() context: CommandContext,
+    @Param('occurrenceId', ResourceId) occurrenceId: string,
+    @Query() query: RawQuery,
+  ) {
     const params = readParams(query, false);
     const fresh = await this.caughtUp(params.minPosition, [OCCURRENCES_PROJECTION]);
     const occurrence = await getOccurrence(this.sql, context.tenant, occurrenceId);

@@ -41,17 +41,36 @@ export class SchedulesController {
   /** The stored revision's instants, with its pinned tz data beside the one computing them (SC-7). */
   @Get('triggers/:triggerId/schedule/instants')
   @RequireScope('operator:read')
-  async instants(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Query() query: Record<string, unknown>) {
+  async instants(
+    @Ctx() context: CommandContext,
+    @Param('triggerId', ResourceId) triggerId: string,
+    @Query() query: Record<string, unknown>,
+  ) {
     const window = previewWindow(query.after, query.count, '?');
     const trigger = await currentTrigger(this.store, context.tenant, triggerId);
     if (trigger.status === 'absent' || trigger.deleted) throw problems.notFound();
     const schedule = trigger.definition.schedule;
     if (trigger.definition.type !== 'schedule' || schedule === null) {
-      throw new Problem(409, 'trigger_not_schedule', 'Not a schedule Trigger', `Trigger ${triggerId} is a ${trigger.definition.type} Trigger.`);
+      throw new Problem(
+        409,
+        'trigger_not_schedule',
+        'Not a schedule Trigger',
+        `Trigger ${triggerId} is a ${trigger.definition.type} Trigger.`,
+      );
     }
-    const answer = preview(schedule, window.after === null ? await this.clock.now() : new Date(window.after), window.count);
+    const answer = preview(
+      schedule,
+      window.after === null ? await this.clock.now() : new Date(window.after),
+      window.count,
+    );
     const pinned = trigger.pins?.tzdataVersion ?? null;
-    return { ...answer, triggerId, revision: trigger.revision, pinnedTzdataVersion: pinned, tzdataDrift: compareTzdata(pinned, answer.tzdataVersion).drift };
+    return {
+      ...answer,
+      triggerId,
+      revision: trigger.revision,
+      pinnedTzdataVersion: pinned,
+      tzdataDrift: compareTzdata(pinned, answer.tzdataVersion).drift,
+    };
   }
 
   @Post('operator/triggers/:triggerId/schedule/release')

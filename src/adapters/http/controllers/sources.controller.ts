@@ -29,10 +29,17 @@ export class SourcesController {
   ) {}
 
   @Put(':sourceId')
-  @Problems([409, 'revision_conflict, source_id_unavailable, idempotency_key_conflict, idempotency_key_in_flight'], [422, 'invalid_definition'])
+  @Problems(
+    [409, 'revision_conflict, source_id_unavailable, idempotency_key_conflict, idempotency_key_in_flight'],
+    [422, 'invalid_definition'],
+  )
   @HttpCode(200)
   @RequireScope('sources:write')
-  revise(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string, @Body() body: ReviseSourceDto) {
+  revise(
+    @Ctx() context: CommandContext,
+    @Param('sourceId', ResourceId) sourceId: string,
+    @Body() body: ReviseSourceDto,
+  ) {
     return this.commands.execute(new ReviseSourceCommand(context, sourceId, { ...body }));
   }
 
@@ -42,23 +49,41 @@ export class SourcesController {
   async get(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string) {
     const { state } = await loadAggregate(this.store, sourceStream(context.tenant, sourceId), sourceDecider);
     if (state.status === 'absent') throw problems.notFound();
-    const keys = state.keys.map(({ keyId, generation, retired, addedAt, retiredAt }) => ({ keyId, generation, retired, addedAt, retiredAt }));
+    const keys = state.keys.map(({ keyId, generation, retired, addedAt, retiredAt }) => ({
+      keyId,
+      generation,
+      retired,
+      addedAt,
+      retiredAt,
+    }));
     return { sourceId, revision: state.revision, ...state.definition, keys, updatedAt: state.revisedAt };
   }
 
   /** 201 with the secret, shown this once; a replay of the same Idempotency-Key answers `secret: null`. */
   @Post(':sourceId/keys')
-  @Problems([404, 'not_found'], [409, 'key_exists, scheme_has_no_keys, key_limit_reached, key_in_flight'], [422, 'invalid_definition'])
+  @Problems(
+    [404, 'not_found'],
+    [409, 'key_exists, scheme_has_no_keys, key_limit_reached, key_in_flight'],
+    [422, 'invalid_definition'],
+  )
   @RequireScope('sources:write')
   @RedactOnReplay('secret')
-  addKey(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string, @Body() body: AddSourceKeyDto) {
+  addKey(
+    @Ctx() context: CommandContext,
+    @Param('sourceId', ResourceId) sourceId: string,
+    @Body() body: AddSourceKeyDto,
+  ) {
     return this.commands.execute(new AddSourceKeyCommand(context, sourceId, body.keyId, body.secret));
   }
 
   @Delete(':sourceId/keys/:keyId')
   @HttpCode(200)
   @RequireScope('sources:write')
-  retireKey(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string, @Param('keyId', ResourceId) keyId: string) {
+  retireKey(
+    @Ctx() context: CommandContext,
+    @Param('sourceId', ResourceId) sourceId: string,
+    @Param('keyId', ResourceId) keyId: string,
+  ) {
     return this.commands.execute(new RetireSourceKeyCommand(context, sourceId, keyId));
   }
 }

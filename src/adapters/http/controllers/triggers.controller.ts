@@ -32,8 +32,15 @@ export class TriggersController {
   @Put(':triggerId')
   @HttpCode(200)
   @RequireScope('triggers:write')
-  @Problems([409, 'revision_conflict, mission_terminal, idempotency_key_conflict, idempotency_key_in_flight'], [422, 'invalid_definition, authority_widening, capability_unsupported, mission_not_found'])
-  revise(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReviseTriggerDto) {
+  @Problems(
+    [409, 'revision_conflict, mission_terminal, idempotency_key_conflict, idempotency_key_in_flight'],
+    [422, 'invalid_definition, authority_widening, capability_unsupported, mission_not_found'],
+  )
+  revise(
+    @Ctx() context: CommandContext,
+    @Param('triggerId', ResourceId) triggerId: string,
+    @Body() body: ReviseTriggerDto,
+  ) {
     return this.commands.execute(new ReviseTriggerCommand(context, triggerId, { ...body }));
   }
 
@@ -56,7 +63,14 @@ export class TriggersController {
   async get(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string) {
     const trigger = await currentTrigger(this.store, context.tenant, triggerId);
     if (trigger.status === 'absent' || trigger.deleted) throw problems.notFound();
-    return { triggerId, revision: trigger.revision, ...trigger.definition, dedupeEpoch: trigger.dedupeEpoch, pins: trigger.pins, revisedAt: trigger.revisedAt };
+    return {
+      triggerId,
+      revision: trigger.revision,
+      ...trigger.definition,
+      dedupeEpoch: trigger.dedupeEpoch,
+      pins: trigger.pins,
+      revisedAt: trigger.revisedAt,
+    };
   }
 
   @Get(':triggerId/revisions')
@@ -68,7 +82,13 @@ export class TriggersController {
       .filter((e) => e.type === 'TriggerRevised')
       .map((e) => {
         const data = e.data as TriggerRevised['data'];
-        return { revision: data.revision, recordedAt: e.recordedAt, actor: data.actor, reason: data.reason, definition: data.definition };
+        return {
+          revision: data.revision,
+          recordedAt: e.recordedAt,
+          actor: data.actor,
+          reason: data.reason,
+          definition: data.definition,
+        };
       });
     return { items, nextCursor: null };
   }
@@ -76,7 +96,10 @@ export class TriggersController {
   /** The Idempotency-Key is the manual delivery identity: a retry replays, a new key fires again. */
   @Post(':triggerId/occurrences')
   @RequireScope('occurrences:write')
-  @Problems([404, 'not_found'], [409, 'payload_conflict, trigger_not_manual, idempotency_key_conflict, idempotency_key_in_flight'])
+  @Problems(
+    [404, 'not_found'],
+    [409, 'payload_conflict, trigger_not_manual, idempotency_key_conflict, idempotency_key_in_flight'],
+  )
   async fire(
     @Ctx() context: CommandContext,
     @Param('triggerId', ResourceId) triggerId: string,
@@ -84,8 +107,11 @@ export class TriggersController {
     @Body() body: FireManualOccurrenceDto,
     @Query('wait') wait?: string,
   ) {
-    if (wait !== undefined && wait !== 'decision') throw problems.badRequest([{ pointer: '?wait', message: 'wait must be "decision"' }]);
-    const fired = await this.commands.execute(new FireManualOccurrenceCommand(context, triggerId, key, body.input, body.resourceRefs ?? []));
+    if (wait !== undefined && wait !== 'decision')
+      throw problems.badRequest([{ pointer: '?wait', message: 'wait must be "decision"' }]);
+    const fired = await this.commands.execute(
+      new FireManualOccurrenceCommand(context, triggerId, key, body.input, body.resourceRefs ?? []),
+    );
     if (wait !== 'decision') return new HttpResult(202, fired);
     const decided = await this.decisions.waitFor(fired.occurrenceId, 5_000);
     return decided ? new HttpResult(200, decided) : new HttpResult(202, fired);

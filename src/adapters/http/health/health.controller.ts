@@ -40,7 +40,9 @@ export class HealthController {
       async () => {
         const subscriptions = this.indicators.check('subscriptions');
         const failing = this.subscriptions.failing();
-        return failing.length === 0 ? subscriptions.up({ running: this.subscriptions.names() }) : subscriptions.degraded({ failing });
+        return failing.length === 0
+          ? subscriptions.up({ running: this.subscriptions.names() })
+          : subscriptions.degraded({ failing });
       },
     ]);
   }

@@ -4,9 +4,22 @@ import { canonicalJson } from '../../../domain/shared/canonical-json.js';
 export const IDEMPOTENCY_PROTOCOL_VERSION = 1;
 
 /** SEC-3: SHA-256 of compact, recursively key-sorted JSON of what makes two requests "the same". */
-export function requestFingerprint(input: { operation: string; tenant: string; subject: string; body: unknown }): string {
+export function requestFingerprint(input: {
+  operation: string;
+  tenant: string;
+  subject: string;
+  body: unknown;
+}): string {
   return createHash('sha256')
-    .update(canonicalJson({ protocol_version: IDEMPOTENCY_PROTOCOL_VERSION, operation: input.operation, tenant: input.tenant, subject: input.subject, body: input.body ?? null }))
+    .update(
+      canonicalJson({
+        protocol_version: IDEMPOTENCY_PROTOCOL_VERSION,
+        operation: input.operation,
+        tenant: input.tenant,
+        subject: input.subject,
+        body: input.body ?? null,
+      }),
+    )
     .digest('hex');
 }
 

@@ -28,33 +28,72 @@ export class IdempotencyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const principal = (request as unknown as Record<symbol, Principal | undefined>)[PRINCIPAL];
-    const skip = this.reflector.getAllAndOverride<boolean>(SKIP_IDEMPOTENCY, [context.getHandler(), context.getClass()]);
+    const skip = this.reflector.getAllAndOverride<boolean>(SKIP_IDEMPOTENCY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     if (!MUTATING.has(request.method) || skip || !principal) return next.handle();
     return from(this.handle(context, request, principal, next));
   }
 
-  private async handle(context: ExecutionContext, request: FastifyRequest, principal: Principal, next: CallHandler): Promise<unknown> {
+  private async handle(
+    context: ExecutionContext,
+    request: FastifyRequest,
+    principal: Principal,
+    next: CallHandler,
+  ): Promise<unknown> {
     const key = request.headers['idempotency-key'];
-    if (key === undefined) throw new Problem(400, 'idempotency_key_required', 'Idempotency-Key required', 'Every command needs an Idempotency-Key header.');
+    if (key === undefined)
+      throw new Problem(
+        400,
+        'idempotency_key_required',
+        'Idempotency-Key required',
+        'Every command needs an Idempotency-Key header.',
+      );
     if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
-      throw new Problem(400, 'idempotency_key_invalid', 'Invalid Idempotency-Key', 'An Idempotency-Key is 1 to 255 visible ASCII characters.');
+      throw new Problem(
+        400,
+        'idempotency_key_invalid',
+        'Invalid Idempotency-Key',
+        'An Idempotency-Key is 1 to 255 visible ASCII characters.',
+      );
     }
-    const operation = operationName(request.method, request.routeOptions.url ?? request.url, (request.params ?? {}) as Record<string, string>);
+    const operation = operationName(
+      request.method,
+      request.routeOptions.url ?? request.url,
+      (request.params ?? {}) as Record<string, string>,
+    );
     const claim: KeyRequest = {
       tenant: principal.tenant,
       key,
       operation,
-      fingerprint: requestFingerprint({ operation, tenant: principal.tenant, subject: principal.subject, body: request.body }),
+      fingerprint: requestFingerprint({
+        operation,
+        tenant: principal.tenant,
+        subject: principal.subject,
+        body: request.body,
+      }),
     };
     const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
     for (;;) {
       const state = await this.keys.claim(claim);
       if (state.kind === 'claimed') break;
       if (state.kind === 'conflict') {
-        throw new Problem(409, 'idempotency_key_conflict', 'Idempotency-Key conflict', 'This Idempotency-Key was used for a different request.');
+        throw new Problem(
+          409,
+          'idempotency_key_conflict',
+          'Idempotency-Key conflict',
+          'This Idempotency-Key was used for a different request.',
+        );
       }
       if (state.kind === 'replay') return new HttpResult(state.status, state.body, { 'Idempotency-Replayed': 'true' });
-      if (Date.now() >= deadline) throw new Problem(409, 'idempotency_key_in_flight', 'Request in flight', 'The first request with this Idempotency-Key is still executing.');
+      if (Date.now() >= deadline)
+        throw new Problem(
+          409,
+          'idempotency_key_in_flight',
+          'Request in flight',
+          'The first request with this Idempotency-Key is still executing.',
+        );
       await sleep(25);
     }
 

@@ -30,7 +30,13 @@ export class IdempotencyStore {
       [request.tenant, request.key, request.operation, request.fingerprint, LEASE_SECONDS, this.retentionHours],
     );
     if (inserted.rowCount === 1) return { kind: 'claimed' };
-    const { rows } = await this.sql.query<{ fingerprint: string; state: string; response_status: number | null; response_body: unknown; lease_expired: boolean }>(
+    const { rows } = await this.sql.query<{
+      fingerprint: string;
+      state: string;
+      response_status: number | null;
+      response_body: unknown;
+      lease_expired: boolean;
+    }>(
       `SELECT fingerprint, state, response_status, response_body, lease_until < now() AS lease_expired
          FROM idempotency_keys WHERE tenant = $1 AND key = $2`,
       [request.tenant, request.key],
@@ -54,15 +60,16 @@ export class IdempotencyStore {
 
   /** A request that failed before or without effect stores nothing, so a corrected request may reuse the key. */
   async release(request: KeyRequest): Promise<void> {
-    await this.sql.query(`DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND state = 'in_flight' AND fingerprint = $3`, [
-      request.tenant,
-      request.key,
-      request.fingerprint,
-    ]);
+    await this.sql.query(
+      `DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND state = 'in_flight' AND fingerprint = $3`,
+      [request.tenant, request.key, request.fingerprint],
+    );
   }
 
   async sweep(): Promise<number> {
-    const { rowCount } = await this.sql.query(`DELETE FROM idempotency_keys WHERE expires_at < now() AND state = 'done'`);
+    const { rowCount } = await this.sql.query(
+      `DELETE FROM idempotency_keys WHERE expires_at < now() AND state = 'done'`,
+    );
     return rowCount;
   }
 

@@ -22,7 +22,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const problem = this.toProblem(exception);
-    if (problem.status >= 500 && problem.code !== 'store_unavailable') this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    if (problem.status >= 500 && problem.code !== 'store_unavailable')
+      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     void reply
       .status(problem.status)
       .headers({ ...problem.headers, 'content-type': 'application/problem+json' })
@@ -32,7 +33,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   private toProblem(exception: unknown): Problem {
     if (exception instanceof Problem) return exception;
     if (exception instanceof CommandRejected) return rejectionProblem(exception.rejection);
-    if (exception instanceof StoreUnavailable || (exception as { name?: string })?.name === 'StoreUnavailable') return problems.storeUnavailable();
+    if (exception instanceof StoreUnavailable || (exception as { name?: string })?.name === 'StoreUnavailable')
+      return problems.storeUnavailable();
     if (exception instanceof WrongExpectedRevision) return problems.revisionConflict(exception.actual + 1);
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

@@ -20,14 +20,28 @@ export interface FieldError {
 }
 
 export const problems = {
-  badRequest: (errors: FieldError[], detail = 'The request is malformed.') => new Problem(400, 'BAD_REQUEST', 'Bad request', detail, { errors }),
+  badRequest: (errors: FieldError[], detail = 'The request is malformed.') =>
+    new Problem(400, 'BAD_REQUEST', 'Bad request', detail, { errors }),
   unauthenticated: (detail = 'A valid bearer token is required.') =>
     new Problem(401, 'UNAUTHENTICATED', 'Unauthenticated', detail, {}, { 'WWW-Authenticate': 'Bearer' }),
-  insufficientScope: (scope: string) => new Problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope', `This operation needs the scope "${scope}".`, { requiredScope: scope }),
+  insufficientScope: (scope: string) =>
+    new Problem(403, 'INSUFFICIENT_SCOPE', 'Insufficient scope', `This operation needs the scope "${scope}".`, {
+      requiredScope: scope,
+    }),
   notFound: (detail = 'No such resource.') => new Problem(404, 'not_found', 'Not found', detail),
   revisionConflict: (currentRevision: number) =>
-    new Problem(409, 'revision_conflict', 'Revision conflict', `The resource is at revision ${currentRevision}.`, { currentRevision }),
-  invalidDefinition: (errors: FieldError[], code = 'invalid_definition', title = 'Invalid definition') => new Problem(422, code, title, errors[0]?.message, { errors }),
+    new Problem(409, 'revision_conflict', 'Revision conflict', `The resource is at revision ${currentRevision}.`, {
+      currentRevision,
+    }),
+  invalidDefinition: (errors: FieldError[], code = 'invalid_definition', title = 'Invalid definition') =>
+    new Problem(422, code, title, errors[0]?.message, { errors }),
   storeUnavailable: () =>
-    new Problem(503, 'store_unavailable', 'Store unavailable', 'The store could not be reached; nothing was changed. Retry later.', {}, { 'Retry-After': '1' }),
+    new Problem(
+      503,
+      'store_unavailable',
+      'Store unavailable',
+      'The store could not be reached; nothing was changed. Retry later.',
+      {},
+      { 'Retry-After': '1' },
+    ),
 } as const;

@@ -40,5 +40,11 @@ export function rejectionProblem(rejection: Rejection): Problem {
   const extras: Record<string, unknown> = {};
   if (rejection.errors) extras.errors = rejection.errors;
   if (rejection.currentRevision !== undefined) extras.currentRevision = rejection.currentRevision;
-  return new Problem(STATUS[rejection.code] ?? 409, rejection.code, TITLES[rejection.code] ?? rejection.code.replace(/_/g, ' '), rejection.detail ?? rejection.errors?.[0]?.message, extras);
+  return new Problem(
+    STATUS[rejection.code] ?? 409,
+    rejection.code,
+    TITLES[rejection.code] ?? rejection.code.replace(/_/g, ' '),
+    rejection.detail ?? rejection.errors?.[0]?.message,
+    extras,
+  );
 }
