@@ -27,7 +27,7 @@ import {
   DEFAULT_CONCURRENCY,
   ScheduleMaterializer,
 } from '../src/adapters/scheduler/schedule-materializer.js';
-import { handleCommand } from '../src/commands/shared/aggregate.js';
+import { handleCommand } from '../src/commands/shared/write-kernel.js';
 import { missionDecider, type MissionState } from '../src/domain/mission/mission.js';
 import { missionStream, triggerStream } from '../src/domain/shared/ids.js';
 import { isRejection } from '../src/domain/shared/result.js';

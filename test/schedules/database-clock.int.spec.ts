@@ -1,5 +1,5 @@
 import { ScheduleMaterializer } from '../../src/adapters/scheduler/schedule-materializer.js';
-import { handleCommand } from '../../src/commands/shared/aggregate.js';
+import { handleCommand } from '../../src/commands/shared/write-kernel.js';
 import { missionDecider } from '../../src/domain/mission/mission.js';
 import { missionStream } from '../../src/domain/shared/ids.js';
 import { schedulesProjection } from '../../src/projections/schedules/schedules.projection.js';

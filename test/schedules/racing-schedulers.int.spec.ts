@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import type { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
 import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
-import { handleCommand } from '../../src/commands/shared/aggregate.js';
+import { handleCommand } from '../../src/commands/shared/write-kernel.js';
 import { missionDecider } from '../../src/domain/mission/mission.js';
 import { missionStream } from '../../src/domain/shared/ids.js';
 import { allMigrations } from '../../src/app.module.js';

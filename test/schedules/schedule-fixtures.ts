@@ -1,7 +1,7 @@
 import { CLAIMED_CAPABILITIES } from '../../src/adapters/config/capabilities.js';
 import type { EventStore } from '../../src/domain/ports/event-store.js';
 import type { SqlExecutor } from '../../src/projections/sql-client.js';
-import { handleCommand } from '../../src/commands/shared/aggregate.js';
+import { handleCommand } from '../../src/commands/shared/write-kernel.js';
 import { currentMission } from '../../src/commands/shared/lookups.js';
 import { triggerStream } from '../../src/domain/shared/ids.js';
 import { triggerDecider } from '../../src/domain/trigger/trigger.js';

@@ -3,13 +3,13 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, SOURCE_SECRETS } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
-import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import type { SourceSecrets } from '../../domain/ports/source-secrets.js';
 import { generateSecret, GENERATED_SECRET_BYTES, parseSecret } from '../../domain/source/source-secret.js';
 import { sourceStream } from '../../domain/shared/ids.js';
-import { isRejection, reject } from '../../domain/shared/result.js';
+import { reject } from '../../domain/shared/result.js';
 import { sourceDecider, type AddSourceKey, type SourceKeyAdded } from '../../domain/source/source.js';
-import { loadAggregate, toNewEvent } from '../shared/aggregate.js';
+import { loadAggregate } from '../shared/aggregate.js';
+import { accepted, appendOf, write } from '../shared/write-kernel.js';
 import { metadataOf } from '../shared/command-context.js';
 import { CommandRejected } from '../../domain/shared/errors.js';
 import { AddSourceKeyCommand, type SourceKeyCreated } from './add-source-key.command.js';
@@ -47,31 +47,26 @@ export class AddSourceKeyHandler implements ICommandHandler<AddSourceKeyCommand>
       at: (await this.store.now()).toISOString(),
     };
     let material: { secret: string; sealed: string } | null = null;
-    for (let attempt = 1; ; attempt++) {
-      const loaded = await loadAggregate(this.store, stream, sourceDecider);
-      const decision = sourceDecider.decide(command, loaded.state);
-      if (isRejection(decision)) throw new CommandRejected(decision);
-      const added = decision[0] as SourceKeyAdded | undefined;
-      if (!added || loaded.state.status !== 'defined') throw new Error('AddSourceKey decided no key');
-      material ??= this.material(loaded.state.definition.scheme, givenSecret, owner);
-      if (!(await this.secrets.put(owner, added.data.generation, material.sealed))) {
-        throw new CommandRejected(
-          reject('key_in_flight', { detail: `key "${keyId}" is being added by another request; retry in a minute` }),
-        );
-      }
-      try {
-        const appended = await this.store.append(stream, [toNewEvent(added, metadataOf(context))], loaded.revision);
+    return write(
+      this.store,
+      async () => {
+        const loaded = await loadAggregate(this.store, stream, sourceDecider);
+        const added = accepted(sourceDecider.decide(command, loaded.state))[0] as SourceKeyAdded | undefined;
+        if (!added || loaded.state.status !== 'defined') throw new Error('AddSourceKey decided no key');
+        material ??= this.material(loaded.state.definition.scheme, givenSecret, owner);
+        if (!(await this.secrets.put(owner, added.data.generation, material.sealed))) {
+          throw new CommandRejected(
+            reject('key_in_flight', { detail: `key "${keyId}" is being added by another request; retry in a minute` }),
+          );
+        }
+        const { secret } = material;
         return {
-          sourceId,
-          keyId,
-          generation: added.data.generation,
-          secret: material.secret,
-          position: appended.position,
+          appends: [appendOf(stream, [added], metadataOf(context), loaded)],
+          answer: ([position]) => ({ sourceId, keyId, generation: added.data.generation, secret, position: position! }),
         };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { maxAttempts: MAX_ATTEMPTS },
+    );
   }
 
   /** A given secret is checked against the scheme (422 at /secret, never echoed); else one is generated. */

@@ -6,7 +6,9 @@ import { type EventStore } from '../../domain/ports/event-store.js';
 import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import { AdmitOccurrenceCommand } from './admit-occurrence.command.js';
 import { AdmitOccurrencesCommand } from './admit-occurrences.command.js';
-import { admitInOrder, fromObservation, type Observed } from './admission-step.js';
+import { type ObservedState } from '../../domain/admission/index.js';
+import { write } from '../shared/write-kernel.js';
+import { admissionWrite, fromObservation } from './admission-write.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 /**
@@ -27,7 +29,7 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
   async execute({ observations }: AdmitOccurrencesCommand): Promise<void> {
     const observed = observations
       .map((e) => ({ event: e, state: fromObservation(e).state }))
-      .filter((o): o is { event: typeof o.event; state: Observed } => o.state.status === 'observed');
+      .filter((o): o is { event: typeof o.event; state: ObservedState } => o.state.status === 'observed');
     if (observed.length > 1 && observed.every((o) => o.event.revision === 0)) {
       try {
         return await this.admitTogether(observed);
@@ -41,12 +43,10 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
       );
   }
 
-  private async admitTogether(observed: Array<{ event: { streamId: string }; state: Observed }>): Promise<void> {
-    await admitInOrder(
-      this.store,
-      this.clock,
-      observed.map(({ event, state }) => ({ streamId: event.streamId, expected: 0, state })),
-    );
+  /** One attempt only: a conflict means something moved, and one by one re-reads exactly what did. */
+  private async admitTogether(observed: Array<{ event: { streamId: string }; state: ObservedState }>): Promise<void> {
+    const items = observed.map(({ event, state }) => ({ streamId: event.streamId, expected: 0, state }));
+    await write(this.store, () => admissionWrite(this.store, this.clock, items), { maxAttempts: 1 });
     for (const { state } of observed) this.notifier.decided(state.occurrence.occurrenceId);
   }
 }

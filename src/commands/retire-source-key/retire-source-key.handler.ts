@@ -5,7 +5,7 @@ import { type EventStore } from '../../domain/ports/event-store.js';
 import type { SourceSecrets } from '../../domain/ports/source-secrets.js';
 import { sourceStream } from '../../domain/shared/ids.js';
 import { sourceDecider } from '../../domain/source/source.js';
-import { handleCommand } from '../shared/aggregate.js';
+import { handleCommand } from '../shared/write-kernel.js';
 import { metadataOf } from '../shared/command-context.js';
 import { RetireSourceKeyCommand, type SourceKeyRetirement } from './retire-source-key.command.js';
 

@@ -4,7 +4,7 @@ import { EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { missionDecider } from '../../domain/mission/mission.js';
 import { missionStream } from '../../domain/shared/ids.js';
-import { handleCommand } from '../shared/aggregate.js';
+import { handleCommand } from '../shared/write-kernel.js';
 import { metadataOf } from '../shared/command-context.js';
 import { type MissionRevisionResult, ReviseMissionCommand } from './revise-mission.command.js';
 

@@ -4,9 +4,10 @@ import { EVENT_STORE, INGRESS_ROUTES } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import type { IngressRouteClaims } from '../../domain/ports/ingress-routes.js';
 import { sourceStream } from '../../domain/shared/ids.js';
-import { isRejection, reject } from '../../domain/shared/result.js';
+import { reject } from '../../domain/shared/result.js';
 import { sourceDecider, type ReviseSource } from '../../domain/source/source.js';
-import { handleCommand, loadAggregate } from '../shared/aggregate.js';
+import { loadAggregate } from '../shared/aggregate.js';
+import { accepted, handleCommand } from '../shared/write-kernel.js';
 import { metadataOf } from '../shared/command-context.js';
 import { CommandRejected } from '../../domain/shared/errors.js';
 import { ReviseSourceCommand, type SourceRevisionResult } from './revise-source.command.js';
@@ -34,8 +35,7 @@ export class ReviseSourceHandler implements ICommandHandler<ReviseSourceCommand>
     const loaded = await loadAggregate(this.store, stream, sourceDecider);
     if (loaded.state.status === 'absent') {
       // Decide first so an invalid or conflicting request claims nothing; then claim the global route.
-      const decision = sourceDecider.decide(command, loaded.state);
-      if (isRejection(decision)) throw new CommandRejected(decision);
+      accepted(sourceDecider.decide(command, loaded.state));
       if (!(await this.routes.claim(sourceId, context.tenant))) {
         throw new CommandRejected(
           reject('source_id_unavailable', {

@@ -6,7 +6,7 @@ import { type EventStore } from '../../domain/ports/event-store.js';
 import { initialMissionState } from '../../domain/mission/mission.js';
 import { triggerStream } from '../../domain/shared/ids.js';
 import { triggerDecider } from '../../domain/trigger/trigger.js';
-import { handleCommand } from '../shared/aggregate.js';
+import { handleCommand } from '../shared/write-kernel.js';
 import { metadataOf } from '../shared/command-context.js';
 import { currentMission } from '../shared/lookups.js';
 import { ReviseTriggerCommand, type TriggerRevisionResult } from './revise-trigger.command.js';

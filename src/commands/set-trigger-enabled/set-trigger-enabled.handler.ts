@@ -6,7 +6,7 @@ import { notFound } from '../../domain/shared/errors.js';
 import { triggerStream } from '../../domain/shared/ids.js';
 import { triggerDecider } from '../../domain/trigger/trigger.js';
 import type { TriggerRevisionResult } from '../revise-trigger/revise-trigger.command.js';
-import { handleCommand } from '../shared/aggregate.js';
+import { handleCommand } from '../shared/write-kernel.js';
 import { metadataOf } from '../shared/command-context.js';
 import { currentMission, currentTrigger } from '../shared/lookups.js';
 import { SetTriggerEnabledCommand } from './set-trigger-enabled.command.js';

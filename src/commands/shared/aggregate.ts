@@ -1,15 +1,6 @@
-import type {
-  EventMetadata,
-  EventStore,
-  NewEvent,
-  RecordedEvent,
-  StreamAppend,
-} from '../../domain/ports/event-store.js';
-import { WrongExpectedRevision } from '../../domain/shared/errors.js';
+import type { EventMetadata, EventStore, NewEvent, RecordedEvent } from '../../domain/ports/event-store.js';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
-import { isRejection } from '../../domain/shared/result.js';
 import { aggregateCache, remember } from './aggregate-cache.js';
-import { CommandRejected } from '../../domain/shared/errors.js';
 
 export interface Loaded<S> {
   state: S;
@@ -96,59 +87,6 @@ function fold<S, E extends DomainEvent>(
  */
 export function rememberAppended<S>(store: EventStore, streamId: string, loaded: Loaded<S>): void {
   remember(aggregateCache(store), streamId, loaded);
-}
-
-export interface Handled<S, E> {
-  state: S;
-  events: E[];
-  position: number;
-}
-
-const MAX_ATTEMPTS = 20;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Read → fold → decide → append at the revision read (STYLE §3). A concurrent writer makes the
- * append fail; deciding again on fresh state is safe because `decide` is pure, and the domain's own
- * expectedRevision check still turns a stale client into a conflict.
- */
-export async function handleCommand<S, E extends DomainEvent, C>(
-  store: EventStore,
-  streamId: string,
-  decider: Decider<S, E, C>,
-  command: C,
-  metadata: EventMetadata,
-): Promise<Handled<S, E>> {
-  for (let attempt = 1; ; attempt++) {
-    const loaded = await loadAggregate<S, E>(store, streamId, decider);
-    const decision = decider.decide(command, loaded.state);
-    if (isRejection(decision)) throw new CommandRejected(decision);
-    if (decision.length === 0) return { state: loaded.state, events: [], position: loaded.position };
-    try {
-      const appended = await store.append(
-        streamId,
-        decision.map((e) => toNewEvent(e, metadata)),
-        loaded.revision < 0 ? 'no_stream' : loaded.revision,
-      );
-      return { state: decision.reduce(decider.evolve, loaded.state), events: decision, position: appended.position };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
-      // jittered backoff so a crowd of writers on one hot stream (a Mission's budget) spreads out
-      await sleep(Math.random() * Math.min(2 ** attempt, 50));
-    }
-  }
-}
-
-/**
- * Appends to several streams, all or nothing where the store can (one round trip), otherwise one by
- * one in the order given; returns the position of each stream's last event.
- */
-export async function appendAll(store: EventStore, batch: StreamAppend[]): Promise<number[]> {
-  if (batch.length > 1 && store.appendStreams) return store.appendStreams(batch);
-  const positions: number[] = [];
-  for (const { streamId, events, expected } of batch)
-    positions.push((await store.append(streamId, events, expected)).position);
-  return positions;
 }
 
 export function toNewEvent(event: DomainEvent, metadata: EventMetadata): NewEvent {

@@ -1,5 +1,4 @@
 import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports/event-store.js';
-import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import { notFound } from '../../domain/shared/errors.js';
 import { concurrencyDecider } from '../../domain/admission/index.js';
 import {
@@ -14,12 +13,8 @@ import {
 } from '../../domain/execution/index.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
 import { concurrencyStream, executionStream, occurrenceStream } from '../../domain/shared/ids.js';
-import { isRejection } from '../../domain/shared/result.js';
-import { appendAll, asDomainEvent, type Loaded, loadLatest, toNewEvent } from './aggregate.js';
-import { CommandRejected } from '../../domain/shared/errors.js';
-
-const MAX_ATTEMPTS = 20;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
+import { accepted, appendOf, write } from './write-kernel.js';
 
 export type KnownExecution = Exclude<ExecutionState, { status: 'absent' }>;
 
@@ -86,42 +81,31 @@ export async function loadExecution(
 /**
  * Read → decide → append for one execution (EX-2/EX-3). A transition to a terminal state gives the
  * Mission's concurrency slot back in the same all-or-nothing append, so the slot is released exactly
- * as often as the execution ends: once.
+ * as often as the execution ends: once. A conflict (another consumer moved the execution, or an
+ * admission took a slot of the same Mission) decides again on what is there now.
  */
-export async function transitionExecution(
+export function transitionExecution(
   store: EventStore,
   tenant: string,
   command: ExecutionCommand,
   metadata: EventMetadata,
 ): Promise<{ state: KnownExecution; events: ExecutionEvent[]; position: number }> {
-  const streamId = executionStream(command.executionId);
-  for (let attempt = 1; ; attempt++) {
+  return write(store, async () => {
     const loaded = await loadExecution(store, tenant, command.executionId);
-    const decision = decideExecution(command, loaded.state);
-    if (isRejection(decision)) throw new CommandRejected(decision);
-    if (decision.length === 0) return { state: loaded.state, events: [], position: loaded.position };
-    const appends: StreamAppend[] = [
-      {
-        streamId,
-        events: decision.map((e) => toNewEvent(e, metadata)),
-        expected: loaded.revision < 0 ? 'no_stream' : loaded.revision,
-      },
-    ];
-    const why = decision.map(releasesSlot).find((r) => r !== null);
+    const events = accepted(decideExecution(command, loaded.state));
+    const appends: StreamAppend[] = [];
+    if (events.length > 0) appends.push(appendOf(executionStream(command.executionId), events, metadata, loaded));
+    const why = events.map(releasesSlot).find((r) => r !== null);
     if (why) appends.push(await slotRelease(store, loaded.state, why, command.at, metadata));
-    try {
-      const positions = await appendAll(store, appends);
-      return {
-        state: decision.reduce(evolveExecution, loaded.state as ExecutionState) as KnownExecution,
-        events: decision,
-        position: positions[0]!,
-      };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevision) || attempt >= MAX_ATTEMPTS) throw error;
-      // Another consumer moved the execution, or an admission took a slot of the same Mission: look again.
-      await sleep(Math.random() * Math.min(2 ** attempt, 50));
-    }
-  }
+    return {
+      appends,
+      answer: ([position]) => ({
+        state: events.reduce(evolveExecution, loaded.state as ExecutionState) as KnownExecution,
+        events,
+        position: position ?? loaded.position,
+      }),
+    };
+  });
 }
 
 async function slotRelease(
@@ -138,10 +122,5 @@ async function slotRelease(
     { type: 'ReleaseSlot', tenant, missionId, executionId, why, at },
     slots.state,
   );
-  if (isRejection(released)) throw new CommandRejected(released);
-  return {
-    streamId,
-    events: released.map((e) => toNewEvent(e, metadata)),
-    expected: slots.revision < 0 ? 'no_stream' : slots.revision,
-  };
+  return appendOf(streamId, accepted(released), metadata, slots);
 }

@@ -4,7 +4,7 @@ import { isRejection } from '../../domain/shared/result.js';
 import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
 import { classifyDelivery, occurrenceDecider } from '../../domain/occurrence/occurrence.js';
 import { occurrenceStream } from '../../domain/shared/ids.js';
-import { handleCommand, toNewEvent } from './aggregate.js';
+import { appendAll, appendOf, handleCommand } from './write-kernel.js';
 
 export interface Observation {
   occurrenceId: string;
@@ -27,13 +27,10 @@ export async function observe(
   const first = occurrenceDecider.decide({ type: 'ObserveOccurrence', ...observed }, occurrenceDecider.initialState);
   if (!isRejection(first)) {
     try {
-      const appended = await store.append(
-        stream,
-        first.map((e) => toNewEvent(e, metadata)),
-        'no_stream',
-      );
-      return { occurrenceId: observed.occurrenceId, outcome: 'observed', position: appended.position };
+      const [position] = await appendAll(store, [appendOf(stream, first, metadata, { revision: -1 })]);
+      return { occurrenceId: observed.occurrenceId, outcome: 'observed', position: position! };
     } catch (error) {
+      // Someone observed this identity first: decide on what they wrote, through the retrying path.
       if (!(error instanceof WrongExpectedRevision)) throw error;
     }
   }

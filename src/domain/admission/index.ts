@@ -3,3 +3,4 @@ export * from './effective-authority.js';
 export * from './admission-policy.js';
 export * from './budget.js';
 export * from './concurrency.js';
+export * from './admit-in-order.js';

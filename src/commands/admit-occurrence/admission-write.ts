@@ -1,0 +1,176 @@
+import type { EventMetadata, EventStore, RecordedEvent, StreamAppend } from '../../domain/ports/event-store.js';
+import {
+  type AdmissionStep,
+  type AdmissionView,
+  admitInOrder,
+  type AdmittedInOrder,
+  authenticatingKey,
+  budgetDecider,
+  type BudgetState,
+  budgetWindowStart,
+  concurrencyDecider,
+  type MissionCounters,
+  type ObservedState,
+} from '../../domain/admission/index.js';
+import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
+import type { ObservedOccurrence, OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
+import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
+import {
+  budgetStream,
+  concurrencyStream,
+  missionStream,
+  sourceStream,
+  triggerStream,
+} from '../../domain/shared/ids.js';
+import { sourceDecider, type SourceState } from '../../domain/source/source.js';
+import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
+import {
+  asDomainEvent,
+  type Loaded,
+  loadAggregates,
+  loadLatest,
+  rememberAppended,
+  toNewEvent,
+} from '../shared/aggregate.js';
+import type { TrustedClock } from '../shared/trusted-clock.js';
+import { appendOf, type Write } from '../shared/write-kernel.js';
+
+/** An observed Occurrence to admit, at the revision its stream was read. */
+export interface ToAdmit {
+  streamId: string;
+  expected: number;
+  state: ObservedState;
+}
+
+/** What an admission appended: each Occurrence's step, in order, and each appended stream's position. */
+export interface Admitted {
+  steps: AdmissionStep[];
+  positions: readonly number[];
+}
+
+/**
+ * Admits one Mission's Occurrences (AD-1, AD-2, AD-5): reads what the decision depends on once, has
+ * the domain decide them in acceptance order, and hands the kernel one all-or-nothing write. The
+ * counters go first, each at the revision it was read, so racing admitters of one Mission serialize;
+ * then the decisions. Once appended, the counters are remembered so the next admission reads only
+ * what others appended since.
+ */
+export async function admissionWrite(
+  store: EventStore,
+  clock: TrustedClock,
+  items: readonly ToAdmit[],
+): Promise<Write<Admitted>> {
+  const read = await readAdmission(
+    store,
+    clock,
+    items.map((i) => i.state.occurrence),
+  );
+  const admitted = admitInOrder(
+    items.map((i) => i.state),
+    read.view,
+    { budget: read.budget.state, concurrency: read.concurrency.state },
+  );
+  const appends = admissionAppends(read, items, admitted);
+  return {
+    appends,
+    answer: (positions) => {
+      rememberCounters(store, read, admitted.counters, appends, positions);
+      return { steps: admitted.steps, positions };
+    },
+  };
+}
+
+/**
+ * Reads, in one round trip where the store can, the budget window and everything admitting
+ * `occurrences` (one Mission's) depends on, on the trusted database clock; the Mission's slots are
+ * read from their stream's last event alongside.
+ */
+async function readAdmission(store: EventStore, clock: TrustedClock, occurrences: readonly ObservedOccurrence[]) {
+  const { tenant, missionId } = occurrences[0]!;
+  const now = (await clock.now()).toISOString();
+  const windowStart = budgetWindowStart(now);
+  const budgetStreamId = budgetStream(tenant, missionId, windowStart);
+  const concurrencyStreamId = concurrencyStream(tenant, missionId);
+  const triggerIds = [...new Set(occurrences.map((o) => o.triggerId))];
+  const sourceIds = [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))];
+  const [[budget, mission, ...rest], concurrency] = await Promise.all([
+    loadAggregates(store, [
+      { streamId: budgetStreamId, decider: budgetDecider },
+      { streamId: missionStream(tenant, missionId), decider: missionDecider },
+      ...triggerIds.map((id) => ({ streamId: triggerStream(tenant, id), decider: triggerDecider })),
+      ...sourceIds.map((id) => ({ streamId: sourceStream(tenant, id), decider: sourceDecider })),
+    ]),
+    loadLatest(store, concurrencyStreamId, concurrencyDecider),
+  ]);
+  const view: AdmissionView = {
+    now,
+    windowStart,
+    mission: mission!.state as MissionState,
+    triggers: new Map(triggerIds.map((id, i) => [id, rest[i]!.state as TriggerState])),
+    sources: new Map(sourceIds.map((id, i) => [id, rest[triggerIds.length + i]!.state as SourceState])),
+  };
+  return { view, budgetStreamId, budget: budget as Loaded<BudgetState>, concurrencyStreamId, concurrency };
+}
+
+type AdmissionRead = Awaited<ReturnType<typeof readAdmission>>;
+
+function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitted: AdmittedInOrder): StreamAppend[] {
+  const metadata = items.map((i) => admissionMetadata(i.state.occurrence));
+  // A merged event has no single cause: it names the batch's tenant and actor only.
+  const countersMetadata: EventMetadata =
+    items.length === 1 ? metadata[0]! : { tenant: metadata[0]!.tenant, actor: metadata[0]!.actor };
+  const appends: StreamAppend[] = [];
+  if (admitted.budget.length > 0)
+    appends.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
+  if (admitted.slots.length > 0)
+    appends.push(appendOf(read.concurrencyStreamId, admitted.slots, countersMetadata, read.concurrency));
+  items.forEach(({ streamId, expected }, i) =>
+    appends.push({ streamId, events: admitted.steps[i]!.decision.map((e) => toNewEvent(e, metadata[i]!)), expected }),
+  );
+  return appends;
+}
+
+/**
+ * After the append succeeded, the counters as the batch evolved them are the Mission's newest budget
+ * and slot states. (Folding the batch's own events again onto the state read before it would copy
+ * the whole window's counted log.)
+ */
+function rememberCounters(
+  store: EventStore,
+  read: AdmissionRead,
+  counters: MissionCounters,
+  appends: readonly StreamAppend[],
+  positions: readonly number[],
+): void {
+  appends.forEach((append, i) => {
+    const revision = (loaded: Loaded<unknown>) => loaded.revision + append.events.length;
+    if (append.streamId === read.budgetStreamId)
+      rememberAppended(store, append.streamId, {
+        state: counters.budget,
+        revision: revision(read.budget),
+        position: positions[i]!,
+      });
+    if (append.streamId === read.concurrencyStreamId)
+      rememberAppended(store, append.streamId, {
+        state: counters.concurrency,
+        revision: revision(read.concurrency),
+        position: positions[i]!,
+      });
+  });
+}
+
+/** The stream's state from the observation a caller already read (its first event). */
+export function fromObservation(observed: RecordedEvent): Loaded<OccurrenceState> {
+  return {
+    state: occurrenceDecider.evolve(occurrenceDecider.initialState, asDomainEvent<OccurrenceEvent>(observed)),
+    revision: observed.revision,
+    position: observed.position,
+  };
+}
+
+const admissionMetadata = ({ tenant, occurrenceId }: ObservedOccurrence): EventMetadata => ({
+  tenant,
+  actor: 'reveille:admission',
+  causationId: occurrenceId,
+  correlationId: occurrenceId,
+});
