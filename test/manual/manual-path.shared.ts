@@ -357,6 +357,20 @@ export function manualPathSuite(kind: StoreKind): void {
       }
     });
 
+    it('OC-5 an input over 64 KiB as canonical JSON is 400 BAD_REQUEST at /input, and nothing is observed', async () => {
+      const { triggerId } = await setup();
+      const key = newKey();
+      const response = await fire(triggerId, key, { text: 'x'.repeat(64 * 1024) });
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({
+        code: 'BAD_REQUEST',
+        detail: 'The input is too large.',
+        errors: [{ pointer: '/input', message: 'input exceeds 65536 bytes' }],
+      });
+      const within = await fire(triggerId, key, { text: 'x'.repeat(1024) });
+      expect(within.status).toBe(202);
+    });
+
     it('answers 404 not_found for a manual fire on an unknown Trigger', async () => {
       const response = await fire('t-does-not-exist');
       expect(response.status).toBe(404);

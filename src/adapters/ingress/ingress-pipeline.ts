@@ -8,18 +8,17 @@ import {
   bodyDigest,
   classifyContentType,
   type PayloadFormat,
-  payloadDigest,
   type VerifiedDelivery,
   verifyDelivery,
 } from '../sources/index.js';
 import { observe } from '../../commands/shared/observe.js';
 import { currentTrigger } from '../../commands/shared/lookups.js';
+import { deriveDeliveryKey, webhookIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import {
-  dedupeIdentityHash,
-  deriveDeliveryKey,
-  occurrenceIdFor,
-  webhookIdentity,
-} from '../../domain/dedupe/dedupe-identity.js';
+  deliveredEvidence,
+  observedOccurrence,
+  observingTrigger,
+} from '../../domain/occurrence/observed-occurrence.js';
 import { Backpressure } from './backpressure.js';
 import { IngressAudit } from './ingress-audit.js';
 import { type IngressAnswer, answer, problemAnswer, shed } from './ingress-answer.js';
@@ -144,7 +143,7 @@ export class IngressPipeline {
       this.audit.record(source.sourceId, 'no_subscriber', 202, delivery.body.length);
       return answer(202, { occurrences: [] });
     }
-    const digest = payloadDigest(parsed.payload);
+    const evidence = deliveredEvidence(parsed.payload);
     const observedAt = (await this.clock.now()).toISOString();
     const accepted: Accepted[] = [];
     for (const { triggerId, trigger } of triggers) {
@@ -157,41 +156,26 @@ export class IngressPipeline {
         continue;
       const key = deriveDeliveryKey(trigger.definition.dedupe, verified.deliveryId, parsed.payload);
       if (!key.ok) return this.reject(source, delivery, 400, 'malformed_request', `${key.message} (${key.pointer})`);
-      const identity = webhookIdentity(source.tenant, trigger, source.sourceId, key.key, key.subject);
-      const observation = await observe(
-        this.store,
-        {
-          occurrenceId: occurrenceIdFor(identity),
-          tenant: source.tenant,
-          triggerId,
-          triggerRevision: trigger.revision,
-          missionId: trigger.definition.missionId,
-          kind: 'webhook',
-          auth: {
-            state: verified.authState,
-            sourceId: source.sourceId,
-            keyId: verified.keyId,
-            keyGeneration: verified.keyGeneration,
-          },
-          externalId: verified.deliveryId,
-          dedupeIdentity: identity,
-          dedupeHash: dedupeIdentityHash(identity),
-          payloadDigest: digest,
-          input: parsed.payload,
-          resourceRefs: [],
-          classification: trigger.definition.constraints.classification,
-          scheduledAt: null,
-          // CA-2: payload-supplied ids never set parentage; a verified correlation is linked by the causality feature.
-          causal: { parentId: null, depth: 0, ancestry: [] },
-          observedAt,
+      const observed = observedOccurrence({
+        kind: 'webhook',
+        trigger: observingTrigger(trigger),
+        dedupeIdentity: webhookIdentity(source.tenant, trigger, source.sourceId, key.key, key.subject),
+        evidence,
+        observedAt,
+        auth: {
+          state: verified.authState,
+          sourceId: source.sourceId,
+          keyId: verified.keyId,
+          keyGeneration: verified.keyGeneration,
         },
-        {
-          tenant: source.tenant,
-          actor: `source:${source.sourceId}`,
-          correlationId: verified.deliveryId,
-          bodyDigest: bodyDigest(delivery.body),
-        },
-      );
+        externalId: verified.deliveryId,
+      });
+      const observation = await observe(this.store, observed, {
+        tenant: source.tenant,
+        actor: `source:${source.sourceId}`,
+        correlationId: verified.deliveryId,
+        bodyDigest: bodyDigest(delivery.body),
+      });
       if (observation.outcome === 'payload_conflict') {
         return this.reject(
           source,

@@ -2,18 +2,15 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
-import { badRequest, CommandRejected, notFound } from '../../domain/shared/errors.js';
+import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { reject } from '../../domain/shared/result.js';
-import { payloadDigest } from '../../domain/occurrence/payload-digest.js';
-import { dedupeIdentityHash, manualIdentity, occurrenceIdFor } from '../../domain/dedupe/dedupe-identity.js';
-import { canonicalJson } from '../../domain/shared/canonical-json.js';
+import { manualIdentity } from '../../domain/dedupe/dedupe-identity.js';
+import { manualInputTooLarge } from '../../domain/occurrence/manual-input.js';
+import { manualEvidence, observedOccurrence, observingTrigger } from '../../domain/occurrence/observed-occurrence.js';
 import { observe } from '../shared/observe.js';
 import { metadataOf } from '../shared/command-context.js';
 import { currentTrigger } from '../shared/lookups.js';
 import { FireManualOccurrenceCommand, type ManualFireResult } from './fire-manual-occurrence.command.js';
-
-/** OC-5: an occurrence is bounded evidence, not a dumping ground. */
-export const MAX_MANUAL_INPUT_BYTES = 64 * 1024;
 
 @CommandHandler(FireManualOccurrenceCommand)
 export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOccurrenceCommand> {
@@ -26,11 +23,8 @@ export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOc
     input = null,
     resourceRefs,
   }: FireManualOccurrenceCommand): Promise<ManualFireResult> {
-    if (Buffer.byteLength(canonicalJson(input ?? null)) > MAX_MANUAL_INPUT_BYTES) {
-      throw badRequest('The input is too large.', [
-        { pointer: '/input', message: `input exceeds ${MAX_MANUAL_INPUT_BYTES} bytes` },
-      ]);
-    }
+    const tooLarge = manualInputTooLarge(input);
+    if (tooLarge) throw tooLarge;
     const trigger = await currentTrigger(this.store, context.tenant, triggerId);
     if (trigger.status === 'absent' || trigger.deleted) throw notFound();
     if (trigger.definition.type !== 'manual') {
@@ -40,31 +34,14 @@ export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOc
         }),
       );
     }
-    const identity = manualIdentity(context.tenant, trigger, idempotencyKey);
-    const observedAt = (await this.store.now()).toISOString();
-    const observation = await observe(
-      this.store,
-      {
-        occurrenceId: occurrenceIdFor(identity),
-        tenant: context.tenant,
-        triggerId,
-        triggerRevision: trigger.revision,
-        missionId: trigger.definition.missionId,
-        kind: 'manual',
-        auth: { state: 'internal', sourceId: null, keyId: null, keyGeneration: null },
-        externalId: null,
-        dedupeIdentity: identity,
-        dedupeHash: dedupeIdentityHash(identity),
-        payloadDigest: payloadDigest({ input: input ?? null, resourceRefs: resourceRefs ?? [] }),
-        input: input ?? null,
-        resourceRefs: resourceRefs ?? [],
-        classification: trigger.definition.constraints.classification,
-        scheduledAt: null,
-        causal: { parentId: null, depth: 0, ancestry: [] },
-        observedAt,
-      },
-      metadataOf(context),
-    );
+    const observed = observedOccurrence({
+      kind: 'manual',
+      trigger: observingTrigger(trigger),
+      dedupeIdentity: manualIdentity(context.tenant, trigger, idempotencyKey),
+      evidence: manualEvidence(input ?? null, resourceRefs ?? []),
+      observedAt: (await this.store.now()).toISOString(),
+    });
+    const observation = await observe(this.store, observed, metadataOf(context));
     // Whoever observed first fixed the payload; another payload under the identity starts nothing (OC-4).
     if (observation.outcome === 'payload_conflict') {
       throw new CommandRejected(
