@@ -4,7 +4,8 @@ import { isRejection } from '../../domain/shared/result.js';
 import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
 import { classifyDelivery, occurrenceDecider } from '../../domain/occurrence/occurrence.js';
 import { occurrenceStream } from '../../domain/shared/ids.js';
-import { appendAll, appendOf, handleCommand } from './write-kernel.js';
+import { toNewEvent } from './aggregate.js';
+import { appendAll, handleCommand } from './write-kernel.js';
 
 export interface Observation {
   occurrenceId: string;
@@ -27,7 +28,8 @@ export async function observe(
   const first = occurrenceDecider.decide({ type: 'ObserveOccurrence', ...observed }, occurrenceDecider.initialState);
   if (!isRejection(first)) {
     try {
-      const [position] = await appendAll(store, [appendOf(stream, first, metadata, { revision: -1 })]);
+      const events = first.map((e) => toNewEvent(e, metadata));
+      const [position] = await appendAll(store, [{ streamId: stream, events, expected: 'no_stream' }]);
       return { occurrenceId: observed.occurrenceId, outcome: 'observed', position: position! };
     } catch (error) {
       // Someone observed this identity first: decide on what they wrote, through the retrying path.
