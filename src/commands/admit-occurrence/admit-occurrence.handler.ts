@@ -3,6 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { TrustedClock } from '../shared/trusted-clock.js';
 import { EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
+import type { AdmissionStep } from '../../domain/admission/index.js';
 import { occurrenceDecider } from '../../domain/occurrence/occurrence.js';
 import { loadAggregate } from '../shared/aggregate.js';
 import { write } from '../shared/write-kernel.js';
@@ -39,13 +40,8 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
       if (state.status === 'absent') throw new Error(`no occurrence in ${occurrenceStreamId}`);
       const { occurrenceId } = state.occurrence;
       if (state.status === 'decided') {
-        const result: AdmissionResult = {
-          occurrenceId,
-          decision: 'already_decided',
-          executionId: state.executionId,
-          position: loaded.position,
-        };
-        return { appends: [], answer: () => result };
+        const decided = { occurrenceId, decision: 'already_decided', executionId: state.executionId } as const;
+        return { appends: [], answer: () => ({ ...decided, position: loaded.position }) };
       }
       const admission = await admissionWrite(this.store, this.clock, [
         { streamId: occurrenceStreamId, expected: loaded.revision, state },
@@ -53,17 +49,22 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
       return {
         appends: admission.appends,
         answer: (positions) => {
-          const step = admission.answer(positions).steps[0]!;
+          const [step] = admission.answer(positions).steps;
           this.notifier.decided(occurrenceId);
-          const isAdmitted = step.decision[0]!.type === 'OccurrenceAdmitted';
-          return {
-            occurrenceId,
-            decision: isAdmitted ? 'admitted' : 'blocked',
-            executionId: isAdmitted ? step.executionId : null,
-            position: positions[positions.length - 1]!,
-          };
+          return resultOf(occurrenceId, step!, positions);
         },
       };
     });
   }
+}
+
+function resultOf(occurrenceId: string, step: AdmissionStep, positions: readonly number[]): AdmissionResult {
+  const admitted = step.decision[0]!.type === 'OccurrenceAdmitted';
+  return {
+    occurrenceId,
+    decision: admitted ? 'admitted' : 'blocked',
+    executionId: admitted ? step.executionId : null,
+    // The decision is the last stream appended.
+    position: positions[positions.length - 1]!,
+  };
 }
