@@ -36,10 +36,7 @@ interface ReadParams {
   reason?: string;
 }
 
-/**
- * Query parameters are checked before any read; every problem is reported at once with a `?name`
- * pointer (they are not body members). Parameters a route does not know are ignored.
- */
+/** Every problem is reported at once, before any read, with a `?name` pointer: parameters are not body members. */
 function readParams(query: RawQuery, filters: boolean): ReadParams {
   const errors: FieldError[] = [];
   const one = (name: string): string | undefined => {

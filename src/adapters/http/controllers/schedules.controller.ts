@@ -17,7 +17,7 @@ import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
 import { preview, previewWindow, readPreviewBody } from './schedule-preview.js';
 
-/** Schedule previews (SC-2, api.md "Schedule previews") and the operator's held-range decisions (SC-5). */
+/** Schedule previews (SC-2) and the operator's held-range decisions (SC-5). */
 @ApiTags('schedules')
 @ApiBearerAuth()
 @Controller('v1')
@@ -28,7 +28,7 @@ export class SchedulesController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Pure computation, nothing stored: no Idempotency-Key (api.md Conventions). */
+  /** Pure computation, nothing stored: no Idempotency-Key. */
   @Post('schedules/preview')
   @HttpCode(200)
   @WithoutIdempotencyKey()
