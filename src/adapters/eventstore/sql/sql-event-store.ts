@@ -20,6 +20,7 @@ import { UpcasterRegistry } from '../upcasters.js';
 import type { SqlClient, SqlExecutor } from '../../../projections/sql-client.js';
 import type { AppendSignal } from '../../../projections/runner/append-signal.js';
 import { isUniqueViolation } from './store-errors.js';
+import { inTransactionOf } from './sql-store-in-transaction.js';
 
 /** What the database decides about an appended event; the rest is what the caller gave. */
 const APPENDED = `position, revision, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash, prev_hash`;
@@ -171,6 +172,9 @@ export class SqlEventStore implements EventStore {
     };
     return new SqlEventStore(bound, this.upcasters, this.signal, { batching: false });
   }
+
+  /** The port's transactional batch append (the scheduler's commit with its due-index rows). */
+  readonly inTransaction = inTransactionOf((tx) => this.within(tx));
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
