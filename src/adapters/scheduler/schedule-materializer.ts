@@ -1,6 +1,6 @@
 import { type Clock } from '../../domain/ports/clock.js';
 import { storeClock } from '../../commands/shared/store-clock.js';
-import type { EventMetadata } from '../../domain/ports/event-store.js';
+import type { EventMetadata, EventStore } from '../../domain/ports/event-store.js';
 import type { DueSchedules } from '../../domain/ports/due-schedules.js';
 import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import { firstInstantAfter } from '../../domain/schedule/activation.js';
@@ -207,6 +207,7 @@ export class ScheduleMaterializer {
         failed = [];
         local = emptyStats();
         const batch = await this.claimBatch(tx, keys, now, claim);
+        const log = this.options.store.inTransaction?.(tx) ?? this.options.store;
         claimed = batch.claimed;
         const { rows, taken } = batch;
         const resolved: ResolvedFire[] = taken.map((fire) => resolveFire(fire, now));
@@ -236,7 +237,7 @@ export class ScheduleMaterializer {
           const routine = isRoutine(stateOf(row), events, context);
           // A routine decision from a stale row collides with the Occurrences it would repeat; any other
           // one could skip instants already fired, so it is taken from the streams instead.
-          if (!routine && (await this.unrecordedFire(tx, row))) {
+          if (!routine && (await unrecordedFire(log, row))) {
             stale.push(row);
             continue;
           }
@@ -291,21 +292,6 @@ export class ScheduleMaterializer {
     // already claimed above (or racing by design with claim 'none'): read without taking locks again
     const rows = fresh.length > 0 ? await claimDue(tx, fresh, now, 'none') : [];
     return { claimed: tokens, rows, taken };
-  }
-
-  /**
-   * Whether the first instant after the row's boundary already has its Occurrence: then the row is
-   * behind its streams (a rebuild is replaying them) and must not decide skips from it. Read in the
-   * batch's transaction (the SQL stores keep events beside the index).
-   */
-  private async unrecordedFire(tx: SqlExecutor, row: DueRow): Promise<boolean> {
-    const { state } = row.indexed;
-    if (state === null || state.epoch !== row.epoch) return false;
-    const next = firstInstantAfter(row.schedule, state.boundary);
-    if (next === null) return false;
-    const stream = occurrenceStream(dedupeIdentityHash(scheduleIdentity(row.tenant, row, state.epoch, next)));
-    const log = this.options.store.inTransaction?.(tx) ?? this.options.store;
-    return (await log.readStream(stream, { maxCount: 1 })).length > 0;
   }
 
   private async recover(row: TriggerKey, now: string, stats: MaterializeStats): Promise<boolean> {
@@ -386,6 +372,20 @@ export class ScheduleMaterializer {
       this.wake = done;
     });
   }
+}
+
+/**
+ * Whether the first instant after the row's boundary already has its Occurrence: then the row is
+ * behind its streams (a rebuild is replaying them) and must not decide skips from it. Read in the
+ * batch's transaction by `log` (the SQL stores keep events beside the index).
+ */
+async function unrecordedFire(log: Pick<EventStore, 'readStream'>, row: DueRow): Promise<boolean> {
+  const { state } = row.indexed;
+  if (state === null || state.epoch !== row.epoch) return false;
+  const next = firstInstantAfter(row.schedule, state.boundary);
+  if (next === null) return false;
+  const stream = occurrenceStream(dedupeIdentityHash(scheduleIdentity(row.tenant, row, state.epoch, next)));
+  return (await log.readStream(stream, { maxCount: 1 })).length > 0;
 }
 
 export {
