@@ -1,6 +1,6 @@
 import { definition } from '../../src/domain/occurrence/occurrence.fixtures.js';
 import { occurrenceViews } from '../../src/projections/index.js';
-import { schedulesProjection } from '../../src/projections/schedules/schedules.projection.js';
+import { schedulesProjection } from '../../src/projections/scheduler/schedules.projection.js';
 import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
 import {

@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../sql-client.js';
 import { decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
 import { listOccurrences, type OccurrenceView, type Page } from '../occurrences/occurrences.queries.js';
-import { withScheduleHealth } from '../schedules/schedule-health.js';
+import { withScheduleHealth } from '../scheduler/schedule-health.js';
 import type { ScheduleHealth, TriggerHealth, TriggerHealthDetail, TriggerHealthRow } from './trigger-health.view.js';
 
 /**

@@ -195,3 +195,11 @@ export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend
     for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
   return appended;
 }
+
+/** The (stream_id, revision) key a unique violation names, as PostgreSQL words its detail. */
+export function collidedKey(error: unknown): { streamId: string; revision: number } | null {
+  const detail = (error as { detail?: unknown } | null)?.detail;
+  const match =
+    typeof detail === 'string' ? /^Key \(stream_id, revision\)=\((.*), (\d+)\) already exists\.$/s.exec(detail) : null;
+  return match ? { streamId: match[1]!, revision: Number(match[2]) } : null;
+}

@@ -13,7 +13,7 @@ import {
   type StreamRead,
 } from '../../../domain/ports/event-store.js';
 import { WrongExpectedRevision } from '../../../domain/shared/errors.js';
-import { appendBatch, BatchConflict } from './sql-batch-append.js';
+import { appendBatch, BatchConflict, collidedKey } from './sql-batch-append.js';
 import { newStreamBatcher } from './new-stream-batcher.js';
 import { StatementBatcher } from './statement-batcher.js';
 import { UpcasterRegistry } from '../upcasters.js';
@@ -30,6 +30,7 @@ import {
   STAMP,
   toRecorded,
 } from './event-row.js';
+import { inTransactionOf } from './sql-store-in-transaction.js';
 
 /**
  * The PostgreSQL and PGlite event store. Three rules make the events table an event store; each is
@@ -167,6 +168,9 @@ export class SqlEventStore implements EventStore {
     };
     return new SqlEventStore(bound, this.upcasters, this.signal, { batching: false });
   }
+
+  /** The port's transactional batch append (the scheduler's commit with its due-index rows). */
+  readonly inTransaction = inTransactionOf((tx) => this.within(tx));
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
@@ -446,14 +450,6 @@ export class SqlEventStore implements EventStore {
 }
 
 type PreparedEvent = Required<Pick<NewEvent, 'id' | 'schemaVersion' | 'metadata'>> & NewEvent & { id: string };
-
-/** The (stream_id, revision) key a unique violation names, as PostgreSQL words its detail. */
-function collidedKey(error: unknown): { streamId: string; revision: number } | null {
-  const detail = (error as { detail?: unknown } | null)?.detail;
-  const match =
-    typeof detail === 'string' ? /^Key \(stream_id, revision\)=\((.*), (\d+)\) already exists\.$/s.exec(detail) : null;
-  return match ? { streamId: match[1]!, revision: Number(match[2]) } : null;
-}
 
 function result(streamId: string, events: RecordedEvent[]): AppendResult {
   const last = events[events.length - 1]!;

@@ -12,7 +12,7 @@ import {
   type OccurrenceStatus,
 } from '../../../projections/occurrences/occurrences.queries.js';
 import { ProjectionRunners } from '../../runner/projection-runners.js';
-import { SCHEDULES_PROJECTION } from '../../../projections/schedules/schedules.projection.js';
+import { SCHEDULES_PROJECTION } from '../../../projections/scheduler/schedules.projection.js';
 import { TRIGGER_HEALTH_PROJECTION } from '../../../projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../../projections/trigger-health/trigger-health.queries.js';
 import { RequireScope } from '../auth/auth.decorators.js';

@@ -5,7 +5,7 @@ import { CLOCK } from '../../../commands/shared/tokens.js';
 import { type Clock } from '../../../domain/ports/clock.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
-import { DecideHeldInstantsCommand } from '../../../commands/decide-held-instants/decide-held-instants.command.js';
+import { DecideHeldInstantsCommand } from '../../../commands/scheduler/decide-held-instants.command.js';
 import { ReasonDto } from '../../../commands/revise-trigger/revise-trigger.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { currentTrigger } from '../../../commands/shared/lookups.js';
