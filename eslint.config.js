@@ -1,6 +1,7 @@
 // Lint guards the house rules a reviewer should never have to: imports point one way (domain ←
 // commands, projections ← adapters ← the composition root), no import cycles, a pure domain, ports
-// that are types only. `npm run lint` runs in CI and fails the build on a violation.
+// that are types only, settings read only by the config module. `npm run lint` runs in CI and
+// fails the build on a violation.
 import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -83,5 +84,19 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read settings from the config (src/adapters/config): every variable is validated there at startup.',
+        },
+      ],
+    },
+  },
+  { files: ['src/adapters/config/**', 'src/**/*.spec.ts'], rules: { 'no-restricted-properties': 'off' } },
   prettier,
 );

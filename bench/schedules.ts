@@ -34,7 +34,7 @@ import { isRejection } from '../src/domain/shared/result.js';
 import { initialTriggerState, reviseTrigger } from '../src/domain/trigger/trigger.js';
 import { allMigrations } from '../src/app.module.js';
 import { ProjectionRunner } from '../src/projections/runner/projection-runner.js';
-import { schedulesProjection } from '../src/projections/schedules/schedules.projection.js';
+import { schedulesProjection } from '../src/projections/scheduler/schedules.projection.js';
 import { backendMicros, cpuTicks } from './cpu.js';
 import { rawBatchInsertRate, rawInsertRate } from './raw-baseline.js';
 

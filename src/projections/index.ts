@@ -2,7 +2,7 @@ import { OCCURRENCES_PROJECTION, occurrencesProjection } from './occurrences/occ
 import type { Projection } from './runner/projection.js';
 import { foldedTogether } from './runner/projection-group.js';
 import { sourceBindingsProjection } from './source-bindings/source-bindings.projection.js';
-import { schedulesProjection } from './schedules/schedules.projection.js';
+import { schedulesProjection } from './scheduler/schedules.projection.js';
 import { triggerHealthProjection } from './trigger-health/trigger-health.projection.js';
 
 /**

@@ -292,6 +292,33 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         expect(afterRollback).not.toContain(rolledBack);
       });
 
+      it('answers as head the last event in read order, not the highest position', async () => {
+        if (!h.inTransaction || !h.concurrentTransactions) return expect(h.concurrentTransactions).toBe(false);
+        const seen = await readEverything(h.store);
+        const cursor = seen.length ? seen[seen.length - 1]!.position : 0;
+        const [older, younger] = [stream('older-transaction'), stream('younger-transaction')];
+        let opened!: () => void;
+        const hasTransactionId = new Promise<void>((resolve) => (opened = resolve));
+        let resume!: () => void;
+        const paused = new Promise<void>((resolve) => (resume = resolve));
+        const olderTransaction = h.inTransaction(async (tx) => {
+          await tx.append(older, [event(1)], 'no_stream'); // its first write fixes the transaction id
+          opened();
+          await paused;
+          return tx.append(older, [event(2)], 0);
+        });
+        await hasTransactionId;
+        const between = await h.store.append(younger, [event(3)], 'no_stream');
+        resume();
+        const highest = await olderTransaction;
+        // The older transaction's second event took the highest position but sorts before the younger one.
+        expect(highest.position).toBeGreaterThan(between.position);
+        expect(await h.store.headPosition()).toBe(between.position);
+        const read = await readEverything(h.store, cursor);
+        expect(read.map((e) => e.streamId)).toEqual([older, older, younger]);
+        expect(read[read.length - 1]!.position).toBe(await h.store.headPosition());
+      });
+
       it('delivers every committed event exactly once to a subscriber racing 8 writers with delayed commits and rollbacks', async () => {
         const seen = await readEverything(h.store);
         let cursor = seen.length ? seen[seen.length - 1]!.position : 0;
@@ -427,6 +454,47 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         ];
         expect(positions).toEqual([storedA[1]!.position, storedB[1]!.position]);
         expect([verifyStreamChain(storedA), verifyStreamChain(storedB)]).toEqual([[], []]);
+      });
+
+      it('names the stream that moved in a multi-stream conflict, with its actual revision', async () => {
+        if (!h.store.appendStreams) return expect(h.store.kind).toBe('eventstoredb');
+        const [a, b, c] = [stream('first'), stream('second'), stream('third')];
+        await h.store.append(a, [event(1)], 'no_stream');
+        await h.store.append(b, [event(2)], 'no_stream');
+        await h.store.append(b, [event(3), event(4)], 0); // the second stream moves on to revision 2
+        const ahead = await h.store
+          .appendStreams([
+            { streamId: a, events: [event(5)], expected: 0 },
+            { streamId: b, events: [event(6)], expected: 0 },
+            { streamId: c, events: [event(7)], expected: 'no_stream' },
+          ])
+          .catch((error: unknown) => error);
+        expect(ahead).toBeInstanceOf(WrongExpectedRevision);
+        expect(ahead).toMatchObject({ streamId: b, expected: 0, actual: 2 });
+        // A stream behind its expected revision is named just the same (no constraint fires then).
+        const behind = await h.store
+          .appendStreams([
+            { streamId: a, events: [event(8)], expected: 0 },
+            { streamId: b, events: [event(9)], expected: 2 },
+            { streamId: c, events: [event(10)], expected: 4 },
+          ])
+          .catch((error: unknown) => error);
+        expect(behind).toBeInstanceOf(WrongExpectedRevision);
+        expect(behind).toMatchObject({ streamId: c, expected: 4, actual: -1 });
+        const lengths = await Promise.all([a, b, c].map(async (s) => (await h.store.readStream(s)).length));
+        expect(lengths).toEqual([1, 3, 0]);
+        if (!h.inTransaction) return;
+        // Inside a transaction the failed statement aborts it, and the conflict still names the stream.
+        const inTransaction = await h
+          .inTransaction((tx) =>
+            tx.appendStreams!([
+              { streamId: a, events: [event(11)], expected: 0 },
+              { streamId: b, events: [event(12)], expected: 1 },
+            ]),
+          )
+          .catch((error: unknown) => error);
+        expect(inTransaction).toBeInstanceOf(WrongExpectedRevision);
+        expect(inTransaction).toMatchObject({ streamId: b, expected: 1 });
       });
     });
 

@@ -79,9 +79,8 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
         reason: null,
         observedAt: at(5),
       },
-      auth: { lastResult: null, keyId: null, at: null },
-      counts: { observed: 5, admitted: 3, duplicate: 0, blocked: { budget_exhausted: 2 } },
-      executions: { pending: 3, claimed: 0, retrying: 0, dead: 0 },
+      counts: { observed: 5, admitted: 3, blocked: { budget_exhausted: 2 } },
+      executions: { pending: 3, claimed: 0 },
       tzdataDrift: false,
       recovery: [],
     });

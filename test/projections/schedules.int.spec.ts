@@ -3,7 +3,7 @@ import { handleCommand } from '../../src/commands/shared/write-kernel.js';
 import { missionDecider } from '../../src/domain/mission/mission.js';
 import { dismissHeld } from '../../src/domain/schedule/materialization.js';
 import { missionStream } from '../../src/domain/shared/ids.js';
-import { schedulesProjection } from '../../src/projections/schedules/schedules.projection.js';
+import { schedulesProjection } from '../../src/projections/scheduler/schedules.projection.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { at, GRANTS, minute, reviseSchedule } from '../schedules/schedule-fixtures.js';
 import { type DbKind, openHarness, type ProjectionHarness, replayAll } from './harness.js';

@@ -1,6 +1,6 @@
 import { definition } from '../../src/domain/occurrence/occurrence.fixtures.js';
 import { occurrenceViews } from '../../src/projections/index.js';
-import { schedulesProjection } from '../../src/projections/schedules/schedules.projection.js';
+import { schedulesProjection } from '../../src/projections/scheduler/schedules.projection.js';
 import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
 import {
@@ -105,9 +105,8 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
         reason: 'budget_exhausted',
         observedAt: at(10),
       },
-      auth: { lastResult: null, keyId: null, at: null },
-      counts: { observed: 4, admitted: 2, duplicate: 0, blocked: { budget_exhausted: 2 } },
-      executions: { pending: 1, claimed: 1, retrying: 0, dead: 0 },
+      counts: { observed: 4, admitted: 2, blocked: { budget_exhausted: 2 } },
+      executions: { pending: 1, claimed: 1 },
       tzdataDrift: false,
       recovery: [],
     });
@@ -135,7 +134,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
       lastOccurrence: { status: 'admitted', reason: null },
     });
     // OP-1: its one execution was claimed and completed; the claim after completion moved nothing.
-    expect(byId['t-sched']!.executions).toEqual({ pending: 0, claimed: 0, retrying: 0, dead: 0 });
+    expect(byId['t-sched']!.executions).toEqual({ pending: 0, claimed: 0 });
   });
 
   it('adds the newest Occurrences and, for schedules, the pinned engine and tz data', async () => {

@@ -2,7 +2,7 @@ import { ScheduleMaterializer } from '../../src/adapters/scheduler/schedule-mate
 import { handleCommand } from '../../src/commands/shared/write-kernel.js';
 import { missionDecider } from '../../src/domain/mission/mission.js';
 import { missionStream } from '../../src/domain/shared/ids.js';
-import { schedulesProjection } from '../../src/projections/schedules/schedules.projection.js';
+import { schedulesProjection } from '../../src/projections/scheduler/schedules.projection.js';
 import { type DbKind, openHarness, type ProjectionHarness } from '../projections/harness.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { firedOf, GRANTS, reviseSchedule } from './schedule-fixtures.js';

@@ -9,7 +9,7 @@ import { missionDecider } from '../../src/domain/mission/mission.js';
 import { missionStream } from '../../src/domain/shared/ids.js';
 import { allMigrations } from '../../src/app.module.js';
 import { ProjectionRunner } from '../../src/projections/runner/projection-runner.js';
-import { schedulesProjection } from '../../src/projections/schedules/schedules.projection.js';
+import { schedulesProjection } from '../../src/projections/scheduler/schedules.projection.js';
 import { dropSchema, freshPostgres, TEST_DATABASE_URL } from '../support/databases.js';
 import { firedOf, GRANTS, reviseSchedule } from './schedule-fixtures.js';
 

@@ -8,6 +8,8 @@ import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { Subscription } from '../../projections/runner/subscription.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { AdmitOccurrencesCommand } from '../../commands/admit-occurrence/admit-occurrences.command.js';
+import type { ReveilleConfig } from '../config/config.js';
+import { CONFIG } from '../config/config.token.js';
 
 const NAME = 'processor:admission';
 
@@ -26,6 +28,7 @@ export class AdmissionProcessor {
     signal: AppendSignal,
     registry: SubscriptionRegistry,
     private readonly commands: CommandBus,
+    @Inject(CONFIG) config: ReveilleConfig,
   ) {
     this.subscription = new Subscription({
       name: NAME,
@@ -33,7 +36,7 @@ export class AdmissionProcessor {
       signal,
       idlePollMs: 100,
       batchSize: 200,
-      lingerMs: Number(process.env.REVEILLE_ADMISSION_LINGER_MS ?? 5),
+      lingerMs: config.lingerMs.admission,
       checkpoint: () => loadCheckpoint(sql, NAME),
       types: ['OccurrenceObserved'],
       handle: async (events, from, to) => {

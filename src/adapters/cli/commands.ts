@@ -26,7 +26,7 @@ export async function serve(composition: Composition): Promise<void> {
   const app = await composition.createApp(config, infra, { startSubscriptions: config.background === 'on' });
   app.enableShutdownHooks();
   if (config.background === 'thread') startBackgroundThread(app, composition.workerEntry);
-  await app.listen({ port: config.port, host: process.env.HOST ?? '0.0.0.0' });
+  await app.listen({ port: config.port, host: config.host });
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
   process.stderr.write(
     `Reveille listening on http://127.0.0.1:${config.port} — events in ${config.eventstoreUrl ? 'EventStoreDB' : store}\n`,

@@ -4,7 +4,7 @@ import { openInfrastructure } from '../eventstore/infrastructure.js';
 import { DEFAULT_BATCH, ScheduleMaterializer } from '../scheduler/schedule-materializer.js';
 import type { Composition } from './composition.js';
 import { ProjectionRunner } from '../../projections/runner/projection-runner.js';
-import { schedulesProjection } from '../../projections/schedules/schedules.projection.js';
+import { schedulesProjection } from '../../projections/scheduler/schedules.projection.js';
 import { stringOption, UsageError } from './args.js';
 
 type Options = Record<string, string | true>;

@@ -1,95 +1,33 @@
-import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { type AuthSettings, authSection } from './auth.section.js';
+import { type BackgroundSettings, backgroundSection } from './background.section.js';
+import { type HttpSettings, httpSection } from './http.section.js';
+import { type IngressSettings, ingressSection } from './ingress.section.js';
+import { Readings } from './readings.js';
+import { type StorageSettings, storageSection } from './storage.section.js';
+import { ConfigError, type Env, type Variable } from './variable.js';
 
-/** Everything Reveille reads from its environment (api.md "Configuration"). */
-export interface ReveilleConfig {
-  port: number;
-  production: boolean;
-  /** Unset: the embedded PostgreSQL (PGlite) under dataDir. */
-  databaseUrl: string | null;
-  dataDir: string;
-  eventstoreUrl: string | null;
-  redisUrl: string | null;
-  auth: {
-    mode: 'jwks' | 'dev';
-    jwksUrl: string | null;
-    jwksFile: string | null;
-    issuer: string;
-    audience: string;
-  };
-  /** Encrypts source secrets at rest when set (ARCHITECTURE decision 7). */
-  secretKey: string | null;
-  idempotencyRetentionHours: number;
-  /**
-   * Where admission, read models and schedules run: `on` on the HTTP event loop, `thread` in a worker
-   * thread of the same process (PostgreSQL only), `off` in another process.
-   */
-  background: BackgroundMode;
-  /** WH-8: undecided Occurrences a source, and all sources together, may have before ingress answers 429. */
-  maxOutstanding: { perSource: number; global: number };
-}
+export { ConfigError } from './variable.js';
+export type { BackgroundMode } from './background.section.js';
 
-export type BackgroundMode = 'on' | 'off' | 'thread';
+/** Everything Reveille reads from its environment (README, "Configuration"): a plain object, read once at startup. */
+export interface ReveilleConfig
+  extends HttpSettings, StorageSettings, AuthSettings, BackgroundSettings, IngressSettings {}
 
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+const sections = [httpSection, storageSection, authSection, backgroundSection, ingressSection] as const;
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ReveilleConfig {
-  const production = env.NODE_ENV === 'production';
-  const mode = (env.REVEILLE_AUTH ?? (production ? 'jwks' : 'dev')) as string;
-  if (mode !== 'jwks' && mode !== 'dev') throw new ConfigError(`REVEILLE_AUTH must be "jwks" or "dev", not "${mode}"`);
-  const port = Number(env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`PORT must be a port number, not "${env.PORT}"`);
-  const retention = Number(env.REVEILLE_IDEMPOTENCY_RETENTION_HOURS ?? 24);
-  if (!(retention >= 24)) throw new ConfigError('REVEILLE_IDEMPOTENCY_RETENTION_HOURS must be at least 24 (SEC-3)');
-  const databaseUrl = env.DATABASE_URL || null;
+/** Every variable the loader reads, and the only ones: the README's table is checked against this list. */
+export const CONFIG_VARIABLES: readonly Variable<unknown>[] = sections.flatMap((section) => section.variables);
+
+/** Validates every variable; a bad one throws a ConfigError naming it (the CLI prints it and exits 2). */
+export function loadConfig(env: Env = process.env): ReveilleConfig {
+  const readings = Readings.read(CONFIG_VARIABLES, env);
   return {
-    port,
-    production,
-    databaseUrl,
-    dataDir: resolve(env.REVEILLE_DATA_DIR ?? './.reveille'),
-    eventstoreUrl: env.EVENTSTORE_URL || null,
-    redisUrl: env.REDIS_URL || null,
-    auth: {
-      mode,
-      jwksUrl: env.REVEILLE_JWKS_URL || null,
-      jwksFile: env.REVEILLE_JWKS_FILE || null,
-      issuer: env.REVEILLE_JWT_ISSUER ?? 'reveille-dev',
-      audience: env.REVEILLE_JWT_AUDIENCE ?? 'reveille',
-    },
-    secretKey: env.REVEILLE_SECRET_KEY || null,
-    idempotencyRetentionHours: retention,
-    background: backgroundMode(env.REVEILLE_BACKGROUND, databaseUrl),
-    maxOutstanding: {
-      perSource: positiveInteger(env, 'REVEILLE_MAX_OUTSTANDING_PER_SOURCE', 10_000),
-      global: positiveInteger(env, 'REVEILLE_MAX_OUTSTANDING', 100_000),
-    },
+    ...httpSection.settings(readings),
+    ...storageSection.settings(readings),
+    ...authSection.settings(readings),
+    ...backgroundSection.settings(readings),
+    ...ingressSection.settings(readings),
   };
-}
-
-function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError(`${name} must be a positive integer, not "${raw}"`);
-  return value;
-}
-
-/**
- * Default: a worker thread wherever it can run, so folds never stall the HTTP event loop — on
- * PostgreSQL with a second core; the embedded PGlite is one in-process database and stays on one loop.
- */
-function backgroundMode(value: string | undefined, databaseUrl: string | null): BackgroundMode {
-  if (value === undefined || value === '') return databaseUrl && availableParallelism() >= 2 ? 'thread' : 'on';
-  if (value !== 'on' && value !== 'off' && value !== 'thread')
-    throw new ConfigError(`REVEILLE_BACKGROUND must be "on", "off" or "thread", not "${value}"`);
-  if (value === 'thread' && !databaseUrl)
-    throw new ConfigError(
-      'REVEILLE_BACKGROUND=thread needs DATABASE_URL: the embedded PGlite can serve one thread only',
-    );
-  return value;
 }
 
 /** Production refuses to start without a real key source; dev mode is never the production default (SEC-5). */

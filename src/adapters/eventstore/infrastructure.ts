@@ -24,8 +24,8 @@ export async function openSqlClient(config: ReveilleConfig): Promise<SqlClient> 
   if (config.databaseUrl)
     return PgSqlClient.connect({
       connectionString: config.databaseUrl,
-      schema: process.env.REVEILLE_DB_SCHEMA || undefined,
-      max: Number(process.env.REVEILLE_DB_POOL ?? 40),
+      schema: config.databaseSchema ?? undefined,
+      max: config.databasePool,
     });
   mkdirSync(config.dataDir, { recursive: true });
   return PgliteSqlClient.open(join(config.dataDir, 'pgdata'));

@@ -3,6 +3,8 @@ import { ConsoleLogger, type DynamicModule, type LoggerService } from '@nestjs/c
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { ReveilleConfig } from '../config/config.js';
+import { CONFIG } from '../config/config.token.js';
 import { STATUS_OVERRIDE } from './http-result.js';
 import { IngressPipeline } from '../ingress/ingress-pipeline.js';
 import { registerIngressRoute } from '../ingress/ingress.route.js';
@@ -28,7 +30,11 @@ export async function createHttpApp(root: DynamicModule, options: AppOptions = {
   });
   if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
-  registerIngressRoute(fastify, { pipeline: app.get(IngressPipeline), sources: app.get(SourceCache) });
+  registerIngressRoute(fastify, {
+    pipeline: app.get(IngressPipeline),
+    sources: app.get(SourceCache),
+    globalRate: app.get<symbol, ReveilleConfig>(CONFIG).ingressRate,
+  });
   fastify.addHook('onSend', async (request, reply, payload) => {
     const status = (request as unknown as Record<symbol, number | undefined>)[STATUS_OVERRIDE];
     if (status !== undefined) reply.code(status);

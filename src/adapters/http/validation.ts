@@ -1,7 +1,7 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
 import { type FieldError, problems } from './problems/problem.js';
 
-/** class-validator failures as 400 BAD_REQUEST with JSON pointers (api.md "Validation"). */
+/** class-validator failures as 400 BAD_REQUEST with JSON pointers, like every other validation error. */
 export function validationPipe(): ValidationPipe {
   return new ValidationPipe({
     transform: true,

@@ -10,10 +10,6 @@ import { TokenBuckets } from './token-bucket.js';
 /** The largest body any source may allow; each source's own limit is enforced while reading. */
 export const MAX_INGRESS_BODY_BYTES = 1024 * 1024;
 const MAX_HEADERS = 100;
-const GLOBAL_RATE = {
-  perSecond: Number(process.env.REVEILLE_INGRESS_RATE ?? 2_000),
-  burst: Number(process.env.REVEILLE_INGRESS_BURST ?? 4_000),
-};
 const LOOKUP_RATE = { perSecond: 200, burst: 400 };
 const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /**
@@ -34,7 +30,12 @@ interface IngressRequest extends FastifyRequest<{ Params: { sourceId: string } }
  */
 export function registerIngressRoute(
   fastify: FastifyInstance,
-  deps: { pipeline: IngressPipeline; sources: SourceCache },
+  deps: {
+    pipeline: IngressPipeline;
+    sources: SourceCache;
+    /** The whole process's budget (config.ingressRate), checked before anything else. */
+    globalRate: { perSecond: number; burst: number };
+  },
 ): void {
   const buckets = new TokenBuckets();
   fastify.register(async (scope) => {
@@ -46,7 +47,7 @@ export function registerIngressRoute(
     scope.addHook('onRequest', async (raw, reply) => {
       const request = raw as IngressRequest;
       const { sourceId } = request.params;
-      const global = buckets.take('\u0000global', GLOBAL_RATE.perSecond, GLOBAL_RATE.burst);
+      const global = buckets.take('\u0000global', deps.globalRate.perSecond, deps.globalRate.burst);
       if (!global.ok)
         return send(reply, shed('global_rate', 'The service is shedding load.', global.retryAfterSeconds));
       if (!SOURCE_ID.test(sourceId)) return send(reply, problemAnswer(404, 'not_found', 'No such source.'));

@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
-import { CLOCK } from '../../commands/shared/tokens.js';
+import { CLOCK, DUE_SCHEDULES, EVENT_STORE } from '../../commands/shared/tokens.js';
 import { storeClock } from '../../commands/shared/store-clock.js';
-import { EVENT_STORE } from '../../commands/shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
+import { DecideHeldInstantsHandler } from '../../commands/scheduler/decide-held-instants.handler.js';
 import { SchedulesController } from '../http/controllers/schedules.controller.js';
-import { DecideHeldInstantsHandler } from '../scheduler/decide-held-instants.handler.js';
 import { ScheduleMaterializerService } from '../scheduler/schedule-materializer.service.js';
 
 /** Schedules (SC-1..SC-8): the materializer loop, held-range decisions and previews. */
@@ -14,6 +13,12 @@ import { ScheduleMaterializerService } from '../scheduler/schedule-materializer.
     // SC-6: the database is the clock; nothing here reads the host's.
     { provide: CLOCK, useFactory: (store: EventStore) => storeClock(store), inject: [EVENT_STORE] },
     ScheduleMaterializerService,
+    // Held-range decisions commit like the materializer's (same writer, same due index).
+    {
+      provide: DUE_SCHEDULES,
+      useFactory: (scheduler: ScheduleMaterializerService) => scheduler.materializer.dueSchedules,
+      inject: [ScheduleMaterializerService],
+    },
     DecideHeldInstantsHandler,
   ],
   exports: [ScheduleMaterializerService],

@@ -6,15 +6,17 @@ import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { foldingOf, projections } from '../../projections/index.js';
 import { ProjectionRunner } from '../../projections/runner/projection-runner.js';
 import { SubscriptionRegistry } from './subscription-registry.js';
+import type { ReveilleConfig } from '../config/config.js';
+import { CONFIG } from '../config/config.token.js';
 
 const MAX_WAIT_MS = 2_000;
 /**
- * Under load (a batch of LINGER_AFTER events or more), read models trail the log by up to LINGER_MS
- * more in exchange for larger batches, which cost the database less per event; a quiet log is folded
- * at once. Longer lingers batch more but fold in bursts that raise the HTTP tail latency of a
- * process serving both roles (BENCHMARKS.md, ingress: 100 ms pushed p99 at half rate to 33–48 ms).
+ * Under load (a batch of LINGER_AFTER events or more), read models trail the log by up to
+ * REVEILLE_PROJECTION_LINGER_MS more in exchange for larger batches, which cost the database less
+ * per event; a quiet log is folded at once. Longer lingers batch more but fold in bursts that raise
+ * the HTTP tail latency of a process serving both roles (BENCHMARKS.md, ingress: 100 ms pushed p99
+ * at half rate to 33–48 ms).
  */
-const LINGER_MS = Number(process.env.REVEILLE_PROJECTION_LINGER_MS ?? 50);
 const LINGER_AFTER = 16;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -29,6 +31,7 @@ export class ProjectionRunners {
     @Inject(EVENT_STORE) store: EventStore,
     signal: AppendSignal,
     registry: SubscriptionRegistry,
+    @Inject(CONFIG) config: ReveilleConfig,
   ) {
     this.runners = new Map(
       projections.map((p) => [
@@ -36,7 +39,7 @@ export class ProjectionRunners {
         new ProjectionRunner(sql, store, p, {
           signal,
           idlePollMs: 100,
-          lingerMs: LINGER_MS,
+          lingerMs: config.lingerMs.projections,
           lingerAfter: LINGER_AFTER,
           onError: (error) => this.logger.error(`projection ${p.name}: ${(error as Error).message}`),
         }),

@@ -1,4 +1,6 @@
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { ReveilleConfig } from '../config/config.js';
+import { CONFIG } from '../config/config.token.js';
 import type { Subscription } from '../../projections/runner/subscription.js';
 
 /** Anything that runs in the background with the process: subscriptions, the schedule materializer. */
@@ -13,6 +15,8 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
   private readonly subscriptions: BackgroundTask[] = [];
   private readonly started = new Set<BackgroundTask>();
   private autostart = true;
+
+  constructor(@Inject(CONFIG) private readonly config: Pick<ReveilleConfig, 'backgroundOnly'>) {}
 
   register(subscription: BackgroundTask): void {
     this.subscriptions.push(subscription);
@@ -53,9 +57,7 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
    */
   onApplicationBootstrap(): void {
     if (!this.autostart) return;
-    const only = process.env.REVEILLE_BACKGROUND_ONLY?.split(',')
-      .map((name) => name.trim())
-      .filter(Boolean);
+    const only = this.config.backgroundOnly;
     this.subscriptions.filter((s) => !only || only.includes(s.name)).forEach((s) => this.start(s));
   }
 

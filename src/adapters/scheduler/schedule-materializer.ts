@@ -1,24 +1,29 @@
 import { type Clock } from '../../domain/ports/clock.js';
 import { storeClock } from '../../commands/shared/store-clock.js';
-import type { EventMetadata } from '../../domain/ports/event-store.js';
+import type { EventMetadata, EventStore } from '../../domain/ports/event-store.js';
+import type { DueSchedules } from '../../domain/ports/due-schedules.js';
+import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { firedInstants, materialize, type ScheduleTrigger } from '../../domain/schedule/materialization.js';
 import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
+import { ScheduleConflict } from '../../domain/schedule/schedule-decision.js';
 import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
+import { occurrenceStream } from '../../domain/shared/ids.js';
+import type { TriggerKey } from '../../projections/scheduler/due-index.js';
 import {
+  bindingOf,
   claimDue,
   claimDueTokens,
   dueKeys,
+  type DueRow,
   earliestDue,
   nextDueAfter,
   repointDue,
   rowsDueAt,
-  unrecordedFire,
-  type ScheduleKey,
-  type ScheduleRow,
   stateOf,
   triggerFacts,
-} from '../../projections/schedules/schedules.queries.js';
+} from '../../projections/scheduler/due-rows.js';
+import { type DecideFromState, decideFromStream } from '../../commands/scheduler/decide-from-stream.js';
 import {
   addDecision,
   DEFAULT_BATCH,
@@ -32,11 +37,15 @@ import {
   type MaterializerOptions,
   type MaterializeStats,
 } from './materializer-options.js';
-import type { ScheduleDecision } from './schedule-appends.js';
-import { type DecideOne, decideOne } from './decide-one.js';
-import { bindingOf } from './schedule-appends.js';
 import type { SqlExecutor } from '../../projections/sql-client.js';
-import { ScheduleConflict, type ScheduleWriter, SqlScheduleWriter, StoreScheduleWriter } from './schedule-writer.js';
+import { dueSchedulesOf } from './due-schedules.js';
+import {
+  type DueDecision,
+  isTransactional,
+  type ScheduleWriter,
+  SqlScheduleWriter,
+  StoreScheduleWriter,
+} from './schedule-writer.js';
 import { type ResolvedFire, resolveFire, StagedFires, type StagedFire, stageFire } from './schedule-staging.js';
 
 /**
@@ -54,6 +63,8 @@ export class ScheduleMaterializer {
   readonly name = 'scheduler:materializer';
   private readonly clock: Clock;
   private readonly writer: ScheduleWriter;
+  /** The due index as decisions taken from a Trigger's stream see it (release, dismiss, recovery). */
+  readonly dueSchedules: DueSchedules;
   private running = false;
   private loop: Promise<void> | null = null;
   private lastError: unknown = null;
@@ -62,10 +73,11 @@ export class ScheduleMaterializer {
 
   constructor(private readonly options: MaterializerOptions) {
     this.clock = options.clock ?? storeClock(options.store);
-    this.writer =
-      options.store.kind === 'eventstoredb'
-        ? new StoreScheduleWriter(options.store)
-        : new SqlScheduleWriter(options.sql, options.signal);
+    const { store } = options;
+    this.writer = isTransactional(store)
+      ? new SqlScheduleWriter(store, options.sql, options.signal)
+      : new StoreScheduleWriter(store);
+    this.dueSchedules = dueSchedulesOf(options.sql, this.writer);
   }
 
   get error(): unknown {
@@ -149,11 +161,11 @@ export class ScheduleMaterializer {
     tenant: string,
     triggerId: string,
     now: string,
-    decide: DecideOne,
+    decide: DecideFromState,
     metadata?: EventMetadata,
-  ): ReturnType<typeof decideOne> {
-    return decideOne(
-      { store: this.options.store, sql: this.options.sql, writer: this.writer },
+  ): ReturnType<typeof decideFromStream> {
+    return decideFromStream(
+      { store: this.options.store, schedules: this.dueSchedules },
       tenant,
       triggerId,
       now,
@@ -162,7 +174,7 @@ export class ScheduleMaterializer {
     );
   }
 
-  private decide(row: ScheduleRow, now: string): ScheduleEvent[] {
+  private decide(row: DueRow, now: string): ScheduleEvent[] {
     return materialize(
       { type: 'MaterializeSchedule', trigger: triggerFacts(row), now, tzdataVersion: this.tzdata },
       stateOf(row),
@@ -171,7 +183,7 @@ export class ScheduleMaterializer {
 
   /** Decides and commits one batch of due keys; returns how many rows it made progress on. */
   private async batch(
-    keys: readonly ScheduleKey[],
+    keys: readonly TriggerKey[],
     now: string,
     claim: 'skip_locked' | 'none',
     stats: MaterializeStats,
@@ -184,9 +196,9 @@ export class ScheduleMaterializer {
         progressed += (await this.recover(row, now, stats)) ? 1 : 0;
       return progressed;
     }
-    let claimed: ScheduleKey[] = [];
-    let stale: ScheduleRow[] = [];
-    let failed: ScheduleRow[] = [];
+    let claimed: TriggerKey[] = [];
+    let stale: DueRow[] = [];
+    let failed: DueRow[] = [];
     let local = emptyStats();
     let fired: string[] = [];
     try {
@@ -195,12 +207,13 @@ export class ScheduleMaterializer {
         failed = [];
         local = emptyStats();
         const batch = await this.claimBatch(tx, keys, now, claim);
+        const log = this.options.store.inTransaction?.(tx) ?? this.options.store;
         claimed = batch.claimed;
         const { rows, taken } = batch;
         const resolved: ResolvedFire[] = taken.map((fire) => resolveFire(fire, now));
         for (const fire of taken) addDecision(local, fire.events);
         local.staged += taken.length;
-        const decisions: ScheduleDecision[] = [];
+        const decisions: DueDecision[] = [];
         for (const row of rows) {
           let events: ScheduleEvent[];
           try {
@@ -212,33 +225,30 @@ export class ScheduleMaterializer {
             continue;
           }
           if (events.length === 0) {
-            await repointDue(tx, row, row.state ? firstInstantAfter(row.schedule, row.state.boundary) : null);
+            const { state } = row.indexed;
+            await repointDue(tx, row, state ? firstInstantAfter(row.schedule, state.boundary) : null);
             continue;
           }
           const context = {
-            tzdataVersion: row.side.state?.tzdataVersion ?? null,
-            routineInstants: row.side.routineInstants,
+            tzdataVersion: row.indexed.state?.tzdataVersion ?? null,
+            routineInstants: row.indexed.routineInstants,
             limit: routineLimitFor(row.triggerId),
           };
           const routine = isRoutine(stateOf(row), events, context);
           // A routine decision from a stale row collides with the Occurrences it would repeat; any other
           // one could skip instants already fired, so it is taken from the streams instead.
-          if (!routine && (await unrecordedFire(tx, row))) {
+          if (!routine && (await unrecordedFire(log, row))) {
             stale.push(row);
             continue;
           }
           addDecision(local, events);
           decisions.push({
-            binding: bindingOf(row),
-            events,
-            expectedRevision: row.scheduleRevision,
-            now,
-            routine,
-            index: { side: row.side, schedule: row.schedule },
+            decision: { binding: bindingOf(row), events, expectedRevision: row.indexed.scheduleRevision, now, routine },
+            row,
           });
         }
         await this.writer.commit(decisions, tx, resolved);
-        fired = [...taken.map((f) => f.instant), ...decisions.flatMap((d) => firedInstants(d.events))];
+        fired = [...taken.map((f) => f.instant), ...decisions.flatMap((d) => firedInstants(d.decision.events))];
         return claimed.length - failed.length;
       });
       this.options.signal?.notify();
@@ -262,10 +272,10 @@ export class ScheduleMaterializer {
    */
   private async claimBatch(
     tx: SqlExecutor,
-    keys: readonly ScheduleKey[],
+    keys: readonly TriggerKey[],
     now: string,
     claim: 'skip_locked' | 'none',
-  ): Promise<{ claimed: ScheduleKey[]; rows: ScheduleRow[]; taken: StagedFire[] }> {
+  ): Promise<{ claimed: TriggerKey[]; rows: DueRow[]; taken: StagedFire[] }> {
     if (!keys.some((k) => this.staged.holds(k))) {
       const rows = await claimDue(tx, keys, now, claim);
       return { claimed: rows, rows, taken: [] };
@@ -273,7 +283,7 @@ export class ScheduleMaterializer {
     const tokens = await claimDueTokens(tx, keys, now, claim);
     const nowMs = Date.parse(now);
     const taken: StagedFire[] = [];
-    const fresh: ScheduleKey[] = [];
+    const fresh: TriggerKey[] = [];
     for (const t of tokens) {
       const fire = this.staged.take(t, nowMs);
       if (fire) taken.push(fire);
@@ -284,7 +294,7 @@ export class ScheduleMaterializer {
     return { claimed: tokens, rows, taken };
   }
 
-  private async recover(row: ScheduleKey, now: string, stats: MaterializeStats): Promise<boolean> {
+  private async recover(row: TriggerKey, now: string, stats: MaterializeStats): Promise<boolean> {
     const outcome = await this.decideOne(row.tenant, row.triggerId, now, (trigger: ScheduleTrigger, state) =>
       materialize({ type: 'MaterializeSchedule', trigger, now, tzdataVersion: this.tzdata }, state),
     );
@@ -362,6 +372,20 @@ export class ScheduleMaterializer {
       this.wake = done;
     });
   }
+}
+
+/**
+ * Whether the first instant after the row's boundary already has its Occurrence: then the row is
+ * behind its streams (a rebuild is replaying them) and must not decide skips from it. Read in the
+ * batch's transaction by `log` (the SQL stores keep events beside the index).
+ */
+async function unrecordedFire(log: Pick<EventStore, 'readStream'>, row: DueRow): Promise<boolean> {
+  const { state } = row.indexed;
+  if (state === null || state.epoch !== row.epoch) return false;
+  const next = firstInstantAfter(row.schedule, state.boundary);
+  if (next === null) return false;
+  const stream = occurrenceStream(dedupeIdentityHash(scheduleIdentity(row.tenant, row, state.epoch, next)));
+  return (await log.readStream(stream, { maxCount: 1 })).length > 0;
 }
 
 export {

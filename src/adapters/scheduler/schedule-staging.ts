@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { type PreparedContent, prepareBatch } from '../eventstore/sql/sql-batch-append.js';
+import type { PreparedEvent } from '../../domain/ports/event-store.js';
+import { eventContent } from '../../domain/shared/event-hash.js';
 import { firedInstants, materialize } from '../../domain/schedule/materialization.js';
 import { parseRfc3339 } from '../../domain/schedule/rfc3339.js';
 import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
+import type { ScheduleDecision } from '../../domain/schedule/schedule-decision.js';
 import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
-import type { IndexedEvent } from '../../projections/schedules/schedule-index.js';
-import { foldScheduleSide } from '../../projections/schedules/schedule-index.js';
+import { foldDueIndex, type IndexedEvent, type TriggerKey } from '../../projections/scheduler/due-index.js';
+import { dueIndexUpdateRow } from '../../projections/scheduler/due-index.writes.js';
 import {
-  type ScheduleKey,
-  type ScheduleRow,
+  bindingOf,
+  type DueRow,
+  type DueRowTokens,
   stateOf,
   triggerFacts,
-} from '../../projections/schedules/schedules.queries.js';
-import { sideRow } from '../../projections/schedules/schedules.state.js';
-import { bindingOf } from './schedule-appends.js';
-import { appendsOf, type ScheduleDecision } from './schedule-appends.js';
+} from '../../projections/scheduler/due-rows.js';
+import { appendsOf } from '../../commands/scheduler/schedule-appends.js';
 
 /**
  * Pre-staging (BENCHMARKS.md "schedules"): the routine decisions of an instant, worked out before it
@@ -26,18 +27,12 @@ import { appendsOf, type ScheduleDecision } from './schedule-appends.js';
  * no further instant due); any other row is decided from its row as before.
  */
 
-/** Row tokens that pin a decision: any change to the Trigger side or the schedule side moves one of them. */
-export interface RowTokens {
-  tenant: string;
-  triggerId: string;
-  triggerRevision: number;
-  scheduleRevision: number;
-  statePosition: number;
-}
-
-/** One staged routine fire; `content` and `side` are texts split where the pass's now / the event's position go. */
+/**
+ * One staged routine fire; `content` (the Occurrence's canonical content) and `indexRow` (the due-index
+ * update) are texts split where the pass's now / the Occurrence's position go.
+ */
 export interface StagedFire {
-  tokens: RowTokens;
+  tokens: DueRowTokens;
   instant: string;
   /** Last pass time (ms) at which the instant is still on time (instant + grace). */
   latestMs: number;
@@ -46,16 +41,16 @@ export interface StagedFire {
   streamId: string;
   revision: number;
   content: string[];
-  side: string[];
+  indexRow: string[];
   events: ScheduleEvent[];
 }
 
 /** What the writer commits for a staged fire, its "now" filled in. */
 export interface ResolvedFire {
-  key: ScheduleKey;
-  content: PreparedContent;
-  /** The due-index row (sideRow JSON) once the Occurrence's position is known. */
-  sideRow: (position: number) => string;
+  key: TriggerKey;
+  event: PreparedEvent;
+  /** The due-index update (dueIndexUpdateRow JSON) once the Occurrence's position is known. */
+  indexRow: (position: number) => string;
 }
 
 /**
@@ -70,15 +65,15 @@ const MARK_NUMBER_TEXT = JSON.stringify(MARK);
 
 const ms = (iso: string): number => parseRfc3339(iso) ?? Number.NaN;
 
-export const stagingKey = (k: ScheduleKey): string => `${k.tenant}\u0000${k.triggerId}`;
+export const stagingKey = (k: TriggerKey): string => `${k.tenant}\u0000${k.triggerId}`;
 
 /**
  * The staged fire of `row` at `instant`, or null when its decision there is not a plain routine fire of
  * exactly that instant (activations, misses, periodic records and everything else are decided at the
  * instant as before).
  */
-export function stageFire(row: ScheduleRow, instant: string, tzdataVersion: string | null): StagedFire | null {
-  if (row.dueAt !== instant || !row.side.state) return null;
+export function stageFire(row: DueRow, instant: string, tzdataVersion: string | null): StagedFire | null {
+  if (row.dueAt !== instant || !row.indexed.state) return null;
   const events = materialize(
     { type: 'MaterializeSchedule', trigger: triggerFacts(row), now: instant, tzdataVersion },
     stateOf(row),
@@ -86,8 +81,8 @@ export function stageFire(row: ScheduleRow, instant: string, tzdataVersion: stri
   const fired = firedInstants(events);
   if (fired.length !== 1 || fired[0] !== instant) return null;
   const context = {
-    tzdataVersion: row.side.state.tzdataVersion ?? null,
-    routineInstants: row.side.routineInstants,
+    tzdataVersion: row.indexed.state.tzdataVersion ?? null,
+    routineInstants: row.indexed.routineInstants,
     limit: routineLimitFor(row.triggerId),
   };
   if (!isRoutine(stateOf(row), events, context)) return null;
@@ -95,34 +90,37 @@ export function stageFire(row: ScheduleRow, instant: string, tzdataVersion: stri
   const decision: ScheduleDecision = {
     binding: bindingOf(row),
     events,
-    expectedRevision: row.scheduleRevision,
+    expectedRevision: row.indexed.scheduleRevision,
     now: MARK,
     routine: true,
-    index: { side: row.side, schedule: row.schedule },
   };
   const [occurrence] = appendsOf(decision).occurrences;
   if (!occurrence || occurrence.events.length !== 1) return null;
-  const { appended, contents } = prepareBatch([
-    { ...occurrence, events: [{ ...occurrence.events[0]!, id: randomUUID() }] },
-  ]);
-  const marked = contents[0]!;
+  const event = occurrence.events[0]!;
+  const { streamId } = occurrence;
+  const marked = eventContent({
+    id: randomUUID(),
+    streamId,
+    revision: 0,
+    type: event.type,
+    schemaVersion: event.schemaVersion ?? 1,
+    data: event.data,
+    metadata: event.metadata ?? {},
+  });
   // The pass's now goes in twice (observedAt, correlation id); a MARK_TEXT in any other value would show as a third.
-  const content = marked.content.split(MARK_TEXT);
+  const content = marked.split(MARK_TEXT);
   if (content.length !== 3) return null;
 
   // (the index folds the Occurrence's identity and instant, not its observedAt)
-  const observed: IndexedEvent = {
-    type: 'OccurrenceObserved',
-    position: 0,
-    revision: 0,
-    data: appended[0]![0]!.data as never,
-  };
-  const folded = foldScheduleSide(row.side, row.schedule, observed);
-  if (folded === row.side || folded.statePosition !== 0 || folded.lastPosition !== 0 || !folded.state) return null;
-  const write = { key: { tenant: row.tenant, triggerId: row.triggerId }, expected: row.side, side: folded };
+  const observed: IndexedEvent = { type: 'OccurrenceObserved', position: 0, revision: 0, data: event.data as never };
+  const folded = foldDueIndex(row.indexed, row.schedule, observed);
+  if (folded === row.indexed || folded.statePosition !== 0 || folded.lastPosition !== 0 || !folded.state) return null;
+  const update = { key: row, expected: row.indexed, next: folded };
   // Likewise the position goes in twice (state_position, last_position).
-  const side = JSON.stringify({ ...sideRow(write), state_position: MARK, last_position: MARK }).split(MARK_NUMBER_TEXT);
-  if (side.length !== 3) return null;
+  const indexRow = JSON.stringify({ ...dueIndexUpdateRow(update), state_position: MARK, last_position: MARK }).split(
+    MARK_NUMBER_TEXT,
+  );
+  if (indexRow.length !== 3) return null;
 
   const next = folded.state.nextDueAt;
   return {
@@ -130,22 +128,22 @@ export function stageFire(row: ScheduleRow, instant: string, tzdataVersion: stri
       tenant: row.tenant,
       triggerId: row.triggerId,
       triggerRevision: row.triggerRevision,
-      scheduleRevision: row.scheduleRevision,
-      statePosition: row.side.statePosition,
+      scheduleRevision: row.indexed.scheduleRevision,
+      statePosition: row.indexed.statePosition,
     },
     instant,
     latestMs: ms(instant) + row.schedule.missed.graceSeconds * 1000,
     nextMs: next === null ? Number.POSITIVE_INFINITY : ms(next),
-    streamId: marked.streamId,
-    revision: marked.revision,
+    streamId,
+    revision: 0,
     content,
-    side,
+    indexRow,
     events,
   };
 }
 
 /** Whether a staged fire is the decision a pass at `nowMs` would make on a row holding `tokens`. */
-export function stillHolds(fire: StagedFire, tokens: RowTokens, nowMs: number): boolean {
+export function stillHolds(fire: StagedFire, tokens: DueRowTokens, nowMs: number): boolean {
   const t = fire.tokens;
   return (
     t.triggerRevision === tokens.triggerRevision &&
@@ -161,8 +159,8 @@ export function stillHolds(fire: StagedFire, tokens: RowTokens, nowMs: number): 
 export function resolveFire(fire: StagedFire, now: string): ResolvedFire {
   return {
     key: { tenant: fire.tokens.tenant, triggerId: fire.tokens.triggerId },
-    content: { streamId: fire.streamId, revision: fire.revision, content: fire.content.join(now) },
-    sideRow: (position) => fire.side.join(String(position)),
+    event: { streamId: fire.streamId, revision: fire.revision, content: fire.content.join(now) },
+    indexRow: (position) => fire.indexRow.join(String(position)),
   };
 }
 
@@ -184,12 +182,12 @@ export class StagedFires {
     for (const fire of fires) this.fires.set(stagingKey(fire.tokens), fire);
   }
 
-  holds(key: ScheduleKey): boolean {
+  holds(key: TriggerKey): boolean {
     return this.fires.has(stagingKey(key));
   }
 
   /** The staged fire for this claimed row if it still holds at `nowMs` (removed either way). */
-  take(tokens: RowTokens, nowMs: number): StagedFire | null {
+  take(tokens: DueRowTokens, nowMs: number): StagedFire | null {
     const key = stagingKey(tokens);
     const fire = this.fires.get(key);
     if (!fire) return null;

@@ -1,30 +1,27 @@
 import type { AppendSignal } from '../../projections/runner/append-signal.js';
-import { type EventStore } from '../../domain/ports/event-store.js';
+import type { EventStore, TransactionalAppendResult } from '../../domain/ports/event-store.js';
 import { WrongExpectedRevision } from '../../domain/shared/errors.js';
-import {
-  BatchConflict,
-  insertContents,
-  newStreamContents,
-  positionKey,
-  prepareBatch,
-} from '../eventstore/sql/sql-batch-append.js';
+import { ScheduleConflict, type ScheduleDecision } from '../../domain/schedule/schedule-decision.js';
 import type { SqlClient, SqlExecutor } from '../../projections/sql-client.js';
-import { foldScheduleSide, type IndexedEvent } from '../../projections/schedules/schedule-index.js';
-import { sideRow, writeSideRows } from '../../projections/schedules/schedules.state.js';
-import { appendsOf, type ScheduleDecision } from './schedule-appends.js';
+import { foldDueIndex, type IndexedEvent } from '../../projections/scheduler/due-index.js';
+import { dueIndexUpdateRow, writeDueIndexRows } from '../../projections/scheduler/due-index.writes.js';
+import type { DueRow } from '../../projections/scheduler/due-rows.js';
+import { appendsOf } from '../../commands/scheduler/schedule-appends.js';
 import type { ResolvedFire } from './schedule-staging.js';
 
-/** A stream of the decision moved since it was read: nothing of it (SQL) or only idempotent occurrences (ESDB) were written. */
-export class ScheduleConflict extends Error {
-  override readonly name = 'ScheduleConflict';
-  constructor(cause?: unknown) {
-    super('a schedule or occurrence stream moved under the decision', { cause });
-  }
+/** A decision and the due-index row it was decided from (compared-and-set when it is committed). */
+export interface DueDecision {
+  decision: ScheduleDecision;
+  row: DueRow;
 }
 
 /** PostgreSQL aborts one of two transactions waiting on each other; for us that is just a lost race. */
 export const isDeadlock = (error: unknown): boolean =>
   ['40P01', '40001'].includes((error as { code?: string } | null)?.code ?? '');
+
+/** Stores whose log shares a transaction with the due index (the SQL stores). */
+export type TransactionalStore = EventStore & Required<Pick<EventStore, 'inTransaction'>>;
+export const isTransactional = (store: EventStore): store is TransactionalStore => store.inTransaction !== undefined;
 
 /**
  * Commits decisions on schedule streams. On the SQL stores a batch's Occurrences, the schedule events
@@ -38,19 +35,20 @@ export interface ScheduleWriter {
    * Inside `tx` when the caller already holds one (SQL only), with the staged routine fires the pass
    * took (SQL only). Returns the last position written; throws ScheduleConflict.
    */
-  commit(decisions: readonly ScheduleDecision[], tx?: SqlExecutor, staged?: readonly ResolvedFire[]): Promise<number>;
+  commit(decisions: readonly DueDecision[], tx?: SqlExecutor, staged?: readonly ResolvedFire[]): Promise<number>;
 }
 
 export class SqlScheduleWriter implements ScheduleWriter {
   readonly transactional = true;
 
   constructor(
+    private readonly store: TransactionalStore,
     private readonly sql: SqlClient,
     private readonly signal?: AppendSignal,
   ) {}
 
   async commit(
-    decisions: readonly ScheduleDecision[],
+    decisions: readonly DueDecision[],
     tx?: SqlExecutor,
     staged: readonly ResolvedFire[] = [],
   ): Promise<number> {
@@ -60,49 +58,42 @@ export class SqlScheduleWriter implements ScheduleWriter {
       this.signal?.notify();
       return position;
     }
-    const appends = decisions.map((d) => {
-      const { occurrences, schedule } = appendsOf(d);
-      return d.routine ? [...occurrences] : [...occurrences, schedule];
+    const appends = decisions.map(({ decision }) => {
+      const { occurrences, schedule } = appendsOf(decision);
+      return decision.routine ? [...occurrences] : [...occurrences, schedule];
     });
-    const { appended, contents } = prepareBatch(appends.flat());
-    const positions = new Map<string, number>();
+    let recorded: TransactionalAppendResult;
     try {
-      // The Occurrences (new streams) as one flat INSERT, the schedule events chained: both in this transaction.
-      const { fresh, chained } = newStreamContents([...contents, ...staged.map((f) => f.content)]);
-      for (const part of [fresh, chained])
-        for (const [key, position] of await insertContents(tx, part)) positions.set(key, position);
+      recorded = await this.store.inTransaction(tx).appendBatch(
+        appends.flat(),
+        staged.map((f) => f.event),
+      );
     } catch (error) {
-      if (error instanceof BatchConflict || isDeadlock(error)) throw new ScheduleConflict(error);
+      if (error instanceof WrongExpectedRevision || isDeadlock(error)) throw new ScheduleConflict(error);
       throw error;
     }
-    for (const events of appended)
-      for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
-    // The index row follows in the same transaction, compared-and-set on the side the decision read.
+    // The index rows follow in the same transaction, compared-and-set on the state each decision read.
     let at = 0;
-    const rows = decisions.map((d, i) => {
-      const events = appended
+    const rows = decisions.map(({ row }, i) => {
+      const events = recorded.streams
         .slice(at, (at += appends[i]!.length))
         .flat()
         .sort((a, b) => a.position - b.position) as unknown as IndexedEvent[];
-      const index = d.index;
-      if (!index) throw new Error('a SQL schedule decision carries the index side it was made from');
-      const side = events.reduce((s, e) => foldScheduleSide(s, index.schedule, e), index.side);
-      return JSON.stringify(
-        sideRow({ key: { tenant: d.binding.tenant, triggerId: d.binding.triggerId }, expected: index.side, side }),
-      );
+      const next = events.reduce((s, e) => foldDueIndex(s, row.schedule, e), row.indexed);
+      return JSON.stringify(dueIndexUpdateRow({ key: row, expected: row.indexed, next }));
     });
-    for (const fire of staged)
-      rows.push(fire.sideRow(positions.get(positionKey(fire.content.streamId, fire.content.revision))!));
+    staged.forEach((fire, i) => rows.push(fire.indexRow(recorded.prepared[i]!)));
     let matched: number;
     try {
-      matched = await writeSideRows(tx, rows);
+      matched = await writeDueIndexRows(tx, rows);
     } catch (error) {
       if (isDeadlock(error)) throw new ScheduleConflict(error);
       throw error;
     }
     if (matched !== rows.length) throw new ScheduleConflict();
     let last = 0;
-    for (const position of positions.values()) last = Math.max(last, position);
+    for (const events of recorded.streams) for (const e of events) last = Math.max(last, e.position);
+    for (const position of recorded.prepared) last = Math.max(last, position);
     return last;
   }
 }
@@ -118,9 +109,9 @@ export class StoreScheduleWriter implements ScheduleWriter {
 
   constructor(private readonly store: EventStore) {}
 
-  async commit(decisions: readonly ScheduleDecision[]): Promise<number> {
+  async commit(decisions: readonly DueDecision[]): Promise<number> {
     let position = 0;
-    for (const decision of decisions) {
+    for (const { decision } of decisions) {
       const { occurrences, schedule } = appendsOf(decision);
       for (const o of occurrences) {
         try {

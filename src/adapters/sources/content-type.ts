@@ -8,11 +8,7 @@ import {
   type MalformedRequest,
 } from './headers.js';
 
-/**
- * Payload format classification (WH-2 "ambiguous content types fail closed", WH-10 CloudEvents).
- * Any doubt about how the body is to be read is a 400: two parsers disagreeing about one body is
- * how a verified payload gets reinterpreted.
- */
+/** WH-2: two parsers disagreeing about one body is how a verified payload gets reinterpreted, so doubt is a 400. */
 
 export type PayloadFormat = 'json' | 'cloudevents-structured' | 'cloudevents-binary';
 export type ContentTypeResult = { readonly ok: true; readonly format: PayloadFormat } | MalformedRequest;
@@ -55,23 +51,20 @@ export function classifyContentType(headers: HeaderInput): ContentTypeResult {
   const header = singleHeader(index, 'content-type');
   if (!header.ok) return header;
   if (header.value === null || header.value === '') return malformed('header content-type is required');
-  // A comma can only mean a list (or a join of two headers); the quoted-string exception is not
-  // worth the ambiguity for the two media types we accept.
+  // A comma can only mean a list or a join of two headers; quoted-string commas are not worth the ambiguity.
   if (header.value.includes(',')) return malformed('header content-type holds more than one value');
   const media = parseMediaType(header.value);
   if (!media) return malformed('header content-type is not a valid media type');
 
   for (const [name, value] of media.params) {
-    // The body bytes are verified as-is and parsed as UTF-8; any other charset would mean the
-    // signed bytes and the parsed text are two different documents.
+    // Any other charset would make the signed bytes and the parsed text two different documents.
     if (name !== 'charset' || asciiLower(value) !== 'utf-8') {
       return malformed('header content-type allows only charset=utf-8 as a parameter');
     }
   }
 
   if (media.type === 'application/cloudevents+json') {
-    // The HTTP binding allows ce-* headers alongside a structured event; they are ignored, the
-    // body is the event.
+    // The HTTP binding allows ce-* headers beside a structured event: the body is the event.
     return { ok: true, format: 'cloudevents-structured' };
   }
   if (media.type !== 'application/json')

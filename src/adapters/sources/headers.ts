@@ -1,17 +1,10 @@
 /**
- * Header access for ingress that fails closed on ambiguity (WH-2).
- *
- * A header that arrives twice is never resolved by picking one copy: an attacker who can append a
- * header must not be able to choose which signature, id or timestamp we believe. `rawHeaders` (the
- * flat `[name, value, name, value, …]` list Node and Fastify expose) is authoritative because it is
- * the only form that shows every copy. Node's parsed `IncomingHttpHeaders` record silently *drops*
- * later copies of some headers (content-type, authorization, …) and joins others with ", ", so from
- * the record alone we can only catch arrays and comma-joined values; callers should pass rawHeaders.
+ * WH-2: a duplicated header is never resolved by picking one copy, so an attacker cannot choose which signature,
+ * id or timestamp we believe. Pass `rawHeaders`: Node's parsed record silently drops or joins later copies.
  */
 
 export type IncomingHeadersLike = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-/** Either the flat rawHeaders list itself, or a Node-style request shape carrying one or both forms. */
 export type HeaderInput =
   readonly string[] | { readonly rawHeaders?: readonly string[]; readonly headers?: IncomingHeadersLike };
 
@@ -36,10 +29,7 @@ export function malformed(detail: string): MalformedRequest {
   return { ok: false, status: 400, code: 'malformed_request', detail };
 }
 
-/**
- * Only ASCII letters are folded: `String.prototype.toLowerCase` maps e.g. KELVIN SIGN (U+212A) to
- * "k", which would let a differently named header masquerade as `webhook-id`.
- */
+/** `toLowerCase` maps KELVIN SIGN (U+212A) to "k", which would let another header pass as `webhook-id`. */
 export function asciiLower(name: string): string {
   return name.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
 }
@@ -87,18 +77,14 @@ function indexRecord(record: IncomingHeadersLike): { ok: true; index: HeaderInde
   return { ok: true, index: { values: (n) => map.get(asciiLower(n)) ?? [], joinedDuplicatesPossible: true } };
 }
 
-/**
- * Reads a header that must appear at most once. An empty value counts as present: "sent but
- * empty" is the sender's statement, and the caller decides whether empty is acceptable.
- */
+/** An empty value counts as present: the caller decides whether empty is acceptable. */
 export function singleHeader(index: HeaderIndex, name: string): SingleHeader {
   const values = index.values(name);
   if (values.length === 0) return { ok: true, value: null };
   const lower = asciiLower(name);
   if (values.length > 1) return malformed(`header ${lower} appears more than once`);
   const value = values[0] as string;
-  // Without rawHeaders, Node's ", " join is indistinguishable from a list value; none of the
-  // single-valued headers we read legitimately contains one, so treat it as a duplicate.
+  // Without rawHeaders a ", " join looks like a list; no single-valued header we read holds one legitimately.
   if (index.joinedDuplicatesPossible && /,[ \t]/.test(value))
     return malformed(`header ${lower} appears more than once`);
   return { ok: true, value };

@@ -15,12 +15,7 @@ const SEALED = 'enc:v1:';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-/**
- * AES-256-GCM under a key derived with HKDF-SHA256 from REVEILLE_SECRET_KEY. Without that variable,
- * secrets are stored as `plain:<secret>`: convenient for development, and the README tells
- * production to set it. Plain rows stay readable after a key is configured, so turning encryption
- * on never breaks existing sources; keys added afterwards are sealed.
- */
+/** `plain:` rows stay readable once REVEILLE_SECRET_KEY is set, so turning encryption on never breaks a source. */
 export class SecretCipher {
   private readonly key: Buffer | null;
 
@@ -66,13 +61,10 @@ export class SecretCipher {
 const aad = (owner: SecretOwner): Buffer =>
   Buffer.from(JSON.stringify([owner.tenant, owner.sourceId, owner.keyId]), 'utf8');
 
-/**
- * If another writer is adding the same key id right now, its row is younger than this and is left
- * alone; an older row that no event names is a leftover of a crash between the row and the event.
- */
+/** A younger row may be another writer adding the same key id right now; an older unnamed one is a crash leftover. */
 const ABANDONED_AFTER_SECONDS = 60;
 
-/** The `source_secrets` table (ARCHITECTURE decision 7): written before SourceKeyAdded, read by the ingress. */
+/** Written before SourceKeyAdded (decision 7, docs/architecture.md), read by the ingress. */
 @Injectable()
 export class SecretStore implements SourceSecrets {
   readonly cipher: SecretCipher;
@@ -84,11 +76,7 @@ export class SecretStore implements SourceSecrets {
     this.cipher = new SecretCipher(config.secretKey);
   }
 
-  /**
-   * Stores the sealed secret of a key no event names yet. Overwrites only our own row (same
-   * ciphertext, a retry after a lost append race) or an abandoned one; false when another writer's
-   * recent row holds the key id, so two racers can never leave one's secret under the other's event.
-   */
+  /** Overwrites only our own row (a retry) or an abandoned one: never one racer's secret under another's event. */
   async put(owner: SecretOwner, generation: number, sealed: string): Promise<boolean> {
     const result = await this.sql.query(
       `INSERT INTO source_secrets AS s (tenant, source_id, key_id, generation, ciphertext, created_at) VALUES ($1, $2, $3, $4, $5, now())

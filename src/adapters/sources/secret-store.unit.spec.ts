@@ -3,7 +3,7 @@ import { SecretCipher, SecretUnavailable } from './secret-store.js';
 const owner = { tenant: 'acme', sourceId: 'gh', keyId: 'k1' };
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-describe('source secrets at rest (ARCHITECTURE decision 7, WH-3)', () => {
+describe('source secrets at rest (decision 7 in docs/architecture.md, WH-3)', () => {
   describe('with REVEILLE_SECRET_KEY', () => {
     const cipher = new SecretCipher('a long random deployment key, 32+ bytes of it');
 

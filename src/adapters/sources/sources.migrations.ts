@@ -1,11 +1,8 @@
 import type { Migration } from '../../projections/migration.js';
 
 /**
- * Source secrets live outside the event log (ARCHITECTURE decision 7): `ciphertext` is
- * `enc:v1:…` (AES-256-GCM under a key derived from REVEILLE_SECRET_KEY) or `plain:…` when no key
- * is configured. A row whose key id no event names is ignored (a crash between the row and the
- * SourceKeyAdded event leaves one behind). `ingress_routes` maps the global ingress path
- * `/v1/ingress/{sourceId}`, which names no tenant, to the one tenant that owns that id.
+ * Secrets live outside the log (decision 7, docs/architecture.md); a row no event names is a crash leftover and
+ * ignored. `ingress_routes` maps `/v1/ingress/{sourceId}`, which names no tenant, to the tenant owning the id.
  */
 export const sourcesMigrations: Migration[] = [
   {

@@ -3,11 +3,8 @@ import { indexHeaders, malformed, singleHeader, type HeaderIndex, type Malformed
 import { parseSecret, type SignedScheme, type SourceScheme } from '../../domain/source/source-secret.js';
 
 /**
- * Delivery authentication over exact bytes (WH-2 … WH-5). Pure: no clock, no store, no framework.
- *
- * Replay protection (WH-4, DD-2) is *not* here: the caller records (source, deliveryId) in the
- * durable replay store for the tolerance window after this returns ok. For github-hmac-sha256 there
- * is no signed timestamp, so that store's horizon must cover GitHub's redelivery window.
+ * Replay protection (WH-4, DD-2) is the caller's. For github-hmac-sha256 there is no signed timestamp, so the
+ * replay store's horizon must cover GitHub's redelivery window.
  */
 
 export interface SourceKey {
@@ -18,7 +15,6 @@ export interface SourceKey {
 
 export interface VerifyDeliveryInput {
   readonly scheme: SourceScheme;
-  /** Flat `[name, value, …]` list exactly as Node/Fastify expose it (`req.raw.rawHeaders`). */
   readonly rawHeaders: readonly string[];
   readonly body: Buffer;
   /** Current and explicitly retained previous keys; retired keys must not be passed (WH-3). */
@@ -35,10 +31,7 @@ export interface VerifiedDelivery {
   readonly deliveryId: string;
   /** The signed timestamp (standard-webhooks only); never a payload time. */
   readonly timestamp: Date | null;
-  /**
-   * `X-GitHub-Event` for github-hmac-sha256. GitHub does NOT sign its headers, so this value is
-   * unauthenticated routing data: anyone replaying a captured body can change it.
-   */
+  /** GitHub does not sign its headers: unauthenticated routing data that anyone replaying a body can change. */
   readonly eventTypeHeader: string | null;
 }
 
@@ -81,11 +74,7 @@ export function verifyDelivery(input: VerifyDeliveryInput): VerificationResult {
   }
 }
 
-/**
- * Visible ASCII only: Node exposes header bytes as latin1 while signers encode the id as UTF-8, so
- * any non-ASCII id would have two candidate byte forms. `.` is excluded because it is the field
- * separator of the Standard Webhooks signed content (`id.timestamp.body`).
- */
+/** Visible ASCII only: latin1 vs UTF-8 would give a non-ASCII id two byte forms; `.` separates the signed content. */
 export function validateDeliveryId(id: string | null, header: string): { ok: true; id: string } | MalformedRequest {
   if (id === null || id.length === 0) return malformed(`header ${header} is required`);
   if (id.length > MAX_DELIVERY_ID_LENGTH)
@@ -95,8 +84,7 @@ export function validateDeliveryId(id: string | null, header: string): { ok: tru
   return { ok: true, id };
 }
 
-// Every listed header is checked for duplicates before any of them is interpreted, so the answer to
-// a request with a duplicated header is always 400, whatever else is wrong with it.
+// Duplicates are checked before anything is interpreted, so a duplicated header is always a 400.
 function readAll<N extends string>(
   index: HeaderIndex,
   names: readonly N[],
@@ -111,8 +99,7 @@ function readAll<N extends string>(
 }
 
 function candidateKeys(scheme: SignedScheme, keys: readonly SourceKey[]): Array<{ key: Buffer; source: SourceKey }> {
-  // A key that does not parse can never authenticate anything; skipping it keeps the outcome a 401
-  // instead of turning a configuration fault into a bypass or a 500 that leaks which key is broken.
+  // An unparsable key is skipped: the outcome stays a 401, not a bypass or a 500 that leaks which key is broken.
   const parsed: Array<{ key: Buffer; source: SourceKey }> = [];
   for (const source of keys) {
     const result = parseSecret(scheme, source.secret);
@@ -147,8 +134,7 @@ function verifyStandardWebhooks(index: HeaderIndex, input: VerifyDeliveryInput):
     .split(/[ \t]+/)
     .filter((entry) => entry.startsWith('v1,'))
     .map((entry) => Buffer.from(entry.slice(3), 'latin1'));
-  // The body is appended as bytes: decoding it to a string and re-encoding would let two different
-  // byte sequences (e.g. invalid UTF-8 mapped to U+FFFD) share one signature.
+  // As bytes: re-encoding would let two byte sequences (invalid UTF-8 → U+FFFD) share one signature.
   const signedPrefix = Buffer.from(`${id}.${timestampText}.`, 'latin1');
   let matched: { key: Buffer; source: SourceKey } | undefined;
   for (const candidate of candidateKeys('standard-webhooks', input.keys)) {
@@ -163,8 +149,7 @@ function verifyStandardWebhooks(index: HeaderIndex, input: VerifyDeliveryInput):
   }
   if (!matched) return authFailure('signature_invalid', 'no recognised signature matches a current key');
 
-  // Signature before timestamp: without a valid signature the sender learns nothing about our
-  // clock or tolerance. Both outcomes are 401 either way.
+  // Signature first: without a valid one the sender learns nothing about our clock or tolerance.
   const timestampSeconds = Number(timestampText);
   const nowSeconds = Math.floor(input.now.getTime() / 1000);
   if (Math.abs(nowSeconds - timestampSeconds) > input.toleranceSeconds) {
@@ -220,8 +205,7 @@ function verifyGithub(index: HeaderIndex, input: VerifyDeliveryInput): Verificat
 }
 
 function acceptUnsigned(index: HeaderIndex): VerificationResult {
-  // Signature headers are ignored, not checked: the source is unsigned by configuration, and a
-  // sender cannot raise (or lower) its trust by adding them.
+  // Ignored, not checked: the source is unsigned by configuration; a sender cannot change its trust by adding them.
   const header = singleHeader(index, 'webhook-id');
   if (!header.ok) return header;
   const checkedId = validateDeliveryId(header.value, 'webhook-id');

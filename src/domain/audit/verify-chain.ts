@@ -12,10 +12,7 @@ export interface ChainBreak {
   problem: 'revision_gap' | 'prev_hash_mismatch' | 'hash_mismatch';
 }
 
-/**
- * Verifies one stream's hash chain (AU-2): revisions are consecutive from 0, each event names its
- * predecessor's hash, and its own hash matches its content. Returns every break, not just the first.
- */
+/** AU-2: consecutive revisions from 0, predecessor hashes, content hashes; every break, not just the first. */
 export function verifyStreamChain(events: readonly ChainedEvent[]): ChainBreak[] {
   const breaks: ChainBreak[] = [];
   let previous: ChainedEvent | null = null;

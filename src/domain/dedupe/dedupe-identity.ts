@@ -6,12 +6,7 @@ import { resolvePointer } from '../shared/json-pointer.js';
 import type { DedupePolicy, DedupeStrategy } from '../trigger/trigger-definition.js';
 import type { DefinedTrigger } from '../trigger/trigger.js';
 
-/**
- * DD-1: the canonical tuple naming one logical occurrence. Every member that could make two
- * deliveries different is in it: the tenant, the logical Trigger, the dedupe namespace epoch (TR-5),
- * the authenticated principal (two sources with the same external id never collide), the subject
- * when policy requires it, the strategy and its version, and the key.
- */
+/** DD-1: holds every member that could tell two deliveries apart, TR-5's epoch and the principal included. */
 export interface DedupeIdentity {
   v: 1;
   tenant: string;
@@ -50,7 +45,7 @@ function identity(
   return { v: 1, tenant, triggerId, epoch, principal, subject, strategy, key };
 }
 
-/** Manual occurrences: the Idempotency-Key is the delivery identity (api.md Manual occurrences). */
+/** The Idempotency-Key is the manual delivery identity: a retry replays, a new key fires again. */
 export function manualIdentity(
   tenant: string,
   trigger: Pick<DefinedTrigger, 'triggerId' | 'dedupeEpoch'>,
@@ -78,10 +73,7 @@ export function webhookIdentity(
   );
 }
 
-/**
- * SC-3: one logical occurrence per intended instant: Trigger + schedule revision epoch + the
- * canonical UTC instant (any RFC 3339 spelling of the same instant gives the same identity).
- */
+/** SC-3: any RFC 3339 spelling of the same instant gives the same identity. */
 export function scheduleIdentity(
   tenant: string,
   trigger: Pick<DefinedTrigger, 'triggerId'>,
@@ -114,13 +106,7 @@ export function pollIdentity(
 export type DerivedKey =
   { ok: true; key: string; subject: string | null } | { ok: false; pointer: string; message: string };
 
-/**
- * The key and subject of a webhook delivery or poll item under the Trigger's dedupe policy.
- * `payload-key@1` reads `keyPointer` in the payload; other strategies use the source's own id
- * (delivery id, poll item id). A string is used as is, any other value as its canonical JSON
- * (so `"7"` and `7` name the same key, as a provider switching number/string formats expects).
- * A missing key or a subject the policy requires is a fault, never a silent fallback (BA-2).
- */
+/** A non-string key is its canonical JSON (`"7"` and `7` are one key); a missing key is a fault, never a fallback. */
 export function deriveDeliveryKey(dedupe: DedupePolicy, deliveryId: string | null, payload: unknown): DerivedKey {
   let key: string;
   if (dedupe.strategy === 'payload-key@1') {

@@ -21,11 +21,7 @@ interface Known {
   fence: number;
 }
 
-/**
- * EX-2/EX-3: requested → claimed (compare-and-set, fence) → completed, or settled as noncommitted
- * (a permanent tombstone for this generation). A claim holds until completion or settlement; no
- * timer ever takes it back.
- */
+/** EX-2/EX-3: a claim holds until completion or settlement; no timer ever takes it back. */
 export type ExecutionState =
   | { status: 'absent' }
   | ({ status: 'requested' } & Known)
@@ -83,17 +79,13 @@ export type ExecutionCommand =
 export type ExecutionRejection =
   'not_found' | 'already_claimed' | 'execution_completed' | 'execution_noncommitted' | 'fence_mismatch';
 
-/**
- * One admission per Occurrence (AD-1), so an execution is named after its Occurrence: the id leads
- * back to the request, which lives in the Occurrence's `OccurrenceAdmitted` (the log is the outbox).
- */
+/** One admission per Occurrence (AD-1), so the id leads back to the request in its `OccurrenceAdmitted`. */
 export const executionIdFor = (occurrenceId: string): string => `x-${occurrenceId}`;
 
 /** The Occurrence an execution id names, null when the id is not one Reveille hands out. */
 export const occurrenceIdOf = (executionId: string): string | null =>
   /^x-[0-9a-f]{64}$/.test(executionId) ? executionId.slice(2) : null;
 
-/** Where every execution's history starts: requested by its admission, first generation, never claimed. */
 export const requestedExecution = (request: ExecutionRequest): ExecutionState => ({
   status: 'requested',
   request,
@@ -265,7 +257,6 @@ export function settlementOf(
 export const releasesSlot = (event: ExecutionEvent): 'completed' | 'noncommitted' | null =>
   event.type === 'ExecutionCompleted' ? 'completed' : event.type === 'ExecutionSettled' ? 'noncommitted' : null;
 
-/** The decider of one execution, whose history starts at the request its admission wrote. */
 export const executionDeciderFor = (
   request: ExecutionRequest,
 ): Decider<ExecutionState, ExecutionEvent, ExecutionCommand> => ({

@@ -35,11 +35,7 @@ const GRANT_KEYS = [
   'maxCausalDepth',
 ];
 
-/**
- * Validates a Mission definition (api.md PUT /v1/missions): pointers are relative to the body root
- * (`/state`, `/grants/maxConcurrent`). Every grant is required except `acceptLowerTrust`, whose
- * absence means the safe `false`.
- */
+/** Every grant is required except `acceptLowerTrust`, whose absence means the safe `false`. */
 export function validateMissionDefinition(
   state: unknown,
   grants: unknown,
@@ -68,7 +64,6 @@ export function validateMissionDefinition(
   return { ok: true, value: { state: lifecycle!, grants: value as MissionGrants } };
 }
 
-/** A scope pattern: a non-empty string, `*` only as its last character (shared/scopes.ts). */
 export function scopePattern(read: FieldReader, item: unknown, at: string): string | undefined {
   return isScopePattern(item)
     ? item

@@ -71,10 +71,8 @@ export function evolveMission(state: MissionState, event: MissionEvent): Mission
 }
 
 /**
- * Order of checks: the definition, then terminality (a cancelled or revoked Mission stays so, so a
- * stale writer learns the useful fact first), then the expected revision.
- * A revision equal in state and grants to the current one changes nothing and returns [] (STYLE §1),
- * also for a terminal Mission: re-applying the same definitions file is idempotent and appends no noise.
+ * Terminality is checked before the expected revision, so a stale writer learns the useful fact first.
+ * An unchanged revision returns [], even for a terminal Mission: re-applying a definitions file appends no noise.
  */
 export function reviseMission(
   command: ReviseMission,

@@ -79,6 +79,36 @@ export interface StreamAppend {
   expected: 'no_stream' | number;
 }
 
+/**
+ * A transaction the caller opened on the store's own database (the SQL stores' SqlExecutor): opaque
+ * here, only the adapter that handed it out knows what it is.
+ */
+export type StoreTransaction = object;
+
+/** An event already in its canonical content (see eventContent in domain/shared/event-hash), prepared ahead of its append. */
+export interface PreparedEvent {
+  streamId: string;
+  revision: number;
+  content: string;
+}
+
+/** What a transactional batch append recorded: each stream's events as sent, with their positions, and each prepared event's position. */
+export interface TransactionalAppendResult {
+  streams: Array<Array<Pick<RecordedEvent, 'id' | 'streamId' | 'revision' | 'position' | 'type' | 'data'>>>;
+  prepared: number[];
+}
+
+/** The store inside a caller's transaction: its reads see, and its appends commit or roll back with, the caller's writes. */
+export interface StoreInTransaction {
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Appends every stream of `batch` and every prepared event, all or nothing, in as few statements as
+   * the store can; WrongExpectedRevision when a stream is not at its expected revision (the caller's
+   * transaction must then roll back). Nothing is visible, or signalled to subscribers, before the caller commits.
+   */
+  appendBatch(batch: readonly StreamAppend[], prepared?: readonly PreparedEvent[]): Promise<TransactionalAppendResult>;
+}
+
 /** A page of the global log with only some types' events (see readAllOf). */
 export interface FilteredPage {
   events: RecordedEvent[];
@@ -108,6 +138,11 @@ export interface EventStore {
    * Callers without it append stream by stream and must tolerate a crash in between.
    */
   appendStreams?(batch: readonly StreamAppend[]): Promise<number[]>;
+  /**
+   * Optional (stores that keep the log in the caller's database): the store inside `transaction`, so a
+   * batch of appends commits together with the caller's own writes (the scheduler's due-index rows).
+   */
+  inTransaction?(transaction: StoreTransaction): StoreInTransaction;
   /**
    * Optional: readAll restricted to `types`, for subscribers that fold a few event types. The page is
    * the same as readAll's; `scanned` counts its events and `last` is the position of its last one

@@ -5,15 +5,9 @@ import { parseRfc3339, toUtcIso } from './rfc3339.js';
 import type { NormalizedScheduleDefinition } from './schedule-definition.js';
 
 /**
- * SC-3 and SC-5 bookkeeping derived from a Trigger's revisions.
- *
- * - `epoch`: the Trigger revision that set the current schedule block. An instant's identity is
- *   Trigger + epoch + UTC instant, so revisions that leave the schedule alone (constraints, reason,
- *   enable/disable, a re-pinned tz data version) keep every instant's identity; a revision that
- *   changes the block, or re-creates a deleted Trigger, starts a new epoch.
- * - `activation`: the revision from which the schedule runs again: a new epoch, or enabling a
- *   disabled Trigger. A new activation's boundary is its time (`activatedAt`), so instants while
- *   the Trigger was absent or disabled are not "missed" (SC-5: backfill is an explicit action).
+ * `epoch` is the revision that set the schedule block, part of every instant's identity (SC-3): revisions that
+ * leave the block alone keep it. `activation` is where the schedule runs again (new epoch or re-enable); its
+ * boundary is its own time, so instants while absent or disabled are not "missed" (SC-5).
  */
 export interface ScheduleActivation {
   epoch: number;
@@ -21,7 +15,6 @@ export interface ScheduleActivation {
   activatedAt: string;
 }
 
-/** What the previous revision left: its schedule block, enabled/deleted state and activation. */
 export interface ActivationBasis {
   schedule: NormalizedScheduleDefinition | null;
   enabled: boolean;
@@ -47,7 +40,6 @@ export function nextActivation(previous: ActivationBasis | null, revised: Revisi
   return previous.activation;
 }
 
-/** Folds a whole Trigger stream: the activation in force after its last event (tests, audits). */
 export function activationOf(
   events: readonly TriggerEvent[],
 ): (ScheduleActivation & { basis: ActivationBasis }) | null {
@@ -70,7 +62,6 @@ export function activationBoundary(activatedAt: string, previousBoundary: string
   return ms(previousBoundary) > ms(activatedAt) ? previousBoundary : activatedAt;
 }
 
-/** The first intended instant strictly after `boundary`, or null. */
 export function firstInstantAfter(schedule: NormalizedScheduleDefinition, boundary: string): string | null {
   const next = instantTimes(schedule, new Date(ms(boundary)), { count: 1 })[0];
   return next === undefined ? null : toUtcIso(next);

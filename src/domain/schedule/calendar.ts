@@ -1,8 +1,4 @@
-/**
- * Proleptic Gregorian calendar arithmetic on "naive" millisecond values: a wall-clock reading is
- * stored as if it were UTC so that plain integer arithmetic orders and steps it. Nothing here knows
- * about time zones; zone.ts maps these values to real instants.
- */
+/** A wall-clock reading is stored as if it were UTC, so integer arithmetic orders it; zone.ts maps it to instants. */
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
@@ -13,7 +9,7 @@ const FOUR_CENTURIES_MS = 146_097 * DAY_MS;
 export interface WallFields {
   year: number;
   month: number; // 1–12
-  day: number; // 1–31
+  day: number;
   hour: number;
   minute: number;
   second: number;

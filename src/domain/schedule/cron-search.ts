@@ -12,11 +12,7 @@ function nextValue(field: CronField, from: number): number | undefined {
   return field.values.find((value) => value >= from);
 }
 
-/**
- * First naive wall-clock minute ≥ `fromWall` that the expression matches, or null when none exists
- * up to `horizonWall`. Whole months, days and hours that cannot match are skipped in one step, so a
- * leap-day expression costs a handful of iterations per year rather than a minute-by-minute scan.
- */
+/** Skips months, days and hours that cannot match in one step: a leap-day expression costs a few steps a year. */
 export function nextCronWall(cron: CronExpression, fromWall: number, horizonWall: number): number | null {
   const start = wallFields(Math.ceil(fromWall / 60_000) * 60_000);
   let { year, month, day, hour, minute } = start;

@@ -1,19 +1,10 @@
 /**
- * Five-field cron (`cron@1`): minute hour day-of-month month day-of-week, Vixie semantics.
- *
- * Accepted per field: `*`, `n`, `a-b`, `*\/s`, `a-b/s`, `a/s` (= `a-max/s`, the common extension),
- * and comma lists of those. Month names JAN–DEC and day names SUN–SAT are case-insensitive and may
- * appear wherever a number may. Day-of-week 7 is Sunday. Macros (`@daily`), `?`, `L`, `W` and `#`
- * are not part of cron@1.
- *
- * Day matching follows Vixie cron: if either day field starts with `*` (including `*\/2`) both must
- * match; otherwise a day matches when EITHER field matches.
+ * `cron@1`, Vixie semantics. Per field: `*`, `n`, `a-b`, `*\/s`, `a-b/s`, `a/s` (= `a-max/s`) and comma lists;
+ * month and day names wherever a number may be; day-of-week 7 is Sunday; no `@daily`, `?`, `L`, `W` or `#`.
  */
 
 export interface CronField {
-  /** Sorted, distinct allowed values. */
   readonly values: readonly number[];
-  /** Membership by value (index = value). */
   readonly allowed: readonly boolean[];
   /** Vixie's "star" flag: the field text starts with `*`. */
   readonly star: boolean;
@@ -84,11 +75,11 @@ export function parseCron(expression: string): CronParseResult {
   }
 }
 
-/** Like parseCron but throws; for definitions that were already validated. */
 /** Compiled expressions are immutable, so a materializer deciding thousands of Triggers parses each text once. */
 const compiled = new Map<string, CronExpression>();
 const COMPILED_LIMIT = 10_000;
 
+/** Throws: for definitions that were already validated. */
 export function compileCron(expression: string): CronExpression {
   const known = compiled.get(expression);
   if (known) return known;

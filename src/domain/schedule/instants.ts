@@ -11,7 +11,6 @@ export type InstantNote = null | 'shifted_forward' | 'repeated_earlier' | 'repea
 export interface ScheduleInstant {
   /** Canonical UTC instant with milliseconds — the occurrence identity component (SC-3). */
   scheduledAt: string;
-  /** RFC 3339 in the schedule's zone offset, no fraction. */
   local: string;
   note: InstantNote;
 }
@@ -26,26 +25,16 @@ export interface InstantOptions {
 export const DEFAULT_COUNT = 20;
 /** Hard cap per call; page on by passing the last scheduledAt as `after`. */
 export const MAX_INSTANTS = 10_000;
-/**
- * A cron search gives up after this much wall-clock time without an instant. Ten years covers the
- * longest real gap of a satisfiable expression (29 February: 2096 → 2104), while `0 0 31 2 *`
- * returns [] after ~120 month steps.
- */
+/** Ten years covers the longest gap of a satisfiable expression (29 February: 2096 → 2104). */
 export const SEARCH_HORIZON_MS = 3653 * DAY_MS;
 const LAST_WALL = wallMs(9999, 12, 31, 23, 59);
 
-/**
- * SC-2: the intended instants strictly after `after`, at or after `start`, at or before `end` and
- * `until`, in increasing UTC order. Pure: same definition and tz data, same answer.
- */
+/** SC-2: pure, so the same definition and tz data give the same instants. */
 export function computeInstants(def: ScheduleDefinition, after: Date, options: InstantOptions = {}): ScheduleInstant[] {
   return instantsWith(def, after, options, (zone, utc, note, offset) => instant(zone, utc, note(), offset));
 }
 
-/**
- * The same instants as epoch milliseconds, without their local rendering and DST notes: what the
- * materializer needs when it decides thousands of schedules per second.
- */
+/** Without local rendering and DST notes: the materializer decides thousands of schedules per second. */
 export function instantTimes(def: ScheduleDefinition, after: Date, options: InstantOptions = {}): number[] {
   return instantsWith(def, after, options, (_zone, utc) => utc);
 }
@@ -124,7 +113,6 @@ interface Candidate {
   offset: number;
 }
 
-/** Applies the DST policy to one matched wall time (SC-1, SC-8). */
 function candidatesFor(zone: string, wall: number, dst: DstPolicy): { candidates: Candidate[]; floor: number } {
   const r = resolveLocal(zone, wall);
   // Every wall time at or after this one maps to an instant at or after `floor`.
@@ -145,9 +133,8 @@ function candidatesFor(zone: string, wall: number, dst: DstPolicy): { candidates
 }
 
 /**
- * Walks matching wall-clock minutes in the zone in order. Around transitions wall order and UTC
- * order differ (a shifted 02:30 lands after a real 03:00; `both` interleaves the repeated hour), so
- * candidates wait in a buffer until no later wall time can produce an earlier instant.
+ * Around transitions wall order and UTC order differ (a shifted 02:30 lands after a real 03:00), so candidates
+ * wait in a buffer until no later wall time can produce an earlier instant.
  */
 function cronInstants<T>(cron: CronExpression, zone: string, dst: DstPolicy, window: Window, emit: Emit<T>): T[] {
   const result: T[] = [];

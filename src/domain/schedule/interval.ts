@@ -1,14 +1,6 @@
 import { DAY_MS, HOUR_MS, MINUTE_MS } from './calendar.js';
 
-/**
- * ISO-8601 durations for `interval@1`: `PnW`, or `PnDTnHnMnS` with any non-empty subset of the
- * designators (seconds may carry up to three decimals). Instants are `start + k·duration` on the
- * absolute UTC time line, so a day is exactly 24 h.
- *
- * Years and months are rejected: their length depends on the calendar position, which would make
- * "start + k·duration" ambiguous on an absolute time line. Mixing weeks with other designators is
- * rejected as ISO 8601 does.
- */
+/** `start + k·duration` on the UTC time line, so a day is 24 h; years and months are refused (their length varies). */
 
 export const MIN_INTERVAL_MS = 1_000;
 

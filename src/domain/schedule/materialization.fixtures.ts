@@ -5,7 +5,6 @@ import type { InstantRange, ScheduleEvent, ScheduleMaterialized } from './schedu
 /** Shared by the schedule decider specs: a minutely UTC schedule on 2026-01-01. */
 export const t = (hhmm: string, seconds = '00.000'): string => `2026-01-01T${hhmm}:${seconds}Z`;
 
-/** Minutes m..n (inclusive) as UTC instants. */
 export const minutes = (from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => t(`00:${String(from + i).padStart(2, '0')}`));
 
@@ -40,7 +39,6 @@ export function scheduleTrigger(over: Partial<ScheduleTrigger> = {}): ScheduleTr
   };
 }
 
-/** A ScheduleMaterialized in the shape the decider writes, for `given`. */
 export function materialized(
   snapshot: Partial<ScheduleMaterialized['data']> & { boundary: string },
   fired: string[] = [],

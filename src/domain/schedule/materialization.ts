@@ -21,7 +21,7 @@ export const MAX_SCAN = 10_000;
 /** Held ranges kept at once; overflow beyond it is recorded as skipped (`held_limit`) to keep the state bounded. */
 export const MAX_HELD_RANGES = 50;
 
-/** Facts about the Trigger the handler looked up (STYLE §3: enrich, then decide). */
+/** Looked up by the handler beforehand, so the decision stays pure. */
 export interface ScheduleTrigger {
   tenant: string;
   triggerId: string;
@@ -78,10 +78,8 @@ export function firedInstants(events: readonly ScheduleEvent[]): string[] {
 }
 
 /**
- * SC-4/SC-5: instants in (boundary, now] are due; one later than `graceSeconds` is missed and goes
- * through the missed policy, the others fire. A new activation first moves the boundary to its own
- * time (never back), and a new epoch retires the held ranges of the old one. Nothing due and no new
- * activation: [] (a repeated tick changes nothing).
+ * SC-4/SC-5: instants in (boundary, now] are due; one later than `graceSeconds` goes through the missed
+ * policy. A new activation moves the boundary forward, never back; a repeated tick returns [].
  */
 export function materialize(command: MaterializeSchedule, state: ScheduleState): ScheduleEvent[] {
   const { trigger, now } = command;
@@ -244,7 +242,6 @@ export function releaseHeld(
   return [...events, closing(command, found.snapshot, held, fired)];
 }
 
-/** Every held range becomes a skipped range with cause `dismissed`. */
 export function dismissHeld(
   command: DismissHeldInstants,
   state: ScheduleState,

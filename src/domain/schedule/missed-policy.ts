@@ -3,7 +3,6 @@ import type { MissedSettings } from './schedule-definition.js';
 
 /** What the missed policy makes of one run of missed instants (SC-5). */
 export interface MissedOutcome {
-  /** Fired in increasing order. */
   fire: string[];
   skipped: { range: InstantRange; cause: SkipCause } | null;
   held: InstantRange | null;
@@ -27,11 +26,8 @@ const range = (instants: readonly string[]): InstantRange => ({
 });
 
 /**
- * - `skip`: none fire; the run is recorded as skipped.
- * - `latest`: only the newest of the whole run fires, so while the run continues nothing fires yet.
- * - `catch_up`: the oldest fire, up to `bound` for the whole run (never a burst beyond it); the rest
- *   is held for an operator (`hold`) or recorded as skipped (`skip_rest`).
- * Never several instants collapsed into one: each fired instant keeps its own identity.
+ * `latest` fires only the newest of the whole run, so nothing while it continues; `catch_up` fires the oldest, up
+ * to `bound` for the whole run, never a burst. Instants are never collapsed: each keeps its own identity.
  */
 export function applyMissedPolicy(settings: MissedSettings, run: MissedRun): MissedOutcome {
   const { missed } = run;

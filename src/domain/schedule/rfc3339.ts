@@ -2,11 +2,7 @@ import { daysInMonth, wallMs, MINUTE_MS } from './calendar.js';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
-/**
- * Strict RFC 3339 date-time → epoch ms, or null. Date.parse is not used because it accepts
- * non-RFC forms (no offset, spaces) and rolls impossible dates like 02-30 over. Leap seconds (:60)
- * are refused because the instant line has no place for them. Fractions beyond ms are truncated.
- */
+/** Not Date.parse, which accepts non-RFC forms and rolls 02-30 over; leap seconds have no place on the time line. */
 export function parseRfc3339(text: string): number | null {
   const m = typeof text === 'string' ? RFC3339.exec(text) : null;
   if (!m) return null;

@@ -68,11 +68,7 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[]): value i
   return typeof value === 'string' && (allowed as readonly string[]).includes(value);
 }
 
-/**
- * Validates a schedule block (SC-1, SC-2: an expression that cannot be evaluated is rejected here;
- * one that never matches is valid). Unknown members are refused so that a misspelt policy never
- * silently falls back to a default.
- */
+/** SC-2: an expression that cannot be evaluated is refused here; one that never matches is valid. */
 export function validateSchedule(raw: unknown): ScheduleValidation {
   const errors: ScheduleValidationError[] = [];
   const fail = (pointer: string, message: string): void => void errors.push({ pointer, message });

@@ -7,33 +7,25 @@ export interface InstantRange {
   count: number;
 }
 
-/**
- * Why instants were not fired: the missed policy (`skip`, `latest`), catch-up overflow under
- * `skip_rest`, an operator dismissal, a schedule change that retired an old epoch's held range, or
- * the cap on held ranges.
- */
+/** `overflow`: catch-up beyond the bound under `skip_rest`; `superseded`: a held range of a retired epoch. */
 export type SkipCause = 'skip' | 'latest' | 'overflow' | 'dismissed' | 'superseded' | 'held_limit';
 
 /**
- * What the materializer needs to resume a schedule. Every recorded decision on `schedule-<id>` ends
- * with a ScheduleMaterialized carrying it, so a reader resumes from the stream's last event instead of
- * folding the whole history; routine fires after it are recorded by their Occurrences only (see
- * routine.ts), and a reader follows those from the recorded boundary.
+ * Every recorded decision ends with a ScheduleMaterialized carrying this, so a reader resumes from the stream's
+ * last event, then follows routine fires (recorded by their Occurrences only, see routine.ts) from the boundary.
  */
 export interface ScheduleSnapshot {
-  /** SC-3 schedule revision epoch the boundary belongs to (the revision that set the schedule block). */
+  /** SC-3: the revision that set the schedule block. */
   epoch: number;
-  /** Trigger revision of the activation this state has taken into account (creation, schedule change, re-enable). */
+  /** The Trigger revision of the activation this state has taken into account. */
   activation: number;
   /** Every instant at or before it is decided (fired, skipped or held); later ones are pending. */
   boundary: string;
-  /** First instant after the boundary; null when the schedule has no further instant. */
   nextDueAt: string | null;
   /** Held catch-up ranges waiting for an operator, oldest first. */
   held: InstantRange[];
   /** Catch-up fires already spent on a missed run the previous decision had to stop in (scan cap). */
   missedRun: { fired: number } | null;
-  /** The newest instant ever fired. */
   lastFiredAt: string | null;
 }
 

@@ -1,7 +1,4 @@
-/**
- * Engine identities and metadata. The running tz data version (`process.versions.tz`) is read by
- * the caller and passed in: the domain never looks at the process (SC-2, SC-7).
- */
+/** The running tz data version is passed in by the caller: the domain never looks at the process (SC-7). */
 export const ENGINE_VERSIONS = ['cron@1', 'interval@1'] as const;
 export type ScheduleEngine = (typeof ENGINE_VERSIONS)[number];
 
@@ -46,7 +43,6 @@ export interface TzdataStatus {
   drift: boolean;
 }
 
-/** Compares the tz data version pinned at activation with the running one. */
 export function compareTzdata(pinned: string | null, running: string | null): TzdataStatus {
   return { pinned, running, drift: pinned === null || running === null || pinned !== running };
 }

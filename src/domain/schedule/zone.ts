@@ -1,9 +1,8 @@
 import { DAY_MS, MINUTE_MS, pad, wallFields, wallMs } from './calendar.js';
 
 /*
- * Zone offsets are read straight from Intl (the running ICU tz data) for a UTC instant.
- * date-fns-tz's getTimezoneOffset is deliberately not used: it interprets its Date argument through
- * the host's local fields, which would make schedule truth depend on the host zone (SC-1).
+ * Offsets come straight from Intl. date-fns-tz's getTimezoneOffset reads its Date through the host's local
+ * fields, which would make schedule truth depend on the host zone (SC-1).
  */
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -39,11 +38,7 @@ export function isKnownTimeZone(zone: string): boolean {
 
 const EN_US_WALL = /^(\d+)\/(\d+)\/(\d+),? (\d+):(\d+):(\d+)$/;
 
-/**
- * Offsets are a pure function of (zone, instant) for the running tz data, and schedules sharing a
- * zone ask for the same instants (every minutely Trigger asks for the same minute), so answers are
- * memoized per zone; the cache is dropped wholesale when it grows past its bound.
- */
+/** Memoized per zone: every minutely Trigger asks for the same minute. Dropped wholesale past its bound. */
 const offsets = new Map<string, Map<number, number>>();
 const OFFSETS_PER_ZONE = 50_000;
 /** The zones whose offset is 0 at every instant in every tz data release. */
@@ -80,16 +75,14 @@ function intlOffsetAt(zone: string, utc: number): number {
   return local - (utc - (((utc % 1000) + 1000) % 1000));
 }
 
-/** How a wall-clock reading maps onto the time line. */
 export type LocalResolution =
   | { kind: 'unique'; utc: number; offsetBefore: number; offsetAfter: number }
   | { kind: 'ambiguous'; earlier: number; later: number; offsetBefore: number; offsetAfter: number }
   | { kind: 'nonexistent'; shifted: number; offsetBefore: number; offsetAfter: number };
 
 /**
- * Resolves a naive wall time. Offsets a day either side bracket any single transition; a wall time
- * is valid under an offset only if that offset is really in effect at the resulting instant. No
- * valid offset means the wall time fell into a gap; two mean it is repeated.
+ * Offsets a day either side bracket any single transition; a wall time is valid under an offset only if that
+ * offset is in effect at the resulting instant. None valid: a gap; two: a repeated reading.
  */
 export function resolveLocal(zone: string, wall: number): LocalResolution {
   const offsetBefore = offsetAt(zone, wall - DAY_MS);
@@ -111,11 +104,7 @@ export function resolveLocal(zone: string, wall: number): LocalResolution {
   return { kind: 'ambiguous', earlier: valid[0]!, later: valid[valid.length - 1]!, offsetBefore, offsetAfter };
 }
 
-/**
- * RFC 3339 rendering in the zone's offset, without fraction. RFC 3339 offsets have minute
- * precision, so historical second-precision (LMT) offsets are truncated and the wall part is
- * derived from that truncated offset, keeping the string an exact name for the instant's second.
- */
+/** RFC 3339 offsets have minute precision: LMT offsets are truncated and the wall part follows the truncated one. */
 export function renderLocal(zone: string, utc: number, offset = offsetAt(zone, utc)): string {
   const offsetMinutes = Math.trunc(offset / MINUTE_MS);
   const f = wallFields(utc + offsetMinutes * MINUTE_MS);

@@ -1,7 +1,4 @@
-/**
- * Canonical JSON: compact, object keys sorted recursively (code-unit order), no undefined members.
- * Used wherever bytes must be reproducible: hash chains, payload digests, idempotency fingerprints.
- */
+/** Keys sorted in code-unit order, undefined dropped: the reproducible bytes under hash chains and digests. */
 export function canonicalJson(value: unknown): string {
   return serialize(value);
 }

@@ -14,7 +14,7 @@ export function classificationRank(level: string): number {
   return rank === -1 ? MOST_RESTRICTIVE : rank;
 }
 
-/** Whether data classified `level` may flow under `ceiling`. An unknown ceiling admits nothing. */
+/** An unknown ceiling admits nothing. */
 export function isWithin(level: string, ceiling: string): boolean {
   return isClassification(ceiling) && classificationRank(level) <= classificationRank(ceiling);
 }

@@ -6,14 +6,13 @@ export interface DomainEvent<T extends string = string, D = unknown> {
   data: D;
 }
 
-/** Emmett/Commanded-style decider: plain functions over plain, immutable state. */
+/** Plain functions over immutable state. */
 export interface Decider<S, E, C> {
   initialState: S;
   evolve: (state: S, event: E) => S;
   decide: (command: C, state: S) => E[] | Rejection;
 }
 
-/** Folds a stream's events into state: what a handler does before calling `decide`. */
 export function fold<S, E>(decider: Pick<Decider<S, E, never>, 'initialState' | 'evolve'>, events: readonly E[]): S {
   return events.reduce(decider.evolve, decider.initialState);
 }

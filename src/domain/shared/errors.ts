@@ -17,7 +17,6 @@ export class IllegalStateError extends Error {
   override readonly name = 'IllegalStateError';
 }
 
-/** Optimistic concurrency failure: the stream was not at the revision the writer expected. */
 export class WrongExpectedRevision extends Error {
   override readonly name = 'WrongExpectedRevision';
   constructor(

@@ -25,10 +25,7 @@ export function eventContent(event: HashedEventContent): string {
   });
 }
 
-/**
- * hash = SHA-256(prevHash + "\n" + recordedAt + "\n" + content), hex. The SQL stores compute the same
- * expression in the INSERT so the chain costs no extra round trip; keep both in step.
- */
+/** The SQL stores compute the same expression in their INSERT (no extra round trip): keep both in step. */
 export function chainHash(prevHash: string | null, recordedAt: string, content: string): string {
   return createHash('sha256')
     .update(`${prevHash ?? ''}\n${recordedAt}\n${content}`, 'utf8')

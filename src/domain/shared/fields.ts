@@ -7,10 +7,7 @@ export function isRecord(value: unknown): value is Raw {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Small readers for validating definition documents: each reports into a shared error list with a
- * pointer and returns the value, a default, or undefined when invalid (already reported).
- */
+/** Each reader reports into one error list, so `undefined` means "invalid, already reported". */
 export class FieldReader {
   readonly errors: FieldError[] = [];
 
@@ -81,7 +78,6 @@ export class FieldReader {
       : this.fail(pointerTo(base, key), `${key} must be a JSON pointer starting with "/"`);
   }
 
-  /** An array whose items pass `check`; each bad item is reported at its index. */
   array<T>(
     raw: Raw,
     base: string,

@@ -3,10 +3,8 @@ import type { Decider } from './decider.js';
 import { isRejection, type Rejection } from './result.js';
 
 /**
- * Test helper for deciders (STYLE §6): `spec.given(events).when(command).then(expected)`.
- * `expected` is the list of events, or a rejection code. Events are compared in their JSON form,
- * which is what the store keeps, so an undefined member and a missing one are the same.
- * Uses node:assert rather than jest's globals so the file also compiles in the production build.
+ * Events are compared in their JSON form, as the store keeps them, so an undefined member equals a missing one.
+ * node:assert rather than jest's globals, so the file also compiles in the production build.
  */
 export function deciderSpec<S, E, C>(decider: Decider<S, E, C>) {
   return {
@@ -20,7 +18,6 @@ function outcome<S, E, C>(decider: Decider<S, E, C>, events: readonly E[], comma
   const state = events.reduce(decider.evolve, decider.initialState);
   const run = () => decider.decide(command, state);
   return {
-    /** Asserts the emitted events, or the rejection code when given a string. */
     then(expected: readonly E[] | string): void {
       const result = run();
       if (typeof expected === 'string') {
@@ -31,7 +28,7 @@ function outcome<S, E, C>(decider: Decider<S, E, C>, events: readonly E[], comma
         deepStrictEqual(asJson(result), asJson(expected));
       }
     },
-    /** Asserts a rejection whose fields include `partial` (e.g. `{ currentRevision: 2 }`). */
+    /** `partial` names only the fields to check, e.g. `{ currentRevision: 2 }`. */
     thenRejects(code: string, partial: Partial<Rejection> = {}): void {
       const result = run();
       if (!isRejection(result)) fail(`expected rejection ${code}, got events ${JSON.stringify(result)}`);
@@ -40,11 +37,10 @@ function outcome<S, E, C>(decider: Decider<S, E, C>, events: readonly E[], comma
         asJson({ ...partial, code }),
       );
     },
-    /** The raw decision, for assertions the helpers above do not cover. */
     result(): E[] | Rejection {
       return run();
     },
-    /** Asserts that the command is impossible in this state (a typed error, never a rejection). */
+    /** An impossible command throws a typed error; it is never a rejection. */
     thenThrows(errorType: abstract new (...args: never[]) => Error): void {
       try {
         run();
@@ -54,7 +50,6 @@ function outcome<S, E, C>(decider: Decider<S, E, C>, events: readonly E[], comma
       }
       fail(`expected ${errorType.name} to be thrown`);
     },
-    /** The state after the given events and the emitted ones, for assertions on evolve. */
     thenState(): S {
       const result = run();
       if (isRejection(result)) fail(`expected events, got rejection ${JSON.stringify(result)}`);

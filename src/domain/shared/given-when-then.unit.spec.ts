@@ -16,7 +16,7 @@ const counter: Decider<number, Counted, { by: number }> = {
 const spec = deciderSpec(counter);
 const counted = (n: number): Counted => ({ type: 'Counted', data: { n } });
 
-describe('given/when/then helper (STYLE §6)', () => {
+describe('given/when/then helper', () => {
   it('passes on the expected events, rejection code, rejection fields, error and state', () => {
     spec
       .given([counted(1)])

@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 
-/**
- * SHA-256 (hex) of the canonical JSON array of `parts`. Used to name streams: ids from outside are
- * hashed, never concatenated raw, so `("a-b", "c")` and `("a", "b-c")` can never share a stream.
- */
+/** Outside ids are hashed, never concatenated raw, so `("a-b", "c")` and `("a", "b-c")` never share a stream. */
 export function hashId(...parts: string[]): string {
   return createHash('sha256').update(canonicalJson(parts), 'utf8').digest('hex');
 }

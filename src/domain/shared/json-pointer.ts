@@ -7,17 +7,13 @@ export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** Joins a base pointer and one member name or index: `pointerTo('/grants', 'maxConcurrent')`. */
 export function pointerTo(base: string, token: string | number): string {
   return `${base}/${escapePointerToken(String(token))}`;
 }
 
 export type PointerLookup = { found: true; value: unknown } | { found: false };
 
-/**
- * Resolves `pointer` in a parsed JSON document. Only own members are followed, so a payload can
- * never reach `__proto__` or `constructor` through a pointer.
- */
+/** Follows own members only, so a payload can never reach `__proto__` or `constructor` through a pointer. */
 export function resolvePointer(document: unknown, pointer: string): PointerLookup {
   if (pointer === '') return { found: true, value: document };
   if (!isJsonPointer(pointer)) return { found: false };

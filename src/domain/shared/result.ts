@@ -4,10 +4,7 @@ export interface FieldError {
   message: string;
 }
 
-/**
- * A business refusal of a command: nothing is appended. The handler maps `code` to the API's
- * problem `code` (e.g. 409 `revision_conflict` with `currentRevision`, 422 `invalid_definition`).
- */
+/** A business refusal: nothing is appended, and `code` becomes the problem's stable `code`. */
 export type Rejection<C extends string = string> = {
   rejected: true;
   code: C;
@@ -16,10 +13,9 @@ export type Rejection<C extends string = string> = {
   currentRevision?: number;
 };
 
-/** What a validator answers: the normalized value, or every problem found (not just the first). */
+/** Reports every problem found, not just the first. */
 export type Validation<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
-/** What a decider answers: events to append (possibly none), or a rejection. */
 export type Decision<E, C extends string = string> = E[] | Rejection<C>;
 
 export function reject<C extends string>(code: C, extra: Omit<Rejection<C>, 'rejected' | 'code'> = {}): Rejection<C> {

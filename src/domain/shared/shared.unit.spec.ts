@@ -12,7 +12,7 @@ import { isJsonPointer, resolvePointer } from './json-pointer.js';
 import { isRejection, reject } from './result.js';
 import { scopeCovers, scopesWithin, uncoveredScopes } from './scopes.js';
 
-describe('stream names (ARCHITECTURE: outside ids are hashed, never concatenated raw)', () => {
+describe('stream names (outside ids are hashed, never concatenated raw)', () => {
   it('hashes the parts as a list, so shifting a separator changes the stream', () => {
     expect(hashId('a-b', 'c')).not.toBe(hashId('a', 'b-c'));
     expect(hashId('a', 'b')).toMatch(/^[0-9a-f]{64}$/);

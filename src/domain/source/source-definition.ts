@@ -8,10 +8,7 @@ export type SourceSchemeName = (typeof SOURCE_SCHEMES)[number];
 export const PAYLOAD_FORMATS = ['json', 'cloudevents'] as const;
 export type SourcePayloadFormat = (typeof PAYLOAD_FORMATS)[number];
 
-/**
- * How one webhook source authenticates and shapes its deliveries (api.md "Sources", WH-1..WH-10),
- * with every default written out so a revision is the whole truth.
- */
+/** Every default written out, so a revision is the whole truth. */
 export interface SourceDefinition {
   scheme: SourceSchemeName;
   /** WH-4: accepted clock skew in both directions, seconds. */
@@ -52,10 +49,8 @@ const DEFINITION_KEYS = [
 const ENVELOPE_KEYS = ['expectedRevision', 'reason', 'sourceId'];
 
 /**
- * Validates a PUT /v1/sources body (422 `invalid_definition`); pointers are relative to the body root.
- * GitHub-style sources name their event type in the X-GitHub-Event header, so a payload pointer there
- * would be a second, conflicting answer: it must be absent or null. CloudEvents are accepted only from
- * verified sources (WH-10), so `unsigned` + `cloudevents` is refused.
+ * GitHub-style sources name their event type in a header, so an `eventTypePointer` would be a second,
+ * conflicting answer. CloudEvents come only from verified sources (WH-10): `unsigned` + `cloudevents` is refused.
  */
 export function validateSourceDefinition(raw: unknown): Validation<SourceDefinition> {
   if (!isRecord(raw)) return { ok: false, errors: [{ pointer: '', message: 'a source definition must be an object' }] };

@@ -7,7 +7,7 @@ const errorsOf = (raw: unknown) => {
 };
 const pointersOf = (raw: unknown) => errorsOf(raw).map((e) => e.pointer);
 
-describe('Source definition (api.md Sources; WH-1, WH-4, WH-6, WH-8, WH-10)', () => {
+describe('Source definition (WH-1, WH-4, WH-6, WH-8, WH-10)', () => {
   it('fills every default for a minimal standard-webhooks source', () => {
     const expected: SourceDefinition = {
       scheme: 'standard-webhooks',
@@ -23,7 +23,7 @@ describe('Source definition (api.md Sources; WH-1, WH-4, WH-6, WH-8, WH-10)', ()
     expect(validateSourceDefinition({ scheme: 'standard-webhooks' })).toEqual({ ok: true, value: expected });
   });
 
-  it('keeps the api.md example as given and tolerates envelope members', () => {
+  it('keeps a full definition as given and tolerates envelope members', () => {
     const body = {
       expectedRevision: 0,
       reason: 'onboard',

@@ -1,7 +1,4 @@
-/**
- * Source secrets (WH-2, WH-3). Parsing turns the stored string into the HMAC key bytes; nothing in
- * this module ever puts a secret (or any part of one) into an error message.
- */
+/** No error message from this module ever holds a secret, or any part of one (WH-3). */
 
 export type SignedScheme = 'standard-webhooks' | 'github-hmac-sha256';
 export type SourceScheme = SignedScheme | 'unsigned';
@@ -89,10 +86,7 @@ function parseGithub(secret: string): ParsedSecret {
   return { ok: true, key };
 }
 
-/**
- * Randomness is an argument so callers choose the source (crypto.randomBytes in production,
- * fixed bytes in tests). Only the first 32 bytes are used.
- */
+/** Randomness is an argument (the domain is pure); only the first 32 bytes are used. */
 export function generateSecret(scheme: SourceScheme, randomBytes: Buffer): string {
   if (scheme === 'unsigned') throw new SourceSecretError('scheme_has_no_secret', 'unsigned sources have no secret');
   if (randomBytes.length < GENERATED_SECRET_BYTES) {

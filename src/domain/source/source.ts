@@ -70,7 +70,7 @@ export type SourceRevised = DomainEvent<
   }
 >;
 
-/** A key generation was added; the secret lives in the secret store, never here (ARCHITECTURE decision 7). */
+/** A key generation was added; the secret lives in the secret store, never here (decision 7, docs/architecture.md). */
 export type SourceKeyAdded = DomainEvent<
   'SourceKeyAdded',
   { tenant: string; sourceId: string; keyId: string; generation: number; at: string; actor: string }
@@ -129,12 +129,7 @@ export function isKeyRetired(state: SourceState, keyId: string): boolean {
 
 export const activeKeys = (state: DefinedSource): SourceKeyGeneration[] => state.keys.filter((k) => !k.retired);
 
-/**
- * Checks in order: definition, expected revision, scheme. The scheme is fixed at creation: keys are
- * scheme-specific (a `whsec_` key means nothing to GitHub-style HMAC, and an unsigned source has none),
- * so changing it would silently orphan or misuse every key; a new scheme is a new source.
- * An unchanged definition returns [] so re-applying a file appends nothing.
- */
+/** The scheme is fixed at creation: keys are scheme-specific, so a new scheme would orphan or misuse every key. */
 export function reviseSource(command: ReviseSource, state: SourceState): SourceDecision {
   const validated = validateSourceDefinition(command.definition);
   if (!validated.ok) return reject('invalid_definition', { errors: validated.errors });

@@ -63,7 +63,7 @@ const keyRetired = (keyId: string, generation: number): SourceKeyRetired => ({
 });
 
 describe('Source', () => {
-  describe('revisions (api.md PUT /v1/sources; STYLE §8)', () => {
+  describe('revisions (PUT /v1/sources)', () => {
     it('creates revision 1 with defaults written out', () =>
       spec
         .given()

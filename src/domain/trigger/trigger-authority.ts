@@ -17,7 +17,6 @@ export const CAPABILITIES = {
 
 const TYPE_CAPABILITY: Readonly<Record<TriggerType, string>> = CAPABILITIES;
 
-/** Every capability a definition needs, with the pointer of the entry that needs it. */
 export function requiredCapabilities(
   definition: Pick<ValidatedTriggerDefinition, 'type' | 'batch' | 'coalesce'>,
 ): { capability: string; pointer: string }[] {
@@ -46,10 +45,7 @@ export function resolveConstraints(given: Partial<TriggerConstraints>, grants: M
   };
 }
 
-/**
- * TR-2, CA-3: one error per constraint wider than the Mission's current grants, including a causal
- * depth envelope the Mission does not allow. Empty when the Trigger stays within its Mission.
- */
+/** TR-2, CA-3: one error per constraint wider than the Mission's current grants, causal depth included. */
 export function authorityWidening(
   constraints: TriggerConstraints,
   causality: { maxDepth: number } | null,

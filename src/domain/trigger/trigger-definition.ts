@@ -31,10 +31,7 @@ export const DEDUPE_STRATEGIES = [
 ] as const;
 export type DedupeStrategy = (typeof DEDUPE_STRATEGIES)[number];
 
-/**
- * The strategy a type uses when none is given. `delivery-id@1` on a manual, schedule or poll Trigger
- * means "the type's own delivery id" (Idempotency-Key, instant, item id) and is stored as this one.
- */
+/** `delivery-id@1` on a manual, schedule or poll Trigger means the type's own delivery id and is stored as this. */
 export const NATIVE_STRATEGY: Readonly<Record<TriggerType, DedupeStrategy>> = {
   manual: 'manual-key@1',
   schedule: 'schedule-instant@1',
@@ -51,11 +48,7 @@ export interface DedupePolicy {
   onRevision: 'retain' | 'reset';
 }
 
-/**
- * A Trigger definition with every default written out (TR-1). Only the block of its `type`
- * (`source` | `schedule` | `poll`) is kept: blocks of other types are not part of the binding, so
- * they are neither validated nor stored. `constraints` is complete once resolved against the Mission.
- */
+/** Every default written out (TR-1); other types' blocks are not part of the binding, so they are not kept. */
 export interface TriggerDefinition {
   missionId: string;
   type: TriggerType;
@@ -144,10 +137,7 @@ export function validateTriggerDefinition(raw: unknown): Validation<ValidatedTri
   };
 }
 
-/**
- * Adapter over the schedule module's validator (SC-1, SC-2): its pointers are relative to the block,
- * so they are rebased under `/schedule` and reported into `errors`.
- */
+/** The schedule validator's pointers are relative to the block, so they are rebased under `/schedule`. */
 export function validateScheduleBlock(raw: unknown, errors: FieldError[]): NormalizedScheduleDefinition | undefined {
   const result = validateSchedule(raw);
   if (result.ok) return result.value;

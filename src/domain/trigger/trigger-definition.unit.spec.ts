@@ -1,6 +1,6 @@
 import { validateTriggerDefinition } from './trigger-definition.js';
 
-/** The PUT body of api.md, all blocks included (only the type's block is part of the binding). */
+/** A full PUT body, every block included (only the type's block is part of the binding). */
 const apiExample = {
   expectedRevision: 0,
   missionId: 'm-1',
@@ -56,7 +56,7 @@ const pointers = (raw: unknown) => {
 };
 
 describe('TR-1 trigger definitions', () => {
-  it('accepts the api.md example and keeps only the block of its type', () => {
+  it('accepts a full PUT body and keeps only the block of its type', () => {
     const result = validateTriggerDefinition(apiExample);
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
     expect(result.value.source).toEqual({ sourceId: 'gh', eventTypes: ['push'] });

@@ -44,7 +44,6 @@ interface TriggerCommandBase {
 export interface ReviseTrigger extends TriggerCommandBase {
   type: 'ReviseTrigger';
   definition: unknown;
-  /** Current state of the Mission named by `definition.missionId`. */
   mission: MissionState;
   /** CP-1: capabilities this deployment claims. */
   capabilities: readonly string[];
@@ -156,10 +155,8 @@ function liveMission(
 }
 
 /**
- * Checks in order: definition, expected revision, Mission, capabilities (CP-1), authority (TR-2).
- * An unchanged definition (same resolved content and pins) returns [], so re-applying a file never
- * bumps the revision nor re-resets the dedupe namespace. A deleted Trigger may be re-created; its
- * revisions and dedupe epoch continue, so old external events still do not replay (TR-5).
+ * An unchanged definition returns [], so re-applying a file never resets the dedupe namespace; a re-created
+ * Trigger continues its revisions and epoch, so old external events still do not replay (TR-5).
  */
 export function reviseTrigger(command: ReviseTrigger, state: TriggerState): TriggerDecision {
   const validated = validateTriggerDefinition(command.definition);

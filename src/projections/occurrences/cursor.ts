@@ -11,7 +11,6 @@ export function encodeCursor(list: string, key: readonly string[]): string {
   return Buffer.from(JSON.stringify([list, ...key]), 'utf8').toString('base64url');
 }
 
-/** The `arity` strings encoded for `list`, or InvalidCursor. */
 export function decodeCursor(list: string, cursor: string, arity: number): string[] {
   let parsed: unknown;
   try {

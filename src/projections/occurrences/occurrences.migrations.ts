@@ -48,9 +48,8 @@ export const occurrencesMigrations: Migration[] = [
     sql: `CREATE INDEX IF NOT EXISTS rm_occurrences_outstanding ON rm_occurrences (tenant, (auth->>'sourceId')) WHERE status = 'observed'`,
   },
   {
-    // WH-8 counts undecided Occurrences per source from a counter the projection moves with each
-    // row, so rm_occurrences loses its status index (one index entry less per insert; an index whose
-    // dead entries made the count slower the longer a burst lasted).
+    // WH-8 now reads a counter, so the status index goes: its dead entries made the count slower the longer
+    // a burst lasted, and it cost an index entry per insert.
     id: '0302_rm_outstanding',
     sql: `
       CREATE TABLE IF NOT EXISTS rm_outstanding (

@@ -24,18 +24,10 @@ const HANDLES: readonly OccurrenceEvent['type'][] = [
 
 const json = (value: unknown): string => JSON.stringify(value ?? null);
 
-/**
- * Decision and conflict events carry no tenant in their data; the Occurrence id is the SHA-256 of a
- * tenant-scoped identity, so the id finds the row and metadata.tenant (when present) only narrows it.
- */
+/** Decision events carry no tenant, but the id hashes a tenant-scoped identity: metadata.tenant only narrows. */
 const ROW = `occurrence_id = $1 AND tenant = COALESCE($2::text, tenant)`;
 
-/**
- * WH-8's count of undecided webhook Occurrences per source, kept beside the rows it counts: a
- * statement's `delta` CTE (tenant, source_id, n) moves it — +1 for a row inserted still observed,
- * −1 for a row that stops being observed — so backpressure reads a handful of rows, not an index
- * of every undecided Occurrence, and rm_occurrences needs no index on its status.
- */
+/** WH-8's undecided count per source, moved by each statement's `delta` CTE: backpressure reads a handful of rows. */
 const MOVE_UNDECIDED = `INSERT INTO rm_outstanding AS r (tenant, source_id, undecided)
              SELECT tenant, source_id, sum(n) FROM delta WHERE source_id IS NOT NULL GROUP BY tenant, source_id HAVING sum(n) <> 0
              ON CONFLICT (tenant, source_id) DO UPDATE SET undecided = r.undecided + EXCLUDED.undecided`;
@@ -127,10 +119,7 @@ function conflict(event: RecordedEvent<DeliveryConflictRecorded['data']>): SqlQu
   ];
 }
 
-/**
- * The statements one event turns into. A decision or conflict for an Occurrence without a row changes
- * nothing: the stream orders Observed first, so that only happens for events of another tenant.
- */
+/** A decision without a row changes nothing: Observed comes first in its stream, so that means another tenant. */
 export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
   switch (event.type as OccurrenceEvent['type']) {
     case 'OccurrenceObserved':
@@ -150,16 +139,12 @@ const OBSERVED_COLUMNS = `tenant text, occurrence_id text, trigger_id text, trig
   observed_at timestamptz, scheduled_at timestamptz, dedupe_identity jsonb, causal jsonb, evidence jsonb, last_position bigint,
   status text, reason text, decision_evidence jsonb, execution_id text, fired_at timestamptz, decided_at timestamptz, ord int`;
 
-/**
- * A decision's row (x: the batch's decisions, $1 their JSON), found by index through `= ANY(...)` —
- * joined to the batch alone, the planner may scan every row instead — and only while still observed.
- */
+/** `= ANY(...)` finds the rows by index: joined to the batch alone, the planner may scan every row instead. */
 const STILL_OBSERVED_ROW_OF_X = `WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_array_elements($1::jsonb)->>'occurrence_id'))
                 AND o.occurrence_id = x.occurrence_id AND o.tenant = COALESCE(x.tenant, o.tenant) AND o.status = 'observed'`;
 
 type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<OccurrenceBlocked['data']>;
 
-/** What a decision writes into its Occurrence's row (both kinds; the other kind's columns stay null). */
 function decidedColumns(decision: Decision) {
   const d = decision.data as Partial<OccurrenceAdmitted['data'] & OccurrenceBlocked['data']>;
   return decision.type === 'OccurrenceAdmitted'
@@ -182,10 +167,8 @@ function decidedColumns(decision: Decision) {
 }
 
 /**
- * Pairs a decision of the run with the first observation of its Occurrence in the same run, where
- * exactly one can be its own (same id, and same tenant when the decision names one): that Occurrence
- * is written once, already decided, instead of inserted and then updated — under load most are
- * decided within the batch that observes them. The other decisions are left to the updates.
+ * Under load most Occurrences are decided within the batch that observes them, so a decision paired with its
+ * observation in the run is written once, already decided, instead of inserted and then updated.
  */
 function pairDecisions(
   observed: RecordedEvent<OccurrenceObserved['data']>[],
@@ -211,11 +194,8 @@ function pairDecisions(
 }
 
 /**
- * A run of events without conflicts in one statement per kind: first deliveries insert (OC-3),
- * already decided where the run holds their decision, then the other decisions update only rows
- * still observed (AD-1). Equal to folding them one by one because an Occurrence is observed before
- * it is decided and decided once; conflict events, whose counter and position depend on log order,
- * end a run and go one by one.
+ * One statement per kind, equal to folding one by one because an Occurrence is observed before it is decided,
+ * and decided once (OC-3, AD-1). Conflict events depend on log order, so they end a run.
  */
 function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   const statements: SqlQuery[] = [];
@@ -249,9 +229,8 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       };
     });
     statements.push({
-      // The first observation of each Occurrence in the run; a row already there (a replayed batch)
-      // takes the paired decision only while still observed, as the update would, and an
-      // observation alone changes nothing (the first delivery wins).
+      // A row already there (a replayed batch) takes the paired decision only while still observed, as the
+      // update would; an observation alone changes nothing (the first delivery wins).
       text: `WITH x AS (
                SELECT DISTINCT ON (tenant, occurrence_id) * FROM jsonb_to_recordset($1::jsonb) AS x(${OBSERVED_COLUMNS}) ORDER BY tenant, occurrence_id, ord),
              before AS (

@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor, InvalidCursor, isoSql } from './cursor.js';
 export const OCCURRENCE_STATUSES = ['observed', 'admitted', 'blocked'] as const;
 export type OccurrenceStatus = (typeof OCCURRENCE_STATUSES)[number];
 
-/** api.md `GET /v1/operator/occurrences/{occurrenceId}`, plus missionId, decidedAt and conflicts. */
+/** The Occurrence detail of the explorer (OP-2). */
 export interface OccurrenceView {
   occurrenceId: string;
   triggerId: string;

@@ -1,7 +1,4 @@
-/**
- * Wakes in-process subscribers as soon as this process appends, so they need not poll hot; other
- * processes' appends are still found by the subscribers' idle polling.
- */
+/** Wakes this process's subscribers at once so they need not poll hot; other processes' appends wait for idle polls. */
 export class AppendSignal {
   private waiters: Array<() => void> = [];
 
@@ -11,7 +8,6 @@ export class AppendSignal {
     waiters.forEach((wake) => wake());
   }
 
-  /** Resolves on the next notify, or after `timeoutMs`. */
   wait(timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, timeoutMs);

@@ -14,10 +14,7 @@ export async function loadCheckpoint(sql: SqlExecutor, name: string): Promise<nu
 const ADVANCE_SQL = `INSERT INTO checkpoints (name, position) VALUES ($1, $3)
   ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position, updated_at = now() WHERE checkpoints.position = $2`;
 
-/**
- * Compare-and-set: advances only from the position this runner read, so two runners of one
- * subscription can never both commit the same batch (the loser's transaction rolls back).
- */
+/** Compare-and-set from the position this runner read, so two runners can never both commit one batch. */
 export async function advanceCheckpoint(sql: SqlExecutor, name: string, from: number, to: number): Promise<boolean> {
   const { rowCount } = await sql.query({
     name: 'reveille_advance_checkpoint',
@@ -29,11 +26,7 @@ export async function advanceCheckpoint(sql: SqlExecutor, name: string, from: nu
 
 const MOVED = 'checkpoint moved under this runner: ';
 
-/**
- * The compare-and-set as a statement that fails (and so rolls back everything sent with it) when the
- * checkpoint is not at `from` — for batches sent as one script, where no result can be looked at
- * between statements. The failing cast reads a column, so the planner cannot raise it early.
- */
+/** A moved checkpoint fails the whole script; the failing cast reads a column, so the planner cannot raise it early. */
 export function advanceCheckpointOrFail(name: string, from: number, to: number): SqlQuery {
   return {
     text: `WITH advanced AS (${ADVANCE_SQL} RETURNING 1)

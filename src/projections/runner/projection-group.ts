@@ -5,10 +5,8 @@ import type { Projection } from './projection.js';
 const pathKey = (path: readonly string[]) => JSON.stringify(path);
 
 /**
- * Read models folded as one: the same log read, one transaction and one checkpoint per batch, the
- * members in the order given, each seeing only the events it handles. A member may read an earlier
- * member's rows, and a later member's as they were before the batch — so members that derive from
- * each other need no second copy of the other's rows. They are rebuilt together, too.
+ * One log read, transaction and checkpoint per batch. Members see an earlier member's rows as written and a
+ * later one's as before the batch, so read models that derive from each other need no copy of the other's rows.
  */
 export function foldedTogether(name: string, members: readonly Projection[]): Projection {
   const [first, ...rest] = members;

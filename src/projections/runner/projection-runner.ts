@@ -59,17 +59,12 @@ export class ProjectionRunner {
     return checkpointName(this.projection);
   }
 
-  /** Nothing to fold: moving the checkpoint is one statement, no transaction needed. */
   private async skip(from: number, to: number): Promise<void> {
     if (!(await advanceCheckpoint(this.sql.unflushed ?? this.sql, this.name, from, to)))
       throw new CheckpointConflict(this.name);
   }
 
-  /**
-   * Rows and checkpoint as one script in one implicit transaction (one round trip): a moved
-   * checkpoint fails the script. Read models are rebuilt from the log, so their commits need not wait
-   * for a WAL flush: a crash can lose only whole trailing batches, rows and checkpoint together.
-   */
+  /** Read models are rebuilt from the log, so commits need not wait for a WAL flush: a crash loses whole batches. */
   private async foldAsScript(events: RecordedEvent[], from: number, to: number): Promise<void> {
     const { evolve, evolveBatch } = this.projection;
     const folded = evolveBatch ? evolveBatch(events) : events.flatMap((event) => evolve!(event));
@@ -91,7 +86,6 @@ export class ProjectionRunner {
     });
   }
 
-  /** Calls `listener` after every batch that changed this read model's rows (caches built on it). */
   onFolded(listener: () => void): void {
     this.folded.push(listener);
   }
@@ -105,7 +99,6 @@ export class ProjectionRunner {
     return loadCheckpoint(this.sql, this.name);
   }
 
-  /** Has this read model folded the event at `position` (read-your-writes)? */
   async hasReached(position: number): Promise<boolean> {
     return this.store.isAtOrBefore(position, await this.position());
   }

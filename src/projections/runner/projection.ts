@@ -2,7 +2,6 @@ import type { RecordedEvent } from '../../domain/ports/event-store.js';
 import type { Migration } from '../migration.js';
 import type { SqlExecutor, SqlQuery } from '../sql-client.js';
 
-/** One read model: its tables, the events it folds, and how one event changes its rows. */
 export interface Projection {
   name: string;
   /** Event types it folds; other events only advance its checkpoint. */
@@ -14,17 +13,11 @@ export interface Projection {
   tables: readonly string[];
   /** Must be idempotent per event: a replayed batch after a crash rewrites the same rows. */
   apply(event: RecordedEvent, tx: SqlExecutor): Promise<void>;
-  /**
-   * Optional: folds a batch of handled events (in log order) with fewer statements than one per
-   * event. Must leave the same rows as applying them one by one.
-   */
+  /** Must leave the same rows as `apply` one by one, with fewer statements. */
   applyBatch?(events: RecordedEvent[], tx: SqlExecutor): Promise<void>;
-  /**
-   * Optional: the statements one event turns into, when they need no result of an earlier one. The
-   * runner then sends a whole batch and its checkpoint as one atomic script (one round trip).
-   */
+  /** For statements that need no earlier result: a batch and its checkpoint then go as one atomic script. */
   evolve?(event: RecordedEvent): SqlQuery[];
-  /** Optional with `evolve`: fewer statements for a whole batch, leaving the same rows. */
+  /** Fewer statements for a whole batch, leaving the same rows. */
   evolveBatch?(events: RecordedEvent[]): SqlQuery[];
   /** Set when several read models fold as one (see foldedTogether): their names also find this one. */
   members?: readonly Projection[];

@@ -3,10 +3,7 @@ import type { SqlExecutor, SqlQuery } from '../sql-client.js';
 import { runStatements } from './statement-script.js';
 import type { Projection } from './projection.js';
 
-/**
- * A read model whose every event turns into a few SQL statements (`evolve`). A batch sends all its
- * events' statements, still in log order, in one round trip instead of one per statement.
- */
+/** A batch sends all its events' statements, in log order, in one round trip instead of one per statement. */
 export function statementProjection(
   definition: Omit<Projection, 'apply' | 'applyBatch'> & { evolve(event: RecordedEvent): SqlQuery[] },
 ): Projection {

@@ -2,11 +2,8 @@ import { escapeLiteral } from 'pg';
 import type { SqlExecutor, SqlQuery } from '../sql-client.js';
 
 /**
- * Runs several parameterized statements in one round trip, in order, as one script of the simple
- * query protocol (the only way PostgreSQL takes more than one statement per message). Parameters are
- * inlined as quoted literals, which PostgreSQL types from context exactly as it types untyped
- * parameters, so a statement means the same inlined as bound. Executors without `exec` (test
- * doubles) get the statements one by one.
+ * A simple-query script is the only way PostgreSQL takes several statements per message. Quoted literals are
+ * typed from context exactly as untyped parameters are, so a statement means the same inlined as bound.
  */
 export async function runStatements(tx: SqlExecutor, statements: readonly SqlQuery[]): Promise<void> {
   if (statements.length === 0) return;

@@ -8,10 +8,7 @@ export interface SubscriptionOptions {
   store: EventStore;
   /** Where this subscription resumes; read before each batch so several runners stay consistent. */
   checkpoint: () => Promise<number>;
-  /**
-   * Processes a batch and records the new checkpoint `to` (the position of the page's last event,
-   * which with `types` need not be among `events`).
-   */
+  /** `to` is the page's last position, which with `types` need not be among `events`. */
   handle: (events: RecordedEvent[], from: number, to: number) => Promise<void>;
   /** Only these event types are handed to `handle` (read so where the store can filter). */
   types?: readonly string[];
@@ -19,26 +16,15 @@ export interface SubscriptionOptions {
   omitData?: ReadAllOptions['omitData'];
   batchSize?: number;
   idlePollMs?: number;
-  /**
-   * After a partial batch, wait this long before reading again so that events arriving meanwhile
-   * are handled together: under load, each read and transaction then serves many events instead of
-   * a few (per-batch costs dominate otherwise). Latency grows by at most this much; 0 disables it.
-   */
+  /** Under load, per-batch costs dominate: waiting after a partial batch lets one read serve many events. */
   lingerMs?: number;
-  /**
-   * Linger only after a batch of at least this many events (default 1): a smaller batch means little
-   * load, and the next event is then handled as soon as it is appended, with nothing added.
-   */
+  /** A smaller batch means little load, so the next event is handled as soon as it is appended. */
   lingerAfter?: number;
   signal?: AppendSignal;
   onError?: (error: unknown) => void;
 }
 
-/**
- * A checkpointed catch-up subscription over the global log. Projections and processors differ only
- * in their `handle`: projections commit rows and checkpoint together, processors rely on
- * idempotent appends and save the checkpoint after.
- */
+/** Projections commit rows and checkpoint together; processors rely on idempotent appends and save it after. */
 export class Subscription {
   private running = false;
   private loop: Promise<void> | null = null;
@@ -56,7 +42,6 @@ export class Subscription {
     return this.lastError;
   }
 
-  /** Processes at most one batch; returns how many events it handled. */
   async runOnce(): Promise<number> {
     const from = this.recorded ?? (await this.options.checkpoint());
     const page = await this.read(from);
@@ -89,16 +74,12 @@ export class Subscription {
     };
   }
 
-  /** Forget the remembered checkpoint (after resetting it from outside). */
+  /** After the checkpoint was reset from outside. */
   forgetCheckpoint(): void {
     this.recorded = null;
   }
 
-  /**
-   * Runs batches until this subscription has passed the log's head as it was when called (rebuilds,
-   * tests, read-your-writes). An empty page is not the end: readAll holds events back while an older
-   * transaction anywhere in the database is still open (decision 3), so it waits for those.
-   */
+  /** An empty page is not the end: events wait behind older open transactions (decision 3, docs/architecture.md). */
   async catchUp(onBatch?: (handled: number) => void, timeoutMs = 30_000): Promise<number> {
     const target = await this.options.store.headPosition();
     const deadline = Date.now() + timeoutMs;

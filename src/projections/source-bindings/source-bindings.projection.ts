@@ -11,9 +11,8 @@ type Handled = TriggerRevised | TriggerDeleted;
 const HANDLES: readonly Handled['type'][] = ['TriggerRevised', 'TriggerDeleted'];
 
 /**
- * Revisions only move forward, so every write is guarded by `revision < $n`: a replayed event (same
- * or older revision) changes nothing. A Trigger that is not a webhook Trigger gets no row, and one
- * that stops being one keeps its row with a null source, so it no longer matches.
+ * Every write is guarded by `revision < $n`, so a replayed event changes nothing. A Trigger that stops being
+ * a webhook Trigger keeps its row with a null source, so it no longer matches.
  */
 function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
   const { tenant, triggerId, revision, definition } = event.data;

@@ -1,9 +1,8 @@
 import type { SqlExecutor } from '../sql-client.js';
 
 /**
- * Live (not deleted) webhook Triggers of `tenant` bound to `sourceId` whose event types include
- * `eventType`; an empty or absent list means every type. A delivery without an event type (null)
- * matches only those unfiltered Triggers. Enabled or not: admission records the block.
+ * An empty or absent type list means every type; a delivery without an event type matches only those.
+ * Disabled Triggers are included: admission records the block.
  */
 export async function boundTriggerIds(
   sql: SqlExecutor,

@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../sql-client.js';
 import { decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
 import { listOccurrences, type OccurrenceView, type Page } from '../occurrences/occurrences.queries.js';
-import { withScheduleHealth } from '../schedules/schedule-health.js';
+import { withScheduleHealth } from '../scheduler/schedule-health.js';
 import type { ScheduleHealth, TriggerHealth, TriggerHealthDetail, TriggerHealthRow } from './trigger-health.view.js';
 
 /**
@@ -66,13 +66,10 @@ function toRow(row: HealthRow): TriggerHealthRow {
     nextFireAt: null,
     lastFireAt: row.last_fire_at,
     lastOccurrence: last,
-    auth: { lastResult: null, keyId: null, at: null },
-    counts: { observed: Number(row.observed), admitted, duplicate: 0, blocked: row.blocked },
+    counts: { observed: Number(row.observed), admitted, blocked: row.blocked },
     executions: {
       pending: Math.max(0, admitted - Number(row.executions_started)),
       claimed: Number(row.executions_claimed),
-      retrying: 0,
-      dead: 0,
     },
     tzdataDrift: false,
     recovery: [],

@@ -1,12 +1,11 @@
 import type { OccurrenceView } from '../occurrences/occurrences.queries.js';
 
-export type TriggerHealth = 'ok' | 'degraded' | 'failing' | 'held' | 'disabled';
+export type TriggerHealth = 'ok' | 'degraded' | 'held' | 'disabled';
 
 /**
- * api.md `GET /v1/operator/triggers` row. Provisional until their events exist: `auth` (all null),
- * `executions` (pending and claimed from the execution streams; retrying and dead 0 until delivery retries exist), `recovery` (schedule held ranges only);
- * `health` never yet says "failing"; `counts.duplicate` stays 0 because a duplicate delivery appends
- * no event. Schedules take `nextFireAt`, `tzdataDrift` and "held" from the schedules read model.
+ * OP-1 `GET /v1/operator/triggers` row. Only fields the read model computes are shown: `executions`
+ * counts pending and claimed from the execution streams, `recovery` covers schedule held ranges only,
+ * and schedules take `nextFireAt`, `tzdataDrift` and "held" from the schedules read model.
  */
 export interface TriggerHealthRow {
   triggerId: string;
@@ -19,9 +18,8 @@ export interface TriggerHealthRow {
   nextFireAt: string | null;
   lastFireAt: string | null;
   lastOccurrence: { occurrenceId: string; status: string; reason: string | null; observedAt: string } | null;
-  auth: { lastResult: string | null; keyId: string | null; at: string | null };
-  counts: { observed: number; admitted: number; duplicate: number; blocked: Record<string, number> };
-  executions: { pending: number; claimed: number; retrying: number; dead: number };
+  counts: { observed: number; admitted: number; blocked: Record<string, number> };
+  executions: { pending: number; claimed: number };
   tzdataDrift: boolean;
   recovery: Array<{ action: string; method: string; href: string }>;
 }

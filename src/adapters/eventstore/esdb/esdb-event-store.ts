@@ -43,7 +43,7 @@ const HEAD_ATTEMPTS = 20;
  * The EventStore port on EventStoreDB (gRPC client v6; server 22.6+ so stream reads carry $all
  * positions). Projections, checkpoints and everything else relational stay in PostgreSQL.
  *
- * Semantics mirror the SQL adapter:
+ * The SQL adapter's three rules (sql-event-store.ts) hold here as follows:
  * - Every append goes out with a *concrete* expected revision (`no_stream` or a number): ESDB is
  *   idempotent by event id only then, never with `any` (ARCHITECTURE decision 3). `any` and
  *   `stream_exists` resolve the head first and retry on a conflict.

@@ -3,6 +3,7 @@ import type { NewEvent } from '../../../domain/ports/event-store.js';
 import type { SqlExecutor } from '../../../projections/sql-client.js';
 import { INSERT_NEW_STREAMS } from './sql-batch-append.js';
 import { StatementBatcher } from './statement-batcher.js';
+import { recordedAtText } from './event-row.js';
 
 /** A first event of a new stream, as the store prepared it. */
 interface NewStreamEvent extends NewEvent {
@@ -20,14 +21,13 @@ interface NewStreamAppended {
 
 /**
  * Revision 0 of many streams in one INSERT. Each row is independent: a stream that already exists is
- * skipped (ON CONFLICT DO NOTHING) instead of failing the others. The hash is the chain's first link,
- * the same expression as the single-event append with no predecessor. Only the canonical contents
- * travel, as one text: the columns are read from them, so the payload is sent once and no array
- * literal has to be escaped.
+ * skipped (ON CONFLICT DO NOTHING) instead of failing the others. Only the canonical contents travel,
+ * as one text: the columns are read from them, so the payload is sent once and no array literal has
+ * to be escaped.
  */
 const INSERT_NEW_STREAMS_SQL = `${INSERT_NEW_STREAMS}
 ON CONFLICT (stream_id, revision) DO NOTHING
-RETURNING event_id, position, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash`;
+RETURNING event_id, position, ${recordedAtText('recorded_at')} AS recorded_at, hash`;
 
 interface NewStreamAppend {
   streamId: string;

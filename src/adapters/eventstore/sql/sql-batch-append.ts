@@ -3,6 +3,7 @@ import { eventContent } from '../../../domain/shared/event-hash.js';
 import type { RecordedEvent, StreamAppend } from '../../../domain/ports/event-store.js';
 import type { SqlExecutor, SqlQuery } from '../../../projections/sql-client.js';
 import { isUniqueViolation } from './store-errors.js';
+import { chainHashSql, INSERT_COLUMNS, STAMP } from './event-row.js';
 
 /** An appended event as the batch knows it: what it sent plus where the store put it. */
 export type BatchAppended = Pick<
@@ -19,13 +20,13 @@ export class BatchConflict extends Error {
 }
 
 /**
- * Several streams in one INSERT, all or nothing, with the same hash chain as the single-stream append
- * (AU-2): each stream resumes from the hash at the revision before its first event. The only input is
- * the events' canonical contents joined by newlines (canonical JSON escapes every newline inside
- * strings, so the separator is unambiguous) — each content already names its stream, revision, type,
- * data and metadata, so nothing is sent twice. A stream that is ahead fails the (stream_id, revision)
- * unique constraint; one that is behind leaves the chain short, and the count guard then inserts
- * nothing. The schedule materializer commits hundreds of due instants per statement this way.
+ * Several streams in one INSERT, all or nothing, under the store's rules (sql-event-store.ts): each
+ * stream's chain resumes from the hash at the revision before its first event. The only input is the
+ * events' canonical contents joined by newlines (canonical JSON escapes every newline inside strings,
+ * so the separator is unambiguous) — each content already names its stream, revision, type, data and
+ * metadata, so nothing is sent twice. A stream that is ahead fails the unique constraint; one that is
+ * behind leaves the chain short, and the count guard then inserts nothing. The schedule materializer
+ * commits hundreds of due instants per statement this way.
  */
 const APPEND_BATCH_SQL = `
 WITH RECURSIVE
@@ -36,19 +37,16 @@ batch AS (
   SELECT ord, content, j, j->>'streamId' AS stream_id, (j->>'revision')::int AS revision,
          row_number() OVER (PARTITION BY j->>'streamId' ORDER BY (j->>'revision')::int) AS k
     FROM input),
-stamp AS (SELECT date_trunc('milliseconds', now()) AS ts,
-                 to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec),
+stamp AS (${STAMP}),
 chain AS (
-  SELECT b.ord, b.stream_id, b.revision, b.k, b.j, p.hash AS prev_hash,
-         encode(sha256(convert_to(coalesce(p.hash, '') || E'\\n' || s.rec || E'\\n' || b.content, 'UTF8')), 'hex') AS hash
+  SELECT b.ord, b.stream_id, b.revision, b.k, b.j, p.hash AS prev_hash, ${chainHashSql('p.hash', 's.rec', 'b.content')} AS hash
     FROM batch b LEFT JOIN events p ON p.stream_id = b.stream_id AND p.revision = b.revision - 1, stamp s
    WHERE b.k = 1 AND (b.revision = 0 OR p.hash IS NOT NULL)
   UNION ALL
-  SELECT b.ord, b.stream_id, b.revision, b.k, b.j, c.hash,
-         encode(sha256(convert_to(c.hash || E'\\n' || s.rec || E'\\n' || b.content, 'UTF8')), 'hex')
+  SELECT b.ord, b.stream_id, b.revision, b.k, b.j, c.hash, ${chainHashSql('c.hash', 's.rec', 'b.content')}
     FROM chain c JOIN batch b ON b.stream_id = c.stream_id AND b.k = c.k + 1, stamp s
 )
-INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
+INSERT INTO events (${INSERT_COLUMNS})
 SELECT (c.j->>'id')::uuid, c.stream_id, c.revision, c.j->>'type', (c.j->>'schemaVersion')::int, c.j->'data', c.j->'metadata', s.ts, c.hash, c.prev_hash
   FROM chain c, stamp s
  WHERE (SELECT count(*) FROM chain) = $2::int
@@ -57,25 +55,23 @@ RETURNING stream_id, revision, position`;
 
 /**
  * The first events of new streams from their canonical contents ($1: one text, contents joined by
- * newlines, which canonical JSON never holds raw); the hash is the chain's first link. Callers add
- * their conflict rule and RETURNING.
+ * newlines, which canonical JSON never holds raw). Callers add their conflict rule and RETURNING.
  */
 export const INSERT_NEW_STREAMS = `
 WITH input AS MATERIALIZED (
   SELECT t.ord, t.c AS content, t.c::jsonb AS j FROM unnest(string_to_array($1::text, E'\\n')) WITH ORDINALITY AS t(c, ord)),
-stamp AS (SELECT date_trunc('milliseconds', now()) AS ts,
-                 to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec)
-INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
+stamp AS (${STAMP})
+INSERT INTO events (${INSERT_COLUMNS})
 SELECT (i.j->>'id')::uuid, i.j->>'streamId', 0, i.j->>'type', (i.j->>'schemaVersion')::int, i.j->'data', i.j->'metadata', s.ts,
-       encode(sha256(convert_to(E'\\n' || s.rec || E'\\n' || i.content, 'UTF8')), 'hex'), NULL
+       ${chainHashSql(null, 's.rec', 'i.content')}, NULL
   FROM input i, stamp s
  WHERE (i.j->>'revision')::int = 0
  ORDER BY i.ord`;
 
 /**
- * APPEND_BATCH_SQL for contents that each open a new stream with its only event (revision 0, the
- * chain's first link: no predecessor to look up, no per-stream ordering), as one flat INSERT. A stream
- * that already exists fails the unique constraint (its content at another revision inserts nothing: the count check).
+ * APPEND_BATCH_SQL for contents that each open a new stream with its only event (no predecessor to look
+ * up, no per-stream ordering), as one flat INSERT. A stream that already exists fails the unique
+ * constraint (its content at another revision inserts nothing: the count check).
  */
 const APPEND_NEW_STREAMS_SQL = `${INSERT_NEW_STREAMS}
 RETURNING stream_id, revision, position`;
@@ -198,4 +194,12 @@ export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend
   for (const events of appended)
     for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
   return appended;
+}
+
+/** The (stream_id, revision) key a unique violation names, as PostgreSQL words its detail. */
+export function collidedKey(error: unknown): { streamId: string; revision: number } | null {
+  const detail = (error as { detail?: unknown } | null)?.detail;
+  const match =
+    typeof detail === 'string' ? /^Key \(stream_id, revision\)=\((.*), (\d+)\) already exists\.$/s.exec(detail) : null;
+  return match ? { streamId: match[1]!, revision: Number(match[2]) } : null;
 }

@@ -13,65 +13,85 @@ import {
   type StreamRead,
 } from '../../../domain/ports/event-store.js';
 import { WrongExpectedRevision } from '../../../domain/shared/errors.js';
-import { appendBatch, BatchConflict } from './sql-batch-append.js';
+import { appendBatch, BatchConflict, collidedKey } from './sql-batch-append.js';
 import { newStreamBatcher } from './new-stream-batcher.js';
 import { StatementBatcher } from './statement-batcher.js';
 import { UpcasterRegistry } from '../upcasters.js';
 import type { SqlClient, SqlExecutor } from '../../../projections/sql-client.js';
 import type { AppendSignal } from '../../../projections/runner/append-signal.js';
 import { isUniqueViolation } from './store-errors.js';
-
-/** What the database decides about an appended event; the rest is what the caller gave. */
-const APPENDED = `position, revision, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash, prev_hash`;
-
-const COLUMNS = `position, event_id, stream_id, revision, type, schema_version, data, metadata,
-  to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, hash, prev_hash`;
+import {
+  type AppendedRow,
+  APPENDED_COLUMNS,
+  chainHashSql,
+  eventColumns,
+  type EventRow,
+  INSERT_COLUMNS,
+  STAMP,
+  toRecorded,
+} from './event-row.js';
+import { inTransactionOf } from './sql-store-in-transaction.js';
 
 /**
- * One statement appends every event, computes the hash chain in SQL and fails on the
- * (stream_id, revision) unique constraint when another writer got there first — no locks, no
- * select-then-insert. $3 is the revision the stream must be at (-1: must not exist).
+ * The PostgreSQL and PGlite event store. Three rules make the events table an event store; each is
+ * proved against both databases by the conformance suite (test/eventstore/conformance.ts; titles quoted as
+ * describe › it, requirement ids left out):
+ *
+ * 1. Global order below the oldest in-flight transaction. Each row keeps the id of the transaction that
+ *    wrote it (transaction_id). Positions are handed out before commit, so a reader follows
+ *    (transaction_id, position) and passes only rows whose transaction_id is below
+ *    pg_snapshot_xmin(pg_current_snapshot()): no transaction still open can commit a row in front of
+ *    what a reader has passed, and a rollback holds nobody up. headPosition is the last row in that order.
+ *    Proved by "gap-free global order › does not pass an in-flight transaction holding an earlier
+ *    position, and is not stalled by a rollback", "… › delivers every committed event exactly once to
+ *    a subscriber racing 8 writers with delayed commits and rollbacks" and "… › answers as head the
+ *    last event in read order, not the highest position".
+ * 2. Expected revision through the unique constraint (stream_id, revision). An append inserts its
+ *    events at expected + 1, expected + 2, …; of writers racing from one revision all but one fail
+ *    the constraint (no locks, no read-then-write) and learn the stream's actual revision — unless
+ *    they re-send the same event ids at the same revision, which is success. Proved by "optimistic
+ *    concurrency › lets exactly one of 100 concurrent appends at the same expected revision win" and
+ *    "many streams at once › names the stream that moved in a multi-stream conflict, with its actual
+ *    revision".
+ * 3. Per-stream hash chain (AU-2): hash = SHA-256(prev_hash + "\n" + recordedAt + "\n" + content), hex,
+ *    where content is the event's canonical JSON (eventContent) and prev_hash the hash of the stream's
+ *    previous event ('' at revision 0). Every INSERT computes it from the one clock reading it stores
+ *    (event-row.ts), so the chain costs no round trip. Proved by "hash chain › verifies an
+ *    untouched stream" and "… › detects a tampered row".
  */
+
+/** Several events of one stream; $3 is the revision the stream must be at (-1: must not exist). */
 const APPEND_SQL = `
 WITH RECURSIVE
 input AS (SELECT ord, e FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(e, ord)),
-stamp AS (SELECT date_trunc('milliseconds', now()) AS ts,
-                 to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec),
+stamp AS (${STAMP}),
 prev AS (SELECT NULL::text AS hash WHERE $3::int = -1
          UNION ALL SELECT hash FROM events WHERE stream_id = $1 AND revision = $3::int),
 chain AS (
-  SELECT i.ord, i.e, p.hash AS prev_hash,
-         encode(sha256(convert_to(coalesce(p.hash, '') || E'\\n' || s.rec || E'\\n' || (i.e->>'content'), 'UTF8')), 'hex') AS hash
+  SELECT i.ord, i.e, p.hash AS prev_hash, ${chainHashSql('p.hash', 's.rec', "(i.e->>'content')")} AS hash
     FROM input i, prev p, stamp s WHERE i.ord = 1
   UNION ALL
-  SELECT i.ord, i.e, c.hash,
-         encode(sha256(convert_to(c.hash || E'\\n' || s.rec || E'\\n' || (i.e->>'content'), 'UTF8')), 'hex')
+  SELECT i.ord, i.e, c.hash, ${chainHashSql('c.hash', 's.rec', "(i.e->>'content')")}
     FROM chain c JOIN input i ON i.ord = c.ord + 1, stamp s
 )
-INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
+INSERT INTO events (${INSERT_COLUMNS})
 SELECT (e->>'id')::uuid, $1, $3::int + ord::int, e->>'type', (e->>'schemaVersion')::int, e->'data', e->'metadata', s.ts, c.hash, c.prev_hash
   FROM chain c, stamp s ORDER BY c.ord
-RETURNING ${APPENDED}`;
+RETURNING ${APPENDED_COLUMNS}`;
 
 /**
- * The hot path (every dedupe, decision and claim appends one event): the same chain expression with
- * scalar parameters and no CTE, about half the statement cost of APPEND_SQL (BENCHMARKS.md, append).
+ * The hot path (every dedupe, decision and claim appends one event): APPEND_SQL with scalar parameters
+ * and no CTE, about half its statement cost (BENCHMARKS.md, append).
  */
 const APPEND_ONE_SQL = `
-INSERT INTO events (event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash)
-SELECT $1::uuid, $2, $3::int + 1, $4, $5::int, $6::jsonb, $7::jsonb, s.ts,
-       encode(sha256(convert_to(coalesce(p.hash, '') || E'\\n' || s.rec || E'\\n' || $8::text, 'UTF8')), 'hex'), p.hash
-  FROM (SELECT date_trunc('milliseconds', now()) AS ts,
-               to_char(date_trunc('milliseconds', now()) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS rec) s
+INSERT INTO events (${INSERT_COLUMNS})
+SELECT $1::uuid, $2, $3::int + 1, $4, $5::int, $6::jsonb, $7::jsonb, s.ts, ${chainHashSql('p.hash', 's.rec', '$8::text')}, p.hash
+  FROM (${STAMP}) s
   LEFT JOIN events p ON p.stream_id = $2 AND p.revision = $3::int
  WHERE $3::int = -1 OR p.hash IS NOT NULL
-RETURNING ${APPENDED}`;
+RETURNING ${APPENDED_COLUMNS}`;
 
-/**
- * Gap-free global order (ARCHITECTURE decision 3): only events of transactions older than the oldest
- * in-flight one are visible, in (transaction_id, position) order, so a late commit of a lower
- * position can never be passed over. `after` is resolved to its (transaction_id, position) key.
- */
+/** Rule 1's visible rows after `after`, which is resolved to its (transaction_id, position) key. */
 const VISIBLE_AFTER = `transaction_id < pg_snapshot_xmin(pg_current_snapshot())
    AND (transaction_id, position) > (
          SELECT a.transaction_id, a.position FROM events a WHERE a.position = $1
@@ -79,7 +99,7 @@ const VISIBLE_AFTER = `transaction_id < pg_snapshot_xmin(pg_current_snapshot())
           ORDER BY 2 DESC LIMIT 1)`;
 
 const READ_ALL_SQL = `
-SELECT ${COLUMNS} FROM events
+SELECT ${eventColumns()} FROM events
  WHERE ${VISIBLE_AFTER}
  ORDER BY transaction_id, position
  LIMIT $2`;
@@ -104,8 +124,7 @@ WITH page AS (
 summary AS (
   SELECT (SELECT count(*) FROM page) AS scanned,
          (SELECT position FROM page ORDER BY transaction_id DESC, position DESC LIMIT 1) AS last)
-SELECT s.scanned, s.last AS page_last, e.position, e.event_id, e.stream_id, e.revision, e.type, e.schema_version, e.data, e.metadata,
-       to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at, e.hash, e.prev_hash
+SELECT s.scanned, s.last AS page_last, ${eventColumns('e.')}
   FROM summary s
   LEFT JOIN page e ON e.wanted
  WHERE s.scanned > 0
@@ -116,28 +135,6 @@ function omittedPaths(paths: ReadAllOptions['omitData'] = []): [string[], string
   const given = paths.filter((path) => path.length > 0);
   if (given.length > 2) throw new RangeError('readAllOf leaves out at most two data paths');
   return [[...(given[0] ?? [])], [...(given[1] ?? [])]];
-}
-
-interface AppendedRow {
-  position: string | number;
-  revision: number;
-  recorded_at: string;
-  hash: string;
-  prev_hash: string | null;
-}
-
-interface EventRow {
-  position: string | number;
-  event_id: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  schema_version: number;
-  data: unknown;
-  metadata: Record<string, unknown>;
-  recorded_at: string;
-  hash: string;
-  prev_hash: string | null;
 }
 
 export class SqlEventStore implements EventStore {
@@ -171,6 +168,9 @@ export class SqlEventStore implements EventStore {
     };
     return new SqlEventStore(bound, this.upcasters, this.signal, { batching: false });
   }
+
+  /** The port's transactional batch append (the scheduler's commit with its due-index rows). */
+  readonly inTransaction = inTransactionOf((tx) => this.within(tx));
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
@@ -285,7 +285,7 @@ export class SqlEventStore implements EventStore {
   /** ESDB's rule: the same event ids at the same expected revision are a success, not a conflict. */
   private async alreadyAppended(streamId: string, events: PreparedEvent[], at: number): Promise<AppendResult | null> {
     const { rows } = await this.sql.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY position`,
+      `SELECT ${eventColumns()} FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY position`,
       [events.map((e) => e.id)],
     );
     const matches =
@@ -309,7 +309,7 @@ export class SqlEventStore implements EventStore {
       return this.reads.submit({ streamId, fromRevision: options.fromRevision ?? 0 });
     const { rows } = await this.sql.query<EventRow>({
       name: 'reveille_read_stream',
-      text: `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
+      text: `SELECT ${eventColumns()} FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision LIMIT $3`,
       values: [streamId, options.fromRevision ?? 0, options.maxCount ?? 1_000_000],
     });
     return this.finish(rows, options.raw);
@@ -318,13 +318,12 @@ export class SqlEventStore implements EventStore {
   async readLast(streamId: string): Promise<RecordedEvent | null> {
     const { rows } = await this.sql.query<EventRow>({
       name: 'reveille_read_last',
-      text: `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1`,
+      text: `SELECT ${eventColumns()} FROM events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1`,
       values: [streamId],
     });
     return this.finish(rows)[0] ?? null;
   }
 
-  /** OFFSET 0 keeps the lookup per stream: a generic plan would otherwise hash-join a scan of the whole log. */
   /** Each stream read once from the lowest revision any request wants; every request gets its own tail. */
   async readStreams(requests: readonly StreamRead[]): Promise<RecordedEvent[][]> {
     if (requests.length === 0) return [];
@@ -336,10 +335,11 @@ export class SqlEventStore implements EventStore {
     return requests.map((r) => read.get(r.streamId)!.filter((e) => e.revision >= r.fromRevision));
   }
 
+  /** OFFSET 0 keeps the lookup per stream: a generic plan would otherwise hash-join a scan of the whole log. */
   private async readDistinctStreams(requests: readonly StreamRead[]): Promise<Map<string, RecordedEvent[]>> {
     const { rows } = await this.sql.query<EventRow>({
       name: 'reveille_read_streams',
-      text: `SELECT ${COLUMNS} FROM unnest($1::text[], $2::int[]) AS r(wanted_stream, from_revision)
+      text: `SELECT ${eventColumns()} FROM unnest($1::text[], $2::int[]) AS r(wanted_stream, from_revision)
                CROSS JOIN LATERAL (SELECT * FROM events WHERE stream_id = r.wanted_stream AND revision >= r.from_revision OFFSET 0) e
               ORDER BY stream_id, revision`,
       values: [requests.map((r) => r.streamId), requests.map((r) => r.fromRevision)],
@@ -356,9 +356,35 @@ export class SqlEventStore implements EventStore {
       return appended.map((events) => events[events.length - 1]?.position ?? 0);
     } catch (error) {
       if (!(error instanceof BatchConflict)) throw error;
-      // Which stream moved is not known here; callers only need to look again.
-      throw new WrongExpectedRevision(batch[0]!.streamId, batch[0]!.expected, -1);
+      throw await this.batchConflict(batch, error);
     }
+  }
+
+  /**
+   * The batch's statement cannot say which stream was not at its expected revision, so the conflict
+   * looks (the hot path pays nothing) and names the first such stream in batch order.
+   */
+  private async batchConflict(batch: readonly StreamAppend[], conflict: BatchConflict): Promise<WrongExpectedRevision> {
+    let heads: Map<string, number>;
+    try {
+      const { rows } = await this.sql.query<{ stream_id: string; revision: number | null }>(
+        `SELECT r.stream_id,
+                (SELECT revision FROM events WHERE stream_id = r.stream_id ORDER BY revision DESC LIMIT 1) AS revision
+           FROM unnest($1::text[]) AS r(stream_id)`,
+        [batch.map((b) => b.streamId)],
+      );
+      heads = new Map(rows.map((r) => [r.stream_id, r.revision ?? -1]));
+    } catch (error) {
+      // Inside a caller's transaction the unique violation has aborted it, so nothing can be looked up:
+      // the violated key still names a stream that moved, and a revision it holds.
+      const collided = collidedKey(conflict.cause);
+      const moved = collided && batch.find((b) => b.streamId === collided.streamId);
+      if (!moved) throw error;
+      return new WrongExpectedRevision(moved.streamId, moved.expected, collided.revision);
+    }
+    const actual = (b: StreamAppend) => heads.get(b.streamId) ?? -1;
+    const moved = batch.find((b) => actual(b) !== (b.expected === 'no_stream' ? -1 : b.expected)) ?? batch[0]!;
+    return new WrongExpectedRevision(moved.streamId, moved.expected, actual(moved));
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -385,8 +411,11 @@ export class SqlEventStore implements EventStore {
     };
   }
 
+  /** Rule 1's last event: a younger transaction's row may hold a lower position than an older one's. */
   async headPosition(): Promise<number> {
-    const { rows } = await this.sql.query<{ head: string | number | null }>('SELECT max(position) AS head FROM events');
+    const { rows } = await this.sql.query<{ head: string | number }>(
+      'SELECT position AS head FROM events ORDER BY transaction_id DESC, position DESC LIMIT 1',
+    );
     return Number(rows[0]?.head ?? 0);
   }
 
@@ -421,22 +450,6 @@ export class SqlEventStore implements EventStore {
 }
 
 type PreparedEvent = Required<Pick<NewEvent, 'id' | 'schemaVersion' | 'metadata'>> & NewEvent & { id: string };
-
-function toRecorded(row: EventRow): RecordedEvent {
-  return {
-    id: row.event_id,
-    streamId: row.stream_id,
-    revision: row.revision,
-    position: Number(row.position),
-    type: row.type,
-    schemaVersion: row.schema_version,
-    data: row.data,
-    metadata: row.metadata,
-    recordedAt: row.recorded_at,
-    hash: row.hash,
-    prevHash: row.prev_hash,
-  };
-}
 
 function result(streamId: string, events: RecordedEvent[]): AppendResult {
   const last = events[events.length - 1]!;

@@ -11,10 +11,7 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 const problem = (status: number, codes: string) =>
   ApiResponse({ status, description: `application/problem+json, code: ${codes}` });
 
-/**
- * The scope a route needs (SEC-2); a token without it gets 403 INSUFFICIENT_SCOPE. The OpenAPI
- * document shows the scope (`x-required-scope`) and the problems every authenticated route can answer.
- */
+/** SEC-2: 403 INSUFFICIENT_SCOPE without it; also shown in the OpenAPI document as `x-required-scope`. */
 export const RequireScope = (scope: Scope) =>
   applyDecorators(
     SetMetadata(REQUIRED_SCOPE, scope),

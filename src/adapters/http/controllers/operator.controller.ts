@@ -12,7 +12,7 @@ import {
   type OccurrenceStatus,
 } from '../../../projections/occurrences/occurrences.queries.js';
 import { ProjectionRunners } from '../../runner/projection-runners.js';
-import { SCHEDULES_PROJECTION } from '../../../projections/schedules/schedules.projection.js';
+import { SCHEDULES_PROJECTION } from '../../../projections/scheduler/schedules.projection.js';
 import { TRIGGER_HEALTH_PROJECTION } from '../../../projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../../projections/trigger-health/trigger-health.queries.js';
 import { RequireScope } from '../auth/auth.decorators.js';
@@ -36,10 +36,7 @@ interface ReadParams {
   reason?: string;
 }
 
-/**
- * Query parameters are checked before any read; every problem is reported at once with a `?name`
- * pointer (they are not body members). Parameters a route does not know are ignored.
- */
+/** Every problem is reported at once, before any read, with a `?name` pointer: parameters are not body members. */
 function readParams(query: RawQuery, filters: boolean): ReadParams {
   const errors: FieldError[] = [];
   const one = (name: string): string | undefined => {

@@ -44,10 +44,7 @@ export function previewWindow(
   return { after: afterMs, count: n };
 }
 
-/**
- * `POST /v1/schedules/preview` body → a normalized schedule (422 invalid_definition with pointers
- * relative to the body, e.g. `/schedule/expression`) and its window (400 for `after`/`count`).
- */
+/** Schedule errors are 422 with pointers relative to the body (`/schedule/expression`); window errors are 400. */
 export function readPreviewBody(body: unknown): {
   schedule: NormalizedScheduleDefinition;
   after: number | null;

@@ -5,7 +5,7 @@ import { CLOCK } from '../../../commands/shared/tokens.js';
 import { type Clock } from '../../../domain/ports/clock.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
-import { DecideHeldInstantsCommand } from '../../../commands/decide-held-instants/decide-held-instants.command.js';
+import { DecideHeldInstantsCommand } from '../../../commands/scheduler/decide-held-instants.command.js';
 import { ReasonDto } from '../../../commands/revise-trigger/revise-trigger.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { currentTrigger } from '../../../commands/shared/lookups.js';
@@ -17,7 +17,7 @@ import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
 import { preview, previewWindow, readPreviewBody } from './schedule-preview.js';
 
-/** Schedule previews (SC-2, api.md "Schedule previews") and the operator's held-range decisions (SC-5). */
+/** Schedule previews (SC-2) and the operator's held-range decisions (SC-5). */
 @ApiTags('schedules')
 @ApiBearerAuth()
 @Controller('v1')
@@ -28,7 +28,7 @@ export class SchedulesController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Pure computation, nothing stored: no Idempotency-Key (api.md Conventions). */
+  /** Pure computation, nothing stored: no Idempotency-Key. */
   @Post('schedules/preview')
   @HttpCode(200)
   @WithoutIdempotencyKey()

@@ -18,7 +18,7 @@ import { problems } from '../problems/problem.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
 
-/** Sources (api.md "Sources", WH-3): definitions and key generations. No response but key creation ever holds a secret. */
+/** WH-3: no response but key creation ever holds a secret. */
 @ApiTags('sources')
 @ApiBearerAuth()
 @Controller('v1/sources')

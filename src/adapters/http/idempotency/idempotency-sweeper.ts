@@ -3,10 +3,7 @@ import { IdempotencyStore } from './idempotency.store.js';
 
 const SWEEP_EVERY_MS = 15 * 60 * 1000;
 
-/**
- * Deletes answered keys past their retention (≥ 24 h, SEC-3). A swept manual-fire key cannot turn a
- * replay into a second occurrence: the fire's delivery identity lives on in its occurrence stream.
- */
+/** A swept manual-fire key cannot make a replay a second occurrence: its identity lives on in the stream (SEC-3). */
 @Injectable()
 export class IdempotencySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Idempotency');

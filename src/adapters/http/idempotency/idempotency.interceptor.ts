@@ -14,10 +14,7 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const IN_FLIGHT_WAIT_MS = 5_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * SEC-3 for every mutating route: the first use executes and stores its 2xx answer; a replay
- * returns it with Idempotency-Replayed; a different request under the same key is a conflict.
- */
+/** SEC-3 for every mutating route: only a 2xx answer is stored, so a corrected request may reuse the key. */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(

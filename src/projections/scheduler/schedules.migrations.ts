@@ -3,8 +3,8 @@ import type { Migration } from '../migration.js';
 /**
  * The schedule due index (SC-5/SC-6 at scale): one row per schedule Trigger with what the
  * materializer needs to decide without reading streams, and `due_at`, the next time it must look.
- * Trigger-side columns follow TriggerRevised/TriggerDeleted (guarded by trigger_revision);
- * schedule-side columns follow the `schedule-<id>` stream and the Trigger's schedule Occurrences.
+ * The Trigger columns follow TriggerRevised/TriggerDeleted (guarded by trigger_revision); the recorded
+ * state (DueIndexState) follows the `schedule-<id>` stream and the Trigger's schedule Occurrences.
  */
 export const schedulesMigrations: Migration[] = [
   {
@@ -29,7 +29,7 @@ export const schedulesMigrations: Migration[] = [
         state              jsonb,
         state_activation   integer,
         state_next_due_at  timestamptz,
-        -- log position of the last event that changed the schedule side: every writer's compare-and-set token
+        -- log position of the last event that changed the recorded state: every writer's compare-and-set token
         state_position     bigint NOT NULL DEFAULT 0,
         -- instants fired since the last ScheduleMaterialized (routine fires append no schedule event)
         routine_instants   integer NOT NULL DEFAULT 0,

@@ -6,9 +6,9 @@ import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedul
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { isoSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
-import type { IndexedEvent } from './schedule-index.js';
+import type { IndexedEvent } from './due-index.js';
 import { schedulesMigrations } from './schedules.migrations.js';
-import { foldIntoIndex } from './schedules.state.js';
+import { foldIntoIndex } from './due-index.writes.js';
 
 export const SCHEDULES_PROJECTION = 'schedules';
 
@@ -20,7 +20,7 @@ const HANDLES = [
   'OccurrenceObserved',
 ] as const;
 
-interface TriggerSide {
+interface TriggerColumns {
   type: string | null;
   trigger_revision: number;
   enabled: boolean;
@@ -32,12 +32,12 @@ interface TriggerSide {
 }
 
 /**
- * Folds a revision into the trigger-side columns. The activation (SC-3 epoch, SC-5 boundary) needs
+ * Folds a revision into the Trigger columns. The activation (SC-3 epoch, SC-5 boundary) needs
  * the previous revision's schedule block, so the row is read first.
  */
 async function revised(event: RecordedEvent<TriggerRevised['data']>, tx: SqlExecutor): Promise<void> {
   const d = event.data;
-  const { rows } = await tx.query<TriggerSide>(
+  const { rows } = await tx.query<TriggerColumns>(
     `SELECT type, trigger_revision, enabled, deleted, definition, epoch, activation, ${isoSql('activated_at')} AS activated_at
        FROM rm_schedules WHERE tenant = $1 AND trigger_id = $2 FOR UPDATE`,
     [d.tenant, d.triggerId],
@@ -92,7 +92,7 @@ async function deleted(event: RecordedEvent<TriggerDeleted['data']>, tx: SqlExec
   );
 }
 
-/** Schedule events and schedule Occurrences: the schedule side, folded in log order (see schedule-index). */
+/** Schedule events and schedule Occurrences: a row's recorded state, folded in log order (see due-index). */
 const isIndexed = (event: RecordedEvent): boolean =>
   event.type === 'ScheduleMaterialized' ||
   event.type === 'MissedOccurrencesSkipped' ||
@@ -111,8 +111,8 @@ export const schedulesProjection: Projection = {
     if (isIndexed(event)) return foldIntoIndex(tx, [event as IndexedEvent]);
   },
   /**
-   * In log order, but with one read and one write for each run of schedule-side events between two
-   * Trigger revisions (a minute of 10,000 schedules is two statements, not 20,000).
+   * In log order, but with one read and one write for each run of schedule events and Occurrences
+   * between two Trigger revisions (a minute of 10,000 schedules is two statements, not 20,000).
    */
   async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
     let run: IndexedEvent[] = [];

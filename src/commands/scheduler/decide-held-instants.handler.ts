@@ -1,16 +1,15 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK } from '../../commands/shared/tokens.js';
+import { CLOCK, DUE_SCHEDULES, EVENT_STORE } from '../shared/tokens.js';
 import { type Clock } from '../../domain/ports/clock.js';
+import { type DueSchedules } from '../../domain/ports/due-schedules.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
 import { dismissHeld, releaseHeld } from '../../domain/schedule/materialization.js';
 import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
-import { ScheduleMaterializerService } from './schedule-materializer.service.js';
-import { metadataOf } from '../../commands/shared/command-context.js';
+import { metadataOf } from '../shared/command-context.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
-import {
-  DecideHeldInstantsCommand,
-  type HeldDecisionResult,
-} from '../../commands/decide-held-instants/decide-held-instants.command.js';
+import { decideFromStream } from './decide-from-stream.js';
+import { DecideHeldInstantsCommand, type HeldDecisionResult } from './decide-held-instants.command.js';
 
 /**
  * Decided like the materializer decides (same stream, same commit), so a release racing the
@@ -19,15 +18,16 @@ import {
 @CommandHandler(DecideHeldInstantsCommand)
 export class DecideHeldInstantsHandler implements ICommandHandler<DecideHeldInstantsCommand> {
   constructor(
-    private readonly scheduler: ScheduleMaterializerService,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(DUE_SCHEDULES) private readonly schedules: DueSchedules,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute({ context, triggerId, action, reason }: DecideHeldInstantsCommand): Promise<HeldDecisionResult> {
     const now = (await this.clock.now()).toISOString();
-    const { materializer } = this.scheduler;
     const tzdataVersion = process.versions.tz ?? null;
-    const outcome = await materializer.decideOne(
+    const outcome = await decideFromStream(
+      { store: this.store, schedules: this.schedules },
       context.tenant,
       triggerId,
       now,

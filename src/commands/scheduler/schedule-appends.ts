@@ -1,29 +1,15 @@
-import type { ScheduleRow } from '../../projections/schedules/schedules.queries.js';
-import type { EventMetadata, NewEvent } from '../../domain/ports/event-store.js';
-import type { StreamAppend } from '../../domain/ports/event-store.js';
+import type { EventMetadata, NewEvent, StreamAppend } from '../../domain/ports/event-store.js';
 import { payloadDigest } from '../../domain/occurrence/payload-digest.js';
 import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import type { ObservedOccurrence, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
 import { firedInstants } from '../../domain/schedule/materialization.js';
-import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
-import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
-import type { ScheduleSide } from '../../projections/schedules/schedule-index.js';
+import type { ScheduleBinding, ScheduleDecision } from '../../domain/schedule/schedule-decision.js';
 import { occurrenceStream, scheduleStream } from '../../domain/shared/ids.js';
-import { toNewEvent } from '../../commands/shared/aggregate.js';
+import { toNewEvent } from '../shared/aggregate.js';
 
 export const SCHEDULER_ACTOR = 'reveille:scheduler';
 /** A schedule occurrence carries no payload: its instant is its whole evidence (scheduledAt). */
 const EMPTY_DIGEST = payloadDigest({ input: null, resourceRefs: [] });
-
-/** What an occurrence of a schedule instant is bound to: the Trigger revision the decision saw. */
-export interface ScheduleBinding {
-  tenant: string;
-  triggerId: string;
-  triggerRevision: number;
-  missionId: string;
-  classification: string;
-  epoch: number;
-}
 
 /**
  * SC-3: the identity is Trigger + schedule epoch + canonical UTC instant, so every scheduler and
@@ -57,19 +43,6 @@ export function scheduleOccurrence(binding: ScheduleBinding, instant: string, ob
   return { type: 'OccurrenceObserved', data };
 }
 
-/** One decision on a schedule stream and the revision it was decided at (-1: the stream did not exist). */
-export interface ScheduleDecision {
-  binding: ScheduleBinding;
-  events: ScheduleEvent[];
-  expectedRevision: number;
-  now: string;
-  metadata?: EventMetadata;
-  /** Recorded by its Occurrences alone (see isRoutine): its ScheduleMaterialized is not appended. */
-  routine?: boolean;
-  /** The index row's schedule side the decision was made from, and the definition to fold into it. */
-  index?: { side: ScheduleSide; schedule: NormalizedScheduleDefinition };
-}
-
 /**
  * The appends of a decision: one new Occurrence stream per fired instant (expected 'no_stream', so
  * racing schedulers converge on one Occurrence each) and the schedule events at the revision read.
@@ -96,9 +69,4 @@ export function appendsOf(decision: ScheduleDecision): { occurrences: StreamAppe
     expected: expectedRevision < 0 ? 'no_stream' : expectedRevision,
   };
   return { occurrences, schedule };
-}
-
-export function bindingOf(row: ScheduleRow): ScheduleBinding {
-  const { tenant, triggerId, triggerRevision, missionId, classification, epoch } = row;
-  return { tenant, triggerId, triggerRevision, missionId, classification, epoch };
 }

@@ -10,6 +10,12 @@ import type {
 } from '../../domain/schedule/schedule-events.js';
 import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
 
+/** A due-index row's key: one row per schedule Trigger. */
+export interface TriggerKey {
+  tenant: string;
+  triggerId: string;
+}
+
 /** Skipped ranges kept per schedule for the operator view; the stream keeps them all. */
 export const KEPT_SKIPPED_RANGES = 20;
 
@@ -17,11 +23,12 @@ export const KEPT_SKIPPED_RANGES = 20;
 export type IndexedState = ScheduleSnapshot & { tzdataVersion: string | null };
 
 /**
- * The schedule side of a due-index row: what the `schedule-<id>` stream and the Trigger's schedule
- * Occurrences say. `statePosition` is the log position of the last event that changed it — the
- * compare-and-set token every writer of the row checks (it is the same in a rebuild).
+ * The recorded part of a due-index row: what the `schedule-<id>` stream and the Trigger's schedule
+ * Occurrences say (the Trigger columns follow TriggerRevised instead). `statePosition` is the log
+ * position of the last event that changed it — the compare-and-set token every writer of the row
+ * checks (it is the same in a rebuild).
  */
-export interface ScheduleSide {
+export interface DueIndexState {
   scheduleRevision: number;
   state: IndexedState | null;
   statePosition: number;
@@ -45,22 +52,22 @@ export type IndexedEvent = { position: number; revision: number } & (
 const ms = (iso: string): number => parseRfc3339(iso) ?? Number.NaN;
 
 /**
- * Folds one event into the schedule side, idempotently (a replayed event changes nothing):
+ * Folds one event into a row's recorded state, idempotently (a replayed event changes nothing):
  * schedule events by stream revision; a schedule Occurrence advances the boundary when it is the
  * current epoch's and beyond it — the record of a routine fire, which appends no schedule event.
  */
-export function foldScheduleSide(
-  side: ScheduleSide,
+export function foldDueIndex(
+  indexed: DueIndexState,
   schedule: NormalizedScheduleDefinition | null,
   event: IndexedEvent,
-): ScheduleSide {
+): DueIndexState {
   switch (event.type) {
     case 'ScheduleMaterialized': {
-      if (event.revision <= side.scheduleRevision) return side;
+      if (event.revision <= indexed.scheduleRevision) return indexed;
       const { epoch, activation, boundary, nextDueAt, held, missedRun, lastFiredAt, tzdataVersion } = event.data;
       const state = { epoch, activation, boundary, nextDueAt, held, missedRun, lastFiredAt, tzdataVersion };
       return {
-        ...side,
+        ...indexed,
         scheduleRevision: event.revision,
         state,
         statePosition: event.position,
@@ -69,16 +76,16 @@ export function foldScheduleSide(
       };
     }
     case 'MissedOccurrencesSkipped': {
-      if (event.revision <= side.scheduleRevision) return side;
+      if (event.revision <= indexed.scheduleRevision) return indexed;
       const { from, to, count, cause } = event.data;
-      const skipped = [...side.skipped, { from, to, count, cause }].slice(-KEPT_SKIPPED_RANGES);
-      return { ...side, scheduleRevision: event.revision, skipped, lastPosition: event.position };
+      const skipped = [...indexed.skipped, { from, to, count, cause }].slice(-KEPT_SKIPPED_RANGES);
+      return { ...indexed, scheduleRevision: event.revision, skipped, lastPosition: event.position };
     }
     case 'OccurrenceObserved': {
       const { kind, scheduledAt, dedupeIdentity } = event.data;
-      const state = side.state;
-      if (kind !== 'schedule' || scheduledAt === null || state === null || schedule === null) return side;
-      if (dedupeIdentity.epoch !== state.epoch || !(ms(scheduledAt) > ms(state.boundary))) return side;
+      const state = indexed.state;
+      if (kind !== 'schedule' || scheduledAt === null || state === null || schedule === null) return indexed;
+      if (dedupeIdentity.epoch !== state.epoch || !(ms(scheduledAt) > ms(state.boundary))) return indexed;
       const lastFiredAt =
         state.lastFiredAt !== null && ms(state.lastFiredAt) > ms(scheduledAt) ? state.lastFiredAt : scheduledAt;
       const next = {
@@ -88,15 +95,15 @@ export function foldScheduleSide(
         nextDueAt: firstInstantAfter(schedule, scheduledAt),
       };
       return {
-        ...side,
+        ...indexed,
         state: next,
         statePosition: event.position,
-        routineInstants: side.routineInstants + 1,
+        routineInstants: indexed.routineInstants + 1,
         lastPosition: event.position,
       };
     }
     default:
       // CatchUpHeld/CatchUpReleased: their effect arrives with the ScheduleMaterialized that closes the decision
-      return side;
+      return indexed;
   }
 }

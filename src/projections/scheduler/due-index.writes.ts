@@ -1,40 +1,36 @@
 import type { SqlExecutor } from '../sql-client.js';
 import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
-import { foldScheduleSide, type IndexedEvent, type ScheduleSide } from './schedule-index.js';
+import { foldDueIndex, type DueIndexState, type IndexedEvent, type TriggerKey } from './due-index.js';
 
-export interface SideKey {
-  tenant: string;
-  triggerId: string;
-}
-
-export interface IndexedSide {
-  key: SideKey;
-  side: ScheduleSide;
+/** A row's recorded state as read, with the definition its Occurrences are folded by (when asked for). */
+export interface DueIndexRead {
+  key: TriggerKey;
+  indexed: DueIndexState;
   schedule: NormalizedScheduleDefinition | null;
 }
 
-/** A new schedule side for a row, written only if the row still holds `expected` (compare-and-set). */
-export interface SideWrite {
-  key: SideKey;
-  expected: Pick<ScheduleSide, 'statePosition' | 'scheduleRevision' | 'skipped'>;
-  side: ScheduleSide;
+/** A row's next recorded state, written only if the row still holds `expected` (compare-and-set). */
+export interface DueIndexUpdate {
+  key: TriggerKey;
+  expected: Pick<DueIndexState, 'statePosition' | 'scheduleRevision' | 'skipped'>;
+  next: DueIndexState;
 }
 
-const keyOf = (k: SideKey): string => JSON.stringify([k.tenant, k.triggerId]);
+const keyOf = (k: TriggerKey): string => JSON.stringify([k.tenant, k.triggerId]);
 
-interface SideRow {
+interface IndexedStateRow {
   tenant: string;
   trigger_id: string;
   schedule_revision: number;
-  state: ScheduleSide['state'];
+  state: DueIndexState['state'];
   state_position: string | number;
   routine_instants: number;
-  skipped: ScheduleSide['skipped'];
+  skipped: DueIndexState['skipped'];
   last_position: string | number;
   definition: { schedule: NormalizedScheduleDefinition } | null;
 }
 
-export function sideOf(row: Omit<SideRow, 'tenant' | 'trigger_id' | 'definition'>): ScheduleSide {
+export function indexedStateOf(row: Omit<IndexedStateRow, 'tenant' | 'trigger_id' | 'definition'>): DueIndexState {
   return {
     scheduleRevision: row.schedule_revision,
     state: row.state,
@@ -45,24 +41,25 @@ export function sideOf(row: Omit<SideRow, 'tenant' | 'trigger_id' | 'definition'
   };
 }
 
-export const SIDE_COLUMNS = 'schedule_revision, state, state_position, routine_instants, skipped, last_position';
+export const INDEXED_STATE_COLUMNS =
+  'schedule_revision, state, state_position, routine_instants, skipped, last_position';
 
 /**
- * The schedule sides of these rows. The definition (needed only to fold an Occurrence that moves
+ * The recorded states of these rows. The definition (needed only to fold an Occurrence that moves
  * the boundary) comes back only for the rows in `withDefinition`: the projection mostly re-reads
  * rows the materializer already wrote through, and their definitions would be parsed for nothing.
  */
-export async function readSides(
+export async function readDueIndex(
   tx: SqlExecutor,
-  keys: readonly SideKey[],
-  withDefinition: (key: SideKey) => boolean = () => true,
-  /** Only rows whose side is older than this position (per key): newer ones already hold those events. */
-  before?: (key: SideKey) => number,
-): Promise<Map<string, IndexedSide>> {
+  keys: readonly TriggerKey[],
+  withDefinition: (key: TriggerKey) => boolean = () => true,
+  /** Only rows whose state is older than this position (per key): newer ones already hold those events. */
+  before?: (key: TriggerKey) => number,
+): Promise<Map<string, DueIndexRead>> {
   if (keys.length === 0) return new Map();
   const wanted = keys.filter(withDefinition);
-  const { rows } = await tx.query<SideRow>(
-    `SELECT r.tenant, r.trigger_id, ${SIDE_COLUMNS},
+  const { rows } = await tx.query<IndexedStateRow>(
+    `SELECT r.tenant, r.trigger_id, ${INDEXED_STATE_COLUMNS},
             CASE WHEN (r.tenant, r.trigger_id) IN (SELECT * FROM unnest($4::text[], $5::text[])) THEN definition END AS definition
        FROM rm_schedules r JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS k(tenant, trigger_id, before) ON r.tenant = k.tenant AND r.trigger_id = k.trigger_id
       WHERE r.state_position < k.before`,
@@ -77,43 +74,47 @@ export async function readSides(
   return new Map(
     rows.map((r) => [
       keyOf({ tenant: r.tenant, triggerId: r.trigger_id }),
-      { key: { tenant: r.tenant, triggerId: r.trigger_id }, side: sideOf(r), schedule: r.definition?.schedule ?? null },
+      {
+        key: { tenant: r.tenant, triggerId: r.trigger_id },
+        indexed: indexedStateOf(r),
+        schedule: r.definition?.schedule ?? null,
+      },
     ]),
   );
 }
 
-/** The row `writeSides` sends for one write (JSON-serializable). */
-export function sideRow({ key, expected, side }: SideWrite): Record<string, unknown> {
+/** The row `writeDueIndex` sends for one update (JSON-serializable). */
+export function dueIndexUpdateRow({ key, expected, next }: DueIndexUpdate): Record<string, unknown> {
   return {
     tenant: key.tenant,
     trigger_id: key.triggerId,
     expected_position: expected.statePosition,
     expected_revision: expected.scheduleRevision,
-    schedule_revision: side.scheduleRevision,
-    state: side.state,
-    state_activation: side.state?.activation ?? null,
-    state_next_due_at: side.state?.nextDueAt ?? null,
-    state_position: side.statePosition,
-    routine_instants: side.routineInstants,
-    last_position: side.lastPosition,
+    schedule_revision: next.scheduleRevision,
+    state: next.state,
+    state_activation: next.state?.activation ?? null,
+    state_next_due_at: next.state?.nextDueAt ?? null,
+    state_position: next.statePosition,
+    routine_instants: next.routineInstants,
+    last_position: next.lastPosition,
     // unchanged (the usual case): not sent, kept as it is
-    skipped: side.skipped === expected.skipped ? null : side.skipped,
+    skipped: next.skipped === expected.skipped ? null : next.skipped,
   };
 }
 
-/** Writes every side in one statement; returns how many rows still held their expected tokens. */
-export async function writeSides(tx: SqlExecutor, writes: readonly SideWrite[]): Promise<number> {
-  return writeSideRows(
+/** Writes every update in one statement; returns how many rows still held their expected tokens. */
+export async function writeDueIndex(tx: SqlExecutor, updates: readonly DueIndexUpdate[]): Promise<number> {
+  return writeDueIndexRows(
     tx,
-    writes.map((w) => JSON.stringify(sideRow(w))),
+    updates.map((u) => JSON.stringify(dueIndexUpdateRow(u))),
   );
 }
 
-/** `writeSides` for rows already serialized (each the JSON of a `sideRow`). */
-export async function writeSideRows(tx: SqlExecutor, rows: readonly string[]): Promise<number> {
+/** `writeDueIndex` for rows already serialized (each the JSON of a `dueIndexUpdateRow`). */
+export async function writeDueIndexRows(tx: SqlExecutor, rows: readonly string[]): Promise<number> {
   if (rows.length === 0) return 0;
   const { rowCount } = await tx.query({
-    name: 'reveille_write_schedule_sides',
+    name: 'reveille_write_due_index',
     text: `UPDATE rm_schedules r SET schedule_revision = x.schedule_revision, state = x.state, state_activation = x.state_activation,
              state_next_due_at = x.state_next_due_at, state_position = x.state_position, routine_instants = x.routine_instants,
              skipped = COALESCE(x.skipped, r.skipped), last_position = GREATEST(r.last_position, x.last_position)
@@ -127,7 +128,7 @@ export async function writeSideRows(tx: SqlExecutor, rows: readonly string[]): P
 }
 
 /** The Trigger an index event belongs to. */
-export const eventKey = (event: IndexedEvent): SideKey => ({
+export const eventKey = (event: IndexedEvent): TriggerKey => ({
   tenant: event.data.tenant,
   triggerId: event.data.triggerId,
 });
@@ -146,45 +147,45 @@ export async function foldIntoIndex(tx: SqlExecutor, events: readonly IndexedEve
   for (const e of events)
     if (e.type === 'OccurrenceObserved' && e.data.scheduledAt) latestFire.set(keyOf(eventKey(e)), e.data.scheduledAt);
   // A row's decisions commit one after another (each compares-and-sets the last), so a row whose
-  // side is at or past an event's position already holds it: those rows are not even read.
+  // recorded state is at or past an event's position already holds it: those rows are not even read.
   const newest = new Map<string, number>();
   for (const e of events) newest.set(keyOf(eventKey(e)), Math.max(newest.get(keyOf(eventKey(e))) ?? 0, e.position));
-  const before = (key: SideKey) => newest.get(keyOf(key)) ?? Number.MAX_SAFE_INTEGER;
+  const before = (key: TriggerKey) => newest.get(keyOf(key)) ?? Number.MAX_SAFE_INTEGER;
   for (let attempt = 0; pending.size > 0; attempt++) {
     if (attempt >= 20) throw new Error('the schedule index kept moving under the projection');
-    const bare = await readSides(tx, [...pending.values()], () => false, before);
-    const needs = (key: SideKey): boolean => {
+    const bare = await readDueIndex(tx, [...pending.values()], () => false, before);
+    const needs = (key: TriggerKey): boolean => {
       const fire = latestFire.get(keyOf(key));
-      const boundary = bare.get(keyOf(key))?.side.state?.boundary;
+      const boundary = bare.get(keyOf(key))?.indexed.state?.boundary;
       return fire !== undefined && (boundary === undefined || Date.parse(fire) > Date.parse(boundary));
     };
     const refetch = [...pending.values()].filter((key) => bare.has(keyOf(key)) && needs(key));
-    const sides =
-      refetch.length === 0 ? bare : new Map([...bare, ...(await readSides(tx, refetch, () => true, before))]);
-    const folded = new Map<string, ScheduleSide>();
+    const reads =
+      refetch.length === 0 ? bare : new Map([...bare, ...(await readDueIndex(tx, refetch, () => true, before))]);
+    const folded = new Map<string, DueIndexState>();
     for (const event of events) {
       const key = keyOf(eventKey(event));
-      const found = pending.has(key) ? sides.get(key) : undefined;
-      if (found) folded.set(key, foldScheduleSide(folded.get(key) ?? found.side, found.schedule, event));
+      const found = pending.has(key) ? reads.get(key) : undefined;
+      if (found) folded.set(key, foldDueIndex(folded.get(key) ?? found.indexed, found.schedule, event));
     }
-    const writes = [...folded.entries()]
-      .filter(([key, side]) => side !== sides.get(key)!.side)
-      .map(([key, side]) => ({ key: sides.get(key)!.key, expected: sides.get(key)!.side, side }));
-    if ((await writeSides(tx, writes)) === writes.length) return;
-    const written = await readSides(
+    const updates = [...folded.entries()]
+      .filter(([key, next]) => next !== reads.get(key)!.indexed)
+      .map(([key, next]) => ({ key: reads.get(key)!.key, expected: reads.get(key)!.indexed, next }));
+    if ((await writeDueIndex(tx, updates)) === updates.length) return;
+    const written = await readDueIndex(
       tx,
-      writes.map((w) => w.key),
+      updates.map((u) => u.key),
       () => false,
     );
     // rows now holding what this fold wrote are done; the others moved under it and are folded again
     pending = new Map(
-      writes
+      updates
         .filter(
-          (w) =>
-            written.get(keyOf(w.key))?.side.statePosition !== w.side.statePosition ||
-            written.get(keyOf(w.key))?.side.scheduleRevision !== w.side.scheduleRevision,
+          (u) =>
+            written.get(keyOf(u.key))?.indexed.statePosition !== u.next.statePosition ||
+            written.get(keyOf(u.key))?.indexed.scheduleRevision !== u.next.scheduleRevision,
         )
-        .map((w) => [keyOf(w.key), w.key]),
+        .map((u) => [keyOf(u.key), u.key]),
     );
   }
 }

@@ -1,0 +1,68 @@
+import { availableParallelism } from 'node:os';
+import type { Readings, Section } from './readings.js';
+import { DATABASE_URL } from './storage.section.js';
+import { ConfigError, integer, oneOf, type Variable } from './variable.js';
+
+export const REVEILLE_BACKGROUND = oneOf(
+  'REVEILLE_BACKGROUND',
+  ['on', 'off', 'thread'],
+  '`thread` on PostgreSQL with ≥ 2 cores, else `on`',
+);
+const TASK_NAME = /^[A-Za-z0-9._:/-]+$/;
+export const REVEILLE_BACKGROUND_ONLY: Variable<readonly string[] | null> = {
+  name: 'REVEILLE_BACKGROUND_ONLY',
+  accepts: 'comma-separated task names (letters, digits and . _ : / -)',
+  unset: 'all',
+  fallback: null,
+  parse: (raw) => {
+    const names = raw
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
+    return names.every((name) => TASK_NAME.test(name)) ? names : undefined;
+  },
+};
+export const REVEILLE_PROJECTION_LINGER_MS = integer('REVEILLE_PROJECTION_LINGER_MS', { min: 0, max: 60_000 }, 50);
+export const REVEILLE_ADMISSION_LINGER_MS = integer('REVEILLE_ADMISSION_LINGER_MS', { min: 0, max: 60_000 }, 5);
+
+/** `on` the HTTP event loop, in a worker `thread` of the same process (PostgreSQL only), or `off`: another process. */
+export type BackgroundMode = 'on' | 'off' | 'thread';
+
+export interface BackgroundSettings {
+  /** Where admission, read models and schedules run. */
+  background: BackgroundMode;
+  /** The background tasks this process runs, by name (roles split across processes); null runs them all. */
+  backgroundOnly: readonly string[] | null;
+  /** How long a partial batch waits for more events, so batches grow under load. */
+  lingerMs: { projections: number; admission: number };
+}
+
+export const backgroundSection: Section<BackgroundSettings> = {
+  variables: [
+    REVEILLE_BACKGROUND,
+    REVEILLE_BACKGROUND_ONLY,
+    REVEILLE_PROJECTION_LINGER_MS,
+    REVEILLE_ADMISSION_LINGER_MS,
+  ],
+  settings: (readings: Readings) => ({
+    background: backgroundMode(readings.get(REVEILLE_BACKGROUND), readings.get(DATABASE_URL)),
+    backgroundOnly: readings.get(REVEILLE_BACKGROUND_ONLY),
+    lingerMs: {
+      projections: readings.get(REVEILLE_PROJECTION_LINGER_MS),
+      admission: readings.get(REVEILLE_ADMISSION_LINGER_MS),
+    },
+  }),
+};
+
+/**
+ * Default: a worker thread wherever it can run, so folds never stall the HTTP event loop — on
+ * PostgreSQL with a second core; the embedded PGlite is one in-process database and stays on one loop.
+ */
+function backgroundMode(mode: BackgroundMode | null, databaseUrl: string | null): BackgroundMode {
+  if (mode === null) return databaseUrl && availableParallelism() >= 2 ? 'thread' : 'on';
+  if (mode === 'thread' && !databaseUrl)
+    throw new ConfigError(
+      'REVEILLE_BACKGROUND=thread needs DATABASE_URL: the embedded PGlite can serve one thread only',
+    );
+  return mode;
+}

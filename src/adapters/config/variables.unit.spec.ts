@@ -1,0 +1,274 @@
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { CONFIG_VARIABLES, ConfigError, loadConfig, type ReveilleConfig } from './config.js';
+import { type Env, integer, type Variable } from './variable.js';
+
+interface Cases {
+  /** Where the variable's value lands in the config. */
+  setting(config: ReveilleConfig): unknown;
+  /** The setting when the variable is unset or empty: today's default. */
+  unset: unknown;
+  good: Array<[raw: string, setting: unknown]>;
+  bad: string[];
+  /** Other variables these cases need. */
+  env?: Env;
+}
+
+const same = (raw: string): [string, string] => [raw, raw];
+const cases: Record<string, Cases> = {
+  PORT: {
+    setting: (c) => c.port,
+    unset: 3000,
+    good: [
+      ['0', 0],
+      ['8080', 8080],
+      ['65535', 65535],
+    ],
+    bad: ['-1', '65536', '80.5', 'http', 'Infinity'],
+  },
+  HOST: {
+    setting: (c) => c.host,
+    unset: '0.0.0.0',
+    good: [same('127.0.0.1'), same('::1'), same('api.internal')],
+    bad: ['two words', 'http://api.internal/'],
+  },
+  REVEILLE_IDEMPOTENCY_RETENTION_HOURS: {
+    setting: (c) => c.idempotencyRetentionHours,
+    unset: 24,
+    good: [
+      ['24', 24],
+      ['168', 168],
+    ],
+    bad: ['23', '0', '24.5', 'a day', 'Infinity'],
+  },
+  DATABASE_URL: {
+    setting: (c) => c.databaseUrl,
+    unset: null,
+    good: [same('postgres://reveille:pw@db:5432/reveille'), same('postgresql:///test?host=/var/run/postgresql')],
+    bad: ['mysql://db/reveille', 'db:5432'],
+  },
+  REVEILLE_DB_SCHEMA: {
+    setting: (c) => c.databaseSchema,
+    unset: null,
+    good: [same('t_0a1b2c'), same('_reveille')],
+    bad: ['Tenant', '1st', 'a-b', 'x; DROP SCHEMA public', 'a'.repeat(64)],
+  },
+  REVEILLE_DB_POOL: {
+    setting: (c) => c.databasePool,
+    unset: 40,
+    good: [
+      ['1', 1],
+      ['1000', 1000],
+    ],
+    bad: ['0', '1001', 'ten', '2.5'],
+  },
+  REVEILLE_DATA_DIR: {
+    setting: (c) => c.dataDir,
+    unset: resolve('./.reveille'),
+    good: [same('/var/lib/reveille'), ['data', resolve('data')]],
+    bad: [],
+  },
+  EVENTSTORE_URL: {
+    setting: (c) => c.eventstoreUrl,
+    unset: null,
+    good: [same('esdb://eventstore:2113?tls=false'), same('esdb+discover://admin:changeit@cluster.example:2113')],
+    bad: ['kurrentdb://eventstore:2113', 'http://eventstore:2113'],
+  },
+  NODE_ENV: {
+    setting: (c) => c.production,
+    unset: false,
+    good: [
+      ['production', true],
+      ['development', false],
+      ['test', false],
+    ],
+    bad: [],
+  },
+  REVEILLE_AUTH: {
+    setting: (c) => c.auth.mode,
+    unset: 'dev',
+    good: [same('jwks'), same('dev')],
+    bad: ['none', 'JWKS', 'dev '],
+  },
+  REVEILLE_JWKS_URL: {
+    setting: (c) => c.auth.jwksUrl,
+    unset: null,
+    good: [same('https://idp.example/.well-known/jwks.json'), same('http://127.0.0.1:8080/jwks')],
+    bad: ['idp.example/jwks.json', 'file:///etc/reveille/jwks.json', 'https://'],
+  },
+  REVEILLE_JWKS_FILE: {
+    setting: (c) => c.auth.jwksFile,
+    unset: null,
+    good: [same('/etc/reveille/jwks.json')],
+    bad: [],
+  },
+  REVEILLE_JWT_ISSUER: {
+    setting: (c) => c.auth.issuer,
+    unset: 'reveille-dev',
+    good: [same('https://idp.example/')],
+    bad: [],
+  },
+  REVEILLE_JWT_AUDIENCE: {
+    setting: (c) => c.auth.audience,
+    unset: 'reveille',
+    good: [same('reveille-prod')],
+    bad: [],
+  },
+  REVEILLE_SECRET_KEY: {
+    setting: (c) => c.secretKey,
+    unset: null,
+    good: [same('bG9uZyByYW5kb20gdmFsdWUgZm9yIHRoZSBzZWNyZXRzIQ==')],
+    bad: [],
+  },
+  REVEILLE_BACKGROUND: {
+    setting: (c) => c.background,
+    env: { DATABASE_URL: 'postgres://127.0.0.1/test' },
+    unset: availableParallelism() >= 2 ? 'thread' : 'on',
+    good: [same('on'), same('off'), same('thread')],
+    bad: ['yes', 'ON', 'both'],
+  },
+  REVEILLE_BACKGROUND_ONLY: {
+    setting: (c) => c.backgroundOnly,
+    unset: null,
+    good: [
+      ['processor:admission', ['processor:admission']],
+      [' processor:admission , scheduler:materializer ', ['processor:admission', 'scheduler:materializer']],
+    ],
+    bad: ['processor;admission', 'processor admission'],
+  },
+  REVEILLE_PROJECTION_LINGER_MS: {
+    setting: (c) => c.lingerMs.projections,
+    unset: 50,
+    good: [
+      ['0', 0],
+      ['100', 100],
+    ],
+    bad: ['-1', '60001', 'fast', '2.5'],
+  },
+  REVEILLE_ADMISSION_LINGER_MS: {
+    setting: (c) => c.lingerMs.admission,
+    unset: 5,
+    good: [
+      ['0', 0],
+      ['60000', 60_000],
+    ],
+    bad: ['-5', '60001', 'soon', '0.5'],
+  },
+  REVEILLE_INGRESS_RATE: {
+    setting: (c) => c.ingressRate.perSecond,
+    unset: 2_000,
+    good: [
+      ['1', 1],
+      ['1000000', 1_000_000],
+    ],
+    bad: ['0', '-5', '1.5', 'lots'],
+  },
+  REVEILLE_INGRESS_BURST: {
+    setting: (c) => c.ingressRate.burst,
+    unset: 4_000,
+    good: [['1', 1]],
+    bad: ['0', '-5', '1.5', 'lots'],
+  },
+  REVEILLE_MAX_OUTSTANDING_PER_SOURCE: {
+    setting: (c) => c.maxOutstanding.perSource,
+    unset: 10_000,
+    good: [['3', 3]],
+    bad: ['0', '-1', '2.5', 'lots', 'Infinity'],
+  },
+  REVEILLE_MAX_OUTSTANDING: {
+    setting: (c) => c.maxOutstanding.global,
+    unset: 100_000,
+    good: [['5', 5]],
+    bad: ['0', '-1', '2.5', 'lots', 'Infinity'],
+  },
+};
+
+function refusal(env: Env): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+describe('The configuration', () => {
+  it('has cases here for every variable it reads, and reads each once', () => {
+    const names = CONFIG_VARIABLES.map((v) => v.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort()).toEqual(Object.keys(cases).sort());
+  });
+
+  it('defaults to exactly what Reveille did before the settings moved here', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      idempotencyRetentionHours: 24,
+      databaseUrl: null,
+      databaseSchema: null,
+      databasePool: 40,
+      dataDir: resolve('./.reveille'),
+      eventstoreUrl: null,
+      production: false,
+      auth: { mode: 'dev', jwksUrl: null, jwksFile: null, issuer: 'reveille-dev', audience: 'reveille' },
+      secretKey: null,
+      background: 'on',
+      backgroundOnly: null,
+      lingerMs: { projections: 50, admission: 5 },
+      ingressRate: { perSecond: 2_000, burst: 4_000 },
+      maxOutstanding: { perSource: 10_000, global: 100_000 },
+    });
+  });
+
+  it('names every bad variable of one start in one refusal', () => {
+    expect(refusal({ PORT: 'x', REVEILLE_DB_POOL: '0' }).message).toBe(
+      'PORT must be an integer from 0 to 65535, not "x"; REVEILLE_DB_POOL must be an integer from 1 to 1000, not "0"',
+    );
+  });
+
+  it('makes jwks the default auth in production (SEC-5)', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).auth.mode).toBe('jwks');
+  });
+});
+
+describe.each(CONFIG_VARIABLES.map((variable) => [variable.name, variable] as const))(
+  '%s',
+  (name: string, variable: Variable<unknown>) => {
+    const { setting, unset, good, bad, env = {} } = cases[name] ?? { setting: () => undefined, good: [], bad: [] };
+
+    it('unset or empty: the default', () => {
+      expect(setting(loadConfig(env))).toEqual(unset);
+      expect(setting(loadConfig({ ...env, [name]: '' }))).toEqual(unset);
+    });
+
+    if (good.length > 0)
+      it.each(good)('takes %j', (raw, expected) => {
+        expect(setting(loadConfig({ ...env, [name]: raw }))).toEqual(expected);
+      });
+
+    if (bad.length > 0)
+      it.each(bad)('refuses %j, naming the variable and what it accepts', (raw) => {
+        const { message } = refusal({ ...env, [name]: raw });
+        expect(message).toBe(
+          variable.secret
+            ? `${name} must be ${variable.accepts} (the value is not shown: it may hold credentials)`
+            : `${name} must be ${variable.accepts}, not "${raw}"`,
+        );
+        if (variable.secret) expect(message).not.toContain(raw);
+      });
+  },
+);
+
+describe('Integer variables state their range', () => {
+  it.each([
+    [{ min: 0, max: 65535 }, 'an integer from 0 to 65535'],
+    [{ min: 1 }, 'a positive integer'],
+    [{ min: 24 }, 'an integer of at least 24'],
+  ])('%j: %s', (range, accepts) => {
+    const variable = integer('X', range, range.min);
+    expect(variable.accepts).toBe(accepts);
+    expect(variable.parse(String(range.min - 1))).toBeUndefined();
+    expect(variable.parse(String(range.min))).toBe(range.min);
+  });
+});

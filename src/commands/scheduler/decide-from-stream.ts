@@ -1,0 +1,100 @@
+import type { EventMetadata, EventStore } from '../../domain/ports/event-store.js';
+import type { DueSchedules } from '../../domain/ports/due-schedules.js';
+import type { ScheduleTrigger } from '../../domain/schedule/materialization.js';
+import {
+  evolveSchedule,
+  initialScheduleState,
+  type ScheduleEvent,
+  type ScheduleState,
+} from '../../domain/schedule/schedule-events.js';
+import { ScheduleConflict } from '../../domain/schedule/schedule-decision.js';
+import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
+import { firstInstantAfter } from '../../domain/schedule/activation.js';
+import { computeInstants } from '../../domain/schedule/instants.js';
+import { occurrenceStream, scheduleStream } from '../../domain/shared/ids.js';
+import { isRejection, type Rejection } from '../../domain/shared/result.js';
+import { asDomainEvent } from '../shared/aggregate.js';
+import { retryOnConflict } from '../shared/retry-on-conflict.js';
+
+/** A decision on a schedule Trigger's state as its stream tells it (materialize, release, dismiss). */
+export type DecideFromState = (trigger: ScheduleTrigger, state: ScheduleState) => ScheduleEvent[] | Rejection;
+
+export type StreamDecisionOutcome =
+  | { kind: 'decided'; events: ScheduleEvent[]; position: number; conflicts: number }
+  | { kind: 'unchanged'; conflicts: number }
+  | { kind: 'rejected'; rejection: Rejection; conflicts: number }
+  | { kind: 'missing'; conflicts: number };
+
+const MAX_ATTEMPTS = 10;
+const PROBE_PAGE = 64;
+
+/**
+ * Routine fires are recorded by their Occurrences only (see isRoutine), so the recorded boundary may
+ * be behind: follow the current epoch's Occurrence streams from it until the first instant without
+ * one. At most MAX_ROUTINE_INSTANTS streams, since a ScheduleMaterialized is recorded at least that often.
+ */
+export async function followRoutineFires(
+  store: Pick<EventStore, 'readStream'>,
+  trigger: ScheduleTrigger,
+  state: ScheduleState,
+): Promise<ScheduleState> {
+  if (state.status === 'absent' || state.epoch !== trigger.epoch) return state;
+  let { boundary, lastFiredAt } = state;
+  for (let page = PROBE_PAGE; page === PROBE_PAGE;) {
+    const instants = computeInstants(trigger.schedule, new Date(Date.parse(boundary)), { count: PROBE_PAGE }).map(
+      (i) => i.scheduledAt,
+    );
+    page = 0;
+    for (const instant of instants) {
+      const identity = scheduleIdentity(trigger.tenant, trigger, state.epoch, instant);
+      if ((await store.readStream(occurrenceStream(dedupeIdentityHash(identity)), { maxCount: 1 })).length === 0) break;
+      boundary = instant;
+      lastFiredAt = lastFiredAt !== null && Date.parse(lastFiredAt) > Date.parse(instant) ? lastFiredAt : instant;
+      page += 1;
+    }
+  }
+  if (boundary === state.boundary) return state;
+  return { ...state, boundary, lastFiredAt, nextDueAt: firstInstantAfter(trigger.schedule, boundary) };
+}
+
+/**
+ * One Trigger decided from its stream, the truth: read from the revision the due index names (every
+ * decision ends with a ScheduleMaterialized snapshot, so that tail holds the whole state), decide,
+ * commit at the revision read. A conflict means another writer got there first: read again.
+ */
+export async function decideFromStream(
+  deps: { store: EventStore; schedules: DueSchedules },
+  tenant: string,
+  triggerId: string,
+  now: string,
+  decide: DecideFromState,
+  metadata?: EventMetadata,
+): Promise<StreamDecisionOutcome> {
+  return retryOnConflict(
+    async (attempt): Promise<StreamDecisionOutcome> => {
+      const conflicts = attempt - 1;
+      const due = await deps.schedules.find(tenant, triggerId);
+      if (!due) return { kind: 'missing', conflicts };
+      const tail = await deps.store.readStream(scheduleStream(tenant, triggerId), {
+        fromRevision: Math.max(0, due.scheduleRevision),
+      });
+      const recorded = tail.reduce((s, e) => evolveSchedule(s, asDomainEvent<ScheduleEvent>(e)), initialScheduleState);
+      const state = await followRoutineFires(deps.store, due.trigger, recorded);
+      const decision = decide(due.trigger, state);
+      if (isRejection(decision)) return { kind: 'rejected', rejection: decision, conflicts };
+      if (decision.length === 0) return { kind: 'unchanged', conflicts };
+      const expectedRevision = tail.length > 0 ? tail[tail.length - 1]!.revision : -1;
+      // Always recorded in full: it also brings an index that was behind its streams up to date.
+      const position = await due.commit({
+        binding: due.binding,
+        events: decision,
+        expectedRevision,
+        now,
+        metadata,
+        routine: false,
+      });
+      return { kind: 'decided', events: decision, position, conflicts };
+    },
+    { maxAttempts: MAX_ATTEMPTS, isConflict: (error) => error instanceof ScheduleConflict },
+  );
+}
