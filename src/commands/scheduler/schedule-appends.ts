@@ -1,45 +1,28 @@
 import type { EventMetadata, NewEvent, StreamAppend } from '../../domain/ports/event-store.js';
-import { payloadDigest } from '../../domain/occurrence/payload-digest.js';
-import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
-import type { ObservedOccurrence, OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import { NO_EVIDENCE, observedOccurrence } from '../../domain/occurrence/observed-occurrence.js';
+import { scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
+import type { OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
 import { firedInstants } from '../../domain/schedule/materialization.js';
 import type { ScheduleBinding, ScheduleDecision } from '../../domain/schedule/schedule-decision.js';
 import { occurrenceStream, scheduleStream } from '../../domain/shared/ids.js';
 import { toNewEvent } from '../shared/aggregate.js';
 
 export const SCHEDULER_ACTOR = 'reveille:scheduler';
-/** A schedule occurrence carries no payload: its instant is its whole evidence (scheduledAt). */
-const EMPTY_DIGEST = payloadDigest({ input: null, resourceRefs: [] });
 
 /**
  * SC-3: the identity is Trigger + schedule epoch + canonical UTC instant, so every scheduler and
- * every restart names the same Occurrence stream for an instant. Built directly rather than through
- * `observeOccurrence`: an instant is always the first delivery of its identity, and the append at
- * 'no_stream' is what decides that.
+ * every restart names the same Occurrence stream for an instant. An instant is always the first delivery
+ * of its identity: the append at 'no_stream' decides that, so no observe step runs.
  */
 export function scheduleOccurrence(binding: ScheduleBinding, instant: string, observedAt: string): OccurrenceObserved {
-  const { tenant, triggerId, triggerRevision, missionId, classification, epoch } = binding;
-  const dedupeIdentity = scheduleIdentity(tenant, { triggerId }, epoch, instant);
-  const dedupeHash = dedupeIdentityHash(dedupeIdentity);
-  const data: ObservedOccurrence = {
-    occurrenceId: dedupeHash,
-    tenant,
-    triggerId,
-    triggerRevision,
-    missionId,
+  const dedupeIdentity = scheduleIdentity(binding.tenant, { triggerId: binding.triggerId }, binding.epoch, instant);
+  const data = observedOccurrence({
     kind: 'schedule',
-    auth: { state: 'internal', sourceId: null, keyId: null, keyGeneration: null },
-    externalId: null,
+    trigger: binding,
     dedupeIdentity,
-    dedupeHash,
-    payloadDigest: EMPTY_DIGEST,
-    input: null,
-    resourceRefs: [],
-    classification,
-    scheduledAt: dedupeIdentity.key,
-    causal: { parentId: null, depth: 0, ancestry: [] },
+    evidence: NO_EVIDENCE,
     observedAt,
-  };
+  });
   return { type: 'OccurrenceObserved', data };
 }
 
