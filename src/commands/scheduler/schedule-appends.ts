@@ -12,10 +12,8 @@ export const SCHEDULER_ACTOR = 'reveille:scheduler';
 const EMPTY_DIGEST = payloadDigest({ input: null, resourceRefs: [] });
 
 /**
- * SC-3: the identity is Trigger + schedule epoch + canonical UTC instant, so every scheduler and
- * every restart names the same Occurrence stream for an instant. Built directly rather than through
- * `observeOccurrence`: an instant is always the first delivery of its identity, and the append at
- * 'no_stream' is what decides that.
+ * SC-3: Trigger + schedule epoch + UTC instant, so every scheduler and restart names the same stream. Not through
+ * `observeOccurrence`: an instant is always the first delivery of its identity, and 'no_stream' decides that.
  */
 export function scheduleOccurrence(binding: ScheduleBinding, instant: string, observedAt: string): OccurrenceObserved {
   const { tenant, triggerId, triggerRevision, missionId, classification, epoch } = binding;
@@ -43,10 +41,7 @@ export function scheduleOccurrence(binding: ScheduleBinding, instant: string, ob
   return { type: 'OccurrenceObserved', data };
 }
 
-/**
- * The appends of a decision: one new Occurrence stream per fired instant (expected 'no_stream', so
- * racing schedulers converge on one Occurrence each) and the schedule events at the revision read.
- */
+/** 'no_stream' per instant, so racing schedulers converge on one Occurrence each. */
 export function appendsOf(decision: ScheduleDecision): { occurrences: StreamAppend[]; schedule: StreamAppend } {
   const { binding, events, expectedRevision, now } = decision;
   const base: EventMetadata = decision.metadata ?? {
