@@ -39,7 +39,6 @@ import { sourcesMigrations } from './adapters/sources/sources.migrations.js';
 import { projections } from './projections/index.js';
 import { type AppOptions, createHttpApp } from './adapters/http/http-app.js';
 
-/** Feature modules (one per use case family); each registers its controllers, handlers and projections. */
 export const featureModules: Type[] = [
   MissionsModule,
   TriggersModule,
@@ -50,7 +49,7 @@ export const featureModules: Type[] = [
   ExecutionsModule,
 ];
 
-/** Every schema change of the deployment, in order: the event log first, then what derives from it. */
+/** The event log first, then what derives from it. */
 export function allMigrations(): Migration[] {
   return [
     ...eventStoreMigrations,
@@ -109,7 +108,6 @@ export class AppModule {
   }
 }
 
-/** The application over already-open stores (serve, the background thread, tests and benchmarks). */
 export async function createApp(
   config: ReveilleConfig,
   infra: Infrastructure,

@@ -182,7 +182,7 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
       });
     });
 
-    describe('gap-free global order (ARCHITECTURE decision 3)', () => {
+    describe('gap-free global order', () => {
       it('returns appended events in order and continues after a position', async () => {
         const before = await readEverything(h.store);
         const s = stream();

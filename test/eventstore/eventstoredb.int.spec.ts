@@ -6,7 +6,7 @@ import { eventStoreConformance } from './conformance.js';
 const url = process.env.EVENTSTORE_URL;
 
 if (url) {
-  // Events in EventStoreDB, projections and checkpoints in PostgreSQL (ARCHITECTURE "Scaling").
+  // Only the log is in EventStoreDB: projections and checkpoints stay in PostgreSQL.
   eventStoreConformance('eventstoredb', async () => {
     const { sql, schema } = await freshPostgres(eventStoreMigrations);
     const store = EsdbEventStore.connect(url);

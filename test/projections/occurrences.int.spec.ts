@@ -56,7 +56,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-2 occurrences projection (%s)'
     await h?.close();
   });
 
-  it('folds an admitted Occurrence into the api.md detail shape, without the input body', async () => {
+  it('folds an admitted Occurrence into the explorer detail shape (OP-2), without the input body (OC-5)', async () => {
     const row = await getOccurrence(h.sql, 'acme', hook.occurrenceId);
     expect(row).toEqual({
       occurrenceId: hook.occurrenceId,

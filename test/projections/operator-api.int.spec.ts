@@ -108,7 +108,7 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
     expect(schedule.body.nextFireAt).toBe('2026-03-02T01:30:00.000Z');
   });
 
-  it('GET /v1/operator/occurrences/{id} answers the api.md detail shape', async () => {
+  it('GET /v1/operator/occurrences/{id} answers the explorer detail shape (OP-2)', async () => {
     const o = occurrencesOfA[1]!;
     const response = await get(`/v1/operator/occurrences/${o.occurrenceId}`);
     expect(response.status).toBe(200);

@@ -86,7 +86,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
     await h?.close();
   });
 
-  it('folds definitions and decisions into the api.md health row', async () => {
+  it('folds definitions and decisions into the operator health row (OP-1)', async () => {
     const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
     expect(items.map((row) => row.triggerId)).toEqual(['t-del', 't-guard', 't-hook', 't-off', 't-sched']);
     expect(items.find((row) => row.triggerId === 't-hook')).toEqual({

@@ -10,7 +10,7 @@ async function storedTexts(t: TestApp): Promise<string[]> {
   return [...events.rows, ...answers.rows].map((r) => r.d);
 }
 
-describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
+describe('Sources API on postgres (WH-3, SEC-2, SEC-3)', () => {
   let t: TestApp;
   let api: ReturnType<typeof sourcesApi>;
   let n = 0;
@@ -69,7 +69,7 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
     });
   });
 
-  it('STYLE §8 expectedRevision 0 on an existing source, or a stale n, is 409 revision_conflict with currentRevision', async () => {
+  it('expectedRevision 0 on an existing source, or a stale n, is 409 revision_conflict with currentRevision', async () => {
     const s = id();
     await api.put(s, { scheme: 'unsigned' });
     for (const expectedRevision of [0, 2]) {
@@ -288,7 +288,7 @@ describe('Sources API on postgres (api.md Sources; WH-3, SEC-2, SEC-3)', () => {
   });
 });
 
-describe('Sources with REVEILLE_SECRET_KEY on postgres (ARCHITECTURE decision 7)', () => {
+describe('Sources with REVEILLE_SECRET_KEY on postgres (decision 7, docs/architecture.md)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp('postgres', { env: { REVEILLE_SECRET_KEY: 'test-deployment-key-0123456789abcdef' } });

@@ -9,12 +9,8 @@ const STOP_GRACE_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 30_000;
 
 /**
- * Runs admission, read models and schedules in a worker thread of this process (REVEILLE_BACKGROUND=
- * thread), so their folds never stall the HTTP event loop, as a second process would but without
- * one to deploy. The worker hears of this thread's appends at once; its decisions wake this thread's
- * `?wait=decision` requests and its folds drop this thread's caches. A worker that dies is started
- * again (with growing delays) and reported failing on /health/ready meanwhile: what it had not folded
- * or decided yet is still in the log, where the new one resumes from its checkpoints.
+ * Folds off the HTTP event loop without a second process to deploy. A worker that dies is restarted (growing
+ * delays) and reported on /health/ready meanwhile: its unfinished work is still in the log, past its checkpoints.
  */
 export class BackgroundThread implements BackgroundTask {
   readonly name = 'background-thread';
@@ -29,9 +25,8 @@ export class BackgroundThread implements BackgroundTask {
   constructor(
     private readonly signal: AppendSignal,
     private readonly notifier: DecisionNotifier,
-    /** A read model the thread folded: caches built on it here must drop what they hold. */
+    /** Caches built here on that read model must drop what they hold. */
     private readonly folded: (projection: string) => void,
-    /** The worker's module: the process entry, which runs runBackgroundWorker off the main thread. */
     private readonly entry: URL,
   ) {}
 
@@ -92,7 +87,7 @@ export class BackgroundThread implements BackgroundTask {
     }
   }
 
-  /** One message per wake-up of this thread's append signal: appends in one burst share it. */
+  /** Appends in one burst share one message. */
   private async forwardAppends(): Promise<void> {
     while (!this.stopping) {
       await this.signal.wait(1_000);

@@ -8,11 +8,7 @@ import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import type { FromBackground, ToBackground } from './messages.js';
 
-/**
- * The background thread's entry (REVEILLE_BACKGROUND=thread): the same application without an HTTP
- * listener, running admission, read models and schedules on its own event loop. It hears of the HTTP
- * thread's appends at once and passes back what that thread's waiters and caches need.
- */
+/** REVEILLE_BACKGROUND=thread: the same application without an HTTP listener, on its own event loop. */
 export async function runBackgroundWorker(composition: Composition): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('background-worker runs only as a worker thread');

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 
-/** A progress bar on stderr when it is a terminal, plain periodic lines otherwise (CI logs). */
+/** Plain periodic lines when stderr is not a terminal (CI logs). */
 export function progress(label: string, total: number): { update(done: number): void; stop(): void } {
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(

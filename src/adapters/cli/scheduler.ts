@@ -9,12 +9,7 @@ import { stringOption, UsageError } from './args.js';
 
 type Options = Record<string, string | true>;
 
-/**
- * `reveille scheduler [--once] [--claim skip_locked|none] [--batch-size N]`: a scheduler process on its own, beside or
- * instead of `serve`. Any number may run against one database: the streams decide every race.
- * `--once` folds the due index, decides everything due by the database clock, prints the counts as
- * JSON and exits (cron-style operation, multi-process tests).
- */
+/** Any number may run against one database, beside or instead of `serve`: the streams decide every race. */
 export async function scheduler(options: Options, composition: Composition): Promise<void> {
   const claim = stringOption(options, 'claim') ?? 'skip_locked';
   if (claim !== 'skip_locked' && claim !== 'none') throw new UsageError('--claim is "skip_locked" or "none"');

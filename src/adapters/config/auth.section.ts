@@ -45,7 +45,7 @@ export interface AuthSettings {
     issuer: string;
     audience: string;
   };
-  /** Encrypts source secrets at rest when set (ARCHITECTURE decision 7). */
+  /** Seals source secrets at rest when set (decision 7, docs/architecture.md). */
   secretKey: string | null;
 }
 

@@ -25,15 +25,14 @@ export const REVEILLE_BACKGROUND_ONLY: Variable<readonly string[] | null> = {
 export const REVEILLE_PROJECTION_LINGER_MS = integer('REVEILLE_PROJECTION_LINGER_MS', { min: 0, max: 60_000 }, 50);
 export const REVEILLE_ADMISSION_LINGER_MS = integer('REVEILLE_ADMISSION_LINGER_MS', { min: 0, max: 60_000 }, 5);
 
-/** `on` the HTTP event loop, in a worker `thread` of the same process (PostgreSQL only), or `off`: another process. */
+/** `thread` is PostgreSQL only; `off` leaves the work to another process. */
 export type BackgroundMode = 'on' | 'off' | 'thread';
 
 export interface BackgroundSettings {
-  /** Where admission, read models and schedules run. */
   background: BackgroundMode;
-  /** The background tasks this process runs, by name (roles split across processes); null runs them all. */
+  /** Roles split across processes; null runs them all. */
   backgroundOnly: readonly string[] | null;
-  /** How long a partial batch waits for more events, so batches grow under load. */
+  /** A partial batch waits for more events, so batches grow under load. */
   lingerMs: { projections: number; admission: number };
 }
 
@@ -54,10 +53,7 @@ export const backgroundSection: Section<BackgroundSettings> = {
   }),
 };
 
-/**
- * Default: a worker thread wherever it can run, so folds never stall the HTTP event loop — on
- * PostgreSQL with a second core; the embedded PGlite is one in-process database and stays on one loop.
- */
+/** A thread keeps folds off the HTTP loop; PGlite is one in-process database and stays on one loop. */
 function backgroundMode(mode: BackgroundMode | null, databaseUrl: string | null): BackgroundMode {
   if (mode === null) return databaseUrl && availableParallelism() >= 2 ? 'thread' : 'on';
   if (mode === 'thread' && !databaseUrl)

@@ -9,16 +9,16 @@ import { ConfigError, type Env, type Variable } from './variable.js';
 export { ConfigError } from './variable.js';
 export type { BackgroundMode } from './background.section.js';
 
-/** Everything Reveille reads from its environment (README, "Configuration"): a plain object, read once at startup. */
+/** Read once at startup; the README's "Configuration" table documents it. */
 export interface ReveilleConfig
   extends HttpSettings, StorageSettings, AuthSettings, BackgroundSettings, IngressSettings {}
 
 const sections = [httpSection, storageSection, authSection, backgroundSection, ingressSection] as const;
 
-/** Every variable the loader reads, and the only ones: the README's table is checked against this list. */
+/** The README's table is checked against this list. */
 export const CONFIG_VARIABLES: readonly Variable<unknown>[] = sections.flatMap((section) => section.variables);
 
-/** Validates every variable; a bad one throws a ConfigError naming it (the CLI prints it and exits 2). */
+/** A bad variable throws a ConfigError naming it (the CLI prints it and exits 2). */
 export function loadConfig(env: Env = process.env): ReveilleConfig {
   const readings = Readings.read(CONFIG_VARIABLES, env);
   return {
@@ -30,7 +30,7 @@ export function loadConfig(env: Env = process.env): ReveilleConfig {
   };
 }
 
-/** Production refuses to start without a real key source; dev mode is never the production default (SEC-5). */
+/** Dev mode is never the production default (SEC-5). */
 export function assertStartable(config: ReveilleConfig): void {
   if (config.auth.mode === 'jwks' && !config.auth.jwksUrl && !config.auth.jwksFile) {
     throw new ConfigError('REVEILLE_AUTH=jwks needs REVEILLE_JWKS_URL or REVEILLE_JWKS_FILE');

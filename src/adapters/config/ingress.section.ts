@@ -7,9 +7,9 @@ export const REVEILLE_MAX_OUTSTANDING_PER_SOURCE = integer('REVEILLE_MAX_OUTSTAN
 export const REVEILLE_MAX_OUTSTANDING = integer('REVEILLE_MAX_OUTSTANDING', { min: 1 }, 100_000);
 
 export interface IngressSettings {
-  /** Deliveries per second the whole process takes (a token bucket) before it sheds load with 429. */
+  /** The whole process, before it sheds load with 429. */
   ingressRate: { perSecond: number; burst: number };
-  /** WH-8: undecided Occurrences a source, and all sources together, may have before ingress answers 429. */
+  /** WH-8: undecided Occurrences before ingress answers 429. */
   maxOutstanding: { perSource: number; global: number };
 }
 

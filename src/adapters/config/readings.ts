@@ -1,12 +1,11 @@
 import { ConfigError, type Env, read, type Variable } from './variable.js';
 
-/** A part of the configuration: the variables it reads, and the settings it makes of their values. */
 export interface Section<S> {
   readonly variables: readonly Variable<unknown>[];
   settings(readings: Readings): S;
 }
 
-/** The values of the variables the loader read; sections take theirs from here, never from the environment. */
+/** Sections take their values from here, never from the environment. */
 export class Readings {
   private constructor(private readonly values: ReadonlyMap<Variable<unknown>, unknown>) {}
 

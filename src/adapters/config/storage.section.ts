@@ -22,7 +22,6 @@ export const REVEILLE_DATA_DIR = text('REVEILLE_DATA_DIR', {
   unset: '`./.reveille`',
   fallback: './.reveille',
 });
-/** The only schemes the EventStoreDB client parses. */
 export const EVENTSTORE_URL = text('EVENTSTORE_URL', {
   accepts: 'an esdb:// or esdb+discover:// URL',
   unset: 'events in PostgreSQL',
@@ -32,9 +31,8 @@ export const EVENTSTORE_URL = text('EVENTSTORE_URL', {
 });
 
 export interface StorageSettings {
-  /** Unset: the embedded PostgreSQL (PGlite) under dataDir. */
+  /** Unset: PGlite under dataDir (decision 6, docs/architecture.md). */
   databaseUrl: string | null;
-  /** Isolates a deployment (or a test run) in its own schema. */
   databaseSchema: string | null;
   databasePool: number;
   dataDir: string;

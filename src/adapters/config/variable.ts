@@ -1,24 +1,18 @@
-/** A setting Reveille cannot start with: the message names the variable and what it accepts. */
+/** The message names the variable and what it accepts. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/**
- * One environment variable Reveille reads. `accepts` and `unset` are the README's words for it: the
- * configuration table there is checked against these specs, so the documentation cannot drift.
- */
+/** `accepts` and `unset` are the README's words: its table is checked against them, so it cannot drift. */
 export interface Variable<T> {
   readonly name: string;
-  /** What a set value may be, as refusals and the README state it. */
   readonly accepts: string;
-  /** What an unset (or empty) variable means, as the README states it. */
   readonly unset: string;
   readonly fallback: T;
   /** Connection strings carry passwords: a refusal does not repeat the value. */
   readonly secret?: boolean;
-  /** The value of a set, non-empty variable; undefined when it is not accepted. */
   parse(raw: string): T | undefined;
 }
 
@@ -51,7 +45,7 @@ function integerRange(min: number, max: number | undefined): string {
   return min === 1 ? 'a positive integer' : `an integer of at least ${min}`;
 }
 
-/** One of a few words; unset is null, for the section to decide from other settings. */
+/** Unset is null, for the section to decide from other settings. */
 export function oneOf<const W extends string>(name: string, words: readonly W[], unset: string): Variable<W | null> {
   const quoted = words.map((word) => `"${word}"`);
   return {

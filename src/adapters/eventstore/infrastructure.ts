@@ -11,7 +11,6 @@ import type { SqlClient } from '../../projections/sql-client.js';
 import { SqlEventStore } from './sql/sql-event-store.js';
 import { UpcasterRegistry } from './upcasters.js';
 
-/** The stores one process runs on: events (SQL or EventStoreDB) and the read-model database. */
 export interface Infrastructure {
   sql: SqlClient;
   store: EventStore;

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
 
-/** Lifts `data` of `type` from `fromVersion` to `fromVersion + 1` (AU-3: old events are never rewritten). */
+/** Old events are read through upcasters, never rewritten (AU-3). */
 export interface Upcaster {
   type: string;
   fromVersion: number;
@@ -21,7 +21,7 @@ export class UpcasterRegistry {
     return this;
   }
 
-  /** Applies every step from the stored version up; the stored event object is left untouched. */
+  /** The stored event object is left untouched. */
   upcast<E extends RecordedEvent>(event: E): E {
     let { data, schemaVersion } = event;
     for (

@@ -13,7 +13,6 @@ import { ScheduleMaterializerService } from '../scheduler/schedule-materializer.
     // SC-6: the database is the clock; nothing here reads the host's.
     { provide: CLOCK, useFactory: (store: EventStore) => storeClock(store), inject: [EVENT_STORE] },
     ScheduleMaterializerService,
-    // Held-range decisions commit like the materializer's (same writer, same due index).
     {
       provide: DUE_SCHEDULES,
       useFactory: (scheduler: ScheduleMaterializerService) => scheduler.materializer.dueSchedules,

@@ -9,11 +9,7 @@ import { AddSourceKeyHandler } from '../../commands/add-source-key/add-source-ke
 import { RetireSourceKeyHandler } from '../../commands/retire-source-key/retire-source-key.handler.js';
 import { ReviseSourceHandler } from '../../commands/revise-source/revise-source.handler.js';
 
-/**
- * Sources and their keys, plus the lookups the ingress pipeline and admission need. Global so the
- * admission handler (TriggersModule) and the ingress module can inject SourceRegistry and
- * TriggerBindings without importing this module.
- */
+/** Global, so admission and ingress inject SourceRegistry and TriggerBindings without importing this module. */
 @Global()
 @Module({
   controllers: [SourcesController],

@@ -11,16 +11,14 @@ import { CONFIG } from '../config/config.token.js';
 
 const MAX_WAIT_MS = 2_000;
 /**
- * Under load (a batch of LINGER_AFTER events or more), read models trail the log by up to
- * REVEILLE_PROJECTION_LINGER_MS more in exchange for larger batches, which cost the database less
- * per event; a quiet log is folded at once. Longer lingers batch more but fold in bursts that raise
- * the HTTP tail latency of a process serving both roles (BENCHMARKS.md, ingress: 100 ms pushed p99
+ * Under load, read models trail the log by up to REVEILLE_PROJECTION_LINGER_MS for larger, cheaper batches; a
+ * quiet log is folded at once. Longer lingers raise HTTP tail latency (BENCHMARKS.md, ingress: 100 ms pushed p99
  * at half rate to 33–48 ms).
  */
 const LINGER_AFTER = 16;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs every read model in the background and answers "have you caught up to P?" (read-your-writes). */
+/** Answers "have you caught up to P?" (read-your-writes). */
 @Injectable()
 export class ProjectionRunners {
   private readonly logger = new Logger('Projections');
@@ -48,14 +46,13 @@ export class ProjectionRunners {
     this.runners.forEach((runner) => registry.register(runner.subscription));
   }
 
-  /** The runner folding `name`: its own, or its group's. */
   get(name: string): ProjectionRunner {
     const runner = this.runners.get(foldingOf(name)?.name ?? name);
     if (!runner) throw new Error(`unknown projection ${name}`);
     return runner;
   }
 
-  /** Waits (≤ 2 s) until `name` has folded `position`; false means the caller answers `stale: true`. */
+  /** false: the caller answers `stale: true`. */
   async waitFor(name: string, position: number | undefined): Promise<boolean> {
     if (!position || position <= 0) return true;
     const runner = this.get(name);

@@ -3,7 +3,6 @@ import type { SqlExecutor } from '../../projections/sql-client.js';
 import { bindingOf, dueRow, triggerFacts } from '../../projections/scheduler/due-rows.js';
 import type { ScheduleWriter } from './schedule-writer.js';
 
-/** The due index for decisions taken from a Trigger's stream: each commits through `writer`, compared-and-set on the row read. */
 export const dueSchedulesOf = (sql: SqlExecutor, writer: ScheduleWriter): DueSchedules => ({
   async find(tenant, triggerId) {
     const row = await dueRow(sql, tenant, triggerId);

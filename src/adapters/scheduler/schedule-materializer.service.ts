@@ -8,10 +8,7 @@ import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { ScheduleMaterializer } from './schedule-materializer.js';
 
-/**
- * The process's materializer, started and stopped with the other background work (and, like it,
- * driven by hand when tests disable autostart). Any number of processes may run one.
- */
+/** Any number of processes may run one. */
 @Injectable()
 export class ScheduleMaterializerService {
   private readonly logger = new Logger('Scheduler');

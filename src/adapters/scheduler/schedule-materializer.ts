@@ -49,21 +49,15 @@ import {
 import { type ResolvedFire, resolveFire, StagedFires, type StagedFire, stageFire } from './schedule-staging.js';
 
 /**
- * SC-3..SC-6 materializer. Each pass takes "now" from the clock once and works through the due
- * index (rm_schedules) in batches: decide each due Trigger from its indexed state, then commit the
- * batch in one transaction — its Occurrences (each a new stream: the race decider), the schedule
- * events of every non-routine decision at the revision the index named, and the index rows
- * compared-and-set on the state they were read in. A conflict (another scheduler, an index behind
- * its streams) rolls the batch back and each of its Triggers is decided again from its streams.
- * Shortly before an instant the loop stages its routine decisions (schedule-staging), so the pass at
- * the instant mostly claims and writes; a staged decision is used only where it is the one the pass
- * would make, and nothing is written before the pass.
+ * SC-3..SC-6. Each pass reads "now" once and commits each batch in one transaction: its Occurrences (each a new
+ * stream: the race decider), the schedule events at the revision the index named, and the index rows
+ * compared-and-set. A conflict (another scheduler, an index behind its streams) rolls the batch back and each of
+ * its Triggers is decided again from its streams.
  */
 export class ScheduleMaterializer {
   readonly name = 'scheduler:materializer';
   private readonly clock: Clock;
   private readonly writer: ScheduleWriter;
-  /** The due index as decisions taken from a Trigger's stream see it (release, dismiss, recovery). */
   readonly dueSchedules: DueSchedules;
   private running = false;
   private loop: Promise<void> | null = null;
@@ -88,11 +82,7 @@ export class ScheduleMaterializer {
     return this.options.tzdataVersion === undefined ? (process.versions.tz ?? null) : this.options.tzdataVersion;
   }
 
-  /**
-   * One pass: everything due at the clock's current time. The due keys are read once per round and
-   * split into batches that `concurrency` workers commit; a round that claimed nothing (all taken
-   * by other schedulers) ends the pass, a continuing outage (scan cap) takes further rounds.
-   */
+  /** A round that claimed nothing (all taken by other schedulers) ends the pass; a long outage takes more rounds. */
   async runOnce(): Promise<MaterializeStats> {
     const now = (await this.clock.now()).toISOString();
     const stats = emptyStats();
@@ -118,11 +108,7 @@ export class ScheduleMaterializer {
     return stats;
   }
 
-  /**
-   * Stages the routine decisions of the next instant after the clock's now (see schedule-staging),
-   * slice by slice, stopping at `deadline` (host ms). The loop calls it shortly before each instant;
-   * tests call it by hand. Returns the instant and how many decisions were staged.
-   */
+  /** Slice by slice until `deadline` (host ms); the loop calls it shortly before each instant. */
   async stage(deadline = Number.POSITIVE_INFINITY): Promise<{ instant: string | null; staged: number }> {
     if (!this.writer.transactional) return { instant: null, staged: 0 };
     const now = await this.clock.now();
@@ -156,7 +142,6 @@ export class ScheduleMaterializer {
     return staged;
   }
 
-  /** Release/dismiss and conflict recovery: one Trigger, its state read from its stream. */
   decideOne(
     tenant: string,
     triggerId: string,
@@ -181,7 +166,6 @@ export class ScheduleMaterializer {
     );
   }
 
-  /** Decides and commits one batch of due keys; returns how many rows it made progress on. */
   private async batch(
     keys: readonly TriggerKey[],
     now: string,
@@ -266,10 +250,7 @@ export class ScheduleMaterializer {
     }
   }
 
-  /**
-   * Claims a batch's due rows. Rows whose decision was staged before the instant are claimed by their
-   * tokens only and come back as staged fires; the rest are read whole, to be decided now.
-   */
+  /** Staged rows are claimed by their tokens only; the rest are read whole, to be decided now. */
   private async claimBatch(
     tx: SqlExecutor,
     keys: readonly TriggerKey[],
@@ -336,10 +317,7 @@ export class ScheduleMaterializer {
     }
   }
 
-  /**
-   * Sleeps until the earliest due instant (by the database clock), at most maxIdleMs. Within
-   * `stageLeadMs` of it, first stages its decisions (stopping a little before it).
-   */
+  /** Until the earliest due instant by the database clock; within `stageLeadMs` of it, stages first. */
   private async idleFor(): Promise<number> {
     const maxIdle = this.options.maxIdleMs ?? 500;
     const [due, now] = await Promise.all([earliestDue(this.options.sql), this.clock.now()]);
@@ -374,11 +352,7 @@ export class ScheduleMaterializer {
   }
 }
 
-/**
- * Whether the first instant after the row's boundary already has its Occurrence: then the row is
- * behind its streams (a rebuild is replaying them) and must not decide skips from it. Read in the
- * batch's transaction by `log` (the SQL stores keep events beside the index).
- */
+/** A row whose next instant already has its Occurrence is behind its streams (a rebuild) and must not decide skips. */
 async function unrecordedFire(log: Pick<EventStore, 'readStream'>, row: DueRow): Promise<boolean> {
   const { state } = row.indexed;
   if (state === null || state.epoch !== row.epoch) return false;

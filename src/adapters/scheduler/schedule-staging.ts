@@ -18,25 +18,18 @@ import {
 import { appendsOf } from '../../commands/scheduler/schedule-appends.js';
 
 /**
- * Pre-staging (BENCHMARKS.md "schedules"): the routine decisions of an instant, worked out before it
- * arrives — the decision itself (as a pass whose clock read exactly the instant would make it), the
- * Occurrence's canonical content, its stream and the due-index row to compare-and-set — so the pass
- * at the instant only claims the rows, fills in its own "now" and commits. Nothing is written ahead:
- * the pass still claims only rows due by its clock and the database's (SC-4, SC-6), and it uses a
- * staged decision only where deciding afresh would give the same one (same row tokens, still on time,
- * no further instant due); any other row is decided from its row as before.
+ * Routine decisions worked out before their instant (BENCHMARKS.md "schedules"). Nothing is written ahead: the
+ * pass still claims only rows due by the database's clock (SC-4, SC-6), and uses a staged decision only where
+ * deciding afresh would give the same one.
  */
 
-/**
- * One staged routine fire; `content` (the Occurrence's canonical content) and `indexRow` (the due-index
- * update) are texts split where the pass's now / the Occurrence's position go.
- */
+/** `content` and `indexRow` are texts split where the pass's now and the Occurrence's position go. */
 export interface StagedFire {
   tokens: DueRowTokens;
   instant: string;
-  /** Last pass time (ms) at which the instant is still on time (instant + grace). */
+  /** instant + grace. */
   latestMs: number;
-  /** The next instant (ms): a pass at or after it would fire that one too. */
+  /** A pass at or after the next instant would fire that one too. */
   nextMs: number;
   streamId: string;
   revision: number;
@@ -45,19 +38,15 @@ export interface StagedFire {
   events: ScheduleEvent[];
 }
 
-/** What the writer commits for a staged fire, its "now" filled in. */
 export interface ResolvedFire {
   key: TriggerKey;
   event: PreparedEvent;
-  /** The due-index update (dueIndexUpdateRow JSON) once the Occurrence's position is known. */
   indexRow: (position: number) => string;
 }
 
 /**
- * Stand-in for values decided only at the instant. Canonical JSON and JSON.stringify escape it (it is a
- * control character), so it appears in a text as the six characters `\u0001`; a real value that spells
- * them out adds to the split count, and that row is simply not staged. (The mark sits after `"` or
- * `:` in the texts, which it does not contain, so no other value's text can run into it.)
+ * Stand-in for values decided at the instant, escaped to the six characters `\u0001`: a real value that spells them
+ * out adds to the split count, and that row is simply not staged.
  */
 const MARK = '\u0001';
 const MARK_TEXT = JSON.stringify(MARK).slice(1, -1);
@@ -67,11 +56,7 @@ const ms = (iso: string): number => parseRfc3339(iso) ?? Number.NaN;
 
 export const stagingKey = (k: TriggerKey): string => `${k.tenant}\u0000${k.triggerId}`;
 
-/**
- * The staged fire of `row` at `instant`, or null when its decision there is not a plain routine fire of
- * exactly that instant (activations, misses, periodic records and everything else are decided at the
- * instant as before).
- */
+/** null unless the decision is a plain routine fire of exactly that instant. */
 export function stageFire(row: DueRow, instant: string, tzdataVersion: string | null): StagedFire | null {
   if (row.dueAt !== instant || !row.indexed.state) return null;
   const events = materialize(
@@ -111,7 +96,7 @@ export function stageFire(row: DueRow, instant: string, tzdataVersion: string | 
   const content = marked.split(MARK_TEXT);
   if (content.length !== 3) return null;
 
-  // (the index folds the Occurrence's identity and instant, not its observedAt)
+  // The index folds the Occurrence's identity and instant, not its observedAt.
   const observed: IndexedEvent = { type: 'OccurrenceObserved', position: 0, revision: 0, data: event.data as never };
   const folded = foldDueIndex(row.indexed, row.schedule, observed);
   if (folded === row.indexed || folded.statePosition !== 0 || folded.lastPosition !== 0 || !folded.state) return null;
@@ -155,7 +140,6 @@ export function stillHolds(fire: StagedFire, tokens: DueRowTokens, nowMs: number
   );
 }
 
-/** The staged fire with the pass's `now` filled in. */
 export function resolveFire(fire: StagedFire, now: string): ResolvedFire {
   return {
     key: { tenant: fire.tokens.tenant, triggerId: fire.tokens.triggerId },
@@ -164,7 +148,7 @@ export function resolveFire(fire: StagedFire, now: string): ResolvedFire {
   };
 }
 
-/** Staged fires by row, for the instants staged so far; a fire is taken at most once. */
+/** A fire is taken at most once. */
 export class StagedFires {
   private readonly fires = new Map<string, StagedFire>();
   private readonly instants = new Set<string>();
@@ -186,7 +170,7 @@ export class StagedFires {
     return this.fires.has(stagingKey(key));
   }
 
-  /** The staged fire for this claimed row if it still holds at `nowMs` (removed either way). */
+  /** Removed either way. */
   take(tokens: DueRowTokens, nowMs: number): StagedFire | null {
     const key = stagingKey(tokens);
     const fire = this.fires.get(key);
@@ -195,7 +179,6 @@ export class StagedFires {
     return stillHolds(fire, tokens, nowMs) ? fire : null;
   }
 
-  /** Forgets fires of instants before `nowMs` that no pass took (their rows moved or went elsewhere). */
   prune(nowMs: number): void {
     for (const [key, fire] of this.fires) if (ms(fire.instant) < nowMs - 60_000) this.fires.delete(key);
     for (const instant of this.instants) if (ms(instant) < nowMs - 60_000) this.instants.delete(instant);

@@ -9,7 +9,6 @@ import type { DueRow } from '../../projections/scheduler/due-rows.js';
 import { appendsOf } from '../../commands/scheduler/schedule-appends.js';
 import type { ResolvedFire } from './schedule-staging.js';
 
-/** A decision and the due-index row it was decided from (compared-and-set when it is committed). */
 export interface DueDecision {
   decision: ScheduleDecision;
   row: DueRow;
@@ -19,22 +18,16 @@ export interface DueDecision {
 export const isDeadlock = (error: unknown): boolean =>
   ['40P01', '40001'].includes((error as { code?: string } | null)?.code ?? '');
 
-/** Stores whose log shares a transaction with the due index (the SQL stores). */
 export type TransactionalStore = EventStore & Required<Pick<EventStore, 'inTransaction'>>;
 export const isTransactional = (store: EventStore): store is TransactionalStore => store.inTransaction !== undefined;
 
 /**
- * Commits decisions on schedule streams. On the SQL stores a batch's Occurrences, the schedule events
- * of its recorded (non-routine) decisions and its due-index rows are one transaction: a racing
- * scheduler either sees all of it or fails its own append or compare-and-set and re-reads, and a
- * crash leaves no instant fired without its boundary.
+ * On the SQL stores one transaction: a racing scheduler sees all of it or fails its own append or
+ * compare-and-set and re-reads, and a crash leaves no instant fired without its boundary.
  */
 export interface ScheduleWriter {
   readonly transactional: boolean;
-  /**
-   * Inside `tx` when the caller already holds one (SQL only), with the staged routine fires the pass
-   * took (SQL only). Returns the last position written; throws ScheduleConflict.
-   */
+  /** `tx` and `staged`: SQL only. */
   commit(decisions: readonly DueDecision[], tx?: SqlExecutor, staged?: readonly ResolvedFire[]): Promise<number>;
 }
 
@@ -99,10 +92,8 @@ export class SqlScheduleWriter implements ScheduleWriter {
 }
 
 /**
- * Event stores outside PostgreSQL (EventStoreDB) have no transaction across streams: occurrences go
- * first (an existing one means another scheduler won it), then the schedule events at the revision
- * read. A crash between the two leaves occurrences whose instants the next decision re-fires into
- * the same streams, so still one Occurrence per instant; the due index follows via the projection.
+ * EventStoreDB has no transaction across streams: Occurrences go first, then the schedule events. A crash between
+ * the two leaves Occurrences the next decision re-fires into the same streams, so still one per instant (SC-3).
  */
 export class StoreScheduleWriter implements ScheduleWriter {
   readonly transactional = false;

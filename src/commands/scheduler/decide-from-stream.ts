@@ -16,7 +16,6 @@ import { isRejection, type Rejection } from '../../domain/shared/result.js';
 import { asDomainEvent } from '../shared/aggregate.js';
 import { retryOnConflict } from '../shared/retry-on-conflict.js';
 
-/** A decision on a schedule Trigger's state as its stream tells it (materialize, release, dismiss). */
 export type DecideFromState = (trigger: ScheduleTrigger, state: ScheduleState) => ScheduleEvent[] | Rejection;
 
 export type StreamDecisionOutcome =
@@ -29,9 +28,8 @@ const MAX_ATTEMPTS = 10;
 const PROBE_PAGE = 64;
 
 /**
- * Routine fires are recorded by their Occurrences only (see isRoutine), so the recorded boundary may
- * be behind: follow the current epoch's Occurrence streams from it until the first instant without
- * one. At most MAX_ROUTINE_INSTANTS streams, since a ScheduleMaterialized is recorded at least that often.
+ * Routine fires are recorded by their Occurrences only, so the recorded boundary may be behind. At most
+ * MAX_ROUTINE_INSTANTS streams: a ScheduleMaterialized is recorded at least that often.
  */
 export async function followRoutineFires(
   store: Pick<EventStore, 'readStream'>,
@@ -58,9 +56,8 @@ export async function followRoutineFires(
 }
 
 /**
- * One Trigger decided from its stream, the truth: read from the revision the due index names (every
- * decision ends with a ScheduleMaterialized snapshot, so that tail holds the whole state), decide,
- * commit at the revision read. A conflict means another writer got there first: read again.
+ * The stream is the truth; every decision ends with a ScheduleMaterialized snapshot, so the tail from the
+ * revision the due index names holds the whole state. A conflict means another writer got there first.
  */
 export async function decideFromStream(
   deps: { store: EventStore; schedules: DueSchedules },

@@ -5,11 +5,8 @@ import type { CommandContext } from '../shared/command-context.js';
 export interface HeldDecisionResult {
   triggerId: string;
   action: 'release' | 'dismiss';
-  /** Instants fired by a release, in order (empty for a dismissal). */
   released: string[];
-  /** Ranges recorded as skipped by a dismissal (empty for a release). */
   dismissed: InstantRange[];
-  /** What is still held afterwards. */
   held: InstantRange[];
   position: number;
 }

@@ -10,9 +10,8 @@ import { toNewEvent } from '../shared/aggregate.js';
 export const SCHEDULER_ACTOR = 'reveille:scheduler';
 
 /**
- * SC-3: the identity is Trigger + schedule epoch + canonical UTC instant, so every scheduler and
- * every restart names the same Occurrence stream for an instant. An instant is always the first delivery
- * of its identity: the append at 'no_stream' decides that, so no observe step runs.
+ * SC-3: Trigger + schedule epoch + UTC instant, so every scheduler and restart names the same stream. No observe
+ * step: an instant is always the first delivery of its identity, and the append at 'no_stream' decides that.
  */
 export function scheduleOccurrence(binding: ScheduleBinding, instant: string, observedAt: string): OccurrenceObserved {
   const dedupeIdentity = scheduleIdentity(binding.tenant, { triggerId: binding.triggerId }, binding.epoch, instant);
@@ -26,10 +25,7 @@ export function scheduleOccurrence(binding: ScheduleBinding, instant: string, ob
   return { type: 'OccurrenceObserved', data };
 }
 
-/**
- * The appends of a decision: one new Occurrence stream per fired instant (expected 'no_stream', so
- * racing schedulers converge on one Occurrence each) and the schedule events at the revision read.
- */
+/** 'no_stream' per instant, so racing schedulers converge on one Occurrence each. */
 export function appendsOf(decision: ScheduleDecision): { occurrences: StreamAppend[]; schedule: StreamAppend } {
   const { binding, events, expectedRevision, now } = decision;
   const base: EventMetadata = decision.metadata ?? {

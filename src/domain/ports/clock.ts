@@ -1,7 +1,6 @@
 /**
- * Where schedulers and windows read "now". Production uses the database clock (SC-6,
- * ARCHITECTURE decision 5), so a jump of the host clock neither duplicates nor skips an instant;
- * tests inject a clock they move by hand.
+ * The database clock in production (SC-6, decision 5, docs/architecture.md): a host clock jump neither
+ * duplicates nor skips an instant.
  */
 export interface Clock {
   now(): Promise<Date>;

@@ -1,14 +1,11 @@
-/** Which key a secret belongs to; bound into the ciphertext so a row cannot be moved to another key. */
+/** Bound into the ciphertext, so a row cannot be moved to another key. */
 export interface SecretOwner {
   tenant: string;
   sourceId: string;
   keyId: string;
 }
 
-/**
- * Where source secrets live: beside the log, never in it (ARCHITECTURE decision 7). Events name a
- * key id and generation; the sealed secret is written here first, so no event names a missing secret.
- */
+/** Beside the log, never in it (decision 7, docs/architecture.md); written first, so no event names a missing one. */
 export interface SourceSecrets {
   readonly cipher: { seal(owner: SecretOwner, secret: string): string };
   /** False when a row for this key already holds another generation. */

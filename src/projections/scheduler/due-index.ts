@@ -10,7 +10,6 @@ import type {
 } from '../../domain/schedule/schedule-events.js';
 import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
 
-/** A due-index row's key: one row per schedule Trigger. */
 export interface TriggerKey {
   tenant: string;
   triggerId: string;
@@ -19,26 +18,20 @@ export interface TriggerKey {
 /** Skipped ranges kept per schedule for the operator view; the stream keeps them all. */
 export const KEPT_SKIPPED_RANGES = 20;
 
-/** The snapshot as the index keeps it: with the tz data the last recorded decision used (SC-7). */
+/** With the tz data the last recorded decision used (SC-7). */
 export type IndexedState = ScheduleSnapshot & { tzdataVersion: string | null };
 
-/**
- * The recorded part of a due-index row: what the `schedule-<id>` stream and the Trigger's schedule
- * Occurrences say (the Trigger columns follow TriggerRevised instead). `statePosition` is the log
- * position of the last event that changed it — the compare-and-set token every writer of the row
- * checks (it is the same in a rebuild).
- */
+/** `statePosition` is the compare-and-set token every writer of the row checks; a rebuild yields the same one. */
 export interface DueIndexState {
   scheduleRevision: number;
   state: IndexedState | null;
   statePosition: number;
-  /** Instants fired since the last ScheduleMaterialized (routine fires record no schedule event). */
+  /** Since the last ScheduleMaterialized: routine fires record no schedule event. */
   routineInstants: number;
   skipped: Array<InstantRange & { cause: SkipCause }>;
   lastPosition: number;
 }
 
-/** The events the index folds, as the log or the batch writer knows them. */
 export type IndexedEvent = { position: number; revision: number } & (
   | Pick<ScheduleMaterialized, 'type' | 'data'>
   | Pick<MissedOccurrencesSkipped, 'type' | 'data'>
@@ -52,9 +45,8 @@ export type IndexedEvent = { position: number; revision: number } & (
 const ms = (iso: string): number => parseRfc3339(iso) ?? Number.NaN;
 
 /**
- * Folds one event into a row's recorded state, idempotently (a replayed event changes nothing):
- * schedule events by stream revision; a schedule Occurrence advances the boundary when it is the
- * current epoch's and beyond it — the record of a routine fire, which appends no schedule event.
+ * Idempotent (a replayed event changes nothing). A schedule Occurrence of the current epoch beyond the boundary
+ * advances it: the record of a routine fire, which appends no schedule event.
  */
 export function foldDueIndex(
   indexed: DueIndexState,

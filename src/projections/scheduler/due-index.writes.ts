@@ -2,14 +2,13 @@ import type { SqlExecutor } from '../sql-client.js';
 import type { NormalizedScheduleDefinition } from '../../domain/schedule/schedule-definition.js';
 import { foldDueIndex, type DueIndexState, type IndexedEvent, type TriggerKey } from './due-index.js';
 
-/** A row's recorded state as read, with the definition its Occurrences are folded by (when asked for). */
 export interface DueIndexRead {
   key: TriggerKey;
   indexed: DueIndexState;
   schedule: NormalizedScheduleDefinition | null;
 }
 
-/** A row's next recorded state, written only if the row still holds `expected` (compare-and-set). */
+/** Compare-and-set: written only if the row still holds `expected`. */
 export interface DueIndexUpdate {
   key: TriggerKey;
   expected: Pick<DueIndexState, 'statePosition' | 'scheduleRevision' | 'skipped'>;
@@ -44,16 +43,12 @@ export function indexedStateOf(row: Omit<IndexedStateRow, 'tenant' | 'trigger_id
 export const INDEXED_STATE_COLUMNS =
   'schedule_revision, state, state_position, routine_instants, skipped, last_position';
 
-/**
- * The recorded states of these rows. The definition (needed only to fold an Occurrence that moves
- * the boundary) comes back only for the rows in `withDefinition`: the projection mostly re-reads
- * rows the materializer already wrote through, and their definitions would be parsed for nothing.
- */
+/** The projection mostly re-reads rows the materializer wrote through: their definitions are not parsed again. */
 export async function readDueIndex(
   tx: SqlExecutor,
   keys: readonly TriggerKey[],
   withDefinition: (key: TriggerKey) => boolean = () => true,
-  /** Only rows whose state is older than this position (per key): newer ones already hold those events. */
+  /** Newer rows already hold those events. */
   before?: (key: TriggerKey) => number,
 ): Promise<Map<string, DueIndexRead>> {
   if (keys.length === 0) return new Map();
@@ -83,7 +78,6 @@ export async function readDueIndex(
   );
 }
 
-/** The row `writeDueIndex` sends for one update (JSON-serializable). */
 export function dueIndexUpdateRow({ key, expected, next }: DueIndexUpdate): Record<string, unknown> {
   return {
     tenant: key.tenant,
@@ -102,7 +96,7 @@ export function dueIndexUpdateRow({ key, expected, next }: DueIndexUpdate): Reco
   };
 }
 
-/** Writes every update in one statement; returns how many rows still held their expected tokens. */
+/** Returns how many rows still held their expected tokens. */
 export async function writeDueIndex(tx: SqlExecutor, updates: readonly DueIndexUpdate[]): Promise<number> {
   return writeDueIndexRows(
     tx,
@@ -110,7 +104,6 @@ export async function writeDueIndex(tx: SqlExecutor, updates: readonly DueIndexU
   );
 }
 
-/** `writeDueIndex` for rows already serialized (each the JSON of a `dueIndexUpdateRow`). */
 export async function writeDueIndexRows(tx: SqlExecutor, rows: readonly string[]): Promise<number> {
   if (rows.length === 0) return 0;
   const { rowCount } = await tx.query({
@@ -127,17 +120,14 @@ export async function writeDueIndexRows(tx: SqlExecutor, rows: readonly string[]
   return rowCount;
 }
 
-/** The Trigger an index event belongs to. */
 export const eventKey = (event: IndexedEvent): TriggerKey => ({
   tenant: event.data.tenant,
   triggerId: event.data.triggerId,
 });
 
 /**
- * Folds events (in log order) into their rows with one read and one write, optimistically: the
- * materializer has usually written the same events through already, so most folds change nothing
- * and take no lock (locking would make a running materializer skip or wait for those rows). A row
- * that moved between the read and the write is read and folded again.
+ * Optimistic: the materializer has usually written these events through, so most folds change nothing and take no
+ * lock (a lock would make a running materializer skip or wait). A row that moved meanwhile is folded again.
  */
 export async function foldIntoIndex(tx: SqlExecutor, events: readonly IndexedEvent[]): Promise<void> {
   let pending = new Map(events.map((e) => [keyOf(eventKey(e)), eventKey(e)]));

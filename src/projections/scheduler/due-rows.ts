@@ -7,7 +7,6 @@ import { isoSql } from '../occurrences/cursor.js';
 import type { DueIndexState, IndexedState, TriggerKey } from './due-index.js';
 import { INDEXED_STATE_COLUMNS, indexedStateOf } from './due-index.writes.js';
 
-/** One due-index row as the scheduler reads it: the Trigger's current revision and what its streams recorded. */
 export interface DueRow extends TriggerKey {
   triggerRevision: number;
   missionId: string;
@@ -19,10 +18,7 @@ export interface DueRow extends TriggerKey {
   epoch: number;
   activation: number;
   activatedAt: string;
-  /**
-   * What the streams recorded: the state a decision starts from (its `scheduleRevision` is the expected
-   * revision of the next append, -1: none), and what the writer folds the decision into and compares-and-sets.
-   */
+  /** Its `scheduleRevision` is the expected revision of the next append (-1: none). */
   indexed: DueIndexState;
   dueAt: string | null;
 }
@@ -71,9 +67,8 @@ function toRow(r: RawRow): DueRow {
 }
 
 /**
- * Keys of the rows due at `now`, oldest first: one index scan per pass. Scanning the due index once
- * per batch instead would walk, each time, past the entries this pass already moved on (their old
- * versions stay in the index until vacuum), which grows quadratically with the number of Triggers.
+ * One index scan per pass: a scan per batch would walk past the entries this pass already moved (old versions
+ * stay in the index until vacuum), quadratic in the number of Triggers.
  */
 export async function dueKeys(sql: SqlExecutor, now: string, limit: number): Promise<TriggerKey[]> {
   const { rows } = await sql.query<{ tenant: string; trigger_id: string }>({
@@ -85,10 +80,8 @@ export async function dueKeys(sql: SqlExecutor, now: string, limit: number): Pro
 }
 
 /**
- * The rows of `keys` still due at `now`. `skip_locked` claims them for the caller's transaction so
- * concurrent schedulers take disjoint work; `none` reads without locks (schedulers then race and
- * the streams decide). Correctness never depends on the lock. Whatever clock the caller read `now`
- * from, a row is never claimed before the database's own clock reaches its due time (SC-4, SC-6).
+ * Correctness never depends on the lock: with `none` schedulers race and the streams decide. A row is never
+ * claimed before the database's own clock reaches its due time, whatever clock `now` came from (SC-4, SC-6).
  */
 export async function claimDue(
   tx: SqlExecutor,
@@ -110,14 +103,13 @@ export async function claimDue(
 /** Due by the caller's `now` ($3) and by the database clock. */
 const DUE_BY = 'due_at <= $3::timestamptz AND due_at <= statement_timestamp()';
 
-/** What pins a row's decision: any change to the Trigger or to what its streams recorded moves one of them. */
+/** Any change to the Trigger or to what its streams recorded moves one of these. */
 export interface DueRowTokens extends TriggerKey {
   triggerRevision: number;
   scheduleRevision: number;
   statePosition: number;
 }
 
-/** `claimDue`, returning only the rows' tokens (the pass has their decisions staged). */
 export async function claimDueTokens(
   tx: SqlExecutor,
   keys: readonly TriggerKey[],
@@ -147,7 +139,7 @@ export async function claimDueTokens(
   }));
 }
 
-/** The rows that will be due at exactly `instant` (not yet claimed: the pass at the instant claims them). */
+/** Not claimed: the pass at the instant claims them. */
 export async function rowsDueAt(sql: SqlExecutor, instant: string, limit: number): Promise<DueRow[]> {
   const { rows } = await sql.query<RawRow>({
     name: 'reveille_schedules_due_at',
@@ -165,7 +157,6 @@ export async function dueRow(sql: SqlExecutor, tenant: string, triggerId: string
   return rows[0] ? toRow(rows[0]) : null;
 }
 
-/** The earliest due time of any schedule (null: nothing scheduled); the loop sleeps until then. */
 export async function earliestDue(sql: SqlExecutor): Promise<string | null> {
   const { rows } = await sql.query<{ due: string | null }>(
     `SELECT ${isoSql('min(due_at)')} AS due FROM rm_schedules WHERE due_at IS NOT NULL`,
@@ -173,7 +164,6 @@ export async function earliestDue(sql: SqlExecutor): Promise<string | null> {
   return rows[0]?.due ?? null;
 }
 
-/** The earliest due time strictly after `after` (null: none): the next instant worth staging. */
 export async function nextDueAfter(sql: SqlExecutor, after: string): Promise<string | null> {
   const { rows } = await sql.query<{ due: string | null }>({
     name: 'reveille_next_schedule_due_after',
@@ -183,10 +173,7 @@ export async function nextDueAfter(sql: SqlExecutor, after: string): Promise<str
   return rows[0]?.due ?? null;
 }
 
-/**
- * A due row the decider had nothing to do for (its stored next instant no longer is one, e.g. the tz
- * data changed): point the index at the recomputed instant so the loop does not spin on it.
- */
+/** The stored next instant no longer is one (say the tz data changed): repoint, so the loop does not spin on it. */
 export async function repointDue(tx: SqlExecutor, row: DueRow, nextDueAt: string | null): Promise<void> {
   await tx.query(
     'UPDATE rm_schedules SET state_next_due_at = $4::timestamptz WHERE tenant = $1 AND trigger_id = $2 AND schedule_revision = $3 AND state_position = $5',
@@ -194,7 +181,6 @@ export async function repointDue(tx: SqlExecutor, row: DueRow, nextDueAt: string
   );
 }
 
-/** The Trigger as the decider takes it. */
 export function triggerFacts(row: DueRow): ScheduleTrigger {
   const {
     tenant,
@@ -210,7 +196,6 @@ export function triggerFacts(row: DueRow): ScheduleTrigger {
   return { tenant, triggerId, revision, epoch, activation, activatedAt, enabled, deleted, schedule };
 }
 
-/** The schedule's state as the decider takes it. */
 export function stateOf(row: DueRow): ScheduleState {
   const state = row.indexed.state;
   if (state === null) return { status: 'absent' };
@@ -218,7 +203,6 @@ export function stateOf(row: DueRow): ScheduleState {
   return { status: 'materialized', epoch, activation, boundary, nextDueAt, held, missedRun, lastFiredAt };
 }
 
-/** What the row's Occurrences are bound to. */
 export function bindingOf(row: DueRow): ScheduleBinding {
   const { tenant, triggerId, triggerRevision, missionId, classification, epoch } = row;
   return { tenant, triggerId, triggerRevision, missionId, classification, epoch };

@@ -3,7 +3,7 @@ import { compareTzdata } from '../../domain/schedule/tzdata.js';
 import type { ScheduleHealth, TriggerHealthRow } from '../trigger-health/trigger-health.view.js';
 import { scheduleViews } from './schedules.queries.js';
 
-/** What an operator can do about a held catch-up range (api.md operator recovery actions). */
+/** The recovery actions of a held catch-up range (OP-1). */
 export const heldRecovery = (triggerId: string) =>
   (['release', 'dismiss'] as const).map((action) => ({
     action,
@@ -11,11 +11,7 @@ export const heldRecovery = (triggerId: string) =>
     href: `/v1/operator/triggers/${encodeURIComponent(triggerId)}/schedule/${action}`,
   }));
 
-/**
- * OP-1 for schedule Triggers: `nextFireAt` from the due index, `tzdataDrift` when the running tz data
- * differs from the version pinned at activation (SC-7), and `health: "held"` with its recovery
- * actions while a catch-up range waits for an operator. Returns each schedule's detail block.
- */
+/** OP-1 for schedule Triggers: `tzdataDrift` when the running tz data differs from the pinned version (SC-7). */
 export async function withScheduleHealth(
   sql: SqlExecutor,
   tenant: string,

@@ -1,11 +1,6 @@
 import type { Migration } from '../migration.js';
 
-/**
- * The schedule due index (SC-5/SC-6 at scale): one row per schedule Trigger with what the
- * materializer needs to decide without reading streams, and `due_at`, the next time it must look.
- * The Trigger columns follow TriggerRevised/TriggerDeleted (guarded by trigger_revision); the recorded
- * state (DueIndexState) follows the `schedule-<id>` stream and the Trigger's schedule Occurrences.
- */
+/** SC-5/SC-6 at scale: the materializer decides from a row without reading streams, and looks again at `due_at`. */
 export const schedulesMigrations: Migration[] = [
   {
     id: '0320_rm_schedules',

@@ -31,10 +31,7 @@ interface TriggerColumns {
   activated_at: string | null;
 }
 
-/**
- * Folds a revision into the Trigger columns. The activation (SC-3 epoch, SC-5 boundary) needs
- * the previous revision's schedule block, so the row is read first.
- */
+/** The activation (SC-3 epoch, SC-5 boundary) needs the previous revision's schedule block: the row is read first. */
 async function revised(event: RecordedEvent<TriggerRevised['data']>, tx: SqlExecutor): Promise<void> {
   const d = event.data;
   const { rows } = await tx.query<TriggerColumns>(
@@ -92,7 +89,6 @@ async function deleted(event: RecordedEvent<TriggerDeleted['data']>, tx: SqlExec
   );
 }
 
-/** Schedule events and schedule Occurrences: a row's recorded state, folded in log order (see due-index). */
 const isIndexed = (event: RecordedEvent): boolean =>
   event.type === 'ScheduleMaterialized' ||
   event.type === 'MissedOccurrencesSkipped' ||
@@ -110,10 +106,7 @@ export const schedulesProjection: Projection = {
     if (event.type === 'TriggerDeleted') return deleted(event as RecordedEvent<TriggerDeleted['data']>, tx);
     if (isIndexed(event)) return foldIntoIndex(tx, [event as IndexedEvent]);
   },
-  /**
-   * In log order, but with one read and one write for each run of schedule events and Occurrences
-   * between two Trigger revisions (a minute of 10,000 schedules is two statements, not 20,000).
-   */
+  /** One read and one write per run between two Trigger revisions: 10,000 schedules are two statements, not 20,000. */
   async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
     let run: IndexedEvent[] = [];
     for (const event of events) {

@@ -4,7 +4,7 @@ import type { InstantRange, ScheduleSnapshot, SkipCause } from '../../domain/sch
 import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { isoSql } from '../occurrences/cursor.js';
 
-/** api.md operator detail `schedule` block, and what the health row takes from it. */
+/** The operator detail's `schedule` block, and what the health row takes from it (OP-1). */
 export interface ScheduleView {
   engine: string | null;
   tzdataVersion: string | null;
@@ -25,7 +25,7 @@ interface ViewRow {
   due_at: string | null;
 }
 
-/** Schedule views of the given Triggers of a tenant (missing: not a schedule, or not folded yet). */
+/** Missing: not a schedule, or not folded yet. */
 export async function scheduleViews(
   sql: SqlExecutor,
   tenant: string,

@@ -7,11 +7,7 @@ interface LedgerRow {
   status: 'observed' | 'admitted' | 'blocked';
 }
 
-/**
- * Where each Occurrence of a batch stands, for counting it once: its Occurrence explorer row as it was
- * before the batch (that read model folds right after this one, in the same transaction), moved on
- * here by the batch's own events in log order.
- */
+/** Counts each Occurrence once: the explorer folds right after this read model, in the same transaction. */
 export class OccurrenceLedger {
   private constructor(private readonly rows: Map<string, LedgerRow[]>) {}
 
@@ -25,8 +21,8 @@ export class OccurrenceLedger {
     ];
     const rows = new Map<string, LedgerRow[]>();
     if (ids.length === 0) return new OccurrenceLedger(rows);
-    // ARRAY(SELECT …) hides the list's length from the planner, which, blind to how small it is,
-    // would otherwise scan a young, not yet analysed table instead of probing its index.
+    // ARRAY(SELECT …) hides the list's length from the planner, which would otherwise scan a young, not yet
+    // analysed table instead of probing its index.
     const { rows: found } = await tx.query<{
       tenant: string;
       occurrence_id: string;

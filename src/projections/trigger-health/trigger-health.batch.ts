@@ -31,11 +31,8 @@ interface TriggerTotals {
 const key = (tenant: string, triggerId: string) => `${tenant}\u0000${triggerId}`;
 
 /**
- * A run of Occurrence events (no Trigger revision in between) folded with four statements instead of
- * several per event, leaving exactly the rows folding them one by one would (the replay, crash and
- * rebuild tests compare both): counters move only for first observations and first decisions, the latest
- * touching event in log order sets last_position, the newest Occurrence by (observedAt, id) becomes
- * the "last" one, and a decision changes the last status only if it decides that Occurrence.
+ * Four statements instead of several per event, leaving exactly the rows folding one by one would (the replay,
+ * crash and rebuild tests compare both).
  */
 export async function foldOccurrenceRun(
   tx: SqlExecutor,

@@ -17,9 +17,8 @@ export const isExecutionEvent = (event: RecordedEvent): boolean =>
   (EXECUTION_EVENT_TYPES as readonly string[]).includes(event.type);
 
 /*
- * Every admission requests an execution, so `pending` is `admitted − started`, where an execution has
- * started once it was claimed or settled before any claim. The map row of an execution only moves
- * forward (claimed → ended), so a replayed event finds nothing to move and counts nothing twice.
+ * Every admission requests an execution, so `pending` is `admitted − started`. The map row of an execution only
+ * moves forward (claimed → ended), so a replayed event finds nothing to move and counts nothing twice.
  */
 
 const bump = (
@@ -63,7 +62,7 @@ function settled(event: RecordedEvent<ExecutionSettled['data']>): SqlQuery {
   };
 }
 
-/** OP-1 `executions: { pending, claimed }` of the Trigger health row, from the execution streams. */
+/** OP-1 `executions` of the Trigger health row. */
 export function evolveExecutionCounts(event: RecordedEvent): SqlQuery[] {
   const type = event.type as ExecutionEvent['type'];
   switch (type) {

@@ -1,6 +1,6 @@
 import type { Migration } from '../migration.js';
 
-/** OP-1 read model: one health row per Trigger, and the execution → Trigger map its execution counters need. */
+/** OP-1 read model. */
 export const triggerHealthMigrations: Migration[] = [
   {
     id: '0310_rm_trigger_health',

@@ -26,10 +26,7 @@ const HANDLES: readonly string[] = [
   ...EXECUTION_EVENT_TYPES,
 ];
 
-/**
- * Revisions only move forward, so a replayed (older or equal) revision changes nothing. Positions are
- * unique but not monotonic in log order, hence the revision guard rather than `last_position < $n`.
- */
+/** Positions are not monotonic in log order, hence the revision guard rather than `last_position < $n`. */
 function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
   const d = event.data;
   const schedule =
@@ -70,9 +67,8 @@ function deleted(event: RecordedEvent<TriggerDeleted['data']>): SqlQuery[] {
 }
 
 /**
- * Counted once: only while the Occurrence explorer has no row for it yet (this read model folds just
- * before that one, in the same transaction). The "last occurrence" is the newest by (observedAt,
- * occurrenceId), a comparison a replay cannot change.
+ * Counted only while the explorer has no row for it yet (it folds just after, in the same transaction). The
+ * "last occurrence" is the newest by (observedAt, occurrenceId), a comparison a replay cannot change.
  */
 function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] {
   const o = event.data;
@@ -92,10 +88,7 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   ];
 }
 
-/**
- * Decision events name only the Occurrence: its explorer row gives the Trigger, and counts it once
- * (AD-1) — only while that row is still observed, i.e. before the explorer folds this decision.
- */
+/** The explorer row gives the Trigger, and counts the decision once (AD-1): only while that row is still observed. */
 const decide = (status: 'admitted' | 'blocked', set: string) => `
   WITH decided AS (
     SELECT tenant, trigger_id, occurrence_id FROM rm_occurrences
@@ -105,7 +98,6 @@ const decide = (status: 'admitted' | 'blocked', set: string) => `
     last_position = $3
     FROM decided d WHERE h.tenant = d.tenant AND h.trigger_id = d.trigger_id`;
 
-/** lastFireAt: the latest firedAt of any admitted Occurrence of the Trigger (schedules: the last fire). */
 function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] {
   const d = event.data;
   return [
@@ -144,11 +136,7 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
 
 const isTriggerEvent = (event: RecordedEvent) => event.type === 'TriggerRevised' || event.type === 'TriggerDeleted';
 
-/**
- * OP-1: per-Trigger health without reading logs. Its Occurrence counters follow the Occurrence
- * explorer's rows (first observation, first decision), so it folds only together with that read
- * model and just before it (projections/index.ts), never on its own.
- */
+/** OP-1. Its counters follow the explorer's rows, so it folds only with that read model and just before it. */
 export const triggerHealthProjection: Projection = {
   name: TRIGGER_HEALTH_PROJECTION,
   handles: HANDLES,
@@ -159,11 +147,8 @@ export const triggerHealthProjection: Projection = {
     for (const statement of evolveTriggerHealth(event)) await tx.query(statement);
   },
   /**
-   * One Trigger row takes every Occurrence of its Trigger, so folding event by event rewrites that
-   * row several times per delivery; runs of Occurrence events between Trigger revisions are folded
-   * set-based instead (same rows, see foldOccurrenceRun), revisions one by one in log order.
-   * Execution events touch only the execution counters, which nothing else writes: they are folded
-   * one by one after the rest, in their own log order.
+   * Event by event would rewrite a Trigger's row several times per delivery: runs of Occurrence events are set-based.
+   * Execution counters are written by nothing else, so execution events are folded after the rest.
    */
   async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
     const ledger = await OccurrenceLedger.load(tx, events);

@@ -4,10 +4,7 @@ import { listOccurrences, type OccurrenceView, type Page } from '../occurrences/
 import { withScheduleHealth } from '../scheduler/schedule-health.js';
 import type { ScheduleHealth, TriggerHealth, TriggerHealthDetail, TriggerHealthRow } from './trigger-health.view.js';
 
-/**
- * Reasons that say the Trigger's own machinery is in trouble (a filter or guard that cannot decide, a
- * revoked key), as opposed to business outcomes (budget, scope, mission paused) that are working as meant.
- */
+/** The Trigger's own machinery in trouble, unlike business outcomes (budget, scope) working as meant. */
 export const DEGRADING_REASONS: readonly string[] = ['filter_inconclusive', 'guard_fault', 'key_revoked'];
 
 interface HealthRow {

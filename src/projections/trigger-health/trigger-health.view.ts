@@ -2,11 +2,7 @@ import type { OccurrenceView } from '../occurrences/occurrences.queries.js';
 
 export type TriggerHealth = 'ok' | 'degraded' | 'held' | 'disabled';
 
-/**
- * OP-1 `GET /v1/operator/triggers` row. Only fields the read model computes are shown: `executions`
- * counts pending and claimed from the execution streams, `recovery` covers schedule held ranges only,
- * and schedules take `nextFireAt`, `tzdataDrift` and "held" from the schedules read model.
- */
+/** OP-1. Only fields the read model computes are shown: `recovery` covers schedule held ranges only. */
 export interface TriggerHealthRow {
   triggerId: string;
   revision: number;
@@ -33,5 +29,4 @@ export interface ScheduleHealth {
   held: Array<{ from: string; to: string; count: number }>;
 }
 
-/** `GET /v1/operator/triggers/{triggerId}`: the row, the 10 newest Occurrences and, for schedules, `schedule`. */
 export type TriggerHealthDetail = TriggerHealthRow & { recentOccurrences: OccurrenceView[]; schedule?: ScheduleHealth };

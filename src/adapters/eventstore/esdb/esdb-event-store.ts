@@ -36,24 +36,16 @@ import {
 
 type PreparedEvent = NewEvent & { id: string; schemaVersion: number; metadata: NonNullable<NewEvent['metadata']> };
 
-/** Retries of `any` / `stream_exists` against racing writers before the conflict is reported. */
 const HEAD_ATTEMPTS = 20;
 
 /**
- * The EventStore port on EventStoreDB (gRPC client v6; server 22.6+ so stream reads carry $all
- * positions). Projections, checkpoints and everything else relational stay in PostgreSQL.
- *
  * The SQL adapter's three rules (sql-event-store.ts) hold here as follows:
- * - Every append goes out with a *concrete* expected revision (`no_stream` or a number): ESDB is
- *   idempotent by event id only then, never with `any` (ARCHITECTURE decision 3). `any` and
- *   `stream_exists` resolve the head first and retry on a conflict.
- * - Hash chain (AU-2): ESDB has no SQL, so the chain is computed here from the predecessor's stored
- *   hash; the append is conditional on that predecessor still being the head, so the link holds.
- *   `recordedAt`, `hash`, `prevHash` and `schemaVersion` travel in the event's metadata under the
- *   reserved key `$reveille` and are stripped again on read.
- * - `position` is the $all commit position (equal to the prepare position for gRPC appends, so it is
- *   unique per event). The $all log is written by one writer in order, so a prefix read never
- *   passes an uncommitted event: the gap-free rule needs no extra work here (read from the leader).
+ * - Every append goes out with a *concrete* expected revision: ESDB is idempotent by event id only then, never
+ *   with `any` (decision 3, docs/architecture.md). `any` and `stream_exists` resolve the head first and retry.
+ * - Hash chain (AU-2): computed here from the predecessor's stored hash, the append conditional on that
+ *   predecessor still being the head; it travels in the metadata under `$reveille`.
+ * - The $all log is written by one writer in order, so a prefix read never passes an uncommitted event: the
+ *   gap-free rule needs no extra work (read from the leader).
  */
 export class EsdbEventStore implements EventStore {
   readonly kind = 'eventstoredb' as const;
@@ -61,11 +53,10 @@ export class EsdbEventStore implements EventStore {
   constructor(
     private readonly client: EventStoreDBClient,
     private readonly upcasters = new UpcasterRegistry(),
-    /** Only the owner disposes the client; `withUpcasters` views share it. */
+    /** `withUpcasters` views share the client; only the owner disposes it. */
     private readonly ownsClient = true,
   ) {}
 
-  /** `esdb://host:2113?tls=false`, `esdb+discover://…`: the client connects lazily on first use. */
   static connect(connectionString: string, upcasters?: UpcasterRegistry): EsdbEventStore {
     return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString), upcasters);
   }
@@ -91,9 +82,8 @@ export class EsdbEventStore implements EventStore {
   }
 
   /**
-   * Resolves the head and appends there with that concrete revision. A retry of the same ids right
-   * after an ambiguous failure finds them as the stream's tail and returns them instead of writing
-   * duplicates (with a writer in between, ESDB itself could not tell either).
+   * A retry of the same ids after an ambiguous failure finds them as the stream's tail and returns them instead of
+   * writing duplicates (with a writer in between, ESDB itself could not tell either).
    */
   private async appendAtHead(
     streamId: string,
@@ -117,10 +107,7 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
-  /**
-   * Appends after revision `at` (-1: new stream). `prev` is the event at `at` when the caller already
-   * holds it (null: none), undefined to read it here.
-   */
+  /** `prev`: the event at `at` when the caller already holds it (null: none), undefined to read it here. */
   private async appendAt(
     streamId: string,
     events: PreparedEvent[],
@@ -200,10 +187,8 @@ export class EsdbEventStore implements EventStore {
   }
 
   /**
-   * The application's events after `after`, in $all order. $all also holds system streams and
-   * events (`$`-prefixed: stream metadata, links, stats) which are skipped, so a page is refilled
-   * until `maxCount` application events are found or the log ends. A read from a position includes
-   * the event at it, hence the `> after` filter.
+   * $all also holds system events, which are skipped, so a page is refilled until `maxCount` application events
+   * are found. A read from a position includes the event at it, hence the `> after` filter.
    */
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const limit = options.maxCount ?? 500;
@@ -231,7 +216,6 @@ export class EsdbEventStore implements EventStore {
     });
   }
 
-  /** The newest application event in $all (system events skipped), 0 when there is none. */
   async headPosition(): Promise<number> {
     return guard(async () => {
       const page = await this.collectAll(
@@ -244,16 +228,14 @@ export class EsdbEventStore implements EventStore {
     });
   }
 
-  /** $all positions are totally ordered and the log has no in-flight gaps: plain comparison. */
+  /** $all has no in-flight gaps: plain comparison. */
   async isAtOrBefore(position: number, checkpoint: number): Promise<boolean> {
     return position <= checkpoint;
   }
 
   /**
-   * CAVEAT (SC-6): EventStoreDB offers no clock query, so this is the HOST clock, not the store's.
-   * Appending a probe event to learn the server's `created` time would cost a write per call and
-   * pollute the log, so it is not done. Deployments on EventStoreDB must keep hosts NTP-synced:
-   * schedules, windows and the `recordedAt` stamped into events all follow this clock.
+   * CAVEAT (SC-6): EventStoreDB offers no clock query, so this is the HOST clock; a probe append per call would cost
+   * a write and pollute the log. Deployments on EventStoreDB must keep hosts NTP-synced.
    */
   async now(): Promise<Date> {
     return new Date();
@@ -267,7 +249,7 @@ export class EsdbEventStore implements EventStore {
     if (this.ownsClient) await this.client.dispose();
   }
 
-  /** A stream read as port events; a missing stream is empty. */
+  /** A missing stream is empty. */
   private async collect(read: StreamingRead<ResolvedEvent>): Promise<RecordedEvent[]> {
     const out: RecordedEvent[] = [];
     try {
@@ -293,7 +275,7 @@ export class EsdbEventStore implements EventStore {
   }
 }
 
-/** Connection-level failures become StoreUnavailable (HTTP 503); conflicts and bugs stay themselves. */
+/** Only connection-level failures become StoreUnavailable (503); conflicts and bugs stay themselves. */
 async function guard<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();

@@ -1,27 +1,19 @@
-/**
- * Pure translations between the EventStore port and EventStoreDB's client types. No I/O here, so
- * every rule the adapter relies on (revisions, the metadata envelope, error classes) is unit-tested.
- */
+/** No I/O here, so every rule the adapter relies on (revisions, the metadata envelope, errors) is unit-tested. */
 import type { EventMetadata, ExpectedRevision, RecordedEvent } from '../../../domain/ports/event-store.js';
 
-/** ESDB's expected-revision vocabulary (the client's string constants, or a concrete revision). */
 export type EsdbExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | bigint;
-/** What ESDB reports as a stream's current revision. */
 export type EsdbCurrentRevision = 'no_stream' | bigint;
 
-/** Reserved metadata key holding what the port keeps in columns in SQL. */
 export const ENVELOPE_KEY = '$reveille';
 
-/** The adapter's own fields, stored inside ESDB's custom metadata under `$reveille`. */
 export interface Envelope {
-  /** Host clock at append, RFC 3339 UTC with milliseconds (ESDB's `created` is assigned later, server side). */
+  /** Host clock at append: ESDB's `created` is assigned later, server side. */
   recordedAt: string;
   hash: string;
   prevHash: string | null;
   schemaVersion: number;
 }
 
-/** The port's expected revision in ESDB's terms (the adapter itself appends only with `no_stream` or a number). */
 export function toEsdbExpectedRevision(expected: ExpectedRevision): EsdbExpectedRevision {
   if (typeof expected !== 'number') return expected;
   if (expected === -1) return 'no_stream';
@@ -34,23 +26,18 @@ export function concreteRevision(at: number): 'no_stream' | bigint {
   return toEsdbExpectedRevision(at) as 'no_stream' | bigint;
 }
 
-/** ESDB's current revision as the port's number: -1 when the stream does not exist. */
 export function fromEsdbRevision(current: EsdbCurrentRevision | undefined | null): number {
   if (current === undefined || current === null || current === 'no_stream') return -1;
   return Number(current);
 }
 
-/** The metadata written to ESDB: the caller's metadata plus the envelope under the reserved key. */
 export function wrapMetadata(metadata: EventMetadata, envelope: Envelope): Record<string, unknown> {
   if (Object.prototype.hasOwnProperty.call(metadata, ENVELOPE_KEY))
     throw new Error(`event metadata must not use the reserved key ${ENVELOPE_KEY}`);
   return { ...metadata, [ENVELOPE_KEY]: envelope };
 }
 
-/**
- * Splits stored metadata back into the caller's metadata and the envelope. Events written by other
- * clients have no envelope: `envelope` is null and the metadata is returned as it is (if it is an object).
- */
+/** Events written by other clients have no envelope. */
 export function unwrapMetadata(stored: unknown): { metadata: EventMetadata; envelope: Envelope | null } {
   if (typeof stored !== 'object' || stored === null || Array.isArray(stored) || stored instanceof Uint8Array)
     return { metadata: {}, envelope: null };
@@ -69,7 +56,6 @@ function isEnvelope(value: unknown): value is Envelope {
   );
 }
 
-/** The subset of the client's recorded event the adapter reads. */
 export interface EsdbRecord {
   streamId: string;
   id: string;
@@ -82,9 +68,8 @@ export interface EsdbRecord {
 }
 
 /**
- * The port's event from an ESDB record. `position` is the $all commit position: for events appended
- * through gRPC (implicit transactions) commit = prepare = the event's own log position, so it is
- * unique per event. Stream reads carry it from server 22.6 on; older servers cannot serve this port.
+ * For gRPC appends the $all commit position equals the prepare position, so it is unique per event. Stream reads
+ * carry it from server 22.6 on; older servers cannot serve this port.
  */
 export function toRecordedEvent(record: EsdbRecord, commitPosition?: bigint): RecordedEvent {
   const commit = commitPosition ?? record.position?.commit;
@@ -109,12 +94,10 @@ export function toRecordedEvent(record: EsdbRecord, commitPosition?: bigint): Re
   };
 }
 
-/** System streams (`$…`, `$$…` metadata streams) and system events (`$>` links, `$metadata`, stats) are not the application's log. */
 export function isSystemEvent(streamId: string, type: string): boolean {
   return streamId.startsWith('$') || type.startsWith('$');
 }
 
-/** The `(commit, prepare)` pair readAll starts at; for gRPC-written events both equal the commit position. */
 export function positionFrom(after: number): { commit: bigint; prepare: bigint } {
   if (!Number.isSafeInteger(after) || after < 0) throw new RangeError(`invalid position ${after}`);
   return { commit: BigInt(after), prepare: BigInt(after) };
@@ -139,7 +122,6 @@ export function isUnavailable(error: unknown): boolean {
   );
 }
 
-/** ESDB's WrongExpectedVersionError, with the stream's actual revision as a port number (-1: no stream). */
 export function wrongExpectedActual(error: unknown): number | null {
   if (typeof error !== 'object' || error === null) return null;
   const e = error as { type?: unknown; actualVersion?: unknown };

@@ -1,20 +1,15 @@
 import type { RecordedEvent } from '../../../domain/ports/event-store.js';
 
 /**
- * The SQL pieces every statement on the events table is built from, so the hash chain, the recorded-at
- * text and the column lists are written once for all INSERT paths (single append, multi-event append,
- * batch append, new-stream group commit) and every read. Only the texts are shared: each statement
- * keeps its own name and plan.
+ * The hash chain, recorded-at text and column lists, written once for every INSERT path and read. Only the texts
+ * are shared: each statement keeps its own name and plan.
  */
 
 /** The columns an INSERT fills; position and transaction_id come from their defaults. */
 export const INSERT_COLUMNS =
   'event_id, stream_id, revision, type, schema_version, data, metadata, recorded_at, hash, prev_hash';
 
-/**
- * A timestamptz as the port's `recordedAt` (RFC 3339 UTC, milliseconds). The hash covers this text, so
- * the stored value is truncated to milliseconds first: reading it back gives the hashed text.
- */
+/** The hash covers this text, so the stored value is truncated to milliseconds first: reading it back gives it. */
 export const recordedAtText = (timestamp: string): string =>
   `to_char(${timestamp} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
@@ -22,20 +17,14 @@ export const recordedAtText = (timestamp: string): string =>
 export const STAMP = `SELECT date_trunc('milliseconds', now()) AS ts,
                  ${recordedAtText("date_trunc('milliseconds', now())")} AS rec`;
 
-/**
- * Rule 3's hash (chainHash of domain/shared/event-hash.ts) as an SQL expression over three text
- * expressions: a null predecessor hashes as the empty string, and `prevHash` null builds a stream's
- * first link outright. verifyStreamChain recomputes it in TypeScript over what was stored.
- */
+/** Rule 3's hash, the same as chainHash in domain/shared/event-hash.ts: keep both in step. */
 export const chainHashSql = (prevHash: string | null, recordedAt: string, content: string): string => {
   const prev = prevHash === null ? '' : `coalesce(${prevHash}, '') || `;
   return `encode(sha256(convert_to(${prev}E'\\n' || ${recordedAt} || E'\\n' || ${content}, 'UTF8')), 'hex')`;
 };
 
-/** What the database decides about an appended event (the rest is what the caller sent). */
 export const APPENDED_COLUMNS = `position, revision, ${recordedAtText('recorded_at')} AS recorded_at, hash, prev_hash`;
 
-/** The columns of a read event; the prefix `p` (say `e.`) names the events row when the query joins others. */
 export const eventColumns = (p = ''): string =>
   `${p}position, ${p}event_id, ${p}stream_id, ${p}revision, ${p}type, ${p}schema_version, ${p}data, ${p}metadata,
    ${recordedAtText(`${p}recorded_at`)} AS recorded_at, ${p}hash, ${p}prev_hash`;
@@ -48,7 +37,6 @@ export interface AppendedRow {
   prev_hash: string | null;
 }
 
-/** A row selected with eventColumns(). */
 export interface EventRow {
   position: string | number;
   event_id: string;

@@ -1,13 +1,10 @@
 import type { SqlClient } from '../../../projections/sql-client.js';
 
-/** A forward-only schema change; ids are applied in the order given and never edited once shipped. */
+/** Applied in the order given, never edited once shipped. */
 export interface Migration {
   id: string;
   sql: string;
-  /**
-   * A query answering one row with a boolean `ok`: where it is false the migration is skipped and
-   * not recorded, so it is asked again at the next start (a capability of the server, not of the schema).
-   */
+  /** A server capability: when `ok` is false the migration is skipped unrecorded, and asked again next start. */
   onlyIf?: string;
 }
 
@@ -39,9 +36,8 @@ export const eventStoreMigrations: Migration[] = [
       );`,
   },
   {
-    // Event data past ≈ 2 KB (a delivered payload, and the request that copies it) is compressed on
-    // every append and decompressed on every read that strips it: lz4 does both several times faster
-    // than the default pglz. Only new rows change; servers built without lz4 (PGlite) keep pglz.
+    // Event data past ≈ 2 KB (payloads) is compressed on every append and decompressed on every read that strips
+    // it: lz4 does both several times faster than pglz. Servers built without lz4 (PGlite) keep pglz.
     id: '0002_events_data_lz4',
     sql: `ALTER TABLE events ALTER COLUMN data SET COMPRESSION lz4`,
     onlyIf: `SELECT coalesce(bool_or('lz4' = ANY(enumvals)), false) AS ok FROM pg_settings WHERE name = 'default_toast_compression'`,
@@ -50,7 +46,6 @@ export const eventStoreMigrations: Migration[] = [
 
 const LOCK_KEY = 727_271_001; // any constant: serializes concurrent migrators of one database
 
-/** Applies pending migrations in order, each in its own transaction, safe under concurrent starts. */
 export async function runMigrations(
   client: SqlClient,
   migrations: Migration[],

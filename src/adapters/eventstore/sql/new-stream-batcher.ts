@@ -5,26 +5,20 @@ import { INSERT_NEW_STREAMS } from './sql-batch-append.js';
 import { StatementBatcher } from './statement-batcher.js';
 import { recordedAtText } from './event-row.js';
 
-/** A first event of a new stream, as the store prepared it. */
 interface NewStreamEvent extends NewEvent {
   id: string;
   schemaVersion: number;
   metadata: NonNullable<NewEvent['metadata']>;
 }
 
-/** Where the batch put an event; null when its stream already existed (or the batch could not say). */
+/** null: the stream already existed, or the batch could not say. */
 interface NewStreamAppended {
   position: number;
   recordedAt: string;
   hash: string;
 }
 
-/**
- * Revision 0 of many streams in one INSERT. Each row is independent: a stream that already exists is
- * skipped (ON CONFLICT DO NOTHING) instead of failing the others. Only the canonical contents travel,
- * as one text: the columns are read from them, so the payload is sent once and no array literal has
- * to be escaped.
- */
+/** A stream that already exists is skipped instead of failing the others. */
 const INSERT_NEW_STREAMS_SQL = `${INSERT_NEW_STREAMS}
 ON CONFLICT (stream_id, revision) DO NOTHING
 RETURNING event_id, position, ${recordedAtText('recorded_at')} AS recorded_at, hash`;
@@ -35,9 +29,8 @@ interface NewStreamAppend {
 }
 
 /**
- * Group commit for the hottest append (an Occurrence's first event at "no stream", OC-3): appends
- * that arrive while earlier ones are being committed share one statement and its WAL flush. Every
- * caller still learns its own outcome; one whose stream existed gets null and takes the ordinary path.
+ * Group commit for the hottest append (an Occurrence's first event, OC-3): appends that arrive during a commit
+ * share the next statement and its WAL flush; one whose stream existed gets null and takes the ordinary path.
  */
 export function newStreamBatcher(sql: SqlExecutor): StatementBatcher<NewStreamAppend, NewStreamAppended | null> {
   return new StatementBatcher((batch) => insertNewStreams(sql, batch));

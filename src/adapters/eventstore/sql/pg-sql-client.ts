@@ -4,12 +4,11 @@ import { translateStoreError } from './store-errors.js';
 
 export interface PgClientOptions {
   connectionString: string;
-  /** Isolates a deployment (or a test file) in its own schema. */
   schema?: string;
   max?: number;
 }
 
-/** Few connections: only short writes whose durability rides on a later commit or a rebuild use them (replay rows, read-model batches, checkpoints). */
+/** Few: only short writes whose durability rides on a later commit or a rebuild use them (replay rows, checkpoints). */
 const UNFLUSHED_POOL_SIZE = 8;
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -8,7 +8,6 @@ export class PgliteSqlClient implements SqlClient {
 
   private constructor(private readonly db: PGlite) {}
 
-  /** `dataDir` undefined keeps the database in memory (tests). */
   static async open(dataDir?: string): Promise<PgliteSqlClient> {
     return new PgliteSqlClient(await PGlite.create(dataDir ? { dataDir } : {}));
   }

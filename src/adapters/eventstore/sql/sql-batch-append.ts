@@ -5,13 +5,11 @@ import type { SqlExecutor, SqlQuery } from '../../../projections/sql-client.js';
 import { isUniqueViolation } from './store-errors.js';
 import { chainHashSql, INSERT_COLUMNS, STAMP } from './event-row.js';
 
-/** An appended event as the batch knows it: what it sent plus where the store put it. */
 export type BatchAppended = Pick<
   RecordedEvent,
   'id' | 'streamId' | 'revision' | 'position' | 'type' | 'schemaVersion' | 'data' | 'metadata'
 >;
 
-/** Some stream of the batch was not at its expected revision; nothing of the batch was written. */
 export class BatchConflict extends Error {
   override readonly name = 'BatchConflict';
   constructor(cause?: unknown) {
@@ -20,13 +18,9 @@ export class BatchConflict extends Error {
 }
 
 /**
- * Several streams in one INSERT, all or nothing, under the store's rules (sql-event-store.ts): each
- * stream's chain resumes from the hash at the revision before its first event. The only input is the
- * events' canonical contents joined by newlines (canonical JSON escapes every newline inside strings,
- * so the separator is unambiguous) — each content already names its stream, revision, type, data and
- * metadata, so nothing is sent twice. A stream that is ahead fails the unique constraint; one that is
- * behind leaves the chain short, and the count guard then inserts nothing. The schedule materializer
- * commits hundreds of due instants per statement this way.
+ * The only input is the canonical contents joined by newlines (canonical JSON escapes every newline, so the
+ * separator is unambiguous; each content names its stream and revision). A stream that is ahead fails the unique
+ * constraint; one that is behind leaves the chain short, and the count guard then inserts nothing.
  */
 const APPEND_BATCH_SQL = `
 WITH RECURSIVE
@@ -53,10 +47,7 @@ SELECT (c.j->>'id')::uuid, c.stream_id, c.revision, c.j->>'type', (c.j->>'schema
  ORDER BY c.ord
 RETURNING stream_id, revision, position`;
 
-/**
- * The first events of new streams from their canonical contents ($1: one text, contents joined by
- * newlines, which canonical JSON never holds raw). Callers add their conflict rule and RETURNING.
- */
+/** Callers add their conflict rule and RETURNING. */
 export const INSERT_NEW_STREAMS = `
 WITH input AS MATERIALIZED (
   SELECT t.ord, t.c AS content, t.c::jsonb AS j FROM unnest(string_to_array($1::text, E'\\n')) WITH ORDINALITY AS t(c, ord)),
@@ -68,25 +59,17 @@ SELECT (i.j->>'id')::uuid, i.j->>'streamId', 0, i.j->>'type', (i.j->>'schemaVers
  WHERE (i.j->>'revision')::int = 0
  ORDER BY i.ord`;
 
-/**
- * APPEND_BATCH_SQL for contents that each open a new stream with its only event (no predecessor to look
- * up, no per-stream ordering), as one flat INSERT. A stream that already exists fails the unique
- * constraint (its content at another revision inserts nothing: the count check).
- */
+/** No predecessor to look up, so a flat INSERT; a stream that already exists fails the unique constraint. */
 const APPEND_NEW_STREAMS_SQL = `${INSERT_NEW_STREAMS}
 RETURNING stream_id, revision, position`;
 
-/** One event's canonical content (what the batch INSERT parses and hashes) and where it goes. */
 export interface PreparedContent {
   streamId: string;
   revision: number;
   content: string;
 }
 
-/**
- * The events of `batch` as canonical contents, and each stream's appended events as they will be
- * recorded (positions still 0). Contents are not yet in any order: `insertContents` sorts them.
- */
+/** Positions are still 0, and the contents unsorted: `insertContents` sorts them. */
 export function prepareBatch(batch: readonly StreamAppend[]): {
   appended: BatchAppended[][];
   contents: PreparedContent[];
@@ -116,13 +99,8 @@ const byStream = (a: PreparedContent, b: PreparedContent): number =>
   a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : a.revision - b.revision;
 
 /**
- * Inserts prepared contents in one statement (inside the caller's transaction, if any), all or
- * nothing, and returns the position of each event keyed by `positionKey`. Streams are written in
- * stream-id order, so two racing batches over the same streams wait on each other instead of
- * deadlocking. A stream's events must be its consecutive revisions, and no stream may appear twice
- * with the same revision. When every content opens a new stream with its only event (Occurrences),
- * the statement is a flat INSERT; otherwise the chained one. (Inside a transaction, a caller may
- * split a mixed batch with `newStreamContents` and insert both parts.)
+ * Streams are written in stream-id order, so two racing batches over the same streams wait on each other instead
+ * of deadlocking. A stream's events must be its consecutive revisions.
  */
 export async function insertContents(
   sql: SqlExecutor,
@@ -146,7 +124,6 @@ export async function insertContents(
   return positions;
 }
 
-/** The contents that open a new stream with its only event (revision 0, no other content of that stream), and the rest. */
 export function newStreamContents(contents: readonly PreparedContent[]): {
   fresh: PreparedContent[];
   chained: PreparedContent[];
@@ -183,11 +160,7 @@ async function insertSorted(
 
 export const positionKey = (streamId: string, revision: number): string => `${revision} ${streamId}`;
 
-/**
- * Appends every stream of `batch` in one statement (inside the caller's transaction, if any) and
- * returns each stream's appended events in batch order. Only positions come back from the
- * database: the rest is what was sent.
- */
+/** Only positions come back from the database: the rest is what was sent. */
 export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend[]): Promise<BatchAppended[][]> {
   const { appended, contents } = prepareBatch(batch);
   const positions = await insertContents(sql, contents);

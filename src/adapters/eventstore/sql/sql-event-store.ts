@@ -79,10 +79,7 @@ SELECT (e->>'id')::uuid, $1, $3::int + ord::int, e->>'type', (e->>'schemaVersion
   FROM chain c, stamp s ORDER BY c.ord
 RETURNING ${APPENDED_COLUMNS}`;
 
-/**
- * The hot path (every dedupe, decision and claim appends one event): APPEND_SQL with scalar parameters
- * and no CTE, about half its statement cost (BENCHMARKS.md, append).
- */
+/** The hot path (each dedupe, decision and claim): no CTE, about half APPEND_SQL's cost (BENCHMARKS.md). */
 const APPEND_ONE_SQL = `
 INSERT INTO events (${INSERT_COLUMNS})
 SELECT $1::uuid, $2, $3::int + 1, $4, $5::int, $6::jsonb, $7::jsonb, s.ts, ${chainHashSql('p.hash', 's.rec', '$8::text')}, p.hash
@@ -105,12 +102,9 @@ SELECT ${eventColumns()} FROM events
  LIMIT $2`;
 
 /**
- * READ_ALL_SQL's page, but only rows of the wanted types come back with their data; every row also
- * carries the page's size and last position, and an all-filtered page still yields one row saying so.
- * One index scan reads the page with its data: a second lookup of the wanted rows by position was
- * planned as a hash join over the whole log whenever the plan was cached while the log was small.
- * $4 and $5 are data paths the reader does not need (`#-` of the empty path removes nothing); the
- * page's other rows never have their data touched.
+ * An all-filtered page still yields one row carrying the page's size and last position. One index scan reads the
+ * page with its data: a second lookup by position was planned as a hash join over the whole log whenever the plan
+ * was cached while the log was small.
  */
 const READ_ALL_OF_SQL = `
 WITH page AS (
@@ -156,7 +150,6 @@ export class SqlEventStore implements EventStore {
     this.reads = batching ? new StatementBatcher((requests) => this.readStreams(requests)) : null;
   }
 
-  /** A view of this store whose statements run inside the caller's transaction. */
   within(tx: SqlExecutor): SqlEventStore {
     const bound: SqlClient = {
       ...this.sql,
@@ -169,7 +162,6 @@ export class SqlEventStore implements EventStore {
     return new SqlEventStore(bound, this.upcasters, this.signal, { batching: false });
   }
 
-  /** The port's transactional batch append (the scheduler's commit with its due-index rows). */
   readonly inTransaction = inTransactionOf((tx) => this.within(tx));
 
   async append(streamId: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -360,10 +352,7 @@ export class SqlEventStore implements EventStore {
     }
   }
 
-  /**
-   * The batch's statement cannot say which stream was not at its expected revision, so the conflict
-   * looks (the hot path pays nothing) and names the first such stream in batch order.
-   */
+  /** The batch's statement cannot say which stream moved, so a conflict looks it up (the hot path pays nothing). */
   private async batchConflict(batch: readonly StreamAppend[], conflict: BatchConflict): Promise<WrongExpectedRevision> {
     let heads: Map<string, number>;
     try {

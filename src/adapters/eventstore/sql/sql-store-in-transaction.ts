@@ -17,11 +17,7 @@ import {
   prepareBatch,
 } from './sql-batch-append.js';
 
-/**
- * The port's `inTransaction` for the SQL stores, given how the store binds itself to a transaction
- * (`SqlEventStore.within`). The transaction is the SqlExecutor the caller's SqlClient handed out: the
- * events table lives in the same database, so the append and the caller's writes commit as one.
- */
+/** The events table lives in the caller's database, so the append and the caller's writes commit as one. */
 export const inTransactionOf =
   (within: (tx: SqlExecutor) => Pick<EventStore, 'readStream'>) =>
   (transaction: StoreTransaction): StoreInTransaction => {

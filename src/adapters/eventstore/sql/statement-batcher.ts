@@ -10,10 +10,8 @@ export interface StatementBatcherOptions {
 }
 
 /**
- * Group commit for one statement shape: calls that arrive while earlier ones are in flight share the
- * next statement (and, for writes, its WAL flush). Nothing waits on a timer — calls issued in the same
- * turn of the event loop go together, and an idle process sends each call at once. `run` answers the
- * items in order; if it throws, every call of that batch fails with its error.
+ * Calls that arrive while earlier ones are in flight share the next statement (and its WAL flush). Nothing waits
+ * on a timer, so an idle process sends each call at once; if `run` throws, every call of that batch fails.
  */
 export class StatementBatcher<I, R> {
   private queue: Pending<I, R>[] = [];
