@@ -13,10 +13,7 @@ import { CONFIG } from '../config/config.token.js';
 
 const NAME = 'processor:admission';
 
-/**
- * Admits every observed Occurrence from the log (AD-1). Several processes may run it: the decision
- * append at the occurrence stream's revision lets one win; the checkpoint only saves work.
- */
+/** AD-1: several processes may run it; the decision append at the stream's revision lets one win. */
 @Injectable()
 export class AdmissionProcessor {
   private readonly logger = new Logger('Admission');

@@ -7,22 +7,18 @@ const REFRESH_MS = 500;
 /** A process that has not served ingress for this long stops counting (a background-only process never starts). */
 const IDLE_MS = 10_000;
 
-/** The checkpoint of the projection that keeps rm_outstanding. */
 const FOLDED_BY = 'projection:occurrences';
 
 export type BacklogReason = 'outstanding_source' | 'outstanding_global';
 
 /**
- * WH-8: outstanding unadmitted occurrences, per source and overall. The hot path reads an in-memory
- * snapshot refreshed from the occurrences read model's per-source counter, so shedding load costs
- * no query. Only a process that serves ingress pays for the snapshot: refreshing starts with the
- * first delivery and pauses after IDLE_MS without one.
+ * WH-8: shedding load costs no query: the hot path reads an in-memory snapshot of the read model's
+ * per-source counter, refreshed only while this process serves ingress.
  */
 @Injectable()
 export class Backpressure implements OnApplicationShutdown {
   private perSource = new Map<string, number>();
   private total = 0;
-  /** This process's accepts the read model had not folded at the last count (position of each Occurrence). */
   private unfolded: Array<{ key: string; position: number }> = [];
   private timer: NodeJS.Timeout | null = null;
   private servedAt = 0;
@@ -36,7 +32,6 @@ export class Backpressure implements OnApplicationShutdown {
     this.limits = config.maxOutstanding;
   }
 
-  /** null when there is room; otherwise the reason for a 429. */
   check(tenant: string, sourceId: string): BacklogReason | null {
     this.servedAt = Date.now();
     if (!this.timer) this.startRefreshing();
@@ -53,7 +48,6 @@ export class Backpressure implements OnApplicationShutdown {
     this.total += 1;
   }
 
-  /** Reads the undecided Occurrences per source now; concurrent callers share one query. */
   refresh(): Promise<void> {
     this.refreshing ??= this.count().finally(() => (this.refreshing = null));
     return this.refreshing;

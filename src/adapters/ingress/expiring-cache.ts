@@ -1,7 +1,4 @@
-/**
- * Lookups remembered for a short time, in-flight ones shared: a burst for one key costs one query.
- * A failed lookup is forgotten at once; the oldest entry leaves first when the cache is full.
- */
+/** In-flight lookups are shared, so a burst for one key costs one query; a failed lookup is forgotten at once. */
 export class ExpiringCache<V> {
   private readonly entries = new Map<string, { at: number; value: Promise<V> }>();
 

@@ -40,6 +40,5 @@ export function problemAnswer(
   return { status, body: renderProblem(problem), headers: { ...headers, 'content-type': 'application/problem+json' } };
 }
 
-/** 429 `rate_limited` with `Retry-After` and the limit that was hit. */
 export const shed = (reason: ShedReason, detail: string, retryAfterSeconds: number): IngressAnswer =>
   problemAnswer(429, 'rate_limited', detail, { 'Retry-After': String(retryAfterSeconds) }, { reason });

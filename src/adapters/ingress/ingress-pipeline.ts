@@ -50,9 +50,9 @@ interface Accepted {
 }
 
 /**
- * Everything after the bytes are in: verify over the exact raw bytes, then replay state, then parse,
- * map server-side, and append. Each step rejects before the next one costs more (issue 5 order);
- * a signed source that fails verification never falls through to unsigned handling (WH-4).
+ * Verify over the exact raw bytes, then replay state, then parse, map and append: the cheapest refusal
+ * comes first, so each step rejects before the next one costs more (WH-1, WH-8). A signed source that
+ * fails verification never falls through to unsigned handling (WH-4).
  */
 @Injectable()
 export class IngressPipeline {
@@ -128,9 +128,8 @@ export class IngressPipeline {
       );
     }
 
-    // The replay record (a write) and the mapping (parse, bindings, each Trigger's current definition)
-    // need nothing from each other, so their round trips overlap; their verdicts are still taken in
-    // the issue's order, replay first, and nothing is appended before both are in.
+    // The replay record and the mapping need nothing from each other, so their round trips overlap;
+    // the replay verdict is still taken first, and nothing is appended before both are in.
     const [replay, mapping] = await Promise.all([
       this.recordReplay(source, delivery, verified),
       this.map(source, delivery, format.format, verified),

@@ -12,28 +12,20 @@ export const MAX_INGRESS_BODY_BYTES = 1024 * 1024;
 const MAX_HEADERS = 100;
 const LOOKUP_RATE = { perSecond: 200, burst: 400 };
 const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-/**
- * After an early 413, how long and how much more of the body is read and dropped before the
- * connection is cut: closing a socket with unread bytes resets it, and a reset makes the sender
- * lose the answer it was sent (its kernel drops what it had not read yet).
- */
+// After an early 413 the rest of the body is read and dropped up to these bounds: closing a socket with
+// unread bytes resets it, and a reset makes the sender's kernel drop the answer it had not read yet.
 const LINGER = { ms: 1_000, bytes: 8 * 1024 * 1024 };
 
 interface IngressRequest extends FastifyRequest<{ Params: { sourceId: string } }> {
   ingressSource?: IngressSource;
 }
 
-/**
- * Webhook ingress as a plain Fastify route: no bearer token, raw bytes kept exactly, and the cheap
- * checks (rate limits, header count, declared length) run before the body is read or the database
- * is asked anything (WH-1, WH-8).
- */
+/** Raw bytes kept exactly; the cheap checks run before the body is read or the database is asked (WH-1, WH-8). */
 export function registerIngressRoute(
   fastify: FastifyInstance,
   deps: {
     pipeline: IngressPipeline;
     sources: SourceCache;
-    /** The whole process's budget (config.ingressRate), checked before anything else. */
     globalRate: { perSecond: number; burst: number };
   },
 ): void {
@@ -136,17 +128,13 @@ function readCapped(payload: Readable, limit: number, done: (error: Error | null
   payload.on('error', (error) => finish(error));
 }
 
-/** Reads and drops the rest of a refused body, keeping none of it. */
 function dropRestOfBody(request: IncomingMessage): void {
   request.removeAllListeners('data');
   request.on('data', () => undefined);
   request.resume();
 }
 
-/**
- * Once the 413 is out, the sender has LINGER (time, or bytes it still sends) to read it; then the
- * connection is cut, so an endless body cannot hold it. A body that ends in time keeps it open.
- */
+/** The sender has LINGER to read the 413; then the connection is cut, so an endless body cannot hold it. */
 function cutAfterAnswer(request: IncomingMessage, response: ServerResponse): void {
   response.once('finish', () => {
     if (request.complete) return;

@@ -6,7 +6,6 @@ export type ParsedPayload = { ok: true; payload: unknown; eventType: string | nu
 export interface PayloadRules {
   format: 'json' | 'cloudevents-structured' | 'cloudevents-binary';
   eventTypePointer: string | null;
-  /** GitHub-style sources name the event in a header (X-GitHub-Event). */
   eventTypeHeader: string | null;
   requiredPointers: readonly string[];
 }

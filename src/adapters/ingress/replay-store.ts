@@ -2,20 +2,14 @@ import { createHash } from 'node:crypto';
 import type { SqlClient, SqlExecutor } from '../../projections/sql-client.js';
 import { StatementBatcher } from '../eventstore/sql/statement-batcher.js';
 
-/**
- * How long a seen (source, delivery id, signature) stays remembered. Signed-timestamp schemes need
- * only their tolerance window, but GitHub-style signatures carry no timestamp, so their horizon must
- * cover the provider's redelivery window (WH-4): 30 days, longer than GitHub keeps deliveries
- * redeliverable. Expiry never re-authenticates anything: stale timestamps fail on their own.
- */
+/** GitHub signatures carry no timestamp, so the horizon outlasts GitHub's redelivery window (WH-4). */
 export const GITHUB_REPLAY_HORIZON_SECONDS = 30 * 24 * 3600;
 
 export type ReplayVerdict = 'first' | 'redelivery' | 'replayed_signature';
 
 /**
- * Records a verified delivery. The same delivery id again is a provider redelivery (business dedupe
- * answers it); the same signature under another delivery id is a replay of captured bytes — for
- * schemes whose signature does not cover the delivery id (GitHub), the only thing that catches it.
+ * The same signature under another delivery id is a replay of captured bytes — for schemes whose
+ * signature does not cover the delivery id (GitHub), the only thing that catches it.
  */
 export async function recordDelivery(
   sql: SqlClient,
@@ -50,7 +44,6 @@ function firstSightings(sql: SqlExecutor): StatementBatcher<Sighting, boolean> {
   return batcher;
 }
 
-/** true for each sighting this statement recorded; false where the (source, delivery id or signature) was already there. */
 async function insertFirstSightings(sql: SqlExecutor, sightings: Sighting[]): Promise<boolean[]> {
   const { rows } = await sql.query<{ delivery_id: string; tenant: string; source_id: string }>({
     name: 'reveille_record_deliveries',

@@ -19,7 +19,6 @@ export interface IngressSource {
   sourceId: string;
   revision: number;
   definition: SourceDefinition;
-  /** Active (not retired) keys with decrypted secrets, in generation order. */
   keys: IngressKey[];
 }
 
@@ -29,11 +28,7 @@ interface RouteRow {
   ciphertext: string | null;
 }
 
-/**
- * What the ingress pipeline needs to authenticate a delivery, read fresh on every call so a retired
- * key stops authenticating at once (WH-3). Two round trips: the route joined with the source's secret
- * rows, then the source stream. Keys come from the stream; a secret row no event names is ignored.
- */
+/** Read fresh per call so a retired key stops at once (WH-3); a secret row no event names is ignored. */
 @Injectable()
 export class SourceRegistry {
   private readonly logger = new Logger('SourceRegistry');
@@ -44,7 +39,6 @@ export class SourceRegistry {
     @Inject(SecretStore) private readonly secrets: SecretStore,
   ) {}
 
-  /** By the global route; null when unknown (the ingress answers 404). */
   async resolve(sourceId: string): Promise<IngressSource | null> {
     const route = await this.sql.query<RouteRow>(
       `SELECT r.tenant, s.key_id, s.ciphertext FROM ingress_routes r
@@ -68,10 +62,7 @@ export class SourceRegistry {
     return { tenant, sourceId, revision: state.revision, definition: state.definition, keys };
   }
 
-  /**
-   * Is this key generation retired now? (admission re-checks key_revoked, AD-2). Fails closed: a key
-   * or source that does not exist holds no current authority, so it counts as retired.
-   */
+  /** Fails closed (AD-2 key_revoked): a key or source that does not exist counts as retired. */
   async isKeyRetired(tenant: string, sourceId: string, keyId: string): Promise<boolean> {
     return isKeyRetired((await loadAggregate(this.store, sourceStream(tenant, sourceId), sourceDecider)).state, keyId);
   }

@@ -4,7 +4,6 @@ export class TokenBuckets {
 
   constructor(private readonly maxKeys = 10_000) {}
 
-  /** Takes one token; on refusal answers how many seconds until one is available. */
   take(
     key: string,
     perSecond: number,

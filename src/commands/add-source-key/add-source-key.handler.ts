@@ -17,10 +17,9 @@ import { AddSourceKeyCommand, type SourceKeyCreated } from './add-source-key.com
 const MAX_ATTEMPTS = 10;
 
 /**
- * Order matters (ARCHITECTURE decision 7): the secret row is written first, then SourceKeyAdded is
- * appended. A crash in between leaves a secret row no event names, which lookups ignore; never an
- * event without its secret. The generation is decided on each attempt (a concurrent key addition
- * moves it), so the row is rewritten with the same ciphertext before each append.
+ * The secret row is written before SourceKeyAdded (decision 7, docs/architecture.md): a crash in
+ * between leaves a row no event names, never an event without its secret. A concurrent key addition
+ * moves the generation, so the row is rewritten before each append.
  */
 @CommandHandler(AddSourceKeyCommand)
 export class AddSourceKeyHandler implements ICommandHandler<AddSourceKeyCommand> {

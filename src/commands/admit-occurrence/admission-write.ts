@@ -35,25 +35,20 @@ import {
 import type { TrustedClock } from '../shared/trusted-clock.js';
 import { appendOf, type Write } from '../shared/write-kernel.js';
 
-/** An observed Occurrence to admit, at the revision its stream was read. */
 export interface ToAdmit {
   streamId: string;
   expected: number;
   state: ObservedState;
 }
 
-/** What an admission appended: each Occurrence's step, in order, and each appended stream's position. */
 export interface Admitted {
   steps: AdmissionStep[];
   positions: readonly number[];
 }
 
 /**
- * Admits one Mission's Occurrences (AD-1, AD-2, AD-5): reads what the decision depends on once, has
- * the domain decide them in acceptance order, and hands the kernel one all-or-nothing write. The
- * counters go first, each at the revision it was read, so racing admitters of one Mission serialize;
- * then the decisions. Once appended, the counters are remembered so the next admission reads only
- * what others appended since.
+ * AD-1, AD-2, AD-5: the counters are appended first, each at the revision it was read, so racing
+ * admitters of one Mission serialize; then the decisions, all in one all-or-nothing write.
  */
 export async function admissionWrite(
   store: EventStore,
@@ -80,11 +75,6 @@ export async function admissionWrite(
   };
 }
 
-/**
- * Reads, in one round trip where the store can, the budget window and everything admitting
- * `occurrences` (one Mission's) depends on, on the trusted database clock; the Mission's slots are
- * read from their stream's last event alongside.
- */
 async function readAdmission(store: EventStore, clock: TrustedClock, occurrences: readonly ObservedOccurrence[]) {
   const { tenant, missionId } = occurrences[0]!;
   const now = (await clock.now()).toISOString();
@@ -130,11 +120,7 @@ function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitt
   return appends;
 }
 
-/**
- * After the append succeeded, the counters as the batch evolved them are the Mission's newest budget
- * and slot states. (Folding the batch's own events again onto the state read before it would copy
- * the whole window's counted log.)
- */
+/** Folding the batch's own events again onto the state read before it would copy the whole window's counted log. */
 function rememberCounters(
   store: EventStore,
   read: AdmissionRead,
@@ -159,7 +145,6 @@ function rememberCounters(
   });
 }
 
-/** The stream's state from the observation a caller already read (its first event). */
 export function fromObservation(observed: RecordedEvent): Loaded<OccurrenceState> {
   return {
     state: occurrenceDecider.evolve(occurrenceDecider.initialState, asDomainEvent<OccurrenceEvent>(observed)),

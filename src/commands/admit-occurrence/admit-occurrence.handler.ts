@@ -12,14 +12,10 @@ import { admissionWrite, fromObservation } from './admission-write.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 /**
- * AD-1/AD-2: look up current Trigger, Mission, budget, concurrency slots and key, decide once, and
- * append the decision at the occurrence stream's revision so racing admitters cannot both decide. An
- * admission also counts against the Mission's hourly budget and takes one of its slots (serializing
- * admissions per Mission); all of it is one all-or-nothing append where the store has one. Without one
- * (EventStoreDB) the appends go one by one, budget first: a crash after the budget is healed by the
- * next attempt reusing the counted execution id, but a crash after the slot leaves that slot counted
- * for good (nothing repairs it yet) — a known gap of that adapter. A conflict (another admitter
- * decided first, a conflicting delivery was recorded, the Mission's counters moved) decides again.
+ * AD-1/AD-2: the decision is appended at the occurrence stream's revision so racing admitters cannot
+ * both decide. Without an all-or-nothing append (EventStoreDB) the appends go one by one, budget
+ * first: a crash after the budget is healed by the next attempt reusing the counted execution id, but
+ * a crash after the slot leaves that slot counted for good — a known gap of that adapter.
  */
 @CommandHandler(AdmitOccurrenceCommand)
 export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCommand> {
@@ -64,7 +60,6 @@ function resultOf(occurrenceId: string, step: AdmissionStep, positions: readonly
     occurrenceId,
     decision: admitted ? 'admitted' : 'blocked',
     executionId: admitted ? step.executionId : null,
-    // The decision is the last stream appended.
     position: positions[positions.length - 1]!,
   };
 }

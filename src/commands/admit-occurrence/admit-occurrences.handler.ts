@@ -12,10 +12,8 @@ import { admissionWrite, fromObservation } from './admission-write.js';
 import { DecisionNotifier } from './decision-notifier.js';
 
 /**
- * One Mission's backlog decided together: the budget is counted in acceptance order as one by one
- * would, but read once and appended once with every decision. A stream that moved meanwhile (another
- * admitter, a conflicting delivery, a new budget unit) fails the whole append, and each Occurrence is
- * then admitted on its own, which re-reads everything.
+ * One Mission's backlog read once and appended once, counted as one by one would. A stream that moved
+ * meanwhile fails the whole append, and each Occurrence is then admitted on its own.
  */
 @CommandHandler(AdmitOccurrencesCommand)
 export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrencesCommand> {

@@ -1,10 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-/**
- * Wakes `?wait=decision` requests in this process the moment their occurrence is decided, instead
- * of every waiter re-reading its stream on every append. Decisions made by another process are
- * still found by the waiters' slow polling.
- */
+/** Spares `?wait=decision` waiters re-reading on every append; another process's decisions are found by polling. */
 @Injectable()
 export class DecisionNotifier {
   private readonly waiters = new Map<string, Set<() => void>>();
@@ -21,7 +17,6 @@ export class DecisionNotifier {
     this.waiters.delete(occurrenceId);
   }
 
-  /** Resolves when `occurrenceId` is decided here, or after `timeoutMs`. */
   wait(occurrenceId: string, timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
       const set = this.waiters.get(occurrenceId) ?? new Set();

@@ -1,7 +1,7 @@
 import { Command } from '@nestjs/cqrs';
 import type { CommandContext } from '../shared/command-context.js';
 
-/** What a consumer needs to run the execution it claimed (api.md Executions). */
+/** What a consumer needs to run the execution it claimed (EX-2). */
 export interface ClaimResult {
   executionId: string;
   fence: number;

@@ -7,7 +7,7 @@ export interface ManualFireResult {
   position: number;
 }
 
-/** Fire a manual occurrence; the Idempotency-Key is its delivery identity (api.md Manual occurrences). */
+/** Fire a manual occurrence; the Idempotency-Key is its delivery identity. */
 export class FireManualOccurrenceCommand extends Command<ManualFireResult> {
   constructor(
     readonly context: CommandContext,

@@ -9,9 +9,8 @@ export interface CachedAggregate {
 const MAX_PER_STORE = 20_000;
 
 /**
- * Folded states by stream, per store instance. A hit still reads the stream from the cached
- * revision on, so the state is always current; the cache only saves re-reading and re-folding
- * history (a Mission's hourly budget stream would otherwise cost O(n) per admission). Safe because
+ * A hit still reads the stream from the cached revision on, so the state is always current; the cache
+ * saves re-folding history (a Mission's budget stream would cost O(n) per admission). Safe because
  * streams only grow and `evolve` never mutates the state it is given.
  */
 const caches = new WeakMap<EventStore, Map<string, CachedAggregate>>();

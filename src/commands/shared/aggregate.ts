@@ -6,7 +6,6 @@ export interface Loaded<S> {
   state: S;
   /** Stream revision of the last event, -1 when the stream does not exist. */
   revision: number;
-  /** Global position of the last event, 0 when none. */
   position: number;
 }
 
@@ -15,7 +14,6 @@ export const asDomainEvent = <E extends DomainEvent>(event: RecordedEvent): E =>
 
 type Folding<S, E extends DomainEvent> = Pick<Decider<S, E, never>, 'initialState' | 'evolve'>;
 
-/** Current state of a stream: the cached fold (if any) plus every event appended since. */
 export async function loadAggregate<S, E extends DomainEvent>(
   store: EventStore,
   streamId: string,
@@ -27,10 +25,7 @@ export async function loadAggregate<S, E extends DomainEvent>(
   return fold(store, streamId, decider, cached, events);
 }
 
-/**
- * A stream whose every event carries the whole state (Mission concurrency): from the cache when warm,
- * otherwise from its last event alone, so a long history is never re-read.
- */
+/** For streams whose every event carries the whole state: the last event alone, never the history. */
 export async function loadLatest<S, E extends DomainEvent>(
   store: EventStore,
   streamId: string,
@@ -80,11 +75,7 @@ function fold<S, E extends DomainEvent>(
   return loaded;
 }
 
-/**
- * What a writer knows right after its append: the state it decided on, evolved by what it appended,
- * is the stream's state at the appended revision. Remembering it spares the next load re-reading
- * and re-folding those events.
- */
+/** The state a writer decided on, evolved by what it appended, is current: the next load skips those events. */
 export function rememberAppended<S>(store: EventStore, streamId: string, loaded: Loaded<S>): void {
   remember(aggregateCache(store), streamId, loaded);
 }

@@ -1,11 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 
-/**
- * The envelope of a definition PUT (Mission-style optimistic concurrency plus a reason). Only the
- * envelope is typed here; the definition itself is validated by the domain, so every fault comes
- * back as 422 invalid_definition with its pointer.
- */
+/** Only the envelope is typed: the domain validates the definition, so every fault is one 422 with its pointer. */
 export class DefinitionEnvelopeDto {
   [member: string]: unknown;
 

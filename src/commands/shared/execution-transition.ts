@@ -46,10 +46,7 @@ export function requestView(request: KnownExecution['request']) {
   };
 }
 
-/**
- * The execution as the tenant may see it: its request from the admission in its Occurrence's stream,
- * then its own stream's lifecycle (both read together). Another tenant's execution does not exist for it.
- */
+/** Another tenant's execution does not exist for the caller. */
 export async function loadExecution(
   store: EventStore,
   tenant: string,
@@ -79,10 +76,8 @@ export async function loadExecution(
 }
 
 /**
- * Read → decide → append for one execution (EX-2/EX-3). A transition to a terminal state gives the
- * Mission's concurrency slot back in the same all-or-nothing append, so the slot is released exactly
- * as often as the execution ends: once. A conflict (another consumer moved the execution, or an
- * admission took a slot of the same Mission) decides again on what is there now.
+ * EX-2/EX-3: a terminal transition gives the Mission's slot back in the same all-or-nothing append,
+ * so the slot is released exactly as often as the execution ends: once.
  */
 export function transitionExecution(
   store: EventStore,

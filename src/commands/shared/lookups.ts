@@ -4,7 +4,7 @@ import { missionStream, triggerStream } from '../../domain/shared/ids.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
 import { loadAggregate } from './aggregate.js';
 
-/** Current state lookups the handlers put on commands as facts (STYLE §3: enrich, then decide). */
+/** Looked up before deciding and put on commands as facts, so the deciders stay pure. */
 export const currentMission = async (store: EventStore, tenant: string, missionId: string): Promise<MissionState> =>
   (await loadAggregate(store, missionStream(tenant, missionId), missionDecider)).state;
 

@@ -9,7 +9,6 @@ import { appendAll, handleCommand } from './write-kernel.js';
 
 export interface Observation {
   occurrenceId: string;
-  /** observed: this delivery created the Occurrence; duplicate: same identity and payload; payload_conflict: OC-4. */
   outcome: 'observed' | 'duplicate' | 'payload_conflict';
   position: number;
 }

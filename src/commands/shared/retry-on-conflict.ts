@@ -8,14 +8,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface RetryOptions {
   maxAttempts?: number;
-  /** Which errors mean "another writer moved the stream first"; by default a WrongExpectedRevision. */
   isConflict?: (error: unknown) => boolean;
 }
 
 /**
- * The one retry-on-conflict policy (STYLE 8): run `attempt` again after a revision conflict, with
- * jittered exponential backoff, at most `maxAttempts` times. Safe only where `attempt` re-reads the
- * stream and decides again from what it reads, so a retry never repeats a stale decision.
+ * The one retry policy, so every writer backs off alike. Safe only where `attempt` re-reads the stream
+ * and decides again from what it reads, so a retry never repeats a stale decision.
  */
 export async function retryOnConflict<T>(
   attempt: (attemptNumber: number) => Promise<T>,

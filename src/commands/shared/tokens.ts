@@ -1,7 +1,3 @@
-/**
- * Injection tokens for the ports the handlers depend on. The composition root binds each to an
- * adapter; a handler names only the token and the port's type from `src/domain/ports`.
- */
 export const EVENT_STORE = Symbol('EVENT_STORE');
 export const CLOCK = Symbol('CLOCK');
 export const CAPABILITIES_TOKEN = Symbol('CLAIMED_CAPABILITIES');

@@ -5,9 +5,8 @@ import { type EventStore } from '../../domain/ports/event-store.js';
 const RESYNC_MS = 5_000;
 
 /**
- * The database's clock without a round trip per request (SC-6, ARCHITECTURE decision 5): sampled
- * every few seconds and extrapolated with the monotonic clock, so a host wall-clock jump changes
- * nothing. Used where a query per call would be the bottleneck (webhook timestamp tolerance).
+ * The database's clock without a round trip per request (SC-6, decision 5, docs/architecture.md): sampled
+ * and extrapolated with the monotonic clock, so a host wall-clock jump changes nothing.
  */
 @Injectable()
 export class TrustedClock {

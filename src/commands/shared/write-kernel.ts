@@ -5,20 +5,15 @@ import { isRejection, type Rejection } from '../../domain/shared/result.js';
 import { type Loaded, loadAggregate, toNewEvent } from './aggregate.js';
 import { retryOnConflict, type RetryOptions } from './retry-on-conflict.js';
 
-/**
- * What one attempt decided: the appends to make, every stream at the revision it was read, and the
- * answer once they are made (given each stream's last global position). No appends: nothing changed,
- * and the answer is given at once (with no positions).
- */
 export interface Write<R> {
   appends: readonly StreamAppend[];
   answer: (positions: readonly number[]) => R;
 }
 
 /**
- * The write path (STYLE 3, 8): `attempt` reads and decides, the kernel appends what it decided, all
- * or nothing. Another writer moving a stream in between fails the append with WrongExpectedRevision;
- * `attempt` then runs again on fresh state, which is safe because it decides only from what it reads.
+ * The one write path, so every handler gets the same concurrency control: another writer moving a
+ * stream in between fails the append with WrongExpectedRevision, and `attempt` runs again on fresh
+ * state, which is safe because it decides only from what it reads.
  */
 export function write<R>(
   store: EventStore,
@@ -38,7 +33,6 @@ export interface Handled<S, E> {
   position: number;
 }
 
-/** Read → fold → decide → append for one stream: the kernel with a decider over that stream. */
 export function handleCommand<S, E extends DomainEvent, C>(
   store: EventStore,
   streamId: string,
@@ -60,13 +54,11 @@ export function handleCommand<S, E extends DomainEvent, C>(
   });
 }
 
-/** The events of a decision, or the rejection thrown as the domain error the HTTP layer maps. */
 export function accepted<E>(decision: E[] | Rejection): E[] {
   if (isRejection(decision)) throw new CommandRejected(decision);
   return decision;
 }
 
-/** A stream's events, to be appended at the revision the stream was read at. */
 export function appendOf(
   streamId: string,
   events: readonly DomainEvent[],
@@ -79,10 +71,7 @@ export function appendOf(
 export const expectedOf = (read: Pick<Loaded<unknown>, 'revision'>): StreamAppend['expected'] =>
   read.revision < 0 ? 'no_stream' : read.revision;
 
-/**
- * Appends to several streams, all or nothing where the store can (one round trip), otherwise one by
- * one in the order given; returns the position of each stream's last event.
- */
+/** All or nothing where the store can (one round trip), otherwise one by one in the order given. */
 export async function appendAll(store: EventStore, batch: readonly StreamAppend[]): Promise<number[]> {
   if (batch.length > 1 && store.appendStreams) return store.appendStreams(batch);
   const positions: number[] = [];

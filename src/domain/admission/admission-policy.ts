@@ -9,14 +9,11 @@ import type { ReasonCode } from './reasons.js';
 
 /** AD-2: current state looked up by the handler right before deciding; the policy never queries. */
 export interface AdmissionFacts {
-  /** Current state of the Trigger the occurrence is bound to. */
   trigger: TriggerState;
   /** Current state of the Mission the occurrence was bound to at observation. */
   mission: MissionState;
   budget: { windowStart: string; consumed: number; alreadyCountedThisOccurrence: boolean };
-  /** Non-terminal executions of the Mission. */
   activeExecutions: number;
-  /** The key generation that authenticated the delivery is retired or revoked. */
   keyRevoked: boolean;
   /** A previous execution of this Trigger is not terminal (BA-3 `overlap: skip`). */
   triggerRunning: boolean;

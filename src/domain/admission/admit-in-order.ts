@@ -23,26 +23,19 @@ export type ObservedState = Extract<OccurrenceState, { status: 'observed' }>;
 
 /** Current state admissions are decided against (AD-2), read once for one or several Occurrences of a Mission. */
 export interface AdmissionView {
-  /** The store clock: decision time, and the budget window it falls in. */
   now: string;
   windowStart: string;
   mission: MissionState;
-  /** Each Occurrence's Trigger, by id. */
   triggers: ReadonlyMap<string, TriggerState>;
-  /** The Source of each Occurrence a key authenticated, by id (see authenticatingKey). */
   sources: ReadonlyMap<string, SourceState>;
 }
 
-/** The Mission's budget window and concurrency slots, as the admissions decided so far leave them. */
 export interface MissionCounters {
   budget: BudgetState;
   concurrency: ConcurrencyState;
 }
 
-/**
- * One admission: its decision (carrying the execution request, EX-1) and, when admitted, the budget
- * unit it counts (none when already counted) and the Mission slot it takes.
- */
+/** `consumed` is empty when the Occurrence was already counted (a retry reuses its execution). */
 export interface AdmissionStep {
   decision: OccurrenceEvent[];
   consumed: BudgetConsumed[];
@@ -50,15 +43,10 @@ export interface AdmissionStep {
   executionId: string | null;
 }
 
-/** What admitting a Mission's Occurrences in order decided. */
 export interface AdmittedInOrder {
-  /** One step per Occurrence, in the order given. */
   steps: AdmissionStep[];
-  /** What the budget window's stream appends: a batch's units as one event. */
   budget: BudgetEvent[];
-  /** What the Mission's slots stream appends: a batch's slots as one event. */
   slots: ConcurrencyEvent[];
-  /** The counters as the steps left them: the Mission's newest counters once all of it is appended. */
   counters: MissionCounters;
 }
 
@@ -91,12 +79,7 @@ export function authenticatingKey(occurrence: ObservedOccurrence): { sourceId: s
   return state === 'verified' && sourceId && keyId ? { sourceId, keyId } : null;
 }
 
-/**
- * Decides one Occurrence against the view and the counters as they stand, and counts it. The policy
- * admits on the counts it is shown; the budget and slot deciders then re-check the limit. When they
- * refuse, the Occurrence is decided again as exhausted or at the limit, so it is blocked with the
- * reason the counters give rather than admitted past them.
- */
+/** Refused by budget or slots after the policy admitted: decided again, so blocked with the counters' reason. */
 function admissionStep(state: ObservedState, view: AdmissionView, counters: MissionCounters): AdmissionStep {
   const { occurrence } = state;
   const { tenant, missionId, occurrenceId } = occurrence;
@@ -151,7 +134,6 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
   return { decision, consumed, slot, executionId };
 }
 
-/** The counters evolved by one step, for the next admission of the same batch. */
 function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionCounters {
   return {
     budget: step.consumed.reduce(budgetDecider.evolve, counters.budget),

@@ -13,16 +13,14 @@ export function budgetWindowStart(nowIso: string): string {
 }
 
 /**
- * Counted occurrences in acceptance order, shared by every state folded from the same history: a
- * state sees the first `consumed` of them. Folding onto the newest state appends in place (O(1));
- * folding onto an older one copies its prefix first, so no state ever observes a change.
+ * Shared by every state folded from the same history, each seeing its first `consumed`: folding onto the
+ * newest appends in place (O(1)); onto an older one copies its prefix, so no state observes a change.
  */
 interface CountedLog {
   executions: Map<string, { executionId: string; index: number }>;
   length: number;
 }
 
-/** Budget of one Mission in one window; each admitted occurrence counts once. */
 export interface BudgetState {
   consumed: number;
   readonly counted: CountedLog;
@@ -36,7 +34,6 @@ export interface ConsumeBudget {
   windowStart: string;
   occurrenceId: string;
   executionId: string;
-  /** Effective maxExecutionsPerHour of this admission. */
   limit: number;
   at: string;
 }
@@ -97,7 +94,6 @@ function countUnits(
   return { consumed, counted };
 }
 
-/** Units counted one after another by a batch of admissions, as one event: the same count, one row. */
 export function mergeBudgetConsumed(events: readonly BudgetConsumed[]): BudgetEvent[] {
   if (events.length <= 1) return [...events];
   const { tenant, missionId, windowStart, at } = events[events.length - 1]!.data;
@@ -115,7 +111,6 @@ export function mergeBudgetConsumed(events: readonly BudgetConsumed[]): BudgetEv
   ];
 }
 
-/** The execution an occurrence was already counted for, so a retry reuses it (null: not counted). */
 export function countedExecution(state: BudgetState, occurrenceId: string): string | null {
   const entry = state.counted.executions.get(occurrenceId);
   return entry !== undefined && entry.index < state.consumed ? entry.executionId : null;

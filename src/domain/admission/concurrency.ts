@@ -2,11 +2,7 @@ import type { Decider, DomainEvent } from '../shared/decider.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { reject, type Rejection } from '../shared/result.js';
 
-/**
- * A Mission's non-terminal executions (AD-2 max concurrency). Every event carries the count it
- * leaves behind, so the last event alone is the state: a loader that reads only the stream's tail
- * stays O(1) however long the Mission has been running.
- */
+/** AD-2 max concurrency: every event carries the count it leaves, so reading only the last one stays O(1). */
 export interface ConcurrencyState {
   running: number;
 }
@@ -14,15 +10,11 @@ export interface ConcurrencyState {
 interface SlotData {
   tenant: string;
   missionId: string;
-  /** Non-terminal executions of the Mission once this event is applied. */
   running: number;
   at: string;
 }
 
-/**
- * Admissions took slots: appended with them, at the revision read, so slots are serialized per
- * Mission. A backlog admitted together takes its slots in one event (see mergeSlotsTaken).
- */
+/** Admissions took slots: appended with them at the revision read, so slots are serialized per Mission. */
 export type ExecutionSlotsTaken = DomainEvent<'ExecutionSlotsTaken', SlotData & { executionIds: string[] }>;
 /** An execution reached a terminal state (completed, or settled as noncommitted) and gave its slot back. */
 export type ExecutionSlotReleased = DomainEvent<
@@ -57,9 +49,8 @@ export function evolveConcurrency(_state: ConcurrencyState, event: ConcurrencyEv
 }
 
 /**
- * The limit is re-checked here because two admitters may have read the same count: the loser's
- * append conflicts, it re-reads and is refused. A release never goes below zero: the count is a
- * bound, and the execution stream already makes each release happen once.
+ * Re-checks the limit: two admitters may have read the same count, and the loser's append conflicts.
+ * A release is floored at zero; the execution stream already makes each release happen once.
  */
 export function decideConcurrency(
   command: ConcurrencyCommand,
@@ -90,7 +81,6 @@ export function decideConcurrency(
   }
 }
 
-/** Slots taken one after another as one event: the same count, one row instead of one per admission. */
 export function mergeSlotsTaken(events: readonly ConcurrencyEvent[]): ConcurrencyEvent[] {
   const taken = events.filter((e): e is ExecutionSlotsTaken => e.type === 'ExecutionSlotsTaken');
   if (taken.length !== events.length) throw new IllegalStateError('only slots taken together can be merged');

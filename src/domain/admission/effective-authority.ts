@@ -34,7 +34,6 @@ export function effectiveAuthority(
   };
 }
 
-/** Resource refs outside the effective scopes (empty: every ref is allowed by both). */
 export function resourcesOutside(resourceRefs: readonly string[], authority: EffectiveAuthority): string[] {
   const outside = new Set([
     ...uncoveredScopes(resourceRefs, authority.triggerScopes),

@@ -25,18 +25,13 @@ export interface Evidence {
   payloadDigest: string;
 }
 
-/** A manual fire's evidence: its input and resource references, both under the digest. */
 export const manualEvidence = (input: unknown, resourceRefs: string[]): Evidence => ({
   input,
   resourceRefs,
   payloadDigest: payloadDigest({ input, resourceRefs }),
 });
 
-/**
- * A delivered payload's evidence (webhook, poll): the digest is of the parsed payload alone, so a
- * redelivery written with other bytes is still a duplicate. Built once per delivery, whatever the
- * number of Triggers it reaches.
- */
+/** The digest is of the parsed payload alone, so a redelivery written with other bytes is still a duplicate. */
 export const deliveredEvidence = (payload: unknown): Evidence => ({
   input: payload,
   resourceRefs: [],
@@ -46,18 +41,14 @@ export const deliveredEvidence = (payload: unknown): Evidence => ({
 /** A schedule instant carries no payload: the instant (scheduledAt) is its whole evidence. */
 export const NO_EVIDENCE: Readonly<Evidence> = Object.freeze(manualEvidence(null, []));
 
-/** What the caller knows about one observation; everything else follows from it. */
 export interface Observation {
   kind: OccurrenceKind;
   trigger: ObservingTrigger;
-  /** Names the Occurrence (its id and stream, OC-3) and its tenant. */
   dedupeIdentity: DedupeIdentity;
   evidence: Evidence;
-  /** Store clock (SC-6). */
   observedAt: string;
   /** Who authenticated the delivery; Reveille itself (internal) for manual and schedule. */
   auth?: OccurrenceAuth;
-  /** The provider's delivery id, when the source gives one. */
   externalId?: string | null;
 }
 

@@ -35,7 +35,6 @@ export interface ObservedOccurrence {
   dedupeHash: string;
   /** SHA-256 of the canonical JSON of the parsed payload: decides duplicate vs payload_conflict. */
   payloadDigest: string;
-  /** Bounded by the caller (OC-5); never an unbounded body, never secrets. */
   input: unknown;
   resourceRefs: string[];
   classification: string;
@@ -60,10 +59,7 @@ export interface ExecutionRequest {
   limits: { maxConcurrent: number; maxExecutionsPerHour: number };
 }
 
-/**
- * Where Occurrence events carry the delivered payload (the observation's input, and its copy in the
- * execution request): read models never show it, so they leave it out of their log reads.
- */
+/** Read models never show the delivered payload, so they leave these paths out of their log reads. */
 export const OCCURRENCE_PAYLOAD_PATHS: ReadonlyArray<readonly string[]> = [['input'], ['request', 'input']];
 
 /** The first accepted delivery of an identity (OC-3): appended with expected revision "no stream". */

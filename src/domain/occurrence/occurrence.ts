@@ -68,10 +68,7 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
   }
 }
 
-/**
- * How a delivery relates to the stream named by its identity: the handler answers `duplicate` or
- * `payload_conflict` from this (api.md ingress 200 / 409), since `decide` returns only events.
- */
+/** The handler answers `duplicate` or `payload_conflict` (OC-3, OC-4) from this, since `decide` returns only events. */
 export function classifyDelivery(
   state: OccurrenceState,
   payloadDigest: string,
