@@ -1,0 +1,75 @@
+import type { ReadAllOptions } from '../../../domain/ports/event-store.js';
+import { APPENDED_COLUMNS, chainHashSql, eventColumns, INSERT_COLUMNS, STAMP } from './event-row.js';
+
+// The event store's SQL texts; the rules they keep are stated once, at the top of sql-event-store.ts.
+
+/** Several events of one stream; $3 is the revision the stream must be at (-1: must not exist). */
+export const APPEND_SQL = `
+WITH RECURSIVE
+input AS (SELECT ord, e FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS t(e, ord)),
+stamp AS (${STAMP}),
+prev AS (SELECT NULL::text AS hash WHERE $3::int = -1
+         UNION ALL SELECT hash FROM events WHERE stream_id = $1 AND revision = $3::int),
+chain AS (
+  SELECT i.ord, i.e, p.hash AS prev_hash, ${chainHashSql('p.hash', 's.rec', "(i.e->>'content')")} AS hash
+    FROM input i, prev p, stamp s WHERE i.ord = 1
+  UNION ALL
+  SELECT i.ord, i.e, c.hash, ${chainHashSql('c.hash', 's.rec', "(i.e->>'content')")}
+    FROM chain c JOIN input i ON i.ord = c.ord + 1, stamp s
+)
+INSERT INTO events (${INSERT_COLUMNS})
+SELECT (e->>'id')::uuid, $1, $3::int + ord::int, e->>'type', (e->>'schemaVersion')::int, e->'data', e->'metadata', s.ts, c.hash, c.prev_hash
+  FROM chain c, stamp s ORDER BY c.ord
+RETURNING ${APPENDED_COLUMNS}`;
+
+/** The hot path (each dedupe, decision and claim): no CTE, about half APPEND_SQL's cost (BENCHMARKS.md). */
+export const APPEND_ONE_SQL = `
+INSERT INTO events (${INSERT_COLUMNS})
+SELECT $1::uuid, $2, $3::int + 1, $4, $5::int, $6::jsonb, $7::jsonb, s.ts, ${chainHashSql('p.hash', 's.rec', '$8::text')}, p.hash
+  FROM (${STAMP}) s
+  LEFT JOIN events p ON p.stream_id = $2 AND p.revision = $3::int
+ WHERE $3::int = -1 OR p.hash IS NOT NULL
+RETURNING ${APPENDED_COLUMNS}`;
+
+/** Rule 1's visible rows after `after`, which is resolved to its (transaction_id, position) key. */
+const VISIBLE_AFTER = `transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+   AND (transaction_id, position) > (
+         SELECT a.transaction_id, a.position FROM events a WHERE a.position = $1
+          UNION ALL SELECT '0'::xid8, 0::bigint
+          ORDER BY 2 DESC LIMIT 1)`;
+
+export const READ_ALL_SQL = `
+SELECT ${eventColumns()} FROM events
+ WHERE ${VISIBLE_AFTER}
+ ORDER BY transaction_id, position
+ LIMIT $2`;
+
+/**
+ * An all-filtered page still yields one row carrying the page's size and last position. One index scan reads the
+ * page with its data: a second lookup by position was planned as a hash join over the whole log whenever the plan
+ * was cached while the log was small.
+ */
+export const READ_ALL_OF_SQL = `
+WITH page AS (
+  SELECT position, transaction_id, type = ANY($3::text[]) AS wanted, event_id, stream_id, revision, type, schema_version,
+         CASE WHEN NOT type = ANY($3::text[]) THEN NULL WHEN cardinality($4::text[]) = 0 THEN data ELSE data #- $4::text[] #- $5::text[] END AS data,
+         metadata, recorded_at, hash, prev_hash
+    FROM events
+   WHERE ${VISIBLE_AFTER}
+   ORDER BY transaction_id, position
+   LIMIT $2),
+summary AS (
+  SELECT (SELECT count(*) FROM page) AS scanned,
+         (SELECT position FROM page ORDER BY transaction_id DESC, position DESC LIMIT 1) AS last)
+SELECT s.scanned, s.last AS page_last, ${eventColumns('e.')}
+  FROM summary s
+  LEFT JOIN page e ON e.wanted
+ WHERE s.scanned > 0
+ ORDER BY e.transaction_id, e.position`;
+
+/** readAllOf's two `#-` paths; the empty path removes nothing. */
+export function omittedPaths(paths: ReadAllOptions['omitData'] = []): [string[], string[]] {
+  const given = paths.filter((path) => path.length > 0);
+  if (given.length > 2) throw new RangeError('readAllOf leaves out at most two data paths');
+  return [[...(given[0] ?? [])], [...(given[1] ?? [])]];
+}
