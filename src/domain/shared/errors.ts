@@ -17,6 +17,7 @@ export class IllegalStateError extends Error {
   override readonly name = 'IllegalStateError';
 }
 
+/** Optimistic concurrency failure: the stream was not at the revision the writer expected (decision 1). */
 export class WrongExpectedRevision extends Error {
   override readonly name = 'WrongExpectedRevision';
   constructor(

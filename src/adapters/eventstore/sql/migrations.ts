@@ -1,12 +1,5 @@
+import type { Migration } from '../../../projections/migration.js';
 import type { SqlClient } from '../../../projections/sql-client.js';
-
-/** Applied in the order given, never edited once shipped. */
-export interface Migration {
-  id: string;
-  sql: string;
-  /** A server capability: when `ok` is false the migration is skipped unrecorded, and asked again next start. */
-  onlyIf?: string;
-}
 
 export const eventStoreMigrations: Migration[] = [
   {
