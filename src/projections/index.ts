@@ -1,4 +1,5 @@
 import { OCCURRENCES_PROJECTION, occurrencesProjection } from './occurrences/occurrences.projection.js';
+import { pendingExecutionsProjection } from './pending-executions/pending-executions.projection.js';
 import type { Projection } from './runner/projection.js';
 import { foldedTogether } from './runner/projection-group.js';
 import { sourceBindingsProjection } from './source-bindings/source-bindings.projection.js';
@@ -12,7 +13,12 @@ import { triggerHealthProjection } from './trigger-health/trigger-health.project
 export const occurrenceViews = foldedTogether(OCCURRENCES_PROJECTION, [triggerHealthProjection, occurrencesProjection]);
 
 /** Every read model of the deployment; `reveille projections rebuild` works over this list. */
-export const projections: Projection[] = [occurrenceViews, sourceBindingsProjection, schedulesProjection];
+export const projections: Projection[] = [
+  occurrenceViews,
+  sourceBindingsProjection,
+  schedulesProjection,
+  pendingExecutionsProjection,
+];
 
 /** The projection that folds `name`: itself, or the group it folds in. */
 export const foldingOf = (name: string): Projection | undefined =>

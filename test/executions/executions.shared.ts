@@ -1,5 +1,5 @@
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
-import { concurrencyStream, occurrenceStream } from '../../src/domain/shared/ids.js';
+import { concurrencyStream, executionStream, occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 
 const grants = {
@@ -11,7 +11,7 @@ const grants = {
   maxCausalDepth: 4,
 };
 
-/** EX-2/EX-3 over HTTP and AD-2 max concurrency: a slot is held from admission until the execution ends. */
+/** EX-2/EX-3 over HTTP and AD-2 max concurrency: a slot is held from the claim (admission, when opted into) until the execution ends. */
 export function executionsSuite(kind: StoreKind): void {
   describe(`executions: claim, complete, settle and Mission concurrency (${kind})`, () => {
     let t: TestApp;
@@ -25,7 +25,7 @@ export function executionsSuite(kind: StoreKind): void {
       await t?.close();
     });
 
-    async function setup(mission: Partial<typeof grants> = {}) {
+    async function setup(mission: Partial<typeof grants> = {}, constraints: Record<string, unknown> = {}) {
       n += 1;
       const missionId = `m-x${n}`;
       const triggerId = `t-x${n}`;
@@ -45,7 +45,7 @@ export function executionsSuite(kind: StoreKind): void {
             method: 'PUT',
             url: `/v1/triggers/${triggerId}`,
             key: newKey(),
-            body: { expectedRevision: 0, missionId, type: 'manual' },
+            body: { expectedRevision: 0, missionId, type: 'manual', constraints },
           })
         ).status,
       ).toBe(200);
@@ -190,8 +190,8 @@ export function executionsSuite(kind: StoreKind): void {
       }
     });
 
-    it('AD-2 maxConcurrent: a Mission at its limit blocks with concurrency_limit until an execution ends', async () => {
-      const { triggerId, missionId } = await setup({ maxConcurrent: 1 });
+    it('AD-2 onConcurrencyLimit block: a Mission at its limit blocks with concurrency_limit until an execution ends', async () => {
+      const { triggerId, missionId } = await setup({ maxConcurrent: 1 }, { onConcurrencyLimit: 'block' });
       const first = await admitted(triggerId);
       const blockedId = await fire(triggerId);
       await admit();
@@ -222,8 +222,8 @@ export function executionsSuite(kind: StoreKind): void {
       ]);
     });
 
-    it('AD-2 AD-5 a backlog decided together takes slots in acceptance order, in one slot event', async () => {
-      const { triggerId, missionId } = await setup({ maxConcurrent: 2 });
+    it('AD-2 AD-5 onConcurrencyLimit block: a backlog decided together takes slots in acceptance order, in one slot event', async () => {
+      const { triggerId, missionId } = await setup({ maxConcurrent: 2 }, { onConcurrencyLimit: 'block' });
       const fired = [];
       for (let i = 0; i < 4; i++) fired.push(await fire(triggerId));
       await admit();
@@ -238,6 +238,46 @@ export function executionsSuite(kind: StoreKind): void {
       expect(slots).toEqual([
         expect.objectContaining({ executionIds: decided.slice(0, 2).map((d) => d.executionId), running: 2 }),
       ]);
+    });
+
+    it('AD-2 by default over maxConcurrent every fire is admitted; a claim takes the slot, over the limit 409 concurrency_limit', async () => {
+      const { triggerId, missionId } = await setup({ maxConcurrent: 2 });
+      const fired = [];
+      for (let i = 0; i < 3; i++) fired.push(await fire(triggerId));
+      await admit();
+      const decided = await Promise.all(fired.map(decisionOf));
+      expect(decided.map((d) => d.reason ?? 'admitted')).toEqual(['admitted', 'admitted', 'admitted']);
+      const [first, second, third] = decided.map((d) => d.executionId!);
+      expect(await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).toEqual([]);
+
+      const { fence } = (await post(first!, 'claim', { consumerId: 'w-1' })).body;
+      expect((await post(second!, 'claim', { consumerId: 'w-2' })).status).toBe(200);
+      const over = await post(third!, 'claim', { consumerId: 'w-3' });
+      expect([over.status, over.body.code]).toEqual([409, 'concurrency_limit']);
+      // Refused claims write nothing: the third is still pending, and claimable once a slot frees up.
+      expect(await t.infra.store.readStream(executionStream(third!))).toEqual([]);
+      expect((await post(first!, 'complete', { fence, outcome: 'succeeded' })).status).toBe(200);
+      expect((await post(third!, 'claim', { consumerId: 'w-3' })).status).toBe(200);
+
+      const slots = (await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).map((e) => [
+        e.type,
+        (e.data as { running: number }).running,
+      ]);
+      expect(slots).toEqual([
+        ['ExecutionSlotsTaken', 1],
+        ['ExecutionSlotsTaken', 2],
+        ['ExecutionSlotReleased', 1],
+        ['ExecutionSlotsTaken', 2],
+      ]);
+    });
+
+    it('AD-2 a queued execution settled before any claim held no slot and gives none back', async () => {
+      const { triggerId, missionId } = await setup({ maxConcurrent: 1 });
+      const unclaimed = await admitted(triggerId);
+      expect((await post(unclaimed, 'settle', { settlementId: 'never-ran' })).body.decision).toBe('noncommitted');
+      expect(await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).toEqual([]);
+      const next = await admitted(triggerId);
+      expect((await post(next, 'claim', { consumerId: 'w' })).status).toBe(200);
     });
 
     it('EX-1 an execution id leads back to its Occurrence; ids Reveille never handed out are 404', async () => {

@@ -3,7 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { IllegalStateError } from '../../domain/shared/errors.js';
-import { metadataOf } from '../shared/command-context.js';
+import { type CommandContext, metadataOf } from '../shared/command-context.js';
 import { requestView, transitionExecution } from '../shared/execution-transition.js';
 import { ClaimExecutionCommand, type ClaimResult } from './claim-execution.command.js';
 
@@ -11,15 +11,25 @@ import { ClaimExecutionCommand, type ClaimResult } from './claim-execution.comma
 export class ClaimExecutionHandler implements ICommandHandler<ClaimExecutionCommand> {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
-  async execute({ context, executionId, consumerId }: ClaimExecutionCommand): Promise<ClaimResult> {
-    const at = (await this.store.now()).toISOString();
-    const { state } = await transitionExecution(
-      this.store,
-      context.tenant,
-      { type: 'ClaimExecution', executionId, consumerId, at },
-      metadataOf(context, executionId),
-    );
-    if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
-    return { executionId, fence: state.fence, generation: state.generation, ...requestView(state.request) };
+  execute({ context, executionId, consumerId }: ClaimExecutionCommand): Promise<ClaimResult> {
+    return claimExecution(this.store, context, executionId, consumerId);
   }
+}
+
+/** The one claim (EX-2, AD-2), shared by `claim` and `claim-next` so both compare-and-set alike. */
+export async function claimExecution(
+  store: EventStore,
+  context: CommandContext,
+  executionId: string,
+  consumerId: string,
+): Promise<ClaimResult> {
+  const at = (await store.now()).toISOString();
+  const { state } = await transitionExecution(
+    store,
+    context.tenant,
+    { type: 'ClaimExecution', executionId, consumerId, at },
+    metadataOf(context, executionId),
+  );
+  if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
+  return { executionId, fence: state.fence, generation: state.generation, ...requestView(state.request) };
 }

@@ -10,6 +10,7 @@ import {
   type ExecutionState,
   occurrenceIdOf,
   releasesSlot,
+  takesSlotOnClaim,
 } from '../../domain/execution/index.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
 import { concurrencyStream, executionStream, occurrenceStream } from '../../domain/shared/ids.js';
@@ -76,8 +77,9 @@ export async function loadExecution(
 }
 
 /**
- * EX-2/EX-3: a terminal transition gives the Mission's slot back in the same all-or-nothing append,
- * so the slot is released exactly as often as the execution ends: once.
+ * EX-2/EX-3, AD-2: a claim takes the Mission's slot and a terminal transition gives it back, each in the same
+ * all-or-nothing append as the execution event, compared-and-set on the slot stream's revision: two claims
+ * racing for the last slot conflict, and the retry decides `concurrency_limit` from the fresh count.
  */
 export function transitionExecution(
   store: EventStore,
@@ -90,7 +92,10 @@ export function transitionExecution(
     const events = accepted(decideExecution(command, loaded.state));
     const appends: StreamAppend[] = [];
     if (events.length > 0) appends.push(appendOf(executionStream(command.executionId), events, metadata, loaded));
-    const why = events.map(releasesSlot).find((r) => r !== null);
+    const { request } = loaded.state;
+    if (events.some((e) => takesSlotOnClaim(e, request)))
+      appends.push(await slotTake(store, loaded.state, command.at, metadata));
+    const why = events.map((e) => releasesSlot(e, request)).find((r) => r !== null);
     if (why) appends.push(await slotRelease(store, loaded.state, why, command.at, metadata));
     return {
       appends,
@@ -101,6 +106,22 @@ export function transitionExecution(
       }),
     };
   });
+}
+
+async function slotTake(
+  store: EventStore,
+  state: KnownExecution,
+  at: string,
+  metadata: EventMetadata,
+): Promise<StreamAppend> {
+  const { tenant, missionId, executionId, limits } = state.request;
+  const streamId = concurrencyStream(tenant, missionId);
+  const slots = await loadLatest(store, streamId, concurrencyDecider);
+  const taken = concurrencyDecider.decide(
+    { type: 'TakeSlot', tenant, missionId, executionId, limit: limits.maxConcurrent, at },
+    slots.state,
+  );
+  return appendOf(streamId, accepted(taken), metadata, slots);
 }
 
 async function slotRelease(

@@ -2,7 +2,7 @@ import { isWithin } from '../shared/classification.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { resolvePointer } from '../shared/json-pointer.js';
 import type { MissionState } from '../mission/mission.js';
-import type { ObservedOccurrence } from '../occurrence/occurrence-events.js';
+import type { ObservedOccurrence, SlotTakenAt } from '../occurrence/occurrence-events.js';
 import type { TriggerState } from '../trigger/trigger.js';
 import { effectiveAuthority, resourcesOutside } from './effective-authority.js';
 import type { ReasonCode } from './reasons.js';
@@ -20,7 +20,12 @@ export interface AdmissionFacts {
 }
 
 export type AdmissionVerdict =
-  | { admitted: true; lane: string; limits: { maxConcurrent: number; maxExecutionsPerHour: number } }
+  | {
+      admitted: true;
+      lane: string;
+      limits: { maxConcurrent: number; maxExecutionsPerHour: number };
+      slotTakenAt: SlotTakenAt;
+    }
   | { admitted: false; reason: ReasonCode; evidence: Record<string, unknown> };
 
 type Occurrence = Pick<
@@ -44,7 +49,7 @@ const block = (reason: ReasonCode, evidence: Record<string, unknown>): Admission
 
 /**
  * AD-2 re-check against current state, first failing check wins: Trigger, revision, Mission,
- * trust, key, scope, classification, causality, lane key, overlap, budget, concurrency.
+ * trust, key, scope, classification, causality, lane key, overlap, budget, concurrency (opt-in `block` only).
  * An older revision is admitted only when the current definition accepts older revisions *and*
  * still binds the same Mission: an occurrence never follows a Trigger to another Mission.
  */
@@ -153,12 +158,15 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
       limit: authority.maxExecutionsPerHour,
     });
   }
-  if (facts.activeExecutions >= authority.maxConcurrent)
+  // AD-2: the limit bounds claimed work; only a Trigger that opted into `block` is refused here for good.
+  const slotTakenAt: SlotTakenAt = definition.constraints.onConcurrencyLimit === 'block' ? 'admission' : 'claim';
+  if (slotTakenAt === 'admission' && facts.activeExecutions >= authority.maxConcurrent)
     return block('concurrency_limit', { active: facts.activeExecutions, limit: authority.maxConcurrent });
   return {
     admitted: true,
     lane,
     limits: { maxConcurrent: authority.maxConcurrent, maxExecutionsPerHour: authority.maxExecutionsPerHour },
+    slotTakenAt,
   };
 }
 

@@ -19,12 +19,16 @@ describe('AD-3 reason codes', () => {
   });
 });
 
+/** AD-2 opt-in: the limit refuses at admission for good, as before claims took slots. */
+const blocking = trigger({}, { constraints: { ...trigger().definition.constraints, onConcurrencyLimit: 'block' } });
+
 describe('AD-2 admission policy', () => {
   it('admits with the effective limits and the Trigger lane', () =>
     expect(verdict()).toEqual({
       admitted: true,
       lane: 'trigger:t-1',
       limits: { maxConcurrent: 1, maxExecutionsPerHour: 10 },
+      slotTakenAt: 'claim',
     }));
 
   describe('the Trigger still exists, is enabled and the bound revision is eligible', () => {
@@ -126,7 +130,7 @@ describe('AD-2 admission policy', () => {
       expect(reasonOf({}, observed({ classification: 'mystery' }))).toBe('scope_violation'));
     it('uses the Mission grant when it is tighter than the Trigger', () => {
       expect(reasonOf({ mission: mission('active', { classification: 'public' }) })).toBe('scope_violation');
-      expect(verdict({ mission: mission('active', { maxConcurrent: 0 }) })).toMatchObject({
+      expect(verdict({ mission: mission('active', { maxConcurrent: 0 }), trigger: blocking })).toMatchObject({
         reason: 'concurrency_limit',
         evidence: { active: 0, limit: 0 },
       });
@@ -208,11 +212,18 @@ describe('AD-2 admission policy', () => {
       }));
     it('admits an occurrence already counted in this window (retry after a crash)', () =>
       expect(reasonOf({ budget: budget(10, true) })).toBe('admitted'));
-    it('concurrency_limit at the effective concurrency', () =>
-      expect(verdict({ activeExecutions: 1 })).toMatchObject({
+    it('concurrency_limit at the effective concurrency for a Trigger that opted into block', () =>
+      expect(verdict({ activeExecutions: 1, trigger: blocking })).toMatchObject({
         reason: 'concurrency_limit',
         evidence: { active: 1, limit: 1 },
       }));
+    it('queues by default: admitted at the limit, its slot to be taken by the claim', () => {
+      expect(verdict({ activeExecutions: 5 })).toMatchObject({ admitted: true, slotTakenAt: 'claim' });
+      expect(verdict({ activeExecutions: 0, trigger: blocking })).toMatchObject({
+        admitted: true,
+        slotTakenAt: 'admission',
+      });
+    });
   });
 });
 

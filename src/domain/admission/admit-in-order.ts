@@ -79,7 +79,7 @@ export function authenticatingKey(occurrence: ObservedOccurrence): { sourceId: s
   return state === 'verified' && sourceId && keyId ? { sourceId, keyId } : null;
 }
 
-/** Refused by budget or slots after the policy admitted: decided again, so blocked with the counters' reason. */
+/** Refused by budget or (opt-in) slots after the policy admitted: decided again, blocked with the counters' reason. */
 function admissionStep(state: ObservedState, view: AdmissionView, counters: MissionCounters): AdmissionStep {
   const { occurrence } = state;
   const { tenant, missionId, occurrenceId } = occurrence;
@@ -126,6 +126,8 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
     const exhausted = { ...facts.budget, consumed: Number.MAX_SAFE_INTEGER, alreadyCountedThisOccurrence: false };
     return blockedAfterAll(state, view, { ...facts, budget: exhausted });
   }
+  // AD-2: queued executions take their slot when claimed; only the opt-in `block` takes it here.
+  if (admitted.data.request.slotTakenAt !== 'admission') return { decision, consumed, slot: [], executionId };
   const slot = concurrencyDecider.decide(
     { type: 'TakeSlot', tenant, missionId, executionId, limit: limits.maxConcurrent, at: view.now },
     concurrency,

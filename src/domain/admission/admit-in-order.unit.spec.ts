@@ -41,7 +41,17 @@ const spec = deciderSpec(backlog);
 
 const WINDOW = budgetWindowStart(NOW);
 const LIMITS = { maxExecutionsPerHour: 10, maxConcurrent: 5 };
+/** The opt-in admission-time limit (AD-2 `onConcurrencyLimit: block`): slots are taken here. */
 const definedTrigger = trigger(
+  {},
+  {
+    type: 'manual',
+    source: null,
+    constraints: { ...definition().constraints, ...LIMITS, onConcurrencyLimit: 'block' },
+  },
+);
+/** The default: the limit governs claimed work, so admission takes no slot (AD-2). */
+const queuedTrigger = trigger(
   {},
   { type: 'manual', source: null, constraints: { ...definition().constraints, ...LIMITS } },
 );
@@ -83,7 +93,7 @@ const running = (count: number): ConcurrencyEvent => ({
   data: { tenant: 'acme', missionId: 'm-1', executionIds: ['x-other'], running: count, at: NOW },
 });
 
-const admitted = (key: string): OccurrenceAdmitted => {
+const admitted = (key: string, slotTakenAt: 'admission' | 'claim' = 'admission'): OccurrenceAdmitted => {
   const { occurrenceId, input } = manualObserved(key);
   const executionId = executionIdFor(occurrenceId);
   const request = {
@@ -99,6 +109,7 @@ const admitted = (key: string): OccurrenceAdmitted => {
     scheduledAt: null,
     firedAt: NOW,
     limits: LIMITS,
+    slotTakenAt,
   };
   return { type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt: NOW, request, decidedAt: NOW } };
 };
@@ -215,6 +226,52 @@ describe('admitting a Mission backlog in acceptance order (AD-1, AD-2, AD-5)', (
         'slots taken (1), 5 running',
         `admitted k-1 as ${executionIdFor(idOf('k-1'))}`,
         'blocked k-2: concurrency_limit',
+      ]);
+    });
+  });
+
+  describe('when the Trigger queues over the limit (the default)', () => {
+    const queued = (keys: string[]) => admitBacklog(keys, { triggers: new Map([['t-1', queuedTrigger]]) });
+    it('admits past maxConcurrent, counts the budget and takes no slot: the claim takes it', () => {
+      const keys = ['k-1', 'k-2'];
+      expect(
+        outcome(
+          spec
+            .given([running(5)])
+            .when(queued(keys))
+            .result(),
+          keys,
+        ),
+      ).toEqual([
+        'budget counts k-1,k-2',
+        `admitted k-1 as ${executionIdFor(idOf('k-1'))}`,
+        `admitted k-2 as ${executionIdFor(idOf('k-2'))}`,
+      ]);
+    });
+    it('records on the request that the slot is taken at the claim', () =>
+      spec
+        .given([running(5)])
+        .when(queued(['k-1']))
+        .then([
+          {
+            type: 'BudgetConsumed',
+            data: {
+              tenant: 'acme',
+              missionId: 'm-1',
+              windowStart: WINDOW,
+              occurrenceId: idOf('k-1'),
+              executionId: executionIdFor(idOf('k-1')),
+              at: NOW,
+            },
+          },
+          admitted('k-1', 'claim'),
+        ]));
+    it('still blocks on the budget', () => {
+      const keys = ['k-1', 'k-2'];
+      expect(outcome(spec.given(counted(9)).when(queued(keys)).result(), keys)).toEqual([
+        'budget counts k-1',
+        `admitted k-1 as ${executionIdFor(idOf('k-1'))}`,
+        'blocked k-2: budget_exhausted',
       ]);
     });
   });

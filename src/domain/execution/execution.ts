@@ -253,9 +253,19 @@ export function settlementOf(
   return null;
 }
 
-/** Executions hold a Mission concurrency slot from admission until they are terminal. */
-export const releasesSlot = (event: ExecutionEvent): 'completed' | 'noncommitted' | null =>
-  event.type === 'ExecutionCompleted' ? 'completed' : event.type === 'ExecutionSettled' ? 'noncommitted' : null;
+/** AD-2: a queued execution takes its Mission's concurrency slot with its claim (an opt-in `block` one, at admission). */
+export const takesSlotOnClaim = (event: ExecutionEvent, request: ExecutionRequest): boolean =>
+  event.type === 'ExecutionClaimed' && request.slotTakenAt === 'claim';
+
+/**
+ * A slot is held from the claim (or the admission that took it) until the execution is terminal; a queued
+ * execution settled before anyone claimed it never held one.
+ */
+export function releasesSlot(event: ExecutionEvent, request: ExecutionRequest): 'completed' | 'noncommitted' | null {
+  if (event.type === 'ExecutionCompleted') return 'completed';
+  if (event.type !== 'ExecutionSettled') return null;
+  return event.data.fence !== null || request.slotTakenAt !== 'claim' ? 'noncommitted' : null;
+}
 
 export const executionDeciderFor = (
   request: ExecutionRequest,

@@ -11,6 +11,7 @@ import {
   releasesSlot,
   requestedExecution,
   settlementOf,
+  takesSlotOnClaim,
 } from './execution.js';
 
 const AT = '2026-03-01T10:00:00.000Z';
@@ -142,7 +143,25 @@ describe('Execution (EX-1..EX-3)', () => {
   });
 
   it('terminal transitions give the Mission slot back; others keep it', () => {
-    expect([claimed(), completed(), settled()].map(releasesSlot)).toEqual([null, 'completed', 'noncommitted']);
+    expect([claimed(), completed(), settled()].map((e) => releasesSlot(e, request))).toEqual([
+      null,
+      'completed',
+      'noncommitted',
+    ]);
+  });
+  describe('AD-2 a queued execution holds a slot only from its claim', () => {
+    const queued: ExecutionRequest = { ...request, slotTakenAt: 'claim' };
+    it('the claim takes the slot; an opt-in block request took it at admission', () => {
+      expect(takesSlotOnClaim(claimed(), queued)).toBe(true);
+      expect(takesSlotOnClaim(claimed(), { ...request, slotTakenAt: 'admission' })).toBe(false);
+      expect(takesSlotOnClaim(completed(), queued)).toBe(false);
+    });
+    it('completion or a settlement after a claim releases it; a settlement of an unclaimed one does not', () => {
+      expect(releasesSlot(completed(), queued)).toBe('completed');
+      expect(releasesSlot(settled(1), queued)).toBe('noncommitted');
+      expect(releasesSlot(settled(null), queued)).toBeNull();
+      expect(releasesSlot(settled(null), { ...request, slotTakenAt: 'admission' })).toBe('noncommitted');
+    });
   });
   it('a history without a request is impossible', () => {
     expect(() => evolveExecution(initialExecutionState, claimed())).toThrow(IllegalStateError);

@@ -57,7 +57,14 @@ export interface ExecutionRequest {
   scheduledAt: string | null;
   firedAt: string;
   limits: { maxConcurrent: number; maxExecutionsPerHour: number };
+  /**
+   * AD-2: when the execution takes its Mission concurrency slot. Absent on requests recorded before
+   * claims took slots: those took theirs at admission.
+   */
+  slotTakenAt?: SlotTakenAt;
 }
+
+export type SlotTakenAt = 'admission' | 'claim';
 
 /** Read models never show the delivered payload, so they leave these paths out of their log reads. */
 export const OCCURRENCE_PAYLOAD_PATHS: ReadonlyArray<readonly string[]> = [['input'], ['request', 'input']];

@@ -148,6 +148,7 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
     scheduledAt,
     firedAt,
     limits: verdict.limits,
+    slotTakenAt: verdict.slotTakenAt,
   };
   return [{ type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt, request, decidedAt } }];
 }

@@ -37,6 +37,7 @@ const admitted: OccurrenceAdmitted = {
       scheduledAt: null,
       firedAt: NOW,
       limits: { maxConcurrent: 1, maxExecutionsPerHour: 10 },
+      slotTakenAt: 'claim',
     },
   },
 };

@@ -42,6 +42,8 @@ export function resolveConstraints(given: Partial<TriggerConstraints>, grants: M
     resourceScopes: given.resourceScopes ?? [...grants.resourceScopes],
     classification: given.classification ?? grants.classification,
     acceptLowerTrust: given.acceptLowerTrust ?? grants.acceptLowerTrust,
+    // Not a grant: nothing to inherit, so it is only present when the Trigger chose it.
+    ...(given.onConcurrencyLimit ? { onConcurrencyLimit: given.onConcurrencyLimit } : {}),
   };
 }
 

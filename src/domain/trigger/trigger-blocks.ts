@@ -64,7 +64,15 @@ export interface TriggerConstraints {
   resourceScopes: string[];
   classification: Classification;
   acceptLowerTrust: boolean;
+  /**
+   * AD-2: over `maxConcurrent`, an admitted execution waits `pending` for a slot (the default); `block` keeps
+   * the admission-time limit for Triggers whose fires are worthless late. Absent when not given.
+   */
+  onConcurrencyLimit?: OnConcurrencyLimit;
 }
+
+export const ON_CONCURRENCY_LIMIT = ['queue', 'block'] as const;
+export type OnConcurrencyLimit = (typeof ON_CONCURRENCY_LIMIT)[number];
 
 const MAX_GUARD_DEPTH = 8;
 
@@ -223,6 +231,7 @@ export function constraintsBlock(read: FieldReader, raw: Raw): Partial<TriggerCo
     'resourceScopes',
     'classification',
     'acceptLowerTrust',
+    'onConcurrencyLimit',
   ]);
   const out: Partial<TriggerConstraints> = {};
   const before = read.errors.length;
@@ -236,5 +245,7 @@ export function constraintsBlock(read: FieldReader, raw: Raw): Partial<TriggerCo
     });
   if (raw.classification != null) out.classification = read.oneOf(raw, at, 'classification', CLASSIFICATION_LEVELS);
   if (raw.acceptLowerTrust != null) out.acceptLowerTrust = read.boolean(raw, at, 'acceptLowerTrust');
+  if (raw.onConcurrencyLimit != null)
+    out.onConcurrencyLimit = read.oneOf(raw, at, 'onConcurrencyLimit', ON_CONCURRENCY_LIMIT);
   return read.errors.length === before ? out : undefined;
 }

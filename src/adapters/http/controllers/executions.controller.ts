@@ -3,6 +3,8 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { ClaimExecutionCommand } from '../../../commands/claim-execution/claim-execution.command.js';
 import { ClaimExecutionDto } from '../../../commands/claim-execution/claim-execution.dto.js';
+import { ClaimNextExecutionCommand } from '../../../commands/claim-next-execution/claim-next-execution.command.js';
+import { ClaimNextExecutionDto } from '../../../commands/claim-next-execution/claim-next-execution.dto.js';
 import { CompleteExecutionCommand } from '../../../commands/complete-execution/complete-execution.command.js';
 import { CompleteExecutionDto } from '../../../commands/complete-execution/complete-execution.dto.js';
 import { SettleExecutionCommand } from '../../../commands/settle-execution/settle-execution.command.js';
@@ -12,9 +14,18 @@ import { loadExecution, requestView } from '../../../commands/shared/execution-t
 import { executionStream } from '../../../domain/shared/ids.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
+import { claimableExecutions } from '../../../projections/pending-executions/pending-executions.queries.js';
+import { SQL_CLIENT, type SqlClient } from '../../../projections/sql-client.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
+import { HttpResult } from '../http-result.js';
+import { CLAIMABLE_WAITER, type ClaimableWaiter } from './claimable-waiter.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+
+/** Enough that racing consumers losing the oldest few still find one in the same read. */
+const CLAIM_NEXT_CANDIDATES = 32;
+/** The read model trails a wakeup, and other processes' appends wake nothing here: re-read at least this often. */
+const CLAIM_NEXT_RECHECK_MS = 100;
 
 /** EX-2/EX-3: consumers claim, complete and settle; operators read one execution's whole story. */
 @ApiTags('executions')
@@ -24,7 +35,34 @@ export class ExecutionsController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(SQL_CLIENT) private readonly sql: SqlClient,
+    @Inject(CLAIMABLE_WAITER) private readonly waiter: ClaimableWaiter,
   ) {}
+
+  /**
+   * EX-2 pull, long-polled: read the oldest claimable candidates, claim the first still claimable, else wait
+   * and read again until `waitSeconds` pass (204).
+   */
+  @Post('v1/executions/claim-next')
+  @HttpCode(200)
+  @RequireScope('executions:write')
+  @Problems([409, 'idempotency_key_conflict, idempotency_key_in_flight'])
+  async claimNext(@Ctx() context: CommandContext, @Body() body: ClaimNextExecutionDto) {
+    const deadline = Date.now() + (body.waitSeconds ?? 0) * 1000;
+    const filter = { missionId: body.missionId, triggerId: body.triggerId };
+    for (;;) {
+      const candidates = await claimableExecutions(this.sql, context.tenant, filter, CLAIM_NEXT_CANDIDATES);
+      if (candidates.length > 0) {
+        const claimed = await this.commands.execute(
+          new ClaimNextExecutionCommand(context, body.consumerId, candidates),
+        );
+        if (claimed) return claimed;
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return new HttpResult(204, undefined);
+      await this.waiter.wait(context.tenant, Math.min(remaining, CLAIM_NEXT_RECHECK_MS));
+    }
+  }
 
   @Post('v1/executions/:executionId/claim')
   @HttpCode(200)
@@ -33,7 +71,7 @@ export class ExecutionsController {
     [404, 'not_found'],
     [
       409,
-      'already_claimed, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight',
+      'already_claimed, execution_noncommitted, execution_completed, concurrency_limit, idempotency_key_conflict, idempotency_key_in_flight',
     ],
   )
   claim(

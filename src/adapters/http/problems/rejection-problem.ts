@@ -16,6 +16,7 @@ const STATUS: Record<string, number> = {
   execution_completed: 409,
   execution_noncommitted: 409,
   fence_mismatch: 409,
+  concurrency_limit: 409,
 };
 
 const TITLES: Record<string, string> = {
@@ -33,6 +34,7 @@ const TITLES: Record<string, string> = {
   execution_completed: 'Execution already completed',
   execution_noncommitted: 'Execution settled as noncommitted',
   fence_mismatch: 'Fence does not match the current claim',
+  concurrency_limit: 'The Mission runs its maximum of concurrent executions',
 };
 
 /** Domain rejections keep their code as the problem's stable `code`. */

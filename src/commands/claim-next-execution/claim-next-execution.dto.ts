@@ -1,0 +1,31 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+
+export const MAX_CLAIM_NEXT_WAIT_SECONDS = 20;
+
+export class ClaimNextExecutionDto {
+  @ApiProperty({ description: 'Who holds the claim, shown to operators' })
+  @IsString()
+  @Length(1, 200)
+  @Matches(/^[\x21-\x7e]+$/, { message: 'consumerId must be visible ASCII' })
+  consumerId!: string;
+
+  @ApiPropertyOptional({ description: "Only this Mission's executions" })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  missionId?: string;
+
+  @ApiPropertyOptional({ description: "Only this Trigger's executions" })
+  @IsOptional()
+  @IsString()
+  @Length(1, 200)
+  triggerId?: string;
+
+  @ApiPropertyOptional({ description: 'Long poll: how long to wait for a claimable execution (default 0)' })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_CLAIM_NEXT_WAIT_SECONDS)
+  waitSeconds?: number;
+}

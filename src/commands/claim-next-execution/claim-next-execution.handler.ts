@@ -1,0 +1,65 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { ExecutionEvent } from '../../domain/execution/index.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { CommandRejected, WrongExpectedRevision } from '../../domain/shared/errors.js';
+import { executionStream } from '../../domain/shared/ids.js';
+import type { ClaimResult } from '../claim-execution/claim-execution.command.js';
+import { claimExecution } from '../claim-execution/claim-execution.handler.js';
+import { EVENT_STORE } from '../shared/tokens.js';
+import { type ClaimCandidate, ClaimNextExecutionCommand } from './claim-next-execution.command.js';
+
+/**
+ * What a stale candidate answers: another consumer won it, or it ended. The read model trails the log, so
+ * these are expected, and the next candidate is tried.
+ */
+const MOVE_ON = new Set(['already_claimed', 'execution_completed', 'execution_noncommitted', 'not_found']);
+
+/** An execution whose last event is one of these cannot be claimed now (EX-2). */
+const HELD_OR_ENDED = new Set<string>(['ExecutionClaimed', 'ExecutionCompleted', 'ExecutionSettled'] satisfies Array<
+  ExecutionEvent['type']
+>);
+
+@CommandHandler(ClaimNextExecutionCommand)
+export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecutionCommand> {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  /**
+   * Oldest first. A consumer that lost a race jumps to a random remaining candidate, so racing consumers
+   * scatter instead of all losing the next oldest too; an uncontended consumer keeps acceptance order.
+   */
+  async execute({ context, consumerId, candidates }: ClaimNextExecutionCommand): Promise<ClaimResult | null> {
+    const remaining = await this.unclaimed(candidates);
+    const fullMissions = new Set<string>();
+    let next = 0;
+    while (remaining.length > 0) {
+      const [{ executionId, missionId }] = remaining.splice(next, 1) as [ClaimCandidate];
+      next = 0;
+      if (fullMissions.has(missionId)) continue;
+      try {
+        return await claimExecution(this.store, context, executionId, consumerId);
+      } catch (error) {
+        // The retry policy gave up: other consumers keep moving this Mission's slot stream. Leave it for this pass.
+        if (error instanceof WrongExpectedRevision) {
+          fullMissions.add(missionId);
+          continue;
+        }
+        if (!(error instanceof CommandRejected)) throw error;
+        const { code } = error.rejection;
+        if (code === 'concurrency_limit') fullMissions.add(missionId);
+        else if (!MOVE_ON.has(code)) throw error;
+        else if (code === 'already_claimed') next = Math.floor(Math.random() * remaining.length);
+      }
+    }
+    return null;
+  }
+
+  /** One round trip drops the candidates the log already shows claimed or ended, which a lagging read model still offers. */
+  private async unclaimed(candidates: readonly ClaimCandidate[]): Promise<ClaimCandidate[]> {
+    if (!this.store.readStreams || candidates.length === 0) return [...candidates];
+    const streams = await this.store.readStreams(
+      candidates.map((c) => ({ streamId: executionStream(c.executionId), fromRevision: 0 })),
+    );
+    return candidates.filter((_, i) => !HELD_OR_ENDED.has(streams[i]?.at(-1)?.type ?? ''));
+  }
+}

@@ -1,0 +1,3 @@
+import { claimNextSuite } from './claim-next.shared.js';
+
+claimNextSuite('postgres');

@@ -1,0 +1,242 @@
+import { concurrencyStream } from '../../src/domain/shared/ids.js';
+import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+
+const grants = {
+  maxExecutionsPerHour: 5000,
+  maxConcurrent: 1000,
+  resourceScopes: ['repo:acme/*'],
+  classification: 'internal',
+  acceptLowerTrust: false,
+  maxCausalDepth: 4,
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** EX-2 pull API (claim-next) and AD-2 concurrency over claimed work, with admission and read models running. */
+export function claimNextSuite(kind: StoreKind): void {
+  describe(`executions: claim-next and Mission concurrency over claims (${kind})`, () => {
+    let t: TestApp;
+    let n = 0;
+
+    beforeAll(async () => {
+      t = await startTestApp(kind);
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    /** Each test its own tenant: claim-next hands out the whole tenant's work. */
+    async function setup(
+      options: { mission?: Partial<typeof grants>; trigger?: Record<string, unknown>; tenant?: string } = {},
+    ) {
+      n += 1;
+      const tenant = options.tenant ?? `tenant-c${n}`;
+      const token = await t.token({ tenant });
+      const missionId = `m-c${n}`;
+      const triggerId = `t-c${n}`;
+      const mission = await t.request({
+        method: 'PUT',
+        url: `/v1/missions/${missionId}`,
+        key: newKey(),
+        token,
+        body: { state: 'active', grants: { ...grants, ...options.mission } },
+      });
+      expect(mission.status).toBe(200);
+      const trigger = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        token,
+        body: { expectedRevision: 0, missionId, type: 'manual', ...options.trigger },
+      });
+      expect(trigger.status).toBe(200);
+      return { tenant, token, missionId, triggerId };
+    }
+
+    /** Fires and waits for the admission: returns the execution id. */
+    async function fire(s: { token: string; triggerId: string }, input: unknown = { run: ++n }): Promise<string> {
+      const fired = await t.request({
+        method: 'POST',
+        url: `/v1/triggers/${s.triggerId}/occurrences?wait=decision`,
+        key: newKey(),
+        token: s.token,
+        body: { input },
+      });
+      expect(fired.status).toBe(200);
+      expect(fired.body.status).toBe('admitted');
+      return fired.body.executionId as string;
+    }
+
+    const claimNext = (token: string, body: Record<string, unknown> = {}) =>
+      t.request({
+        method: 'POST',
+        url: '/v1/executions/claim-next',
+        key: newKey(),
+        token,
+        body: { consumerId: 'worker', ...body },
+      });
+    const complete = (token: string, executionId: string, fence: number) =>
+      t.request({
+        method: 'POST',
+        url: `/v1/executions/${executionId}/complete`,
+        key: newKey(),
+        token,
+        body: { fence, outcome: 'succeeded' },
+      });
+
+    it('EX-2 hands out the oldest claimable execution in acceptance order, then 204 after waitSeconds', async () => {
+      const s = await setup();
+      const fired = [await fire(s), await fire(s), await fire(s)];
+      const claimed = [];
+      for (let i = 0; i < 3; i++) {
+        const answer = await claimNext(s.token, { waitSeconds: 5 });
+        expect(answer.status).toBe(200);
+        claimed.push(answer.body);
+      }
+      expect(claimed.map((c) => c.executionId)).toEqual(fired);
+      expect(claimed[0]).toMatchObject({
+        fence: 1,
+        generation: 1,
+        triggerId: s.triggerId,
+        missionId: s.missionId,
+        input: { run: expect.any(Number) },
+        lane: `trigger:${s.triggerId}`,
+      });
+      const started = Date.now();
+      const none = await claimNext(s.token, { waitSeconds: 1 });
+      expect(none.status).toBe(204);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    });
+
+    it('EX-2 a waiting claim-next wakes when an execution is admitted during the wait', async () => {
+      const s = await setup();
+      const started = Date.now();
+      const waiting = claimNext(s.token, { waitSeconds: 15 });
+      await sleep(300);
+      const executionId = await fire(s);
+      const answer = await waiting;
+      expect(answer.status).toBe(200);
+      expect(answer.body.executionId).toBe(executionId);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    });
+
+    it("SEC-1 claim-next only sees the caller's tenant; filters narrow to a Mission or Trigger", async () => {
+      const a = await setup();
+      const b = await setup();
+      const executionId = await fire(a);
+      expect((await claimNext(b.token, { waitSeconds: 1 })).status).toBe(204);
+      expect((await claimNext(a.token, { waitSeconds: 1, triggerId: 'another-trigger' })).status).toBe(204);
+      const answer = await claimNext(a.token, { waitSeconds: 5, missionId: a.missionId, triggerId: a.triggerId });
+      expect([answer.status, answer.body.executionId]).toEqual([200, executionId]);
+      const unscoped = await claimNext(await t.token({ tenant: a.tenant, scope: 'operator:read' }));
+      expect(unscoped.status).toBe(403);
+      expect((await claimNext(a.token, { waitSeconds: 21 })).status).toBe(400);
+    });
+
+    it('AD-5 one execution at a time per resource lane: the next on a lane waits until the first ends', async () => {
+      const s = await setup({ trigger: { queueByPointer: '/repo' } });
+      const api1 = await fire(s, { repo: 'api', n: 1 });
+      const api2 = await fire(s, { repo: 'api', n: 2 });
+      const web = await fire(s, { repo: 'web', n: 3 });
+      const first = await claimNext(s.token, { waitSeconds: 5 });
+      expect([first.body.executionId, first.body.lane]).toEqual([api1, 'resource:api']);
+      // The read model may not show the first claim yet: a stale candidate is skipped, never shared.
+      const second = await claimNext(s.token, { waitSeconds: 5 });
+      expect(second.body.executionId).toBe(web);
+      expect((await claimNext(s.token, { waitSeconds: 1 })).status).toBe(204);
+      expect((await complete(s.token, api1, first.body.fence)).status).toBe(200);
+      const third = await claimNext(s.token, { waitSeconds: 5 });
+      expect([third.status, third.body.executionId]).toEqual([200, api2]);
+    });
+
+    it('AD-2 a burst over maxConcurrent all completes, never more than the limit claimed at once', async () => {
+      const limit = 2;
+      const s = await setup({ mission: { maxConcurrent: limit } });
+      const burst = 10;
+      const fired = [];
+      for (let i = 0; i < burst; i++) fired.push(await fire(s));
+      let running = 0;
+      let mostRunning = 0;
+      const completed: string[] = [];
+      const worker = async (w: number) => {
+        while (completed.length < burst) {
+          const answer = await claimNext(s.token, { consumerId: `w-${w}`, waitSeconds: 1 });
+          if (answer.status === 204) continue;
+          expect(answer.status).toBe(200);
+          running += 1;
+          mostRunning = Math.max(mostRunning, running);
+          await sleep(30);
+          running -= 1;
+          expect((await complete(s.token, answer.body.executionId, answer.body.fence)).status).toBe(200);
+          completed.push(answer.body.executionId);
+        }
+      };
+      await Promise.all([0, 1, 2, 3, 4].map(worker));
+      expect([...completed].sort()).toEqual([...fired].sort());
+      expect(mostRunning).toBeLessThanOrEqual(limit);
+      const slots = await t.infra.store.readStream(concurrencyStream(s.tenant, s.missionId));
+      expect(Math.max(...slots.map((e) => (e.data as { running: number }).running))).toBe(limit);
+      expect(slots.filter((e) => e.type === 'ExecutionSlotsTaken')).toHaveLength(burst);
+    });
+
+    it('AD-2 a Trigger opting into onConcurrencyLimit block still blocks at admission; an unknown mode is refused', async () => {
+      const s = await setup({
+        mission: { maxConcurrent: 1 },
+        trigger: { constraints: { onConcurrencyLimit: 'block' } },
+      });
+      await fire(s);
+      const blocked = await t.request({
+        method: 'POST',
+        url: `/v1/triggers/${s.triggerId}/occurrences?wait=decision`,
+        key: newKey(),
+        token: s.token,
+        body: { input: { run: 'over' } },
+      });
+      expect(blocked.body).toMatchObject({ status: 'blocked', reason: 'concurrency_limit' });
+      const invalid = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/t-invalid-${n}`,
+        key: newKey(),
+        token: s.token,
+        body: {
+          expectedRevision: 0,
+          missionId: s.missionId,
+          type: 'manual',
+          constraints: { onConcurrencyLimit: 'drop' },
+        },
+      });
+      expect(invalid.status).toBe(422);
+    });
+
+    if (kind === 'postgres')
+      it('EX-2 twenty racing claim-next consumers over 200 executions: each claimed exactly once', async () => {
+        const s = await setup();
+        const total = 200;
+        const fired: string[] = [];
+        for (let i = 0; i < total; i += 20)
+          fired.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => fire(s, { run: i + j })))));
+        const claimed: string[] = [];
+        const consumer = async (c: number) => {
+          let idle = 0;
+          while (claimed.length < total && idle < 5) {
+            const answer = await claimNext(s.token, { consumerId: `racer-${c}`, waitSeconds: 1 });
+            if (answer.status === 204) {
+              idle += 1;
+              continue;
+            }
+            expect(answer.status).toBe(200);
+            claimed.push(answer.body.executionId);
+          }
+        };
+        await Promise.all(Array.from({ length: 20 }, (_, c) => consumer(c)));
+        expect(claimed).toHaveLength(total);
+        expect(new Set(claimed).size).toBe(total);
+        expect([...claimed].sort()).toEqual([...fired].sort());
+        const claims = await t.sql.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM events WHERE type = 'ExecutionClaimed' AND data->>'tenant' = $1`,
+          [s.tenant],
+        );
+        expect(claims.rows[0]!.n).toBe(total);
+      }, 120_000);
+  });
+}
