@@ -31,6 +31,7 @@ import { OperatorModule } from './adapters/modules/operator.module.js';
 import { SchedulesModule } from './adapters/modules/schedules.module.js';
 import { IngressModule } from './adapters/ingress/ingress.module.js';
 import { ExecutionsModule } from './adapters/modules/executions.module.js';
+import { WakeupModule } from './adapters/wakeup/wakeup.module.js';
 import type { Migration } from './projections/migration.js';
 import { eventStoreMigrations } from './adapters/eventstore/sql/migrations.js';
 import { idempotencyMigrations } from './adapters/http/idempotency/idempotency.migrations.js';
@@ -47,6 +48,7 @@ export const featureModules: Type[] = [
   IngressModule,
   SchedulesModule,
   ExecutionsModule,
+  WakeupModule,
 ];
 
 /** The event log first, then what derives from it. */

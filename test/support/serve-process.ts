@@ -20,6 +20,10 @@ export interface ServeProcess {
   stderr(): string;
   /** A JSON command with the token and a fresh idempotency key. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  /** SIGKILL: a crash, nothing shut down gracefully. */
+  kill(): Promise<void>;
+  /** A new process on the same schema, data directory and port, once it is ready. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,30 +31,37 @@ export async function startServe(options: {
   background: 'on' | 'thread';
   scope: string;
   tenant?: string;
+  env?: Record<string, string>;
+  /** Readiness with a degraded part (e.g. the wakeup transport) still counts. */
+  degradedIsReady?: boolean;
 }): Promise<ServeProcess> {
   ensureBuilt();
   const { sql, schema } = await freshPostgres(allMigrations(), { max: 2 });
   const dataDir = mkdtempSync(join(tmpdir(), 'reveille-serve-'));
   const port = 4100 + Math.floor(Math.random() * 800);
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), 'serve'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: TEST_DATABASE_URL,
-      REVEILLE_DB_SCHEMA: schema,
-      REVEILLE_DATA_DIR: dataDir,
-      REVEILLE_AUTH: 'dev',
-      REVEILLE_BACKGROUND: options.background,
-      EVENTSTORE_URL: '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      NODE_ENV: 'test',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const spawnServe = () =>
+    spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), 'serve'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        DATABASE_URL: TEST_DATABASE_URL,
+        REVEILLE_DB_SCHEMA: schema,
+        REVEILLE_DATA_DIR: dataDir,
+        REVEILLE_AUTH: 'dev',
+        REVEILLE_BACKGROUND: options.background,
+        EVENTSTORE_URL: '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        NODE_ENV: 'test',
+        ...options.env,
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let child = spawnServe();
+  const listen = () => child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  listen();
   const token = await mintDevToken(await loadOrCreateDevKeys(dataDir), {
     tenant: options.tenant ?? 'acme',
     scope: options.scope,
@@ -59,18 +70,30 @@ export async function startServe(options: {
     issuer: 'reveille-dev',
     audience: 'reveille',
   });
-  const deadline = Date.now() + 60_000;
   const ready = async () => {
     const response = await fetch(`${baseUrl}/health/ready`);
-    return response.ok && ((await response.json()) as { status?: string }).status === 'ok';
+    const status = ((await response.json()) as { status?: string }).status;
+    return response.ok && (status === 'ok' || (options.degradedIsReady === true && status === 'degraded'));
   };
-  while (!(await ready().catch(() => false))) {
-    if (Date.now() > deadline || child.exitCode !== null)
-      throw new Error(`the service did not become ready: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const untilReady = async () => {
+    const deadline = Date.now() + 60_000;
+    while (!(await ready().catch(() => false))) {
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`the service did not become ready: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  await untilReady();
+  const kill = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  };
   return {
-    child,
+    get child() {
+      return child;
+    },
     baseUrl,
     sql,
     stderr: () => stderr,
@@ -85,6 +108,13 @@ export async function startServe(options: {
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: response.status, body: await response.json() };
+    },
+    kill,
+    async restart() {
+      await kill();
+      child = spawnServe();
+      listen();
+      await untilReady();
     },
     async close() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

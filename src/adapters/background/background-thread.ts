@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
 import type { BackgroundTask } from '../runner/subscription-registry.js';
+import type { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import type { FromBackground, ToBackground } from './messages.js';
 
 const STOP_GRACE_MS = 10_000;
@@ -28,6 +29,8 @@ export class BackgroundThread implements BackgroundTask {
     /** Caches built here on that read model must drop what they hold. */
     private readonly folded: (projection: string) => void,
     private readonly entry: URL,
+    /** `claim-next` waits on the HTTP thread; the wakeup dispatcher runs in the worker. */
+    private readonly wakeups?: InProcessWakeups,
   ) {}
 
   get error(): unknown {
@@ -82,6 +85,8 @@ export class BackgroundThread implements BackgroundTask {
         return;
       case 'decided':
         return message.occurrenceIds.forEach((id) => this.notifier.decided(id));
+      case 'wakeups':
+        return message.wakeups.forEach(({ wakeup, position }) => this.wakeups?.notify(wakeup, position));
       case 'folded':
         return this.folded(message.projection);
     }

@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import type { Wakeup } from '../../domain/execution/wakeup.js';
 import { loadConfig } from '../config/config.js';
 import { openInfrastructure } from '../eventstore/infrastructure.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
@@ -7,6 +8,7 @@ import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notif
 import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import type { FromBackground, ToBackground } from './messages.js';
+import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 
 /** REVEILLE_BACKGROUND=thread: the same application without an HTTP listener, on its own event loop. */
 export async function runBackgroundWorker(composition: Composition): Promise<void> {
@@ -26,6 +28,11 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
   app.get(DecisionNotifier).onDecided((occurrenceId) => {
     if (decided.length === 0) setImmediate(() => post({ type: 'decided', occurrenceIds: decided.splice(0) }));
     decided.push(occurrenceId);
+  });
+  let wakeups: Array<{ wakeup: Wakeup; position: number }> = [];
+  app.get(InProcessWakeups).onNotified((wakeup, position) => {
+    if (wakeups.length === 0) setImmediate(() => post({ type: 'wakeups', wakeups: wakeups.splice(0) }));
+    wakeups.push({ wakeup, position });
   });
   for (const [name, runner] of app.get(ProjectionRunners).runners)
     runner.onFolded(() => post({ type: 'folded', projection: name }));

@@ -12,6 +12,7 @@ import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notif
 import { ProjectionRunner } from '../../projections/runner/projection-runner.js';
 import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
+import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { stringOption, UsageError } from './args.js';
 import { progress } from './progress.js';
 
@@ -46,6 +47,7 @@ function startBackgroundThread(app: INestApplication, entry: URL): void {
     app.get(DecisionNotifier),
     (name) => runners.runners.get(name)?.notifyFolded(),
     entry,
+    app.get(InProcessWakeups),
   );
   app.get(SubscriptionRegistry).start(thread);
 }

@@ -4,6 +4,7 @@ import { type HttpSettings, httpSection } from './http.section.js';
 import { type IngressSettings, ingressSection } from './ingress.section.js';
 import { Readings } from './readings.js';
 import { type StorageSettings, storageSection } from './storage.section.js';
+import { type WakeupSettings, wakeupSection } from './wakeup.section.js';
 import { ConfigError, type Env, type Variable } from './variable.js';
 
 export { ConfigError } from './variable.js';
@@ -11,9 +12,9 @@ export type { BackgroundMode } from './background.section.js';
 
 /** Read once at startup; the README's "Configuration" table documents it. */
 export interface ReveilleConfig
-  extends HttpSettings, StorageSettings, AuthSettings, BackgroundSettings, IngressSettings {}
+  extends HttpSettings, StorageSettings, AuthSettings, BackgroundSettings, IngressSettings, WakeupSettings {}
 
-const sections = [httpSection, storageSection, authSection, backgroundSection, ingressSection] as const;
+const sections = [httpSection, storageSection, authSection, backgroundSection, ingressSection, wakeupSection] as const;
 
 /** The README's table is checked against this list. */
 export const CONFIG_VARIABLES: readonly Variable<unknown>[] = sections.flatMap((section) => section.variables);
@@ -27,6 +28,7 @@ export function loadConfig(env: Env = process.env): ReveilleConfig {
     ...authSection.settings(readings),
     ...backgroundSection.settings(readings),
     ...ingressSection.settings(readings),
+    ...wakeupSection.settings(readings),
   };
 }
 

@@ -181,6 +181,27 @@ const cases: Record<string, Cases> = {
     good: [['5', 5]],
     bad: ['0', '-1', '2.5', 'lots', 'Infinity'],
   },
+  REDIS_URL: {
+    setting: (c) => c.wakeups.redisUrl,
+    unset: null,
+    good: [same('redis://127.0.0.1:6379'), same('rediss://:secret@redis.internal:6380/2')],
+    bad: ['127.0.0.1:6379', 'http://redis.internal'],
+  },
+  REVEILLE_WAKEUP_STREAM: {
+    setting: (c) => c.wakeups.stream,
+    unset: 'reveille:wakeups',
+    good: [same('acme:wakeups')],
+    bad: [],
+  },
+  REVEILLE_WAKEUP_MAXLEN: {
+    setting: (c) => c.wakeups.maxLen,
+    unset: 100_000,
+    good: [
+      ['1000', 1000],
+      ['5000000', 5_000_000],
+    ],
+    bad: ['999', '0', '1.5', 'lots'],
+  },
 };
 
 function refusal(env: Env): ConfigError {
@@ -218,6 +239,7 @@ describe('The configuration', () => {
       lingerMs: { projections: 50, admission: 5 },
       ingressRate: { perSecond: 2_000, burst: 4_000 },
       maxOutstanding: { perSource: 10_000, global: 100_000 },
+      wakeups: { redisUrl: null, stream: 'reveille:wakeups', maxLen: 100_000 },
     });
   });
 

@@ -5,6 +5,7 @@ import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
 import { Public } from '../auth/auth.decorators.js';
 import { SubscriptionRegistry } from '../../runner/subscription-registry.js';
+import { WakeupDispatcher } from '../../wakeup/wakeup.dispatcher.js';
 
 /** Liveness says the process answers; readiness says it can do its work (store reachable, lag bounded). */
 @ApiTags('system')
@@ -16,6 +17,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly subscriptions: SubscriptionRegistry,
+    private readonly wakeups: WakeupDispatcher,
   ) {}
 
   @Get('live')
@@ -43,6 +45,11 @@ export class HealthController {
         return failing.length === 0
           ? subscriptions.up({ running: this.subscriptions.names() })
           : subscriptions.degraded({ failing });
+      },
+      async () => {
+        const wakeups = this.indicators.check('wakeups');
+        const { status, ...details } = await this.wakeups.health();
+        return status === 'up' ? wakeups.up(details) : wakeups.degraded(details);
       },
     ]);
   }

@@ -1,0 +1,41 @@
+import type { ExecutionRequest } from '../occurrence/occurrence-events.js';
+
+/** The fields of one Redis Stream entry, in the order the spec lists them (EX-1); a hint, never truth. */
+export interface Wakeup {
+  executionId: string;
+  generation: number;
+  attempt: number;
+  tenant: string;
+  missionId: string;
+  triggerId: string;
+  lane: string;
+}
+
+/** Log events that make an execution claimable; redeliveries and recoveries join this list. */
+export const WAKEUP_EVENT_TYPES = ['OccurrenceAdmitted'] as const;
+
+/** The first delivery of a new execution request is generation 1, attempt 1. */
+export function wakeupOf(event: { type: string; data: unknown }): Wakeup | null {
+  if (event.type !== 'OccurrenceAdmitted') return null;
+  const { request } = event.data as { request: ExecutionRequest };
+  const { executionId, tenant, missionId, triggerId, lane } = request;
+  return { executionId, generation: 1, attempt: 1, tenant, missionId, triggerId, lane };
+}
+
+/** XADD's field-value list: every field as a string, in the spec's order. */
+export const wakeupFields = (wakeup: Wakeup): string[] => [
+  'executionId',
+  wakeup.executionId,
+  'generation',
+  String(wakeup.generation),
+  'attempt',
+  String(wakeup.attempt),
+  'tenant',
+  wakeup.tenant,
+  'missionId',
+  wakeup.missionId,
+  'triggerId',
+  wakeup.triggerId,
+  'lane',
+  wakeup.lane,
+];

@@ -1,0 +1,83 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+
+/** The machine's shared Redis; tests use their own stream names on it. */
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** A free TCP port on loopback, for a redis-server of the test's own. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A redis-server the test can stop and start again on the same port, without persistence. */
+export class PrivateRedis {
+  private child: ChildProcess | null = null;
+
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort());
+    await redis.start();
+    return redis;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn('redis-server', ['--port', String(this.port), '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    this.child = child;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const probe = new Redis(this.url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        if ((await probe.ping()) === 'PONG') return;
+      } catch {
+        if (child.exitCode !== null || Date.now() > deadline)
+          throw new Error(`redis-server on ${this.port} did not start`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } finally {
+        probe.disconnect();
+      }
+    }
+  }
+
+  /** SIGTERM with `--save ""`: the data goes with it, as after a crash of an unpersisted Redis. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    await exited;
+    this.child = null;
+  }
+
+  client(): Redis {
+    const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    client.on('error', () => undefined);
+    return client;
+  }
+}
+
+/** The entries of a stream as field maps, in stream order. */
+export async function streamEntries(client: Redis, stream: string): Promise<Array<Record<string, string>>> {
+  const entries = await client.xrange(stream, '-', '+');
+  return entries.map(([, fields]) => {
+    const record: Record<string, string> = {};
+    for (let i = 0; i < fields.length; i += 2) record[fields[i]!] = fields[i + 1]!;
+    return record;
+  });
+}

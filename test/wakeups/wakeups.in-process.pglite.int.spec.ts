@@ -1,0 +1,3 @@
+import { inProcessWakeupsSuite } from './wakeups.in-process.shared.js';
+
+inProcessWakeupsSuite('pglite');
