@@ -1,5 +1,5 @@
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
-import { concurrencyStream, executionStream, occurrenceStream } from '../../src/domain/shared/ids.js';
+import { concurrencyStream, executionStream, occurrenceStream, overlapStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 
 const grants = {
@@ -25,7 +25,11 @@ export function executionsSuite(kind: StoreKind): void {
       await t?.close();
     });
 
-    async function setup(mission: Partial<typeof grants> = {}, constraints: Record<string, unknown> = {}) {
+    async function setup(
+      mission: Partial<typeof grants> = {},
+      constraints: Record<string, unknown> = {},
+      definition: Record<string, unknown> = {},
+    ) {
       n += 1;
       const missionId = `m-x${n}`;
       const triggerId = `t-x${n}`;
@@ -45,7 +49,7 @@ export function executionsSuite(kind: StoreKind): void {
             method: 'PUT',
             url: `/v1/triggers/${triggerId}`,
             key: newKey(),
-            body: { expectedRevision: 0, missionId, type: 'manual', constraints },
+            body: { expectedRevision: 0, missionId, type: 'manual', constraints, ...definition },
           })
         ).status,
       ).toBe(200);
@@ -220,6 +224,63 @@ export function executionsSuite(kind: StoreKind): void {
         ['ExecutionSlotReleased', 0],
         ['ExecutionSlotsTaken', 1],
       ]);
+    });
+
+    it('BA-3 overlap skip: a fire while an earlier execution is not terminal is blocked overlap_skip naming it, until it ends', async () => {
+      const { triggerId } = await setup({}, {}, { overlap: 'skip' });
+      const first = await admitted(triggerId);
+      const skipped = await fire(triggerId);
+      await admit();
+      expect(await decisionOf(skipped)).toMatchObject({
+        reason: 'overlap_skip',
+        evidence: { triggerId, overlap: 'skip', runningExecutionId: first },
+      });
+      // Claimed is still running.
+      const { fence } = (await post(first, 'claim', { consumerId: 'w' })).body;
+      const stillSkipped = await fire(triggerId);
+      await admit();
+      expect((await decisionOf(stillSkipped)).reason).toBe('overlap_skip');
+
+      expect((await post(first, 'complete', { fence, outcome: 'failed' })).status).toBe(200);
+      const third = await admitted(triggerId);
+      // A noncommit settlement, even before any claim, ends it too.
+      expect((await post(third, 'settle', { settlementId: 'give-up' })).body.decision).toBe('noncommitted');
+      const fourth = await admitted(triggerId);
+
+      const markers = (await t.infra.store.readStream(overlapStream('tenant-a', triggerId))).map((e) => [
+        e.type,
+        (e.data as { executionId: string }).executionId,
+      ]);
+      expect(markers).toEqual([
+        ['TriggerExecutionStarted', first],
+        ['TriggerExecutionEnded', first],
+        ['TriggerExecutionStarted', third],
+        ['TriggerExecutionEnded', third],
+        ['TriggerExecutionStarted', fourth],
+      ]);
+    });
+
+    it('BA-3 AD-5 overlap skip: a backlog decided together admits only the first, in acceptance order', async () => {
+      const { triggerId } = await setup({}, {}, { overlap: 'skip' });
+      const fired = [];
+      for (let i = 0; i < 3; i++) fired.push(await fire(triggerId));
+      await admit();
+      const decided = await Promise.all(fired.map(decisionOf));
+      expect(decided.map((d) => d.reason ?? 'admitted')).toEqual(['admitted', 'overlap_skip', 'overlap_skip']);
+      expect(decided[2]!.evidence).toMatchObject({ runningExecutionId: decided[0]!.executionId });
+      const markers = await t.infra.store.readStream(overlapStream('tenant-a', triggerId));
+      expect(markers.map((e) => e.type)).toEqual(['TriggerExecutionStarted']);
+    });
+
+    it('BA-3 overlap allow (the default): fires while one runs are all admitted, and no marker is kept', async () => {
+      const { triggerId } = await setup();
+      const first = await admitted(triggerId);
+      await post(first, 'claim', { consumerId: 'w' });
+      const fired = [await fire(triggerId), await fire(triggerId)];
+      await admit();
+      const decided = await Promise.all(fired.map(decisionOf));
+      expect(decided.map((d) => d.reason ?? 'admitted')).toEqual(['admitted', 'admitted']);
+      expect(await t.infra.store.readStream(overlapStream('tenant-a', triggerId))).toEqual([]);
     });
 
     it('AD-2 AD-5 onConcurrencyLimit block: a backlog decided together takes slots in acceptance order, in one slot event', async () => {

@@ -11,6 +11,8 @@ import {
   concurrencyDecider,
   type MissionCounters,
   type ObservedState,
+  overlapDecider,
+  type OverlapState,
 } from '../../domain/admission/index.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
 import type { ObservedOccurrence, OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
@@ -19,6 +21,7 @@ import {
   budgetStream,
   concurrencyStream,
   missionStream,
+  overlapStream,
   sourceStream,
   triggerStream,
 } from '../../domain/shared/ids.js';
@@ -63,7 +66,11 @@ export async function admissionWrite(
   const admitted = admitInOrder(
     items.map((i) => i.state),
     read.view,
-    { budget: read.budget.state, concurrency: read.concurrency.state },
+    {
+      budget: read.budget.state,
+      concurrency: read.concurrency.state,
+      overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
+    },
   );
   const appends = admissionAppends(read, items, admitted);
   return {
@@ -83,13 +90,16 @@ async function readAdmission(store: EventStore, clock: TrustedClock, occurrences
   const concurrencyStreamId = concurrencyStream(tenant, missionId);
   const triggerIds = [...new Set(occurrences.map((o) => o.triggerId))];
   const sourceIds = [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))];
-  const [[budget, mission, ...rest], concurrency] = await Promise.all([
+  const [[[budget, mission, ...rest], overlap], concurrency] = await Promise.all([
     loadAggregates(store, [
       { streamId: budgetStreamId, decider: budgetDecider },
       { streamId: missionStream(tenant, missionId), decider: missionDecider },
       ...triggerIds.map((id) => ({ streamId: triggerStream(tenant, id), decider: triggerDecider })),
       ...sourceIds.map((id) => ({ streamId: sourceStream(tenant, id), decider: sourceDecider })),
-    ]),
+    ]).then(async (loaded) => {
+      const triggers = loaded.slice(2, 2 + triggerIds.length).map((t) => t.state as TriggerState);
+      return [loaded, await loadOverlap(store, tenant, triggerIds, triggers)] as const;
+    }),
     loadLatest(store, concurrencyStreamId, concurrencyDecider),
   ]);
   const view: AdmissionView = {
@@ -99,7 +109,33 @@ async function readAdmission(store: EventStore, clock: TrustedClock, occurrences
     triggers: new Map(triggerIds.map((id, i) => [id, rest[i]!.state as TriggerState])),
     sources: new Map(sourceIds.map((id, i) => [id, rest[triggerIds.length + i]!.state as SourceState])),
   };
-  return { view, budgetStreamId, budget: budget as Loaded<BudgetState>, concurrencyStreamId, concurrency };
+  return {
+    view,
+    budgetStreamId,
+    budget: budget as Loaded<BudgetState>,
+    concurrencyStreamId,
+    concurrency,
+    overlap,
+    overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
+  };
+}
+
+/**
+ * BA-3: only a Trigger whose current definition skips overlaps has a marker to read, so only its
+ * admissions pay the extra round trip, after the Trigger itself is known.
+ */
+async function loadOverlap(
+  store: EventStore,
+  tenant: string,
+  triggerIds: readonly string[],
+  triggers: readonly TriggerState[],
+): Promise<Map<string, Loaded<OverlapState>>> {
+  const skipping = triggerIds.filter((_, i) => {
+    const trigger = triggers[i]!;
+    return trigger.status !== 'absent' && !trigger.deleted && trigger.enabled && trigger.definition.overlap === 'skip';
+  });
+  const loaded = await Promise.all(skipping.map((id) => loadLatest(store, overlapStream(tenant, id), overlapDecider)));
+  return new Map(skipping.map((id, i) => [id, loaded[i]!]));
 }
 
 type AdmissionRead = Awaited<ReturnType<typeof readAdmission>>;
@@ -114,6 +150,9 @@ function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitt
     appends.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
   if (admitted.slots.length > 0)
     appends.push(appendOf(read.concurrencyStreamId, admitted.slots, countersMetadata, read.concurrency));
+  // At the revision read, so a racing admitter of the same Trigger conflicts and decides again (BA-3).
+  for (const [triggerId, events] of admitted.overlap)
+    appends.push(appendOf(read.overlapStreamId(triggerId), events, countersMetadata, read.overlap.get(triggerId)!));
   items.forEach(({ streamId, expected }, i) =>
     appends.push({ streamId, events: admitted.steps[i]!.decision.map((e) => toNewEvent(e, metadata[i]!)), expected }),
   );

@@ -1,8 +1,9 @@
 import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports/event-store.js';
 import { notFound } from '../../domain/shared/errors.js';
-import { concurrencyDecider } from '../../domain/admission/index.js';
+import { concurrencyDecider, overlapDecider } from '../../domain/admission/index.js';
 import {
   decideExecution,
+  endsOverlap,
   evolveExecution,
   type ExecutionCommand,
   executionDeciderFor,
@@ -13,7 +14,7 @@ import {
   takesSlotOnClaim,
 } from '../../domain/execution/index.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
-import { concurrencyStream, executionStream, occurrenceStream } from '../../domain/shared/ids.js';
+import { concurrencyStream, executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
 import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
 import { accepted, appendOf, write } from './write-kernel.js';
 
@@ -80,6 +81,7 @@ export async function loadExecution(
  * EX-2/EX-3, AD-2: a claim takes the Mission's slot and a terminal transition gives it back, each in the same
  * all-or-nothing append as the execution event, compared-and-set on the slot stream's revision: two claims
  * racing for the last slot conflict, and the retry decides `concurrency_limit` from the fresh count.
+ * BA-3: a terminal transition ends the Trigger's overlap marker in the same append.
  */
 export function transitionExecution(
   store: EventStore,
@@ -97,6 +99,8 @@ export function transitionExecution(
       appends.push(await slotTake(store, loaded.state, command.at, metadata));
     const why = events.map((e) => releasesSlot(e, request)).find((r) => r !== null);
     if (why) appends.push(await slotRelease(store, loaded.state, why, command.at, metadata));
+    const ended = events.map((e) => endsOverlap(e, request)).find((r) => r !== null);
+    if (ended) appends.push(...(await overlapEnd(store, loaded.state, ended, command.at, metadata)));
     return {
       appends,
       answer: ([position]) => ({
@@ -139,4 +143,21 @@ async function slotRelease(
     slots.state,
   );
   return appendOf(streamId, accepted(released), metadata, slots);
+}
+
+/** Empty when the marker names another execution (already ended, or never taken by this one). */
+async function overlapEnd(
+  store: EventStore,
+  state: KnownExecution,
+  why: 'completed' | 'noncommitted',
+  at: string,
+  metadata: EventMetadata,
+): Promise<StreamAppend[]> {
+  const { tenant, triggerId, executionId } = state.request;
+  const streamId = overlapStream(tenant, triggerId);
+  const marker = await loadLatest(store, streamId, overlapDecider);
+  const ended = accepted(
+    overlapDecider.decide({ type: 'EndTriggerExecution', tenant, triggerId, executionId, why, at }, marker.state),
+  );
+  return ended.length === 0 ? [] : [appendOf(streamId, ended, metadata, marker)];
 }

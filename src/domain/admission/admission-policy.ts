@@ -17,6 +17,8 @@ export interface AdmissionFacts {
   keyRevoked: boolean;
   /** A previous execution of this Trigger is not terminal (BA-3 `overlap: skip`). */
   triggerRunning: boolean;
+  /** Which one, for the evidence of `overlap_skip`. */
+  runningExecutionId?: string | null;
 }
 
 export type AdmissionVerdict =
@@ -25,6 +27,8 @@ export type AdmissionVerdict =
       lane: string;
       limits: { maxConcurrent: number; maxExecutionsPerHour: number };
       slotTakenAt: SlotTakenAt;
+      /** BA-3: present only when the Trigger skips overlaps, so the execution releases its marker when terminal. */
+      overlap?: 'skip';
     }
   | { admitted: false; reason: ReasonCode; evidence: Record<string, unknown> };
 
@@ -149,7 +153,11 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
       problem: 'queue key is not a string, number or boolean',
     });
   if (definition.overlap === 'skip' && facts.triggerRunning)
-    return block('overlap_skip', { triggerId: occurrence.triggerId, overlap: 'skip' });
+    return block('overlap_skip', {
+      triggerId: occurrence.triggerId,
+      overlap: 'skip',
+      runningExecutionId: facts.runningExecutionId ?? null,
+    });
   const { budget } = facts;
   if (budget.consumed >= authority.maxExecutionsPerHour && !budget.alreadyCountedThisOccurrence) {
     return block('budget_exhausted', {
@@ -167,6 +175,7 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     lane,
     limits: { maxConcurrent: authority.maxConcurrent, maxExecutionsPerHour: authority.maxExecutionsPerHour },
     slotTakenAt,
+    ...(definition.overlap === 'skip' ? { overlap: 'skip' as const } : {}),
   };
 }
 

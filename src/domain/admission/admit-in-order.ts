@@ -17,6 +17,13 @@ import {
   mergeBudgetConsumed,
 } from './budget.js';
 import { type ConcurrencyEvent, concurrencyDecider, type ConcurrencyState, mergeSlotsTaken } from './concurrency.js';
+import {
+  blockingExecution,
+  initialOverlapState,
+  overlapDecider,
+  type OverlapEvent,
+  type OverlapState,
+} from './overlap.js';
 
 /** An Occurrence waiting for its decision (AD-1). */
 export type ObservedState = Extract<OccurrenceState, { status: 'observed' }>;
@@ -33,6 +40,8 @@ export interface AdmissionView {
 export interface MissionCounters {
   budget: BudgetState;
   concurrency: ConcurrencyState;
+  /** BA-3: by Trigger id, the markers of the batch's Triggers that skip overlaps; a missing one runs nothing. */
+  overlap?: ReadonlyMap<string, OverlapState>;
 }
 
 /** `consumed` is empty when the Occurrence was already counted (a retry reuses its execution). */
@@ -40,6 +49,8 @@ export interface AdmissionStep {
   decision: OccurrenceEvent[];
   consumed: BudgetConsumed[];
   slot: ConcurrencyEvent[];
+  /** BA-3: the Trigger's overlap marker taken by this admission. */
+  overlap: OverlapEvent[];
   executionId: string | null;
 }
 
@@ -47,6 +58,8 @@ export interface AdmittedInOrder {
   steps: AdmissionStep[];
   budget: BudgetEvent[];
   slots: ConcurrencyEvent[];
+  /** By Trigger id, in acceptance order. */
+  overlap: ReadonlyMap<string, OverlapEvent[]>;
   counters: MissionCounters;
 }
 
@@ -69,6 +82,7 @@ export function admitInOrder(
     steps,
     budget: mergeBudgetConsumed(steps.flatMap((s) => s.consumed)),
     slots: mergeSlotsTaken(steps.flatMap((s) => s.slot)),
+    overlap: overlapByTrigger(steps),
     counters,
   };
 }
@@ -84,6 +98,7 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
   const { occurrence } = state;
   const { tenant, missionId, occurrenceId } = occurrence;
   const { budget, concurrency } = counters;
+  const running = blockingExecution(overlapOf(counters, occurrence.triggerId), executionIdFor(occurrenceId));
   const counted = countedExecution(budget, occurrenceId);
   const key = authenticatingKey(occurrence);
   const facts: AdmissionFacts = {
@@ -96,14 +111,14 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
     },
     activeExecutions: concurrency.running,
     keyRevoked: key ? isKeyRetired(view.sources.get(key.sourceId)!, key.keyId) : false,
-    // BA-3 `overlap: skip` needs per-Trigger running executions; not tracked yet.
-    triggerRunning: false,
+    triggerRunning: running !== null,
+    runningExecutionId: running,
   };
   // A retry after a crash between the budget append and the decision reuses the counted execution.
   const executionId = counted ?? executionIdFor(occurrenceId);
   const decision = decide(state, executionId, view.now, facts);
   const admitted = decision[0]?.type === 'OccurrenceAdmitted' ? decision[0] : null;
-  if (!admitted) return { decision, consumed: [], slot: [], executionId: null };
+  if (!admitted) return { decision, consumed: [], slot: [], overlap: [], executionId: null };
   const { limits } = admitted.data.request;
   const consumed =
     counted !== null
@@ -126,26 +141,57 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
     const exhausted = { ...facts.budget, consumed: Number.MAX_SAFE_INTEGER, alreadyCountedThisOccurrence: false };
     return blockedAfterAll(state, view, { ...facts, budget: exhausted });
   }
+  const overlap =
+    admitted.data.request.overlap === 'skip'
+      ? startExecution(occurrence, executionId, view.now, overlapOf(counters, occurrence.triggerId))
+      : [];
   // AD-2: queued executions take their slot when claimed; only the opt-in `block` takes it here.
-  if (admitted.data.request.slotTakenAt !== 'admission') return { decision, consumed, slot: [], executionId };
+  if (admitted.data.request.slotTakenAt !== 'admission') return { decision, consumed, slot: [], overlap, executionId };
   const slot = concurrencyDecider.decide(
     { type: 'TakeSlot', tenant, missionId, executionId, limit: limits.maxConcurrent, at: view.now },
     concurrency,
   );
   if (isRejection(slot)) return blockedAfterAll(state, view, { ...facts, activeExecutions: Number.MAX_SAFE_INTEGER });
-  return { decision, consumed, slot, executionId };
+  return { decision, consumed, slot, overlap, executionId };
+}
+
+const overlapOf = (counters: MissionCounters, triggerId: string): OverlapState =>
+  counters.overlap?.get(triggerId) ?? initialOverlapState;
+
+/** The policy already refused a blocked one, so a rejection here is a bug, not a decision. */
+function startExecution(
+  occurrence: ObservedOccurrence,
+  executionId: string,
+  at: string,
+  state: OverlapState,
+): OverlapEvent[] {
+  const { tenant, triggerId } = occurrence;
+  const started = overlapDecider.decide({ type: 'StartTriggerExecution', tenant, triggerId, executionId, at }, state);
+  if (isRejection(started)) throw new CommandRejected(started);
+  return started;
+}
+
+function overlapByTrigger(steps: readonly AdmissionStep[]): Map<string, OverlapEvent[]> {
+  const byTrigger = new Map<string, OverlapEvent[]>();
+  for (const event of steps.flatMap((s) => s.overlap))
+    byTrigger.set(event.data.triggerId, [...(byTrigger.get(event.data.triggerId) ?? []), event]);
+  return byTrigger;
 }
 
 function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionCounters {
+  const overlap = new Map(counters.overlap ?? []);
+  for (const event of step.overlap)
+    overlap.set(event.data.triggerId, overlapDecider.evolve(overlapOf(counters, event.data.triggerId), event));
   return {
     budget: step.consumed.reduce(budgetDecider.evolve, counters.budget),
     concurrency: step.slot.reduce(concurrencyDecider.evolve, counters.concurrency),
+    ...(counters.overlap || step.overlap.length > 0 ? { overlap } : {}),
   };
 }
 
 function blockedAfterAll(state: ObservedState, view: AdmissionView, facts: AdmissionFacts): AdmissionStep {
   const decision = decide(state, executionIdFor(state.occurrence.occurrenceId), view.now, facts);
-  return { decision, consumed: [], slot: [], executionId: null };
+  return { decision, consumed: [], slot: [], overlap: [], executionId: null };
 }
 
 function decide(state: ObservedState, executionId: string, now: string, facts: AdmissionFacts): OccurrenceEvent[] {

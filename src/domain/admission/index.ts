@@ -4,3 +4,4 @@ export * from './admission-policy.js';
 export * from './budget.js';
 export * from './concurrency.js';
 export * from './admit-in-order.js';
+export * from './overlap.js';

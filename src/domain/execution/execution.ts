@@ -267,6 +267,13 @@ export function releasesSlot(event: ExecutionEvent, request: ExecutionRequest): 
   return event.data.fence !== null || request.slotTakenAt !== 'claim' ? 'noncommitted' : null;
 }
 
+/** BA-3: every terminal event ends the Trigger's overlap marker, claimed or not; null when the Trigger allowed overlaps. */
+export function endsOverlap(event: ExecutionEvent, request: ExecutionRequest): 'completed' | 'noncommitted' | null {
+  if (request.overlap !== 'skip') return null;
+  if (event.type === 'ExecutionCompleted') return 'completed';
+  return event.type === 'ExecutionSettled' ? 'noncommitted' : null;
+}
+
 export const executionDeciderFor = (
   request: ExecutionRequest,
 ): Decider<ExecutionState, ExecutionEvent, ExecutionCommand> => ({

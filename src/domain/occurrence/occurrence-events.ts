@@ -62,6 +62,8 @@ export interface ExecutionRequest {
    * claims took slots: those took theirs at admission.
    */
   slotTakenAt?: SlotTakenAt;
+  /** BA-3: the execution holds its Trigger's overlap marker until it is terminal (absent: overlaps allowed). */
+  overlap?: 'skip';
 }
 
 export type SlotTakenAt = 'admission' | 'claim';

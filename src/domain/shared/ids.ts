@@ -27,3 +27,6 @@ export const executionStream = (executionId: string): string => `execution-${has
 /** AD-2: the slots of a Mission's non-terminal executions (one stream per Mission, state in every event). */
 export const concurrencyStream = (tenant: string, missionId: string): string =>
   `concurrency-${hashId(tenant, missionId)}`;
+
+/** BA-3: the running execution of one Trigger that skips overlaps (state in every event). */
+export const overlapStream = (tenant: string, triggerId: string): string => `overlap-${hashId(tenant, triggerId)}`;
