@@ -1,4 +1,6 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
+import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admit-occurrence.command.js';
 import { concurrencyStream, executionStream, occurrenceStream, overlapStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 
@@ -270,6 +272,25 @@ export function executionsSuite(kind: StoreKind): void {
       expect(decided[2]!.evidence).toMatchObject({ runningExecutionId: decided[0]!.executionId });
       const markers = await t.infra.store.readStream(overlapStream('tenant-a', triggerId));
       expect(markers.map((e) => e.type)).toEqual(['TriggerExecutionStarted']);
+    });
+
+    it('BA-3 overlap skip: two admitters racing for one Trigger serialize on its marker, exactly one admits', async () => {
+      const { triggerId } = await setup({}, {}, { overlap: 'skip' });
+      const bus = t.app.get(CommandBus);
+      for (let round = 0; round < 3; round++) {
+        const fired = [await fire(triggerId), await fire(triggerId)];
+        const answers = await Promise.all(
+          fired.map((id) => bus.execute(new AdmitOccurrenceCommand(occurrenceStream(id)))),
+        );
+        expect(answers.map((a) => a.decision).sort()).toEqual(['admitted', 'blocked']);
+        const decided = await Promise.all(fired.map(decisionOf));
+        const winner = decided.find((d) => d.executionId)!.executionId!;
+        expect(decided.find((d) => d.reason)).toMatchObject({
+          reason: 'overlap_skip',
+          evidence: { runningExecutionId: winner },
+        });
+        expect((await post(winner, 'settle', { settlementId: `r-${round}` })).body.decision).toBe('noncommitted');
+      }
     });
 
     it('BA-3 overlap allow (the default): fires while one runs are all admitted, and no marker is kept', async () => {

@@ -15,7 +15,9 @@ import { DecisionNotifier } from './decision-notifier.js';
  * AD-1/AD-2: the decision is appended at the occurrence stream's revision so racing admitters cannot
  * both decide. Without an all-or-nothing append (EventStoreDB) the appends go one by one, budget
  * first: a crash after the budget is healed by the next attempt reusing the counted execution id, but
- * a crash after the slot leaves that slot counted for good — a known gap of that adapter.
+ * a crash after the slot leaves that slot counted for good — a known gap of that adapter. A crash after
+ * the overlap marker (BA-3) is healed when the retry admits (its own execution's marker blocks nothing),
+ * but holds the Trigger for good when the retry blocks for another reason — the same gap.
  */
 @CommandHandler(AdmitOccurrenceCommand)
 export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCommand> {
