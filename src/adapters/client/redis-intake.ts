@@ -1,0 +1,130 @@
+import { Redis } from 'ioredis';
+import { ApiError } from './executions-api.js';
+import { type Intake, pause } from './pull-loop.js';
+import type { Slots } from './slots.js';
+
+const DEFAULT_STREAM = 'reveille:wakeups';
+const DEFAULT_GROUP = 'reveille-workers';
+
+type StreamReply = Array<[string, Array<[string, string[]]>]> | null;
+
+const fieldsOf = (flat: string[]): Record<string, string> => {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  return fields;
+};
+
+/**
+ * Wakeups through a consumer group (EX-1): read, claim over HTTP, ack after the claim attempt. An entry is a
+ * hint: a lost one (sent before the group existed, skipped at a Mission's limit) is found by a `claim-next`
+ * sweep whenever the stream stays quiet for `waitSeconds`.
+ */
+export class RedisIntake {
+  private readonly commands: Redis;
+  private readonly reader: Redis;
+  private readonly stream: string;
+  private readonly group: string;
+  private blocked = false;
+  private grouped = false;
+
+  constructor(
+    options: { url: string; stream?: string; group?: string },
+    private readonly intake: Intake,
+    private readonly slots: Slots,
+  ) {
+    this.commands = new Redis(options.url, { lazyConnect: true });
+    this.reader = new Redis(options.url, { lazyConnect: true });
+    this.stream = options.stream ?? DEFAULT_STREAM;
+    this.group = options.group ?? DEFAULT_GROUP;
+  }
+
+  async loop(): Promise<void> {
+    while (!this.intake.stopped()) {
+      await this.slots.whenFree();
+      if (this.intake.stopped()) break;
+      try {
+        if (!this.grouped) await this.ensureGroup();
+        const entries = await this.read(this.slots.free);
+        if (entries.length === 0) await this.sweep();
+        for (const [id, fields] of entries) await this.claimAndAck(id, fields);
+      } catch (error) {
+        if (this.intake.stopped()) break;
+        this.intake.report({ type: 'error', error });
+        await pause(1000);
+      }
+    }
+  }
+
+  /** A blocked read holds no claim, so cutting it short on stop loses nothing. */
+  interrupt(): void {
+    if (this.blocked) this.reader.disconnect();
+  }
+
+  async close(): Promise<void> {
+    this.reader.disconnect();
+    await this.commands.quit().catch(() => undefined);
+  }
+
+  private async ensureGroup(): Promise<void> {
+    try {
+      await this.commands.xgroup('CREATE', this.stream, this.group, '$', 'MKSTREAM');
+    } catch (error) {
+      if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
+    }
+    this.grouped = true;
+  }
+
+  private async read(count: number): Promise<Array<[string, Record<string, string>]>> {
+    this.blocked = true;
+    try {
+      const reply = (await this.reader.xreadgroup(
+        'GROUP',
+        this.group,
+        this.intake.consumerId,
+        'COUNT',
+        count,
+        'BLOCK',
+        Math.max(1, this.intake.waitSeconds * 1000),
+        'STREAMS',
+        this.stream,
+        '>',
+      )) as StreamReply;
+      return (reply?.[0]?.[1] ?? []).map(([id, flat]) => [id, fieldsOf(flat)]);
+    } finally {
+      this.blocked = false;
+    }
+  }
+
+  private async claimAndAck(entryId: string, fields: Record<string, string>): Promise<void> {
+    const { missionId, triggerId } = this.intake.filter;
+    const executionId = fields.executionId;
+    const ours =
+      executionId !== undefined &&
+      (missionId === undefined || fields.missionId === missionId) &&
+      (triggerId === undefined || fields.triggerId === triggerId);
+    if (ours) await this.claim(executionId);
+    await this.commands.xack(this.stream, this.group, entryId);
+  }
+
+  private async claim(executionId: string): Promise<void> {
+    try {
+      const claim = await this.intake.api.claim(executionId, this.intake.consumerId);
+      void this.intake.run(claim);
+    } catch (error) {
+      // 409: another consumer won, it already ended, or the Mission is at its limit (the sweep finds it later).
+      if (error instanceof ApiError && error.status === 409) {
+        this.intake.report({ type: 'skipped', executionId, code: error.code });
+      } else this.intake.report({ type: 'error', executionId, error });
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.intake.stopped() || this.slots.free <= 0) return;
+    const claim = await this.intake.api.claimNext({
+      consumerId: this.intake.consumerId,
+      ...this.intake.filter,
+      waitSeconds: 0,
+    });
+    if (claim) void this.intake.run(claim);
+  }
+}

@@ -1,0 +1,3 @@
+import { consumerClientSuite } from './worker.shared.js';
+
+consumerClientSuite('pglite', 'pull');
