@@ -4,15 +4,9 @@ import { createWorker, NonRetryableError, type Worker, type WorkerEvent } from '
 import type { WorkerOptions } from '../../src/adapters/client/worker-options.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { TEST_REDIS_URL } from '../support/redis-server.js';
+import { missionGrants } from '../support/grants.js';
 
-const grants = {
-  maxExecutionsPerHour: 5000,
-  maxConcurrent: 1000,
-  resourceScopes: ['repo:acme/*'],
-  classification: 'internal',
-  acceptLowerTrust: false,
-  maxCausalDepth: 4,
-};
+const grants = missionGrants({ maxExecutionsPerHour: 5000, maxConcurrent: 1000 });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {

@@ -1,14 +1,8 @@
 import { concurrencyStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { missionGrants } from '../support/grants.js';
 
-const grants = {
-  maxExecutionsPerHour: 5000,
-  maxConcurrent: 1000,
-  resourceScopes: ['repo:acme/*'],
-  classification: 'internal',
-  acceptLowerTrust: false,
-  maxCausalDepth: 4,
-};
+const grants = missionGrants({ maxExecutionsPerHour: 5000, maxConcurrent: 1000 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,15 +3,9 @@ import { AdmissionProcessor } from '../../src/adapters/admission/admission.proce
 import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admit-occurrence.command.js';
 import { concurrencyStream, executionStream, occurrenceStream, overlapStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { missionGrants } from '../support/grants.js';
 
-const grants = {
-  maxExecutionsPerHour: 1000,
-  maxConcurrent: 100,
-  resourceScopes: ['repo:acme/*'],
-  classification: 'internal',
-  acceptLowerTrust: false,
-  maxCausalDepth: 4,
-};
+const grants = missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 100 });
 
 /** EX-2/EX-3 over HTTP and AD-2 max concurrency: a slot is held from the claim (admission, when opted into) until the execution ends. */
 export function executionsSuite(kind: StoreKind): void {

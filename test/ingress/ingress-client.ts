@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { newKey, type TestApp } from '../support/app.js';
+import { missionGrants } from '../support/grants.js';
 
 /** Test-side producers: deliveries signed by the real client libraries, sent over real HTTP. */
 export async function post(t: TestApp, sourceId: string, body: string | Buffer, headers: Record<string, string>) {
@@ -39,14 +40,7 @@ export async function githubHeaders(secret: string, body: string, options: { id?
   };
 }
 
-export const grants = {
-  maxExecutionsPerHour: 1000,
-  maxConcurrent: 5,
-  resourceScopes: ['repo:acme/*'],
-  classification: 'internal',
-  acceptLowerTrust: true,
-  maxCausalDepth: 4,
-};
+export const grants = missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 5, acceptLowerTrust: true });
 
 /** A Mission, a source with one key, and a webhook Trigger bound to it; answers ids and the secret. */
 export async function webhookSetup(

@@ -3,15 +3,9 @@ import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admi
 import { AdmitOccurrenceHandler } from '../../src/commands/admit-occurrence/admit-occurrence.handler.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { missionGrants } from '../support/grants.js';
 
-const grants = {
-  maxExecutionsPerHour: 100,
-  maxConcurrent: 1000,
-  resourceScopes: ['repo:acme/*'],
-  classification: 'internal',
-  acceptLowerTrust: false,
-  maxCausalDepth: 4,
-};
+const grants = missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 1000 });
 
 export function manualPathSuite(kind: StoreKind): void {
   describe(`manual path end to end (${kind})`, () => {

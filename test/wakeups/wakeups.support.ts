@@ -1,15 +1,9 @@
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type TestApp } from '../support/app.js';
+import { missionGrants } from '../support/grants.js';
 
-const grants = {
-  maxExecutionsPerHour: 1000,
-  maxConcurrent: 100,
-  resourceScopes: ['repo:acme/*'],
-  classification: 'internal',
-  acceptLowerTrust: false,
-  maxCausalDepth: 4,
-};
+const grants = missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 100 });
 
 let n = 0;
 

@@ -21,31 +21,28 @@ import { accepted, appendOf, write } from './write-kernel.js';
 export type KnownExecution = Exclude<ExecutionState, { status: 'absent' }>;
 
 /** The request's fields a consumer or an operator sees (never the tenant: the caller's own). */
-export function requestView(request: KnownExecution['request']) {
-  const {
-    occurrenceId,
-    triggerId,
-    triggerRevision,
-    missionId,
-    lane,
-    scheduledAt,
-    firedAt,
-    input,
-    resourceRefs,
-    limits,
-  } = request;
-  return {
-    occurrenceId,
-    triggerId,
-    triggerRevision,
-    missionId,
-    lane,
-    scheduledAt,
-    firedAt,
-    input,
-    resourceRefs,
-    limits,
-  };
+const VISIBLE_REQUEST_FIELDS = [
+  'occurrenceId',
+  'triggerId',
+  'triggerRevision',
+  'missionId',
+  'lane',
+  'scheduledAt',
+  'firedAt',
+  'input',
+  'resourceRefs',
+  'limits',
+] as const;
+
+type ExecutionRequest = KnownExecution['request'];
+
+export function requestView(
+  request: ExecutionRequest,
+): Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> {
+  return Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]])) as Pick<
+    ExecutionRequest,
+    (typeof VISIBLE_REQUEST_FIELDS)[number]
+  >;
 }
 
 /** Another tenant's execution does not exist for the caller. */
