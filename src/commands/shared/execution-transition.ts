@@ -1,6 +1,6 @@
 import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports/event-store.js';
 import { notFound } from '../../domain/shared/errors.js';
-import { concurrencyDecider, overlapDecider } from '../../domain/admission/index.js';
+import { overlapDecider } from '../../domain/admission/index.js';
 import {
   decideExecution,
   endsOverlap,
@@ -14,7 +14,8 @@ import {
   takesSlotOnClaim,
 } from '../../domain/execution/index.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
-import { concurrencyStream, executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
+import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
+import { slotRelease, slotTake } from './mission-slots.js';
 import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
 import { accepted, appendOf, write } from './write-kernel.js';
 
@@ -93,9 +94,9 @@ export function transitionExecution(
     if (events.length > 0) appends.push(appendOf(executionStream(command.executionId), events, metadata, loaded));
     const { request } = loaded.state;
     if (events.some((e) => takesSlotOnClaim(e, request)))
-      appends.push(await slotTake(store, loaded.state, command.at, metadata));
+      appends.push(await slotTake(store, loaded.state.request, command.at, metadata));
     const why = events.map((e) => releasesSlot(e, request)).find((r) => r !== null);
-    if (why) appends.push(await slotRelease(store, loaded.state, why, command.at, metadata));
+    if (why) appends.push(await slotRelease(store, loaded.state.request, why, command.at, metadata));
     const ended = events.map((e) => endsOverlap(e, request)).find((r) => r !== null);
     if (ended) appends.push(...(await overlapEnd(store, loaded.state, ended, command.at, metadata)));
     return {
@@ -107,39 +108,6 @@ export function transitionExecution(
       }),
     };
   });
-}
-
-async function slotTake(
-  store: EventStore,
-  state: KnownExecution,
-  at: string,
-  metadata: EventMetadata,
-): Promise<StreamAppend> {
-  const { tenant, missionId, executionId, limits } = state.request;
-  const streamId = concurrencyStream(tenant, missionId);
-  const slots = await loadLatest(store, streamId, concurrencyDecider);
-  const taken = concurrencyDecider.decide(
-    { type: 'TakeSlot', tenant, missionId, executionId, limit: limits.maxConcurrent, at },
-    slots.state,
-  );
-  return appendOf(streamId, accepted(taken), metadata, slots);
-}
-
-async function slotRelease(
-  store: EventStore,
-  state: KnownExecution,
-  why: 'completed' | 'noncommitted',
-  at: string,
-  metadata: EventMetadata,
-): Promise<StreamAppend> {
-  const { tenant, missionId, executionId } = state.request;
-  const streamId = concurrencyStream(tenant, missionId);
-  const slots = await loadLatest(store, streamId, concurrencyDecider);
-  const released = concurrencyDecider.decide(
-    { type: 'ReleaseSlot', tenant, missionId, executionId, why, at },
-    slots.state,
-  );
-  return appendOf(streamId, accepted(released), metadata, slots);
 }
 
 /** Empty when the marker names another execution (already ended, or never taken by this one). */

@@ -14,12 +14,15 @@ interface SlotData {
   at: string;
 }
 
+/** Why a slot came back: the execution ended, or its attempt ended and it waits for a retry (EX-4). */
+export type SlotReleaseReason = 'completed' | 'noncommitted' | 'retrying' | 'dead_lettered';
+
 /** Admissions took slots: appended with them at the revision read, so slots are serialized per Mission. */
 export type ExecutionSlotsTaken = DomainEvent<'ExecutionSlotsTaken', SlotData & { executionIds: string[] }>;
 /** An execution reached a terminal state (completed, or settled as noncommitted) and gave its slot back. */
 export type ExecutionSlotReleased = DomainEvent<
   'ExecutionSlotReleased',
-  SlotData & { executionId: string; why: 'completed' | 'noncommitted' }
+  SlotData & { executionId: string; why: SlotReleaseReason }
 >;
 export type ConcurrencyEvent = ExecutionSlotsTaken | ExecutionSlotReleased;
 
@@ -30,7 +33,7 @@ export type ConcurrencyCommand =
       tenant: string;
       missionId: string;
       executionId: string;
-      why: 'completed' | 'noncommitted';
+      why: SlotReleaseReason;
       at: string;
     };
 

@@ -1,6 +1,7 @@
 import type { DomainEvent } from '../shared/decider.js';
 import type { DedupeIdentity } from '../dedupe/dedupe-identity.js';
 import type { ReasonCode } from '../admission/reasons.js';
+import type { DeliveryPolicy } from '../execution/delivery-policy.js';
 
 export type OccurrenceKind = 'manual' | 'schedule' | 'webhook' | 'poll';
 
@@ -64,6 +65,8 @@ export interface ExecutionRequest {
   slotTakenAt?: SlotTakenAt;
   /** BA-3: the execution holds its Trigger's overlap marker until it is terminal (absent: overlaps allowed). */
   overlap?: 'skip';
+  /** EX-4: the admitting Trigger revision's delivery policy (absent on requests recorded before it existed: the defaults). */
+  delivery?: DeliveryPolicy;
 }
 
 export type SlotTakenAt = 'admission' | 'claim';
