@@ -1,6 +1,8 @@
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admit-occurrence.command.js';
 import { AdmitOccurrenceHandler } from '../../src/commands/admit-occurrence/admit-occurrence.handler.js';
+import { DecisionNotifier } from '../../src/commands/admit-occurrence/decision-notifier.js';
+import { TrustedClock } from '../../src/commands/shared/trusted-clock.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
@@ -346,9 +348,66 @@ export function manualPathSuite(kind: StoreKind): void {
         });
         expect(response.status).toBe(200);
         expect(response.body).toMatchObject({ status: 'admitted', executionId: expect.any(String), reason: null });
+        // The answer is the decision as committed: its event, its position (read-your-writes for read models).
+        const [decided] = await decision(response.body.occurrenceId);
+        expect(response.body).toMatchObject({
+          executionId: (decided!.data as { executionId: string }).executionId,
+          position: decided!.position,
+        });
       } finally {
         await processor.stop();
       }
+    });
+
+    it('?wait=decision answers a blocked decision with its reason', async () => {
+      const { triggerId } = await setup();
+      await t.request({ method: 'POST', url: `/v1/triggers/${triggerId}/disable`, key: newKey(), body: {} });
+      const processor = t.app.get(AdmissionProcessor).subscription;
+      processor.start();
+      try {
+        const response = await t.request({
+          method: 'POST',
+          url: `/v1/triggers/${triggerId}/occurrences?wait=decision`,
+          key: newKey(),
+          body: { input: {} },
+        });
+        expect(response.status).toBe(200);
+        expect(response.body).toMatchObject({ status: 'blocked', reason: 'trigger_disabled', executionId: null });
+        const [decided] = await decision(response.body.occurrenceId);
+        expect(decided!.type).toBe('OccurrenceBlocked');
+        expect(response.body.position).toBe(decided!.position);
+      } finally {
+        await processor.stop();
+      }
+    });
+
+    it('?wait=decision finds a decision made by another process (not heard here) in the Occurrence stream', async () => {
+      const { triggerId } = await setup();
+      const waiting = t.request({
+        method: 'POST',
+        url: `/v1/triggers/${triggerId}/occurrences?wait=decision`,
+        key: newKey(),
+        body: { input: {} },
+      });
+      // Another process: the same store, its own notifier, so this process hears nothing.
+      const elsewhere = new AdmitOccurrenceHandler(t.infra.store, t.app.get(TrustedClock), new DecisionNotifier());
+      let observed: string | undefined;
+      while (!observed) {
+        const { rows } = await t.sql.query<{ stream_id: string }>(
+          `SELECT stream_id FROM events WHERE type = 'OccurrenceObserved' AND data->>'triggerId' = $1`,
+          [triggerId],
+        );
+        observed = rows[0]?.stream_id;
+        if (!observed) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await elsewhere.execute(new AdmitOccurrenceCommand(observed));
+      const response = await waiting;
+      expect(response.status).toBe(200);
+      const [decided] = await decision(response.body.occurrenceId);
+      expect(response.body).toMatchObject({
+        status: 'admitted',
+        executionId: (decided!.data as { executionId: string }).executionId,
+      });
     });
 
     it('OC-5 an input over 64 KiB as canonical JSON is 400 BAD_REQUEST at /input, and nothing is observed', async () => {

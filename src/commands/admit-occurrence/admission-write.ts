@@ -37,6 +37,7 @@ import {
 } from '../shared/aggregate.js';
 import type { TrustedClock } from '../shared/trusted-clock.js';
 import { appendOf, type Write } from '../shared/write-kernel.js';
+import { decisionMade, type DecisionMade } from './decision-notifier.js';
 
 export interface ToAdmit {
   streamId: string;
@@ -47,6 +48,8 @@ export interface ToAdmit {
 export interface Admitted {
   steps: AdmissionStep[];
   positions: readonly number[];
+  /** Each item's decision as appended, in the order given. */
+  decisions: DecisionMade[];
 }
 
 /**
@@ -77,7 +80,12 @@ export async function admissionWrite(
     appends,
     answer: (positions) => {
       rememberCounters(store, read, admitted.counters, appends, positions);
-      return { steps: admitted.steps, positions };
+      // The decisions are the last appends, one per item.
+      const first = appends.length - items.length;
+      const decisions = items.map((item, i) =>
+        decisionMade(item.state.occurrence.occurrenceId, admitted.steps[i]!.decision, positions[first + i]!),
+      );
+      return { steps: admitted.steps, positions, decisions };
     },
   };
 }

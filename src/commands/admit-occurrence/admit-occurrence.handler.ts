@@ -47,8 +47,9 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
       return {
         appends: admission.appends,
         answer: (positions) => {
-          const [step] = admission.answer(positions).steps;
-          this.notifier.decided(occurrenceId);
+          const { steps, decisions } = admission.answer(positions);
+          const step = steps[0];
+          this.notifier.decided(decisions[0]!);
           return resultOf(occurrenceId, step!, positions);
         },
       };

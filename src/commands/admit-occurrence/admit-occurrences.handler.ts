@@ -44,7 +44,9 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
   /** One attempt only: a conflict means something moved, and one by one re-reads exactly what did. */
   private async admitTogether(observed: Array<{ event: { streamId: string }; state: ObservedState }>): Promise<void> {
     const items = observed.map(({ event, state }) => ({ streamId: event.streamId, expected: 0, state }));
-    await write(this.store, () => admissionWrite(this.store, this.clock, items), { maxAttempts: 1 });
-    for (const { state } of observed) this.notifier.decided(state.occurrence.occurrenceId);
+    const { decisions } = await write(this.store, () => admissionWrite(this.store, this.clock, items), {
+      maxAttempts: 1,
+    });
+    decisions.forEach((decision) => this.notifier.decided(decision));
   }
 }
