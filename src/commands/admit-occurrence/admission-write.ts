@@ -9,6 +9,7 @@ import {
   type BudgetState,
   budgetWindowStart,
   concurrencyDecider,
+  type ConcurrencyState,
   type MissionCounters,
   type ObservedState,
   overlapDecider,
@@ -98,17 +99,16 @@ async function readAdmission(store: EventStore, clock: TrustedClock, occurrences
   const concurrencyStreamId = concurrencyStream(tenant, missionId);
   const triggerIds = [...new Set(occurrences.map((o) => o.triggerId))];
   const sourceIds = [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))];
-  const [[[budget, mission, ...rest], overlap], concurrency] = await Promise.all([
-    loadAggregates(store, [
-      { streamId: budgetStreamId, decider: budgetDecider },
-      { streamId: missionStream(tenant, missionId), decider: missionDecider },
-      ...triggerIds.map((id) => ({ streamId: triggerStream(tenant, id), decider: triggerDecider })),
-      ...sourceIds.map((id) => ({ streamId: sourceStream(tenant, id), decider: sourceDecider })),
-    ]).then(async (loaded) => {
-      const triggers = loaded.slice(2, 2 + triggerIds.length).map((t) => t.state as TriggerState);
-      return [loaded, await loadOverlap(store, tenant, triggerIds, triggers)] as const;
-    }),
-    loadLatest(store, concurrencyStreamId, concurrencyDecider),
+  const [budget, mission, ...rest] = await loadAggregates(store, [
+    { streamId: budgetStreamId, decider: budgetDecider },
+    { streamId: missionStream(tenant, missionId), decider: missionDecider },
+    ...triggerIds.map((id) => ({ streamId: triggerStream(tenant, id), decider: triggerDecider })),
+    ...sourceIds.map((id) => ({ streamId: sourceStream(tenant, id), decider: sourceDecider })),
+  ]);
+  const triggers = rest.slice(0, triggerIds.length).map((t) => t.state as TriggerState);
+  const [overlap, concurrency] = await Promise.all([
+    loadOverlap(store, tenant, triggerIds, triggers),
+    loadConcurrency(store, concurrencyStreamId, triggers),
   ]);
   const view: AdmissionView = {
     now,
@@ -144,6 +144,23 @@ async function loadOverlap(
   });
   const loaded = await Promise.all(skipping.map((id) => loadLatest(store, overlapStream(tenant, id), overlapDecider)));
   return new Map(skipping.map((id, i) => [id, loaded[i]!]));
+}
+
+/**
+ * AD-2: queued executions take their Mission slot when claimed, so only a Trigger whose current definition opts
+ * into `onConcurrencyLimit: block` needs the running count; the others skip the read (it was one per admission).
+ */
+async function loadConcurrency(
+  store: EventStore,
+  streamId: string,
+  triggers: readonly TriggerState[],
+): Promise<Loaded<ConcurrencyState>> {
+  const blocking = triggers.some(
+    (t) => t.status !== 'absent' && !t.deleted && t.definition.constraints.onConcurrencyLimit === 'block',
+  );
+  // Never appended at: a slot is only taken for a blocking Trigger, and then the stream was read.
+  if (!blocking) return { state: concurrencyDecider.initialState, revision: -1, position: 0 };
+  return loadLatest(store, streamId, concurrencyDecider);
 }
 
 type AdmissionRead = Awaited<ReturnType<typeof readAdmission>>;
