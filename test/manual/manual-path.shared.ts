@@ -308,6 +308,51 @@ export function manualPathSuite(kind: StoreKind): void {
       expect(await budgetUnits(missionId)).toHaveLength(4);
     });
 
+    it('AD-5 a backlog over several Missions is decided in one write, each Mission counted in its own acceptance order', async () => {
+      const a = await setup({ mission: { maxExecutionsPerHour: 2 } });
+      const b = await setup({ mission: { maxExecutionsPerHour: 1 } });
+      const fired = [];
+      for (const { triggerId } of [a, b, a, b, a]) fired.push(await fire(triggerId));
+      await admit();
+      const outcomes = await Promise.all(fired.map(async (f) => (await decision(f.body.occurrenceId))[0]!));
+      expect(outcomes.map((o) => o.type)).toEqual([
+        'OccurrenceAdmitted', // a
+        'OccurrenceAdmitted', // b
+        'OccurrenceAdmitted', // a
+        'OccurrenceBlocked', // b: its Mission's one unit is used
+        'OccurrenceBlocked', // a: its Mission's two are
+      ]);
+      expect((await budgetUnits(a.missionId)).map((u) => u.occurrenceId)).toEqual(
+        [fired[0]!, fired[2]!].map((f) => f.body.occurrenceId),
+      );
+      expect((await budgetUnits(b.missionId)).map((u) => u.occurrenceId)).toEqual([fired[1]!.body.occurrenceId]);
+      const { rows } = await t.sql.query<{ writes: number }>(
+        `SELECT count(DISTINCT transaction_id)::int AS writes FROM events
+          WHERE type IN ('OccurrenceAdmitted', 'OccurrenceBlocked') AND stream_id = ANY($1::text[])`,
+        [fired.map((f) => occurrenceStream(f.body.occurrenceId))],
+      );
+      expect(rows[0]!.writes).toBe(1);
+    });
+
+    it('AD-1 AD-5 when one Mission of a backlog moved meanwhile, each Mission is admitted on its own: each decided once, each budget counted once', async () => {
+      const a = await setup();
+      const b = await setup();
+      const fired = [];
+      for (const { triggerId } of [a, b, a, b]) fired.push(await fire(triggerId));
+      // Another admitter decides one of a's before the processor's batch gets there.
+      await t.app
+        .get(AdmitOccurrenceHandler)
+        .execute(new AdmitOccurrenceCommand(occurrenceStream(fired[2]!.body.occurrenceId)));
+      await admit();
+      for (const f of fired)
+        expect((await t.infra.store.readStream(occurrenceStream(f.body.occurrenceId))).map((e) => e.type)).toEqual([
+          'OccurrenceObserved',
+          'OccurrenceAdmitted',
+        ]);
+      expect(await budgetUnits(a.missionId)).toHaveLength(2);
+      expect(await budgetUnits(b.missionId)).toHaveLength(2);
+    });
+
     it('AD-1 50 concurrent admitters on one occurrence decide it exactly once', async () => {
       const { triggerId } = await setup();
       const fired = await fire(triggerId);

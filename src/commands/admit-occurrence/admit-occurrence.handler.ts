@@ -42,7 +42,7 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
         return { appends: [], answer: () => ({ ...decided, position: loaded.position }) };
       }
       const admission = await admissionWrite(this.store, this.clock, [
-        { streamId: occurrenceStreamId, expected: loaded.revision, state },
+        [{ streamId: occurrenceStreamId, expected: loaded.revision, state }],
       ]);
       return {
         appends: admission.appends,
