@@ -202,7 +202,7 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
       await stopping;
       expect(started).toBe(1);
       expect(await execution(s.token, first)).toMatchObject({ status: 'completed' });
-      expect((await execution(s.token, second)).status).toBe('requested');
+      expect((await execution(s.token, second)).status).toBe('pending');
     });
   });
 }

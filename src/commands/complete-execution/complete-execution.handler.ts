@@ -3,6 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { badRequest } from '../../domain/shared/errors.js';
+import { executionStatusOf } from '../../domain/execution/index.js';
 import { IllegalStateError } from '../../domain/shared/errors.js';
 import { metadataOf } from '../shared/command-context.js';
 import { transitionExecution } from '../shared/execution-transition.js';
@@ -20,6 +21,8 @@ export class CompleteExecutionHandler implements ICommandHandler<CompleteExecuti
     fence,
     outcome,
     receipt,
+    retryable,
+    error,
   }: CompleteExecutionCommand): Promise<CompletionResult> {
     if (Buffer.byteLength(JSON.stringify(receipt ?? null), 'utf8') > MAX_RECEIPT_BYTES) {
       throw badRequest('The request is malformed.', [
@@ -30,15 +33,16 @@ export class CompleteExecutionHandler implements ICommandHandler<CompleteExecuti
     const done = await transitionExecution(
       this.store,
       context.tenant,
-      { type: 'CompleteExecution', executionId, fence, outcome, receipt: receipt ?? null, at },
+      { type: 'CompleteExecution', executionId, fence, outcome, retryable, error, receipt: receipt ?? null, at },
       metadataOf(context, executionId),
     );
-    if (done.state.status !== 'completed') throw new IllegalStateError('a completion that left the execution open');
+    const completion = done.state.lastCompletion;
+    if (completion === null) throw new IllegalStateError('a completion that recorded nothing');
     return {
       executionId,
-      status: 'completed',
-      outcome: done.state.completion.outcome,
-      fence: done.state.completion.fence,
+      status: executionStatusOf(done.state),
+      outcome: completion.outcome,
+      fence: completion.fence,
       position: done.position,
     };
   }

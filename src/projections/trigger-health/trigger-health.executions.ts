@@ -72,6 +72,11 @@ export function evolveExecutionCounts(event: RecordedEvent): SqlQuery[] {
       return [completed(event as RecordedEvent<ExecutionCompleted['data']>)];
     case 'ExecutionSettled':
       return [settled(event as RecordedEvent<ExecutionSettled['data']>)];
+    case 'ExecutionRetryScheduled':
+    case 'ExecutionRedelivered':
+    case 'ExecutionDeadLettered':
+    case 'RecoveryRequested':
+      return [];
     default: {
       const _: never = type;
       return [];

@@ -10,6 +10,7 @@ import { CompleteExecutionDto } from '../../../commands/complete-execution/compl
 import { SettleExecutionCommand } from '../../../commands/settle-execution/settle-execution.command.js';
 import { SettleExecutionDto } from '../../../commands/settle-execution/settle-execution.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
+import { executionStatusOf } from '../../../domain/execution/index.js';
 import { loadExecution, requestView } from '../../../commands/shared/execution-transition.js';
 import { executionStream } from '../../../domain/shared/ids.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
@@ -89,7 +90,7 @@ export class ExecutionsController {
     [404, 'not_found'],
     [
       409,
-      'fence_mismatch, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight',
+      'fence_mismatch, execution_noncommitted, execution_completed, execution_dead_lettered, idempotency_key_conflict, idempotency_key_in_flight',
     ],
   )
   complete(
@@ -98,7 +99,15 @@ export class ExecutionsController {
     @Body() body: CompleteExecutionDto,
   ) {
     return this.commands.execute(
-      new CompleteExecutionCommand(context, executionId, body.fence, body.outcome, body.receipt),
+      new CompleteExecutionCommand(
+        context,
+        executionId,
+        body.fence,
+        body.outcome,
+        body.receipt,
+        body.retryable ?? false,
+        body.error ?? null,
+      ),
     );
   }
 
@@ -129,7 +138,7 @@ export class ExecutionsController {
     }));
     return {
       executionId,
-      status: state.status,
+      status: executionStatusOf(state),
       generation: state.generation,
       fence: state.fence === 0 ? null : state.fence,
       claim: state.status === 'claimed' ? { consumerId: state.consumerId, claimedAt: state.claimedAt } : null,
