@@ -75,6 +75,8 @@ export type RecoveryRequested = DomainEvent<
     idempotencyKey: string;
     lane: string;
     claimBy: string;
+    /** The request's Mission limit, so the claimable read model can queue it again without a lookup (AD-2). */
+    maxConcurrent: number;
   }
 >;
 

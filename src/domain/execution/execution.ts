@@ -286,6 +286,7 @@ function decideRecovery(
         idempotencyKey,
         lane: state.request.lane,
         claimBy: secondsAfter(at, state.policy.claimWithinSeconds),
+        maxConcurrent: state.request.limits.maxConcurrent,
       },
     },
   ];

@@ -323,6 +323,7 @@ describe('EX-4 audited recovery', () => {
           idempotencyKey: 'k-1',
           lane: 'trigger:t-1',
           claimBy: LATER(110),
+          maxConcurrent: 1,
         },
       },
     ]);
@@ -418,6 +419,7 @@ describe('AD-2 slots and BA-3 overlap follow the attempt', () => {
         idempotencyKey: 'k',
         lane: 'trigger:t-1',
         claimBy: LATER(10),
+        maxConcurrent: 1,
       },
     });
     expect(overlapChange(dead, recovered)).toEqual({ start: true });
