@@ -5,7 +5,9 @@ import { ClaimNextExecutionHandler } from '../../commands/claim-next-execution/c
 import { ClaimExecutionHandler } from '../../commands/claim-execution/claim-execution.handler.js';
 import { CompleteExecutionHandler } from '../../commands/complete-execution/complete-execution.handler.js';
 import { SettleExecutionHandler } from '../../commands/settle-execution/settle-execution.handler.js';
+import { DeliveryTimersService } from '../delivery-timers/delivery-timers.service.js';
 
+/** EX-2..EX-4: claims, completions, settlements, and the timers that redeliver and dead-letter. */
 @Module({
   controllers: [ExecutionsController],
   providers: [
@@ -14,6 +16,7 @@ import { SettleExecutionHandler } from '../../commands/settle-execution/settle-e
     CompleteExecutionHandler,
     SettleExecutionHandler,
     claimableWaiterProvider,
+    DeliveryTimersService,
   ],
 })
 export class ExecutionsModule {}

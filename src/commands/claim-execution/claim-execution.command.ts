@@ -6,6 +6,8 @@ export interface ClaimResult {
   executionId: string;
   fence: number;
   generation: number;
+  /** EX-4: the delivery this claim took (1-based, counted across generations). */
+  attempt: number;
   occurrenceId: string;
   triggerId: string;
   triggerRevision: number;

@@ -31,5 +31,11 @@ export async function claimExecution(
     metadataOf(context, executionId),
   );
   if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
-  return { executionId, fence: state.fence, generation: state.generation, ...requestView(state.request) };
+  return {
+    executionId,
+    fence: state.fence,
+    generation: state.generation,
+    attempt: state.attempt,
+    ...requestView(state.request),
+  };
 }

@@ -13,12 +13,23 @@ import { type ClaimCandidate, ClaimNextExecutionCommand } from './claim-next-exe
  * What a stale candidate answers: another consumer won it, or it ended. The read model trails the log, so
  * these are expected, and the next candidate is tried.
  */
-const MOVE_ON = new Set(['already_claimed', 'execution_completed', 'execution_noncommitted', 'not_found']);
+const MOVE_ON = new Set([
+  'already_claimed',
+  'execution_completed',
+  'execution_noncommitted',
+  'execution_dead_lettered',
+  'not_pending',
+  'not_found',
+]);
 
-/** An execution whose last event is one of these cannot be claimed now (EX-2). */
-const HELD_OR_ENDED = new Set<string>(['ExecutionClaimed', 'ExecutionCompleted', 'ExecutionSettled'] satisfies Array<
-  ExecutionEvent['type']
->);
+/** An execution whose last event is one of these cannot be claimed now (EX-2, EX-4: a retry waits for its backoff). */
+const HELD_OR_ENDED = new Set<string>([
+  'ExecutionClaimed',
+  'ExecutionCompleted',
+  'ExecutionSettled',
+  'ExecutionRetryScheduled',
+  'ExecutionDeadLettered',
+] satisfies Array<ExecutionEvent['type']>);
 
 @CommandHandler(ClaimNextExecutionCommand)
 export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecutionCommand> {
