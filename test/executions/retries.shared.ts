@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { RecordedEvent } from '../../src/domain/ports/event-store.js';
 import { executionStream } from '../../src/domain/shared/ids.js';
+import { DeliveryTimers } from '../../src/adapters/delivery-timers/delivery-timers.js';
+import { advanceDelivery } from '../../src/commands/delivery-timers/advance-delivery.js';
+import { transitionExecution } from '../../src/commands/shared/execution-transition.js';
 import { dropSchema } from '../support/databases.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
@@ -162,6 +165,35 @@ export function retriesSuite(kind: StoreKind): void {
       expect(await f.pendingRow(executionId)).toBeUndefined();
     });
 
+    it('EX-4 timers fired at once by several loops (processes) redeliver once: the execution stream decides', async () => {
+      const { triggerId } = await f.setup({
+        maxAttempts: 3,
+        backoff: { initialSeconds: 0.3, multiplier: 2, maxSeconds: 10 },
+        claimWithinSeconds: 30,
+      });
+      const executionId = await f.admitted(triggerId);
+      const { fence } = (await f.claim(executionId)).body;
+      expect((await f.fail(executionId, fence)).status).toBe(200);
+      // Early: nothing is due, nothing is appended.
+      expect(await advanceDelivery(t.infra.store, 'tenant-a', executionId)).toEqual([]);
+      await sleep(350);
+      const loops = Array.from(
+        { length: 4 },
+        () => new DeliveryTimers({ store: t.infra.store, sql: t.sql, maxIdleMs: 100 }),
+      );
+      const fired = await Promise.all([
+        ...loops.map((loop) => loop.runOnce()),
+        ...Array.from({ length: 4 }, () =>
+          advanceDelivery(t.infra.store, 'tenant-a', executionId).then((e) => e.length),
+        ),
+      ]);
+      const redeliveries = (await f.history(executionId)).filter((e) => e.type === 'ExecutionRedelivered');
+      expect(redeliveries).toHaveLength(1);
+      expect(fired.reduce((sum, n) => sum + n, 0)).toBeLessThanOrEqual(1);
+      // Another tenant's timer call finds nothing of this execution.
+      expect(await advanceDelivery(t.infra.store, 'tenant-b', executionId)).toEqual([]);
+    });
+
     it('EX-4 the backoff grows exponentially; the last failed attempt is dead-lettered (failed) and leaves the queue', async () => {
       const { triggerId } = await f.setup({
         maxAttempts: 3,
@@ -211,6 +243,43 @@ export function retriesSuite(kind: StoreKind): void {
       const late = await f.claim(executionId);
       expect([late.status, late.body.code]).toEqual([409, 'execution_dead_lettered']);
       await until(async () => (await f.pendingRow(executionId)) === undefined, 'the row to leave');
+    });
+
+    it('EX-4 a recovered dead letter is queued again and claimable as a new generation (the read model follows RecoveryRequested)', async () => {
+      const { triggerId } = await f.setup({
+        maxAttempts: 1,
+        backoff: { initialSeconds: 0.2, multiplier: 2, maxSeconds: 10 },
+        claimWithinSeconds: 30,
+      });
+      const executionId = await f.admitted(triggerId);
+      const { fence } = (await f.claim(executionId)).body;
+      expect((await f.fail(executionId, fence)).body.status).toBe('dead_lettered');
+      await until(async () => (await f.pendingRow(executionId)) === undefined, 'the row to leave');
+      // The operator API is not this suite's: the command the recover endpoint runs, through the same transition.
+      const at = (await t.infra.store.now()).toISOString();
+      await transitionExecution(
+        t.infra.store,
+        'tenant-a',
+        {
+          type: 'RecoverExecution',
+          executionId,
+          actor: 'operator-1',
+          reason: 'consumer was down',
+          idempotencyKey: newKey(),
+          refusal: null,
+          at,
+        },
+        { tenant: 'tenant-a', actor: 'operator-1', correlationId: newKey() },
+      );
+      const again = await f.claimNext(triggerId, 5);
+      expect(again.status).toBe(200);
+      // The failed attempt ran: the recovery starts generation 2, with a fresh budget.
+      expect(again.body).toMatchObject({ executionId, generation: 2, attempt: 2, fence: 2 });
+      const row = await until(
+        async () => (await f.pendingRow(executionId))?.claimed && f.pendingRow(executionId),
+        'the fold',
+      );
+      expect(row).toMatchObject({ claimed: true, holds_slot: true });
     });
 
     it('EX-4 AD-2 an execution queued behind maxConcurrent spends no attempt while it waits, and gets a whole window once the slot frees', async () => {
