@@ -21,6 +21,8 @@ export interface DeliveryTimersOptions {
 const DUE_PER_ROUND = 200;
 const MAX_ROUNDS = 50;
 const MIN_IDLE_MS = 20;
+/** Folds come in bursts under load: a poke is answered after this long, so a burst costs one look. */
+const POKE_DELAY_MS = 100;
 const DEFAULT_CONCURRENCY = 4;
 
 /**
@@ -104,7 +106,7 @@ export class DeliveryTimers implements BackgroundTask {
         this.lastError = error;
         this.options.onError?.(error);
         backoff = Math.min(backoff * 2, 5_000);
-        await this.pause(backoff);
+        await this.pause(backoff, false);
       }
     }
   }
@@ -116,7 +118,8 @@ export class DeliveryTimers implements BackgroundTask {
     return next === null ? maxIdleMs : Math.min(maxIdleMs, Math.max(MIN_IDLE_MS, Math.ceil(next)));
   }
 
-  private pause(ms: number): Promise<void> {
+  /** `pokeable`: false after a failure, so a burst of folds does not undo the backoff. */
+  private pause(ms: number, pokeable = true): Promise<void> {
     if (!this.running) return Promise.resolve();
     return new Promise((resolve) => {
       const finish = () => {
@@ -125,14 +128,15 @@ export class DeliveryTimers implements BackgroundTask {
         resolve();
       };
       // A poke during the pass is not lost: the pause after it is a short one.
-      const timer = setTimeout(finish, this.poked ? MIN_IDLE_MS : ms);
+      const timer = setTimeout(finish, pokeable && this.poked ? Math.min(ms, POKE_DELAY_MS) : ms);
       timer.unref?.();
       this.wake = () => {
-        // Pokes come with every fold under load: at most one look per MIN_IDLE_MS; stop does not wait.
+        // Stop does not wait; a poke does, a little (so a burst of folds costs one look), unless due sooner.
+        if (!this.running) return finish();
+        if (!pokeable) return;
         clearTimeout(timer);
         this.wake = null;
-        if (this.running) setTimeout(resolve, MIN_IDLE_MS).unref?.();
-        else resolve();
+        setTimeout(resolve, Math.min(ms, POKE_DELAY_MS)).unref?.();
       };
     });
   }
