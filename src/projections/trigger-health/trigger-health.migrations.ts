@@ -61,4 +61,24 @@ export const triggerHealthMigrations: Migration[] = [
       DELETE FROM rm_occurrence_conflicts;
       DELETE FROM checkpoints WHERE name IN ('projection:occurrences', 'projection:trigger-health')`,
   },
+  {
+    // EX-4: executions also wait for a retry, lie dead-lettered, or are pending again after a redelivery or a
+    // recovery. Each map row keeps its status and the position of the event that set it (replays change nothing).
+    // Those events were skipped until now, so the group is folded again from the log.
+    id: '0313_rm_trigger_health_execution_lifecycle',
+    sql: `
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_retrying integer NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_dead integer NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_repending integer NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health_executions ADD COLUMN IF NOT EXISTS position bigint NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health_executions DROP CONSTRAINT IF EXISTS rm_trigger_health_executions_status_check;
+      ALTER TABLE rm_trigger_health_executions ADD CONSTRAINT rm_trigger_health_executions_status_check
+        CHECK (status IN ('pending', 'claimed', 'retrying', 'dead', 'ended'));
+      DELETE FROM rm_trigger_health;
+      DELETE FROM rm_trigger_health_executions;
+      DELETE FROM rm_occurrences;
+      DELETE FROM rm_occurrence_conflicts;
+      DELETE FROM rm_outstanding;
+      DELETE FROM checkpoints WHERE name = 'projection:occurrences'`,
+  },
 ];
