@@ -263,6 +263,15 @@ export function recoverySuite(kind: StoreKind): void {
       ]);
     });
 
+    it('EX-4 SEC-4 the route is documented with its scope and problem codes in the OpenAPI document', async () => {
+      const doc = await t.request({ method: 'GET', url: '/docs/openapi.json', token: null });
+      const route = doc.body.paths['/v1/operator/executions/{executionId}/recover'].post;
+      expect(route['x-required-scope']).toBe('operator:recover');
+      expect(Object.keys(route.responses)).toEqual(expect.arrayContaining(['202', '400', '403', '404', '409']));
+      for (const code of ['settlement_required', 'recovery_refused', 'not_recoverable', 'idempotency_key_conflict'])
+        expect(route.responses['409'].description).toContain(code);
+    });
+
     it('EX-4 SEC-1 SEC-2 SEC-3 hostile requests: no key, no scope, another tenant, bad ids and bodies change nothing', async () => {
       const { triggerId } = await setup();
       const { executionId } = await failed(triggerId);

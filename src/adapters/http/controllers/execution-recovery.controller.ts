@@ -1,6 +1,6 @@
 import { Body, Controller, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { RecoverExecutionCommand } from '../../../commands/recover-execution/recover-execution.command.js';
 import { RecoverExecutionDto } from '../../../commands/recover-execution/recover-execution.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
@@ -22,6 +22,7 @@ export class ExecutionRecoveryController {
   @Post(':executionId/recover')
   @HttpCode(202)
   @RequireScope('operator:recover')
+  @ApiAcceptedResponse({ description: '{ executionId, generation, status: "pending", position }' })
   @Problems(
     [404, 'not_found'],
     [
