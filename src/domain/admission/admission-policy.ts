@@ -1,6 +1,7 @@
 import { isWithin } from '../shared/classification.js';
 import { resolvePointer } from '../shared/json-pointer.js';
 import type { MissionState } from '../mission/mission.js';
+import type { DeliveryPolicy } from '../execution/delivery-policy.js';
 import type { ObservedOccurrence, SlotTakenAt } from '../occurrence/occurrence-events.js';
 import type { TriggerState } from '../trigger/trigger.js';
 import { effectiveAuthority, resourcesOutside } from './effective-authority.js';
@@ -27,6 +28,8 @@ export type AdmissionVerdict =
       lane: string;
       limits: { maxConcurrent: number; maxExecutionsPerHour: number };
       slotTakenAt: SlotTakenAt;
+      /** EX-4/EX-5: the admitting revision's policy, copied so a later revision never changes admitted work. */
+      delivery: DeliveryPolicy;
       /** BA-3: present only when the Trigger skips overlaps, so the execution releases its marker when terminal. */
       overlap?: 'skip';
     }
@@ -129,6 +132,7 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     lane,
     limits: { maxConcurrent: authority.maxConcurrent, maxExecutionsPerHour: authority.maxExecutionsPerHour },
     slotTakenAt,
+    delivery: { ...definition.delivery, backoff: { ...definition.delivery.backoff } },
     ...(definition.overlap === 'skip' ? { overlap: 'skip' as const } : {}),
   };
 }
