@@ -137,6 +137,32 @@ export function recoverySuite(kind: StoreKind): void {
       expect(event!.metadata.actor).toBe('oncall-alice');
     });
 
+    it('EX-4 a dead letter (maxAttempts 1, a retryable failure) recovers into a new generation with a fresh delivery budget', async () => {
+      const { triggerId } = await setup({ delivery: { maxAttempts: 1 } });
+      const executionId = await admitted(triggerId);
+      const { fence } = await ok(post(executionId, 'claim', { consumerId: 'w-1' }));
+      const done = await ok(post(executionId, 'complete', { fence, outcome: 'failed', retryable: true }));
+      expect(done.status).toBe('dead_lettered');
+      const refused = await post(executionId, 'claim', { consumerId: 'w-2' });
+      expect([refused.status, refused.body.code]).toEqual([409, 'execution_dead_lettered']);
+
+      expect((await recover(executionId)).body).toEqual({
+        executionId,
+        generation: 2,
+        status: 'pending',
+        position: expect.any(Number),
+      });
+      expect((await recoveries(executionId)).map((e) => (e.data as { from: string }).from)).toEqual(['dead_lettered']);
+      const again = await ok(post(executionId, 'claim', { consumerId: 'w-2' }));
+      expect(again).toMatchObject({ generation: 2, fence: fence + 1 });
+      // The recovery started a new budget of one delivery: this failure dead-letters it again, and it recovers again.
+      const second = await ok(
+        post(executionId, 'complete', { fence: again.fence, outcome: 'failed', retryable: true }),
+      );
+      expect(second.status).toBe('dead_lettered');
+      expect((await recover(executionId)).body).toMatchObject({ generation: 3, status: 'pending' });
+    });
+
     it('EX-4 a noncommitted execution that never ran keeps its generation; one settled after a claim starts a new one', async () => {
       const { triggerId } = await setup();
       const unclaimed = await admitted(triggerId);
