@@ -289,6 +289,35 @@ export function executionViewsSuite(kind: StoreKind): void {
         dead,
       ]);
       expect(waiting).toBeDefined();
+
+      // EX-4: the recovery leaves the queue, counts the execution pending again and names its actor and reason.
+      const recovered = await t.request({
+        method: 'POST',
+        url: `/v1/operator/executions/${dead}/recover`,
+        key: newKey(),
+        body: { reason: 'the upstream is back' },
+      });
+      expect(recovered.status).toBe(202);
+      await t.catchUp();
+      expect((await get(`/v1/operator/dead-letters?triggerId=${triggerId}`)).body.items).toEqual([]);
+      expect((await get(`/v1/executions?status=pending&triggerId=${triggerId}`)).body.items).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ executionId: dead, generation: 2, attempt: 2, deadLetter: null }),
+        ]),
+      );
+      const after = await health(triggerId);
+      expect(after.executions).toEqual({ pending: 2, claimed: 1, retrying: 0, dead: 0 });
+      expect([after.health, after.recovery]).toEqual(['ok', []]);
+      const recoveredDetail = (await get(`/v1/operator/executions/${dead}`)).body;
+      expect(recoveredDetail).toMatchObject({ status: 'pending', generation: 2, attempt: 2, deadLetter: null });
+      expect(recoveredDetail.history.at(-1)).toMatchObject({
+        type: 'RecoveryRequested',
+        generation: 2,
+        attempt: 2,
+        from: 'dead_lettered',
+        actor: expect.any(String),
+        reason: 'the upstream is back',
+      });
     });
 
     it('OP-1 EX-4 health counts follow every transition: pending, claimed, retrying, ended', async () => {
