@@ -13,6 +13,7 @@ import {
   overlapChange,
   slotChange,
 } from '../../domain/execution/index.js';
+import { claimLimits, type ClaimLimits } from '../../domain/execution/claim-limits.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
 import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
 import { slotRelease, slotTake } from './mission-slots.js';
@@ -32,18 +33,15 @@ const VISIBLE_REQUEST_FIELDS = [
   'firedAt',
   'input',
   'resourceRefs',
-  'limits',
 ] as const;
 
 type ExecutionRequest = KnownExecution['request'];
+type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> & { limits: ClaimLimits };
 
-export function requestView(
-  request: ExecutionRequest,
-): Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> {
-  return Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]])) as Pick<
-    ExecutionRequest,
-    (typeof VISIBLE_REQUEST_FIELDS)[number]
-  >;
+/** EX-5: `limits` is the delivery policy's runtime/budget; the Mission's slot limits (`request.limits`) stay internal. */
+export function requestView(request: ExecutionRequest): RequestView {
+  const fields = Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]]));
+  return { ...fields, limits: claimLimits(request.delivery) } as RequestView;
 }
 
 /** Another tenant's execution does not exist for the caller. */

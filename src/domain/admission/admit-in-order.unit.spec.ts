@@ -1,3 +1,4 @@
+import { defaultDelivery } from '../trigger/trigger-blocks.js';
 import { executionIdFor } from '../execution/execution.js';
 import type { OccurrenceAdmitted, OccurrenceEvent } from '../occurrence/occurrence-events.js';
 import { definition, manualObserved, mission, NOW, trigger } from '../occurrence/occurrence.fixtures.js';
@@ -110,6 +111,7 @@ const admitted = (key: string, slotTakenAt: 'admission' | 'claim' = 'admission')
     firedAt: NOW,
     limits: LIMITS,
     slotTakenAt,
+    delivery: defaultDelivery(),
   };
   return { type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt: NOW, request, decidedAt: NOW } };
 };

@@ -5,3 +5,4 @@ export * from './budget.js';
 export * from './concurrency.js';
 export * from './admit-in-order.js';
 export * from './overlap.js';
+export * from './standing.js';

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { ClaimExecutionCommand } from '../../../commands/claim-execution/claim-execution.command.js';
@@ -10,11 +10,6 @@ import { CompleteExecutionDto } from '../../../commands/complete-execution/compl
 import { SettleExecutionCommand } from '../../../commands/settle-execution/settle-execution.command.js';
 import { SettleExecutionDto } from '../../../commands/settle-execution/settle-execution.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
-import { executionStatusOf } from '../../../domain/execution/index.js';
-import { loadExecution, requestView } from '../../../commands/shared/execution-transition.js';
-import { executionStream } from '../../../domain/shared/ids.js';
-import { EVENT_STORE } from '../../../commands/shared/tokens.js';
-import { type EventStore } from '../../../domain/ports/event-store.js';
 import { claimableExecutions } from '../../../projections/pending-executions/pending-executions.queries.js';
 import { SQL_CLIENT, type SqlClient } from '../../../projections/sql-client.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
@@ -28,14 +23,13 @@ const CLAIM_NEXT_CANDIDATES = 32;
 /** The read model trails a wakeup, and other processes' appends wake nothing here: re-read at least this often. */
 const CLAIM_NEXT_RECHECK_MS = 100;
 
-/** EX-2/EX-3: consumers claim, complete and settle; operators read one execution's whole story. */
+/** EX-2/EX-3: consumers claim, complete and settle (operators read executions in ExecutionViewsController). */
 @ApiTags('executions')
 @ApiBearerAuth()
 @Controller()
 export class ExecutionsController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(SQL_CLIENT) private readonly sql: SqlClient,
     @Inject(CLAIMABLE_WAITER) private readonly waiter: ClaimableWaiter,
   ) {}
@@ -121,35 +115,5 @@ export class ExecutionsController {
     @Body() body: SettleExecutionDto,
   ) {
     return this.commands.execute(new SettleExecutionCommand(context, executionId, body.settlementId));
-  }
-
-  @Get('v1/operator/executions/:executionId')
-  @RequireScope('operator:read')
-  @Problems([404, 'not_found'])
-  async get(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string) {
-    const { state, position } = await loadExecution(this.store, context.tenant, executionId);
-    // Like the occurrence views, the operator view never shows the payload.
-    const { input: _payload, ...request } = requestView(state.request);
-    const history = (await this.store.readStream(executionStream(executionId))).map((e) => ({
-      type: e.type,
-      recordedAt: e.recordedAt,
-      position: e.position,
-      actor: e.metadata.actor ?? null,
-    }));
-    return {
-      executionId,
-      status: executionStatusOf(state),
-      generation: state.generation,
-      fence: state.fence === 0 ? null : state.fence,
-      claim: state.status === 'claimed' ? { consumerId: state.consumerId, claimedAt: state.claimedAt } : null,
-      completion: state.status === 'completed' ? state.completion : null,
-      settlement:
-        state.status === 'noncommitted'
-          ? { decision: 'noncommitted', settlementId: state.settlementId, settledAt: state.settledAt }
-          : null,
-      ...request,
-      position,
-      history,
-    };
   }
 }
