@@ -6,7 +6,6 @@ import type { RecordedEvent } from '../../src/domain/ports/event-store.js';
 import { executionStream } from '../../src/domain/shared/ids.js';
 import { DeliveryTimers } from '../../src/adapters/delivery-timers/delivery-timers.js';
 import { advanceDelivery } from '../../src/commands/delivery-timers/advance-delivery.js';
-import { transitionExecution } from '../../src/commands/shared/execution-transition.js';
 import { dropSchema } from '../support/databases.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
@@ -255,22 +254,13 @@ export function retriesSuite(kind: StoreKind): void {
       const { fence } = (await f.claim(executionId)).body;
       expect((await f.fail(executionId, fence)).body.status).toBe('dead_lettered');
       await until(async () => (await f.pendingRow(executionId)) === undefined, 'the row to leave');
-      // The operator API is not this suite's: the command the recover endpoint runs, through the same transition.
-      const at = (await t.infra.store.now()).toISOString();
-      await transitionExecution(
-        t.infra.store,
-        'tenant-a',
-        {
-          type: 'RecoverExecution',
-          executionId,
-          actor: 'operator-1',
-          reason: 'consumer was down',
-          idempotencyKey: newKey(),
-          refusal: null,
-          at,
-        },
-        { tenant: 'tenant-a', actor: 'operator-1', correlationId: newKey() },
-      );
+      const recovered = await t.request({
+        method: 'POST',
+        url: `/v1/operator/executions/${executionId}/recover`,
+        key: newKey(),
+        body: { reason: 'consumer fixed' },
+      });
+      expect(recovered.status).toBe(202);
       const again = await f.claimNext(triggerId, 5);
       expect(again.status).toBe(200);
       // The failed attempt ran: the recovery starts generation 2, with a fresh budget.
