@@ -31,7 +31,11 @@ export function retryFixture(get: () => TestApp) {
   const suffix = randomBytes(3).toString('hex');
   const post = (url: string, body: unknown) => get().request({ method: 'POST', url, key: newKey(), body });
 
-  async function setup(delivery: Record<string, unknown>, limits: { maxConcurrent?: number } = {}) {
+  async function setup(
+    delivery: Record<string, unknown>,
+    limits: { maxConcurrent?: number } = {},
+    definition: Record<string, unknown> = {},
+  ) {
     n += 1;
     const missionId = `m-r${suffix}-${n}`;
     const triggerId = `t-r${suffix}-${n}`;
@@ -47,19 +51,19 @@ export function retryFixture(get: () => TestApp) {
       method: 'PUT',
       url: `/v1/triggers/${triggerId}`,
       key: newKey(),
-      body: { expectedRevision: 0, missionId, type: 'manual', delivery },
+      body: { expectedRevision: 0, missionId, type: 'manual', delivery, ...definition },
     });
     expect(trigger.status).toBe(200);
     return { missionId, triggerId };
   }
 
   /** Fires and waits for the admission (the app runs its background tasks). */
-  async function admitted(triggerId: string): Promise<string> {
+  async function admitted(triggerId: string, input: Record<string, unknown> = {}): Promise<string> {
     const fired = await get().request({
       method: 'POST',
       url: `/v1/triggers/${triggerId}/occurrences?wait=decision`,
       key: newKey(),
-      body: { input: { run: ++n } },
+      body: { input: { run: ++n, ...input } },
     });
     expect([fired.status, fired.body.status]).toEqual([200, 'admitted']);
     return fired.body.executionId as string;
@@ -298,6 +302,37 @@ export function retriesSuite(kind: StoreKind): void {
       expect(await f.history(queued)).toEqual([]);
       const next = await f.claimNext(triggerId, 5);
       expect(next.body).toMatchObject({ executionId: queued, attempt: 1 });
+    });
+
+    it('EX-4 AD-5 a retrying lane head holds its resource lane; the execution behind it spends no attempt meanwhile', async () => {
+      const { triggerId } = await f.setup(
+        { maxAttempts: 2, backoff: { initialSeconds: 0.6, multiplier: 2, maxSeconds: 10 }, claimWithinSeconds: 0.4 },
+        {},
+        { queueByPointer: '/repo' },
+      );
+      const head = await f.admitted(triggerId, { repo: 'api' });
+      const behind = await f.admitted(triggerId, { repo: 'api' });
+      const first = await f.claim(head);
+      expect(first.body.lane).toBe('resource:api');
+      expect((await f.fail(head, first.body.fence)).body.status).toBe('retrying');
+      // The head waits for its backoff: the lane is still its, so nothing behind it is handed out.
+      expect((await f.claimNext(triggerId)).status).toBe(204);
+      const again = await f.claimNext(triggerId, 10);
+      expect(again.body).toMatchObject({ executionId: head, generation: 2, attempt: 2 });
+      expect(
+        (
+          await t.request({
+            method: 'POST',
+            url: `/v1/executions/${head}/complete`,
+            key: newKey(),
+            body: { fence: again.body.fence, outcome: 'succeeded' },
+          })
+        ).status,
+      ).toBe(200);
+      // Its claim window ran out long ago, but it was never claimable: first delivery, first attempt.
+      expect(await f.history(behind)).toEqual([]);
+      const next = await f.claimNext(triggerId, 5);
+      expect(next.body).toMatchObject({ executionId: behind, generation: 1, attempt: 1 });
     });
 
     it('EX-4 AD-2 a queued execution nobody claims after the slot frees is dead-lettered one window later', async () => {
