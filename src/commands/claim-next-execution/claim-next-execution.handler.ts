@@ -39,9 +39,10 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
       try {
         return await claimExecution(this.store, context, executionId, consumerId);
       } catch (error) {
-        // The retry policy gave up: other consumers keep moving this Mission's slot stream. Leave it for this pass.
+        // The retry policy gave up on this execution or its slot stripe: that says nothing about the Mission's room
+        // (only `concurrency_limit`, decided from a fresh read, does), so the next candidate is still tried.
         if (error instanceof WrongExpectedRevision) {
-          fullMissions.add(missionId);
+          next = Math.floor(Math.random() * remaining.length);
           continue;
         }
         if (!(error instanceof CommandRejected)) throw error;
