@@ -151,7 +151,7 @@ async function runMode(
     const drained = completed;
     const drainPerSecond = drained / ((performance.now() - drainStarted) / 1000);
     const drainLatency = await admissionToClaim(db, 0, mark);
-    log(`deliver ${mode}: drained ${drainPerSecond.toFixed(0)}/s; ${describeWork(work, admittedCount)}`);
+    log(`deliver ${mode}: drained ${drainPerSecond.toFixed(0)}/s; ${describeWork(work, Math.max(1, drained))}`);
 
     if (drained < admittedCount) {
       log(`deliver ${mode}: only ${drained} of ${admittedCount} completed within ${maxDrainSeconds}s; no paced phase`);
