@@ -3,7 +3,7 @@
  * package's own consumer client (`reveille/client`), in pull mode (long-polled claim-next) and in Redis Streams
  * mode, beside a raw PostgreSQL job queue (SKIP LOCKED) measured in the same run.
  *
- *   node dist/bench/main.js deliver [--backlog 4000] [--workers 16] [--paced-seconds 10] [--max-drain-seconds 120]
+ *   node dist/bench/main.js deliver [--backlog 1000] [--workers 16] [--paced-seconds 10] [--max-drain-seconds 120]
  *                                   [--modes pull,redis]
  *
  * Two phases per mode: a backlog admitted beforehand and drained (completed executions per second), then fires
@@ -51,7 +51,7 @@ interface Latency {
 export async function deliverBench(args: string[]): Promise<void> {
   const value = (name: string, fallback: number) =>
     args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback;
-  const backlog = value('backlog', 4000);
+  const backlog = value('backlog', 1000);
   const workers = value('workers', 16);
   const pacedSeconds = value('paced-seconds', 10);
   const maxDrainSeconds = value('max-drain-seconds', 120);
