@@ -8,18 +8,19 @@ import {
   budgetDecider,
   type BudgetState,
   budgetWindowStart,
-  concurrencyDecider,
+  initialMissionSlots,
   type MissionCounters,
   type ObservedState,
   overlapDecider,
   type OverlapState,
+  stripeOf,
 } from '../../domain/admission/index.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
 import type { ObservedOccurrence, OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
 import {
   budgetStream,
-  concurrencyStream,
+  concurrencyStripeStream,
   missionStream,
   overlapStream,
   sourceStream,
@@ -37,6 +38,7 @@ import {
 } from '../shared/aggregate.js';
 import type { TrustedClock } from '../shared/trusted-clock.js';
 import { appendOf, type Write } from '../shared/write-kernel.js';
+import { loadMissionSlots } from '../shared/mission-slots.js';
 
 export interface ToAdmit {
   streamId: string;
@@ -68,7 +70,7 @@ export async function admissionWrite(
     read.view,
     {
       budget: read.budget.state,
-      concurrency: read.concurrency.state,
+      concurrency: read.slots?.state ?? initialMissionSlots,
       overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
     },
   );
@@ -87,21 +89,23 @@ async function readAdmission(store: EventStore, clock: TrustedClock, occurrences
   const now = (await clock.now()).toISOString();
   const windowStart = budgetWindowStart(now);
   const budgetStreamId = budgetStream(tenant, missionId, windowStart);
-  const concurrencyStreamId = concurrencyStream(tenant, missionId);
   const triggerIds = [...new Set(occurrences.map((o) => o.triggerId))];
   const sourceIds = [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))];
-  const [[[budget, mission, ...rest], overlap], concurrency] = await Promise.all([
-    loadAggregates(store, [
-      { streamId: budgetStreamId, decider: budgetDecider },
-      { streamId: missionStream(tenant, missionId), decider: missionDecider },
-      ...triggerIds.map((id) => ({ streamId: triggerStream(tenant, id), decider: triggerDecider })),
-      ...sourceIds.map((id) => ({ streamId: sourceStream(tenant, id), decider: sourceDecider })),
-    ]).then(async (loaded) => {
-      const triggers = loaded.slice(2, 2 + triggerIds.length).map((t) => t.state as TriggerState);
-      return [loaded, await loadOverlap(store, tenant, triggerIds, triggers)] as const;
-    }),
-    loadLatest(store, concurrencyStreamId, concurrencyDecider),
-  ]);
+  const [[budget, mission, ...rest], overlap, slots] = await loadAggregates(store, [
+    { streamId: budgetStreamId, decider: budgetDecider },
+    { streamId: missionStream(tenant, missionId), decider: missionDecider },
+    ...triggerIds.map((id) => ({ streamId: triggerStream(tenant, id), decider: triggerDecider })),
+    ...sourceIds.map((id) => ({ streamId: sourceStream(tenant, id), decider: sourceDecider })),
+  ]).then(async (loaded) => {
+    const triggers = loaded.slice(2, 2 + triggerIds.length).map((t) => t.state as TriggerState);
+    return [
+      loaded,
+      ...(await Promise.all([
+        loadOverlap(store, tenant, triggerIds, triggers),
+        takesSlotsAtAdmission(triggers) ? loadMissionSlots(store, tenant, missionId) : undefined,
+      ])),
+    ] as const;
+  });
   const view: AdmissionView = {
     now,
     windowStart,
@@ -113,12 +117,19 @@ async function readAdmission(store: EventStore, clock: TrustedClock, occurrences
     view,
     budgetStreamId,
     budget: budget as Loaded<BudgetState>,
-    concurrencyStreamId,
-    concurrency,
+    slotStreamId: (stripe: number) => concurrencyStripeStream(tenant, missionId, stripe),
+    slots,
     overlap,
     overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
   };
 }
+
+/**
+ * AD-2: only an opt-in `block` Trigger takes slots at admission (the others at the claim), so only its
+ * admissions read the Mission's slot stripes, after the Trigger itself is known.
+ */
+const takesSlotsAtAdmission = (triggers: readonly TriggerState[]): boolean =>
+  triggers.some((t) => t.status !== 'absent' && t.definition.constraints.onConcurrencyLimit === 'block');
 
 /**
  * BA-3: only a Trigger whose current definition skips overlaps has a marker to read, so only its
@@ -148,8 +159,11 @@ function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitt
   const appends: StreamAppend[] = [];
   if (admitted.budget.length > 0)
     appends.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
-  if (admitted.slots.length > 0)
-    appends.push(appendOf(read.concurrencyStreamId, admitted.slots, countersMetadata, read.concurrency));
+  // One event per stripe taken, each at the revision its stripe was read.
+  for (const taken of admitted.slots)
+    appends.push(
+      appendOf(read.slotStreamId(stripeOf(taken)), [taken], countersMetadata, read.slots!.stripes[stripeOf(taken)]!),
+    );
   // At the revision read, so a racing admitter of the same Trigger conflicts and decides again (BA-3).
   for (const [triggerId, events] of admitted.overlap)
     appends.push(appendOf(read.overlapStreamId(triggerId), events, countersMetadata, read.overlap.get(triggerId)!));
@@ -175,10 +189,11 @@ function rememberCounters(
         revision: revision(read.budget),
         position: positions[i]!,
       });
-    if (append.streamId === read.concurrencyStreamId)
+    const stripe = read.slots?.stripes.findIndex((_, k) => read.slotStreamId(k) === append.streamId) ?? -1;
+    if (stripe >= 0)
       rememberAppended(store, append.streamId, {
-        state: counters.concurrency,
-        revision: revision(read.concurrency),
+        state: counters.concurrency[stripe]!,
+        revision: revision(read.slots!.stripes[stripe]!),
         position: positions[i]!,
       });
   });

@@ -33,6 +33,12 @@ const HELD_OR_ENDED = new Set<string>([
 
 @CommandHandler(ClaimNextExecutionCommand)
 export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecutionCommand> {
+  /**
+   * Executions a claim of this process is appending for right now. Racing consumers all read the same oldest
+   * candidates; trying these last sends them to the next ones instead of into a compare-and-set they would lose.
+   */
+  private readonly inFlight = new Set<string>();
+
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   /**
@@ -40,19 +46,25 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
    * scatter instead of all losing the next oldest too; an uncontended consumer keeps acceptance order.
    */
   async execute({ context, consumerId, candidates }: ClaimNextExecutionCommand): Promise<ClaimResult | null> {
-    const remaining = await this.unclaimed(candidates);
+    const unclaimed = await this.unclaimed(candidates);
+    const remaining = [
+      ...unclaimed.filter((c) => !this.inFlight.has(c.executionId)),
+      ...unclaimed.filter((c) => this.inFlight.has(c.executionId)),
+    ];
     const fullMissions = new Set<string>();
     let next = 0;
     while (remaining.length > 0) {
       const [{ executionId, missionId }] = remaining.splice(next, 1) as [ClaimCandidate];
       next = 0;
       if (fullMissions.has(missionId)) continue;
+      this.inFlight.add(executionId);
       try {
         return await claimExecution(this.store, context, executionId, consumerId);
       } catch (error) {
-        // The retry policy gave up: other consumers keep moving this Mission's slot stream. Leave it for this pass.
+        // The retry policy gave up on this execution or its slot stripe: that says nothing about the Mission's room
+        // (only `concurrency_limit`, decided from a fresh read, does), so the next candidate is still tried.
         if (error instanceof WrongExpectedRevision) {
-          fullMissions.add(missionId);
+          next = Math.floor(Math.random() * remaining.length);
           continue;
         }
         if (!(error instanceof CommandRejected)) throw error;
@@ -60,6 +72,8 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
         if (code === 'concurrency_limit') fullMissions.add(missionId);
         else if (!MOVE_ON.has(code)) throw error;
         else if (code === 'already_claimed') next = Math.floor(Math.random() * remaining.length);
+      } finally {
+        this.inFlight.delete(executionId);
       }
     }
     return null;

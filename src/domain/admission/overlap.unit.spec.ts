@@ -4,7 +4,7 @@ import { definition, manualObserved, mission, NOW, trigger } from '../occurrence
 import { deciderSpec } from '../shared/given-when-then.js';
 import { type AdmissionView, admitInOrder, type MissionCounters, type ObservedState } from './admit-in-order.js';
 import { budgetWindowStart, initialBudgetState } from './budget.js';
-import { initialConcurrencyState } from './concurrency.js';
+import { initialMissionSlots } from './slot-stripes.js';
 import { type OverlapCommand, overlapDecider, type OverlapEvent, type OverlapState } from './overlap.js';
 
 const spec = deciderSpec(overlapDecider);
@@ -84,7 +84,7 @@ const pending = (key: string): ObservedState => ({
 const executionOf = (key: string) => executionIdFor(manualObserved(key).occurrenceId);
 const counters = (running: string | null = null): MissionCounters => ({
   budget: initialBudgetState,
-  concurrency: initialConcurrencyState,
+  concurrency: initialMissionSlots,
   overlap: new Map<string, OverlapState>([['t-1', { running }]]),
 });
 const decisions = (keys: string[], t = skipping, given = counters()) =>

@@ -13,14 +13,13 @@ export interface ClaimableExecution {
 /**
  * AD-5: a `resource:` lane hands out only its oldest live execution (a retrying one keeps its place), so nothing
  * behind a claimed one; the per-Trigger fallback lane does not serialize. AD-2: a Mission whose slots are all
- * held is skipped (an execution holding its slot since admission is not). For a row `p` not claimed.
+ * held is skipped (an execution holding its slot since admission is not). For a row `p` not claimed, joined
+ * to `h`, its Mission's count of held slots.
  */
 const CLAIMABLE_NOW = `(p.lane NOT LIKE 'resource:%' OR NOT EXISTS (
           SELECT 1 FROM rm_pending_executions l
           WHERE l.tenant = p.tenant AND l.lane = p.lane AND l.position < p.position))
-        AND (p.holds_slot OR (
-          SELECT count(*) FROM rm_pending_executions s
-          WHERE s.tenant = p.tenant AND s.mission_id = p.mission_id AND s.holds_slot) < p.max_concurrent)`;
+        AND (p.holds_slot OR coalesce(h.n, 0) < p.max_concurrent)`;
 
 /**
  * Claim-next's candidates in acceptance order, claimable now (CLAIMABLE_NOW); a retry waiting for its backoff is not.
@@ -33,8 +32,15 @@ export async function claimableExecutions(
   limit: number,
 ): Promise<ClaimableExecution[]> {
   const result = await sql.query<{ execution_id: string; mission_id: string }>({
-    name: 'reveille_claimable_executions',
-    text: `SELECT p.execution_id, p.mission_id FROM rm_pending_executions p
+    name: 'reveille_claimable_executions_v3',
+    // Slots held are counted once per Mission, not once per candidate row: a deep backlog behind a busy
+    // Mission made the per-row count O(backlog × claimed) on every claim-next.
+    text: `WITH held AS (
+        SELECT s.mission_id, count(*) AS n FROM rm_pending_executions s
+        WHERE s.tenant = $1 AND s.holds_slot AND ($2::text IS NULL OR s.mission_id = $2)
+        GROUP BY s.mission_id)
+      SELECT p.execution_id, p.mission_id FROM rm_pending_executions p
+      LEFT JOIN held h ON h.mission_id = p.mission_id
       WHERE p.tenant = $1 AND NOT p.claimed AND p.next_attempt_at IS NULL
         AND ($2::text IS NULL OR p.mission_id = $2) AND ($3::text IS NULL OR p.trigger_id = $3)
         AND ${CLAIMABLE_NOW}
@@ -60,11 +66,15 @@ export interface DueDelivery {
 export async function dueDeliveries(sql: SqlExecutor, limit: number): Promise<DueDelivery[]> {
   const result = await sql.query<{ tenant: string; execution_id: string }>({
     name: 'reveille_due_deliveries',
-    text: `(SELECT p.tenant, p.execution_id, p.next_attempt_at AS due FROM rm_pending_executions p
+    text: `WITH held AS (
+        SELECT s.tenant, s.mission_id, count(*) AS n FROM rm_pending_executions s WHERE s.holds_slot
+        GROUP BY s.tenant, s.mission_id)
+      (SELECT p.tenant, p.execution_id, p.next_attempt_at AS due FROM rm_pending_executions p
         WHERE p.next_attempt_at <= now()
         ORDER BY p.next_attempt_at LIMIT $1)
       UNION ALL
       (SELECT p.tenant, p.execution_id, p.claim_by AS due FROM rm_pending_executions p
+        LEFT JOIN held h ON h.tenant = p.tenant AND h.mission_id = p.mission_id
         WHERE NOT p.claimed AND p.next_attempt_at IS NULL AND p.claim_by <= now() AND ${CLAIMABLE_NOW}
           AND NOT EXISTS (
             SELECT 1 FROM rm_pending_frees f
