@@ -7,6 +7,7 @@ import { executionStream } from '../../domain/shared/ids.js';
 import type { ClaimResult } from '../claim-execution/claim-execution.command.js';
 import { claimExecution } from '../claim-execution/claim-execution.handler.js';
 import { EVENT_STORE } from '../shared/tokens.js';
+import { TrustedClock } from '../shared/trusted-clock.js';
 import { type ClaimCandidate, ClaimNextExecutionCommand } from './claim-next-execution.command.js';
 
 /**
@@ -39,7 +40,10 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
    */
   private readonly inFlight = new Set<string>();
 
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(TrustedClock) private readonly clock: TrustedClock,
+  ) {}
 
   /**
    * Oldest first. A consumer that lost a race jumps to a random remaining candidate, so racing consumers
@@ -59,7 +63,7 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
       if (fullMissions.has(missionId)) continue;
       this.inFlight.add(executionId);
       try {
-        return await claimExecution(this.store, context, executionId, consumerId);
+        return await claimExecution(this.store, this.clock, context, executionId, consumerId);
       } catch (error) {
         // The retry policy gave up on this execution or its slot stripe: that says nothing about the Mission's room
         // (only `concurrency_limit`, decided from a fresh read, does), so the next candidate is still tried.

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../shared/tokens.js';
+import { TrustedClock } from '../shared/trusted-clock.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { badRequest } from '../../domain/shared/errors.js';
 import { executionStatusOf } from '../../domain/execution/index.js';
@@ -13,7 +14,10 @@ const MAX_RECEIPT_BYTES = 16 * 1024;
 
 @CommandHandler(CompleteExecutionCommand)
 export class CompleteExecutionHandler implements ICommandHandler<CompleteExecutionCommand> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(TrustedClock) private readonly clock: TrustedClock,
+  ) {}
 
   async execute({
     context,
@@ -29,7 +33,7 @@ export class CompleteExecutionHandler implements ICommandHandler<CompleteExecuti
         { pointer: '/receipt', message: `receipt must be at most ${MAX_RECEIPT_BYTES} bytes as JSON` },
       ]);
     }
-    const at = (await this.store.now()).toISOString();
+    const at = (await this.clock.now()).toISOString();
     const done = await transitionExecution(
       this.store,
       context.tenant,

@@ -44,6 +44,16 @@ export function requestView(request: ExecutionRequest): RequestView {
   return { ...fields, limits: claimLimits(request.delivery) } as RequestView;
 }
 
+/** One round trip where the store reads several streams together: every claim and completion loads both. */
+function readBoth(store: EventStore, first: string, second: string) {
+  if (store.readStreams)
+    return store.readStreams([
+      { streamId: first, fromRevision: 0 },
+      { streamId: second, fromRevision: 0 },
+    ]);
+  return Promise.all([store.readStream(first), store.readStream(second)]);
+}
+
 /** Another tenant's execution does not exist for the caller. */
 export async function loadExecution(
   store: EventStore,
@@ -52,10 +62,11 @@ export async function loadExecution(
 ): Promise<Loaded<KnownExecution>> {
   const occurrenceId = occurrenceIdOf(executionId);
   if (occurrenceId === null) throw notFound('No such execution.');
-  const [occurrence, lifecycle] = await Promise.all([
-    store.readStream(occurrenceStream(occurrenceId)),
-    store.readStream(executionStream(executionId)),
-  ]);
+  const [occurrence = [], lifecycle = []] = await readBoth(
+    store,
+    occurrenceStream(occurrenceId),
+    executionStream(executionId),
+  );
   const admitted = occurrence.find(
     (e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId,
   );
