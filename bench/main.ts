@@ -3,12 +3,14 @@
  * Each bench is an `(args) => Promise<void>`; add new ones to `benches`.
  */
 import { appendBench } from './append.js';
+import { deliverBench } from './deliver.js';
 import { ingressBench } from './ingress.js';
 import { manualBench } from './manual.js';
 import { schedulesBench } from './schedules.js';
 
 const benches: Record<string, (args: string[]) => Promise<void>> = {
   append: appendBench,
+  deliver: deliverBench,
   ingress: ingressBench,
   manual: manualBench,
   schedules: schedulesBench,

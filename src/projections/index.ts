@@ -1,3 +1,4 @@
+import { executionsProjection } from './executions/executions.projection.js';
 import { OCCURRENCES_PROJECTION, occurrencesProjection } from './occurrences/occurrences.projection.js';
 import { pendingExecutionsProjection } from './pending-executions/pending-executions.projection.js';
 import type { Projection } from './runner/projection.js';
@@ -18,6 +19,7 @@ export const projections: Projection[] = [
   sourceBindingsProjection,
   schedulesProjection,
   pendingExecutionsProjection,
+  executionsProjection,
 ];
 
 /** The projection that folds `name`: itself, or the group it folds in. */

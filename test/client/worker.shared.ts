@@ -56,7 +56,7 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
     });
 
     /** Each test its own tenant, so a worker sees only that test's executions. */
-    async function setup() {
+    async function setup(delivery?: Record<string, unknown>) {
       n += 1;
       const tenant = `tenant-client-${mode}-${n}`;
       const token = await t.token({ tenant });
@@ -75,7 +75,7 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
         url: `/v1/triggers/${triggerId}`,
         key: newKey(),
         token,
-        body: { expectedRevision: 0, missionId, type: 'manual' },
+        body: { expectedRevision: 0, missionId, type: 'manual', ...(delivery ? { delivery } : {}) },
       });
       expect(trigger.status).toBe(200);
       return { token, triggerId };
@@ -158,24 +158,33 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
       }
     });
 
-    it('a throwing handler completes the execution as failed; a NonRetryableError too', async () => {
-      const s = await setup();
+    it('EX-4 a thrown error is retried (a new generation) until maxAttempts, then dead-lettered; a NonRetryableError ends failed', async () => {
+      const s = await setup({
+        maxAttempts: 2,
+        backoff: { initialSeconds: 0.2, multiplier: 2, maxSeconds: 10 },
+        claimWithinSeconds: 30,
+      });
+      const calls: Array<{ run: number; generation: number; attempt?: number }> = [];
       const { worker, completed } = await start(s.token, {
         handler: async (claim) => {
           const run = (claim.input as { run: number }).run;
+          calls.push({ run, generation: claim.generation, attempt: claim.attempt });
           if (run % 2 === 0) throw new Error('flaky downstream');
           throw new NonRetryableError('bad input', 'invalid_input');
         },
       });
       const fired = [await fire(s), await fire(s)];
-      await until(() => completed() === 2, 'two completions');
+      // Each attempt is one completion: two for the retried execution, one for the other.
+      await until(() => completed() === 3, 'three completions');
       await worker.stop();
-      for (const executionId of fired) {
-        expect(await execution(s.token, executionId)).toMatchObject({
-          status: 'completed',
-          completion: { outcome: 'failed' },
-        });
-      }
+      const statuses = await Promise.all(fired.map(async (id) => (await execution(s.token, id)).status));
+      expect(statuses.sort()).toEqual(['dead_lettered', 'failed']);
+      const retried = calls.filter((c) => c.run % 2 === 0);
+      expect(retried.map(({ generation, attempt }) => ({ generation, attempt }))).toEqual([
+        { generation: 1, attempt: 1 },
+        { generation: 2, attempt: 2 },
+      ]);
+      expect(calls.filter((c) => c.run % 2 === 1)).toHaveLength(1);
     });
 
     it('stop() takes no new work and waits for the handler still running', async () => {
@@ -202,7 +211,7 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
       await stopping;
       expect(started).toBe(1);
       expect(await execution(s.token, first)).toMatchObject({ status: 'completed' });
-      expect((await execution(s.token, second)).status).toBe('requested');
+      expect((await execution(s.token, second)).status).toBe('pending');
     });
   });
 }

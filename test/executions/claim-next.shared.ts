@@ -1,6 +1,6 @@
-import { concurrencyStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
+import { missionSlotEvents } from '../support/mission-slots.js';
 
 const grants = missionGrants({ maxExecutionsPerHour: 5000, maxConcurrent: 1000 });
 
@@ -168,8 +168,8 @@ export function claimNextSuite(kind: StoreKind): void {
       await Promise.all([0, 1, 2, 3, 4].map(worker));
       expect([...completed].sort()).toEqual([...fired].sort());
       expect(mostRunning).toBeLessThanOrEqual(limit);
-      const slots = await t.infra.store.readStream(concurrencyStream(s.tenant, s.missionId));
-      expect(Math.max(...slots.map((e) => (e.data as { running: number }).running))).toBe(limit);
+      const slots = await missionSlotEvents(t.infra.store, s.tenant, s.missionId);
+      expect(Math.max(...slots.map((e) => e.running))).toBe(limit);
       expect(slots.filter((e) => e.type === 'ExecutionSlotsTaken')).toHaveLength(burst);
     });
 
@@ -231,6 +231,66 @@ export function claimNextSuite(kind: StoreKind): void {
           [s.tenant],
         );
         expect(claims.rows[0]!.n).toBe(total);
+      }, 120_000);
+
+    if (kind === 'postgres')
+      it('AD-2 EX-2 twenty racing consumers of ONE Mission at maxConcurrent 20 all get work at once, never a 21st claim', async () => {
+        const limit = 20;
+        const s = await setup({ mission: { maxConcurrent: limit } });
+        await Promise.all(Array.from({ length: 25 }, (_, i) => fire(s, { run: i })));
+        const started = Date.now();
+        const answers = await Promise.all(
+          Array.from({ length: limit }, (_, c) => claimNext(s.token, { consumerId: `one-${c}`, waitSeconds: 10 })),
+        );
+        const took = Date.now() - started;
+        expect(answers.map((a) => a.status)).toEqual(Array.from({ length: limit }, () => 200));
+        expect(new Set(answers.map((a) => a.body.executionId)).size).toBe(limit);
+        // One slot stream per Mission made these wait on each other (~0.8 s per claim at 20 consumers).
+        expect(took).toBeLessThan(4_000);
+        // Five still wait, but the Mission is full: the 21st consumer gets none.
+        expect((await claimNext(s.token, { consumerId: 'one-over', waitSeconds: 1 })).status).toBe(204);
+        const [first] = answers;
+        expect((await complete(s.token, first!.body.executionId, first!.body.fence)).status).toBe(200);
+        expect((await claimNext(s.token, { consumerId: 'one-over', waitSeconds: 5 })).status).toBe(200);
+        const slots = await missionSlotEvents(t.infra.store, s.tenant, s.missionId);
+        expect(Math.max(...slots.map((e) => e.running))).toBe(limit);
+        // At maxConcurrent 20 each of 20 stripes holds one slot: the claims spread over all of them.
+        expect(new Set(slots.map((e) => e.stripe)).size).toBe(limit);
+      }, 60_000);
+
+    if (kind === 'postgres')
+      it('AD-2 twenty consumers churning through one Mission at maxConcurrent 20 never hold more than 20', async () => {
+        const limit = 20;
+        const s = await setup({ mission: { maxConcurrent: limit } });
+        const total = 100;
+        for (let i = 0; i < total; i += 25)
+          await Promise.all(Array.from({ length: 25 }, (_, j) => fire(s, { run: i + j })));
+        let running = 0;
+        let mostRunning = 0;
+        const completed: string[] = [];
+        const consumer = async (c: number) => {
+          let idle = 0;
+          while (completed.length < total && idle < 5) {
+            const answer = await claimNext(s.token, { consumerId: `churn-${c}`, waitSeconds: 1 });
+            if (answer.status === 204) {
+              idle += 1;
+              continue;
+            }
+            expect(answer.status).toBe(200);
+            running += 1;
+            mostRunning = Math.max(mostRunning, running);
+            await sleep(5);
+            running -= 1;
+            expect((await complete(s.token, answer.body.executionId, answer.body.fence)).status).toBe(200);
+            completed.push(answer.body.executionId);
+          }
+        };
+        await Promise.all(Array.from({ length: 20 }, (_, c) => consumer(c)));
+        expect(new Set(completed).size).toBe(total);
+        expect(mostRunning).toBeLessThanOrEqual(limit);
+        const slots = await missionSlotEvents(t.infra.store, s.tenant, s.missionId);
+        expect(Math.max(...slots.map((e) => e.running))).toBeLessThanOrEqual(limit);
+        expect(slots.at(-1)!.running).toBe(0);
       }, 120_000);
   });
 }

@@ -1,9 +1,10 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admit-occurrence.command.js';
-import { concurrencyStream, executionStream, occurrenceStream, overlapStream } from '../../src/domain/shared/ids.js';
+import { executionStream, occurrenceStream, overlapStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
+import { missionSlotEvents } from '../support/mission-slots.js';
 
 const grants = missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 100 });
 
@@ -209,10 +210,7 @@ export function executionsSuite(kind: StoreKind): void {
       expect((await post(second, 'settle', { settlementId: 'give-up' })).body.decision).toBe('noncommitted');
       await admitted(triggerId);
 
-      const slots = (await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).map((e) => [
-        e.type,
-        (e.data as { running: number }).running,
-      ]);
+      const slots = (await missionSlotEvents(t.infra.store, 'tenant-a', missionId)).map((e) => [e.type, e.running]);
       expect(slots).toEqual([
         ['ExecutionSlotsTaken', 1],
         ['ExecutionSlotReleased', 0],
@@ -298,7 +296,7 @@ export function executionsSuite(kind: StoreKind): void {
       expect(await t.infra.store.readStream(overlapStream('tenant-a', triggerId))).toEqual([]);
     });
 
-    it('AD-2 AD-5 onConcurrencyLimit block: a backlog decided together takes slots in acceptance order, in one slot event', async () => {
+    it('AD-2 AD-5 onConcurrencyLimit block: a backlog decided together takes slots in acceptance order, one event per slot stripe', async () => {
       const { triggerId, missionId } = await setup({ maxConcurrent: 2 }, { onConcurrencyLimit: 'block' });
       const fired = [];
       for (let i = 0; i < 4; i++) fired.push(await fire(triggerId));
@@ -310,9 +308,11 @@ export function executionsSuite(kind: StoreKind): void {
         'concurrency_limit',
         'concurrency_limit',
       ]);
-      const slots = (await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).map((e) => e.data);
+      // maxConcurrent 2: stripes 0 and 1 hold one slot each, taken first to last.
+      const slots = await missionSlotEvents(t.infra.store, 'tenant-a', missionId);
       expect(slots).toEqual([
-        expect.objectContaining({ executionIds: decided.slice(0, 2).map((d) => d.executionId), running: 2 }),
+        { type: 'ExecutionSlotsTaken', stripe: 0, executionIds: [decided[0]!.executionId], running: 1 },
+        { type: 'ExecutionSlotsTaken', stripe: 1, executionIds: [decided[1]!.executionId], running: 2 },
       ]);
     });
 
@@ -324,7 +324,7 @@ export function executionsSuite(kind: StoreKind): void {
       const decided = await Promise.all(fired.map(decisionOf));
       expect(decided.map((d) => d.reason ?? 'admitted')).toEqual(['admitted', 'admitted', 'admitted']);
       const [first, second, third] = decided.map((d) => d.executionId!);
-      expect(await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).toEqual([]);
+      expect(await missionSlotEvents(t.infra.store, 'tenant-a', missionId)).toEqual([]);
 
       const { fence } = (await post(first!, 'claim', { consumerId: 'w-1' })).body;
       expect((await post(second!, 'claim', { consumerId: 'w-2' })).status).toBe(200);
@@ -335,10 +335,7 @@ export function executionsSuite(kind: StoreKind): void {
       expect((await post(first!, 'complete', { fence, outcome: 'succeeded' })).status).toBe(200);
       expect((await post(third!, 'claim', { consumerId: 'w-3' })).status).toBe(200);
 
-      const slots = (await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).map((e) => [
-        e.type,
-        (e.data as { running: number }).running,
-      ]);
+      const slots = (await missionSlotEvents(t.infra.store, 'tenant-a', missionId)).map((e) => [e.type, e.running]);
       expect(slots).toEqual([
         ['ExecutionSlotsTaken', 1],
         ['ExecutionSlotsTaken', 2],
@@ -351,7 +348,7 @@ export function executionsSuite(kind: StoreKind): void {
       const { triggerId, missionId } = await setup({ maxConcurrent: 1 });
       const unclaimed = await admitted(triggerId);
       expect((await post(unclaimed, 'settle', { settlementId: 'never-ran' })).body.decision).toBe('noncommitted');
-      expect(await t.infra.store.readStream(concurrencyStream('tenant-a', missionId))).toEqual([]);
+      expect(await missionSlotEvents(t.infra.store, 'tenant-a', missionId)).toEqual([]);
       const next = await admitted(triggerId);
       expect((await post(next, 'claim', { consumerId: 'w' })).status).toBe(200);
     });

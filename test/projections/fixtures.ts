@@ -15,7 +15,7 @@ import type {
   OccurrenceKind,
 } from '../../src/domain/occurrence/occurrence-events.js';
 import { definition } from '../../src/domain/occurrence/occurrence.fixtures.js';
-import type { ExecutionClaimed, ExecutionCompleted, ExecutionSettled } from '../../src/domain/execution/index.js';
+import type { ExecutionEvent } from '../../src/domain/execution/index.js';
 import { executionStream, occurrenceStream, triggerStream } from '../../src/domain/shared/ids.js';
 import type { TriggerDefinition } from '../../src/domain/trigger/trigger-definition.js';
 import type { TriggerDeleted, TriggerRevised } from '../../src/domain/trigger/trigger.js';
@@ -176,11 +176,7 @@ export async function appendOccurrence(
 }
 
 /** A lifecycle event on an execution's stream (its request is the Occurrence's admission). */
-export async function appendExecutionEvent(
-  store: EventStore,
-  tenant: string,
-  event: ExecutionClaimed | ExecutionCompleted | ExecutionSettled,
-): Promise<number> {
+export async function appendExecutionEvent(store: EventStore, tenant: string, event: ExecutionEvent): Promise<number> {
   return (await store.append(executionStream(event.data.executionId), [{ ...event, metadata: meta(tenant) }], 'any'))
     .position;
 }

@@ -106,7 +106,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
         observedAt: at(10),
       },
       counts: { observed: 4, admitted: 2, blocked: { budget_exhausted: 2 } },
-      executions: { pending: 1, claimed: 1 },
+      executions: { pending: 1, claimed: 1, retrying: 0, dead: 0 },
       tzdataDrift: false,
       recovery: [],
     });
@@ -134,7 +134,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
       lastOccurrence: { status: 'admitted', reason: null },
     });
     // OP-1: its one execution was claimed and completed; the claim after completion moved nothing.
-    expect(byId['t-sched']!.executions).toEqual({ pending: 0, claimed: 0 });
+    expect(byId['t-sched']!.executions).toEqual({ pending: 0, claimed: 0, retrying: 0, dead: 0 });
   });
 
   it('adds the newest Occurrences and, for schedules, the pinned engine and tz data', async () => {

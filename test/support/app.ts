@@ -50,7 +50,12 @@ export const newKey = () => `key-${Date.now()}-${++keyCounter}-${randomBytes(3).
 /** The real application over real PostgreSQL (a fresh schema) or embedded PGlite, with a test JWKS. */
 export async function startTestApp(
   kind: StoreKind,
-  options: { autostart?: boolean; env?: Record<string, string> } = {},
+  options: {
+    autostart?: boolean;
+    env?: Record<string, string>;
+    /** Reopen a database instead of a fresh one, kept on close: a schema (postgres) or a data directory (pglite). */
+    database?: string;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reveille-test-'));
   const issuer = await TestIssuer.create();
@@ -65,11 +70,11 @@ export async function startTestApp(
     REVEILLE_DATA_DIR: dataDir,
     ...options.env,
   });
-  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const schema = options.database ?? `t_${randomBytes(6).toString('hex')}`;
   const sql =
     kind === 'postgres'
       ? await PgSqlClient.connect({ connectionString: TEST_DATABASE_URL, schema, max: 20 })
-      : await PgliteSqlClient.open();
+      : await PgliteSqlClient.open(options.database);
   const infra = await openInfrastructure(config, allMigrations(), { sql });
   const app = await createApp(config, infra, {
     logger: false,
@@ -111,7 +116,7 @@ export async function startTestApp(
     async close() {
       await app.close();
       await infra.close().catch(() => undefined);
-      if (kind === 'postgres') await dropSchema(schema);
+      if (kind === 'postgres' && options.database === undefined) await dropSchema(schema);
     },
   };
   return testApp;

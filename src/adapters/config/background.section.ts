@@ -24,6 +24,7 @@ export const REVEILLE_BACKGROUND_ONLY: Variable<readonly string[] | null> = {
 };
 export const REVEILLE_PROJECTION_LINGER_MS = integer('REVEILLE_PROJECTION_LINGER_MS', { min: 0, max: 60_000 }, 50);
 export const REVEILLE_ADMISSION_LINGER_MS = integer('REVEILLE_ADMISSION_LINGER_MS', { min: 0, max: 60_000 }, 5);
+export const REVEILLE_DELIVERY_POLL_MS = integer('REVEILLE_DELIVERY_POLL_MS', { min: 50, max: 60_000 }, 500);
 
 /** `thread` is PostgreSQL only; `off` leaves the work to another process. */
 export type BackgroundMode = 'on' | 'off' | 'thread';
@@ -34,6 +35,8 @@ export interface BackgroundSettings {
   backgroundOnly: readonly string[] | null;
   /** A partial batch waits for more events, so batches grow under load. */
   lingerMs: { projections: number; admission: number };
+  /** EX-4: the longest the delivery timers sleep before looking again for due retries and unclaimed deliveries. */
+  deliveryPollMs: number;
 }
 
 export const backgroundSection: Section<BackgroundSettings> = {
@@ -42,6 +45,7 @@ export const backgroundSection: Section<BackgroundSettings> = {
     REVEILLE_BACKGROUND_ONLY,
     REVEILLE_PROJECTION_LINGER_MS,
     REVEILLE_ADMISSION_LINGER_MS,
+    REVEILLE_DELIVERY_POLL_MS,
   ],
   settings: (readings: Readings) => ({
     background: backgroundMode(readings.get(REVEILLE_BACKGROUND), readings.get(DATABASE_URL)),
@@ -50,6 +54,7 @@ export const backgroundSection: Section<BackgroundSettings> = {
       projections: readings.get(REVEILLE_PROJECTION_LINGER_MS),
       admission: readings.get(REVEILLE_ADMISSION_LINGER_MS),
     },
+    deliveryPollMs: readings.get(REVEILLE_DELIVERY_POLL_MS),
   }),
 };
 

@@ -154,6 +154,15 @@ const cases: Record<string, Cases> = {
     ],
     bad: ['-5', '60001', 'soon', '0.5'],
   },
+  REVEILLE_DELIVERY_POLL_MS: {
+    setting: (c) => c.deliveryPollMs,
+    unset: 500,
+    good: [
+      ['50', 50],
+      ['60000', 60_000],
+    ],
+    bad: ['0', '49', '60001', 'soon'],
+  },
   REVEILLE_INGRESS_RATE: {
     setting: (c) => c.ingressRate.perSecond,
     unset: 2_000,
@@ -237,6 +246,7 @@ describe('The configuration', () => {
       background: 'on',
       backgroundOnly: null,
       lingerMs: { projections: 50, admission: 5 },
+      deliveryPollMs: 500,
       ingressRate: { perSecond: 2_000, burst: 4_000 },
       maxOutstanding: { perSource: 10_000, global: 100_000 },
       wakeups: { redisUrl: null, stream: 'reveille:wakeups', maxLen: 100_000 },

@@ -1,19 +1,25 @@
 import { Module } from '@nestjs/common';
 import { ExecutionsController } from '../http/controllers/executions.controller.js';
+import { ExecutionRecoveryController } from '../http/controllers/execution-recovery.controller.js';
 import { claimableWaiterProvider } from '../http/controllers/claimable-waiter.js';
 import { ClaimNextExecutionHandler } from '../../commands/claim-next-execution/claim-next-execution.handler.js';
 import { ClaimExecutionHandler } from '../../commands/claim-execution/claim-execution.handler.js';
 import { CompleteExecutionHandler } from '../../commands/complete-execution/complete-execution.handler.js';
 import { SettleExecutionHandler } from '../../commands/settle-execution/settle-execution.handler.js';
+import { RecoverExecutionHandler } from '../../commands/recover-execution/recover-execution.handler.js';
+import { DeliveryTimersService } from '../delivery-timers/delivery-timers.service.js';
 
+/** EX-2..EX-4: claims, completions, settlements, recoveries, and the timers that redeliver and dead-letter. */
 @Module({
-  controllers: [ExecutionsController],
+  controllers: [ExecutionsController, ExecutionRecoveryController],
   providers: [
     ClaimExecutionHandler,
     ClaimNextExecutionHandler,
     CompleteExecutionHandler,
     SettleExecutionHandler,
+    RecoverExecutionHandler,
     claimableWaiterProvider,
+    DeliveryTimersService,
   ],
 })
 export class ExecutionsModule {}

@@ -8,19 +8,19 @@ import {
   budgetDecider,
   type BudgetState,
   budgetWindowStart,
-  concurrencyDecider,
-  type ConcurrencyState,
+  initialMissionSlots,
   type MissionCounters,
   type ObservedState,
   overlapDecider,
   type OverlapState,
+  stripeOf,
 } from '../../domain/admission/index.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
 import type { ObservedOccurrence, OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
 import {
   budgetStream,
-  concurrencyStream,
+  concurrencyStripeStream,
   missionStream,
   overlapStream,
   sourceStream,
@@ -39,6 +39,7 @@ import {
 import type { TrustedClock } from '../shared/trusted-clock.js';
 import { appendOf, type Write } from '../shared/write-kernel.js';
 import { decisionMade, type DecisionMade } from './decision-notifier.js';
+import { type LoadedMissionSlots, loadMissionSlots } from '../shared/mission-slots.js';
 
 export interface ToAdmit {
   streamId: string;
@@ -76,7 +77,7 @@ export async function admissionWrite(
       read.view,
       {
         budget: read.budget.state,
-        concurrency: read.concurrency.state,
+        concurrency: read.slots?.state ?? initialMissionSlots,
         overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
       },
     );
@@ -119,7 +120,7 @@ async function readAdmissions(
       tenant,
       budgetStreamId: budgetStream(tenant, missionId, windowStart),
       missionStreamId: missionStream(tenant, missionId),
-      concurrencyStreamId: concurrencyStream(tenant, missionId),
+      missionId,
       triggerIds: [...new Set(occurrences.map((o) => o.triggerId))],
       sourceIds: [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))],
     };
@@ -140,11 +141,11 @@ async function readAdmissions(
   const byStream = new Map(streamIds.map((id, i) => [id, loaded[i]! as Loaded<unknown>]));
   return Promise.all(
     plans.map(async (plan) => {
-      const { tenant, triggerIds, sourceIds } = plan;
+      const { tenant, missionId, triggerIds, sourceIds } = plan;
       const triggers = triggerIds.map((id) => byStream.get(triggerStream(tenant, id))!.state as TriggerState);
-      const [overlap, concurrency] = await Promise.all([
+      const [overlap, slots] = await Promise.all([
         loadOverlap(store, tenant, triggerIds, triggers),
-        loadConcurrency(store, plan.concurrencyStreamId, triggers),
+        takesSlotsAtAdmission(triggers) ? loadMissionSlots(store, tenant, missionId) : undefined,
       ]);
       const view: AdmissionView = {
         now,
@@ -157,8 +158,8 @@ async function readAdmissions(
         view,
         budgetStreamId: plan.budgetStreamId,
         budget: byStream.get(plan.budgetStreamId)! as Loaded<BudgetState>,
-        concurrencyStreamId: plan.concurrencyStreamId,
-        concurrency,
+        slotStreamId: (stripe: number) => concurrencyStripeStream(tenant, missionId, stripe),
+        slots,
         overlap,
         overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
       };
@@ -167,6 +168,13 @@ async function readAdmissions(
 }
 
 type Folding = Parameters<typeof loadAggregates>[1][number]['decider'];
+
+/**
+ * AD-2: only an opt-in `block` Trigger takes slots at admission (the others at the claim), so only its
+ * admissions read the Mission's slot stripes, after the Trigger itself is known.
+ */
+const takesSlotsAtAdmission = (triggers: readonly TriggerState[]): boolean =>
+  triggers.some((t) => t.status !== 'absent' && !t.deleted && t.definition.constraints.onConcurrencyLimit === 'block');
 
 /**
  * BA-3: only a Trigger whose current definition skips overlaps has a marker to read, so only its
@@ -186,29 +194,12 @@ async function loadOverlap(
   return new Map(skipping.map((id, i) => [id, loaded[i]!]));
 }
 
-/**
- * AD-2: queued executions take their Mission slot when claimed, so only a Trigger whose current definition opts
- * into `onConcurrencyLimit: block` needs the running count; the others skip the read (it was one per admission).
- */
-async function loadConcurrency(
-  store: EventStore,
-  streamId: string,
-  triggers: readonly TriggerState[],
-): Promise<Loaded<ConcurrencyState>> {
-  const blocking = triggers.some(
-    (t) => t.status !== 'absent' && !t.deleted && t.definition.constraints.onConcurrencyLimit === 'block',
-  );
-  // Never appended at: a slot is only taken for a blocking Trigger, and then the stream was read.
-  if (!blocking) return { state: concurrencyDecider.initialState, revision: -1, position: 0 };
-  return loadLatest(store, streamId, concurrencyDecider);
-}
-
 interface AdmissionRead {
   view: AdmissionView;
   budgetStreamId: string;
   budget: Loaded<BudgetState>;
-  concurrencyStreamId: string;
-  concurrency: Loaded<ConcurrencyState>;
+  slotStreamId: (stripe: number) => string;
+  slots: LoadedMissionSlots | undefined;
   overlap: Map<string, Loaded<OverlapState>>;
   overlapStreamId: (triggerId: string) => string;
 }
@@ -221,8 +212,11 @@ function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitt
   const appends: StreamAppend[] = [];
   if (admitted.budget.length > 0)
     appends.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
-  if (admitted.slots.length > 0)
-    appends.push(appendOf(read.concurrencyStreamId, admitted.slots, countersMetadata, read.concurrency));
+  // One event per stripe taken, each at the revision its stripe was read.
+  for (const taken of admitted.slots)
+    appends.push(
+      appendOf(read.slotStreamId(stripeOf(taken)), [taken], countersMetadata, read.slots!.stripes[stripeOf(taken)]!),
+    );
   // At the revision read, so a racing admitter of the same Trigger conflicts and decides again (BA-3).
   for (const [triggerId, events] of admitted.overlap)
     appends.push(appendOf(read.overlapStreamId(triggerId), events, countersMetadata, read.overlap.get(triggerId)!));
@@ -248,10 +242,11 @@ function rememberCounters(
         revision: revision(read.budget),
         position: positions[i]!,
       });
-    if (append.streamId === read.concurrencyStreamId)
+    const stripe = read.slots?.stripes.findIndex((_, k) => read.slotStreamId(k) === append.streamId) ?? -1;
+    if (stripe >= 0)
       rememberAppended(store, append.streamId, {
-        state: counters.concurrency,
-        revision: revision(read.concurrency),
+        state: counters.concurrency[stripe]!,
+        revision: revision(read.slots!.stripes[stripe]!),
         position: positions[i]!,
       });
   });

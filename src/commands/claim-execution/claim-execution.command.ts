@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import type { ClaimLimits } from '../../domain/execution/claim-limits.js';
 import type { CommandContext } from '../shared/command-context.js';
 
 /** What a consumer needs to run the execution it claimed (EX-2). */
@@ -6,6 +7,8 @@ export interface ClaimResult {
   executionId: string;
   fence: number;
   generation: number;
+  /** EX-4: the delivery this claim took (1-based, counted across generations). */
+  attempt: number;
   occurrenceId: string;
   triggerId: string;
   triggerRevision: number;
@@ -15,7 +18,8 @@ export interface ClaimResult {
   firedAt: string;
   input: unknown;
   resourceRefs: string[];
-  limits: { maxConcurrent: number; maxExecutionsPerHour: number };
+  /** EX-5: the admitting Trigger revision's declared runtime/budget, members left out when not declared. */
+  limits: ClaimLimits;
 }
 
 /** EX-2: claim before any side effect; a compare-and-set that returns the fence. */

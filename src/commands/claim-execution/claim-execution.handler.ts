@@ -1,6 +1,8 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../shared/tokens.js';
+import { TrustedClock } from '../shared/trusted-clock.js';
+import type { Clock } from '../../domain/ports/clock.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { IllegalStateError } from '../../domain/shared/errors.js';
 import { type CommandContext, metadataOf } from '../shared/command-context.js';
@@ -9,21 +11,26 @@ import { ClaimExecutionCommand, type ClaimResult } from './claim-execution.comma
 
 @CommandHandler(ClaimExecutionCommand)
 export class ClaimExecutionHandler implements ICommandHandler<ClaimExecutionCommand> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(TrustedClock) private readonly clock: TrustedClock,
+  ) {}
 
   execute({ context, executionId, consumerId }: ClaimExecutionCommand): Promise<ClaimResult> {
-    return claimExecution(this.store, context, executionId, consumerId);
+    return claimExecution(this.store, this.clock, context, executionId, consumerId);
   }
 }
 
 /** The one claim (EX-2, AD-2), shared by `claim` and `claim-next` so both compare-and-set alike. */
 export async function claimExecution(
   store: EventStore,
+  clock: Clock,
   context: CommandContext,
   executionId: string,
   consumerId: string,
 ): Promise<ClaimResult> {
-  const at = (await store.now()).toISOString();
+  // The database's clock without a round trip of its own (SC-6): a claim is on every delivery's path.
+  const at = (await clock.now()).toISOString();
   const { state } = await transitionExecution(
     store,
     context.tenant,
@@ -31,5 +38,11 @@ export async function claimExecution(
     metadataOf(context, executionId),
   );
   if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
-  return { executionId, fence: state.fence, generation: state.generation, ...requestView(state.request) };
+  return {
+    executionId,
+    fence: state.fence,
+    generation: state.generation,
+    attempt: state.attempt,
+    ...requestView(state.request),
+  };
 }

@@ -7,41 +7,68 @@ import { executionStream } from '../../domain/shared/ids.js';
 import type { ClaimResult } from '../claim-execution/claim-execution.command.js';
 import { claimExecution } from '../claim-execution/claim-execution.handler.js';
 import { EVENT_STORE } from '../shared/tokens.js';
+import { TrustedClock } from '../shared/trusted-clock.js';
 import { type ClaimCandidate, ClaimNextExecutionCommand } from './claim-next-execution.command.js';
 
 /**
  * What a stale candidate answers: another consumer won it, or it ended. The read model trails the log, so
  * these are expected, and the next candidate is tried.
  */
-const MOVE_ON = new Set(['already_claimed', 'execution_completed', 'execution_noncommitted', 'not_found']);
+const MOVE_ON = new Set([
+  'already_claimed',
+  'execution_completed',
+  'execution_noncommitted',
+  'execution_dead_lettered',
+  'not_pending',
+  'not_found',
+]);
 
-/** An execution whose last event is one of these cannot be claimed now (EX-2). */
-const HELD_OR_ENDED = new Set<string>(['ExecutionClaimed', 'ExecutionCompleted', 'ExecutionSettled'] satisfies Array<
-  ExecutionEvent['type']
->);
+/** An execution whose last event is one of these cannot be claimed now (EX-2, EX-4: a retry waits for its backoff). */
+const HELD_OR_ENDED = new Set<string>([
+  'ExecutionClaimed',
+  'ExecutionCompleted',
+  'ExecutionSettled',
+  'ExecutionRetryScheduled',
+  'ExecutionDeadLettered',
+] satisfies Array<ExecutionEvent['type']>);
 
 @CommandHandler(ClaimNextExecutionCommand)
 export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecutionCommand> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  /**
+   * Executions a claim of this process is appending for right now. Racing consumers all read the same oldest
+   * candidates; trying these last sends them to the next ones instead of into a compare-and-set they would lose.
+   */
+  private readonly inFlight = new Set<string>();
+
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(TrustedClock) private readonly clock: TrustedClock,
+  ) {}
 
   /**
    * Oldest first. A consumer that lost a race jumps to a random remaining candidate, so racing consumers
    * scatter instead of all losing the next oldest too; an uncontended consumer keeps acceptance order.
    */
   async execute({ context, consumerId, candidates }: ClaimNextExecutionCommand): Promise<ClaimResult | null> {
-    const remaining = await this.unclaimed(candidates);
+    const unclaimed = await this.unclaimed(candidates);
+    const remaining = [
+      ...unclaimed.filter((c) => !this.inFlight.has(c.executionId)),
+      ...unclaimed.filter((c) => this.inFlight.has(c.executionId)),
+    ];
     const fullMissions = new Set<string>();
     let next = 0;
     while (remaining.length > 0) {
       const [{ executionId, missionId }] = remaining.splice(next, 1) as [ClaimCandidate];
       next = 0;
       if (fullMissions.has(missionId)) continue;
+      this.inFlight.add(executionId);
       try {
-        return await claimExecution(this.store, context, executionId, consumerId);
+        return await claimExecution(this.store, this.clock, context, executionId, consumerId);
       } catch (error) {
-        // The retry policy gave up: other consumers keep moving this Mission's slot stream. Leave it for this pass.
+        // The retry policy gave up on this execution or its slot stripe: that says nothing about the Mission's room
+        // (only `concurrency_limit`, decided from a fresh read, does), so the next candidate is still tried.
         if (error instanceof WrongExpectedRevision) {
-          fullMissions.add(missionId);
+          next = Math.floor(Math.random() * remaining.length);
           continue;
         }
         if (!(error instanceof CommandRejected)) throw error;
@@ -49,6 +76,8 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
         if (code === 'concurrency_limit') fullMissions.add(missionId);
         else if (!MOVE_ON.has(code)) throw error;
         else if (code === 'already_claimed') next = Math.floor(Math.random() * remaining.length);
+      } finally {
+        this.inFlight.delete(executionId);
       }
     }
     return null;

@@ -1,10 +1,11 @@
 import { Command } from '@nestjs/cqrs';
-import type { ExecutionOutcome } from '../../domain/execution/index.js';
+import type { ExecutionError, ExecutionOutcome, ExecutionStatus } from '../../domain/execution/index.js';
 import type { CommandContext } from '../shared/command-context.js';
 
 export interface CompletionResult {
   executionId: string;
-  status: 'completed';
+  /** `completed`, `failed`, or for a retryable failure `retrying` / `dead_lettered` (EX-4). */
+  status: ExecutionStatus;
   outcome: ExecutionOutcome;
   fence: number;
   position: number;
@@ -18,6 +19,8 @@ export class CompleteExecutionCommand extends Command<CompletionResult> {
     readonly fence: number,
     readonly outcome: ExecutionOutcome,
     readonly receipt: unknown,
+    readonly retryable = false,
+    readonly error: ExecutionError | null = null,
   ) {
     super();
   }

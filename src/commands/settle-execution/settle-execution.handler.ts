@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../shared/tokens.js';
+import { TrustedClock } from '../shared/trusted-clock.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { settlementOf } from '../../domain/execution/index.js';
 import { IllegalStateError } from '../../domain/shared/errors.js';
@@ -10,10 +11,13 @@ import { SettleExecutionCommand, type SettlementResult } from './settle-executio
 
 @CommandHandler(SettleExecutionCommand)
 export class SettleExecutionHandler implements ICommandHandler<SettleExecutionCommand> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(TrustedClock) private readonly clock: TrustedClock,
+  ) {}
 
   async execute({ context, executionId, settlementId }: SettleExecutionCommand): Promise<SettlementResult> {
-    const at = (await this.store.now()).toISOString();
+    const at = (await this.clock.now()).toISOString();
     const { state, position } = await transitionExecution(
       this.store,
       context.tenant,

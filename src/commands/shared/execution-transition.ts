@@ -3,23 +3,24 @@ import { notFound } from '../../domain/shared/errors.js';
 import { overlapDecider } from '../../domain/admission/index.js';
 import {
   decideExecution,
-  endsOverlap,
   evolveExecution,
   type ExecutionCommand,
   executionDeciderFor,
   type ExecutionEvent,
-  type ExecutionState,
+  type KnownExecution,
   occurrenceIdOf,
-  releasesSlot,
-  takesSlotOnClaim,
+  type OverlapEndReason,
+  overlapChange,
+  slotChange,
 } from '../../domain/execution/index.js';
+import { claimLimits, type ClaimLimits } from '../../domain/execution/claim-limits.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
 import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
 import { slotRelease, slotTake } from './mission-slots.js';
 import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
 import { accepted, appendOf, write } from './write-kernel.js';
 
-export type KnownExecution = Exclude<ExecutionState, { status: 'absent' }>;
+export type { KnownExecution };
 
 /** The request's fields a consumer or an operator sees (never the tenant: the caller's own). */
 const VISIBLE_REQUEST_FIELDS = [
@@ -32,18 +33,25 @@ const VISIBLE_REQUEST_FIELDS = [
   'firedAt',
   'input',
   'resourceRefs',
-  'limits',
 ] as const;
 
 type ExecutionRequest = KnownExecution['request'];
+type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> & { limits: ClaimLimits };
 
-export function requestView(
-  request: ExecutionRequest,
-): Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> {
-  return Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]])) as Pick<
-    ExecutionRequest,
-    (typeof VISIBLE_REQUEST_FIELDS)[number]
-  >;
+/** EX-5: `limits` is the delivery policy's runtime/budget; the Mission's slot limits (`request.limits`) stay internal. */
+export function requestView(request: ExecutionRequest): RequestView {
+  const fields = Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]]));
+  return { ...fields, limits: claimLimits(request.delivery) } as RequestView;
+}
+
+/** One round trip where the store reads several streams together: every claim and completion loads both. */
+function readBoth(store: EventStore, first: string, second: string) {
+  if (store.readStreams)
+    return store.readStreams([
+      { streamId: first, fromRevision: 0 },
+      { streamId: second, fromRevision: 0 },
+    ]);
+  return Promise.all([store.readStream(first), store.readStream(second)]);
 }
 
 /** Another tenant's execution does not exist for the caller. */
@@ -54,16 +62,17 @@ export async function loadExecution(
 ): Promise<Loaded<KnownExecution>> {
   const occurrenceId = occurrenceIdOf(executionId);
   if (occurrenceId === null) throw notFound('No such execution.');
-  const [occurrence, lifecycle] = await Promise.all([
-    store.readStream(occurrenceStream(occurrenceId)),
-    store.readStream(executionStream(executionId)),
-  ]);
+  const [occurrence = [], lifecycle = []] = await readBoth(
+    store,
+    occurrenceStream(occurrenceId),
+    executionStream(executionId),
+  );
   const admitted = occurrence.find(
     (e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId,
   );
   const request = (admitted?.data as OccurrenceAdmitted['data'] | undefined)?.request;
   if (!admitted || !request || request.tenant !== tenant) throw notFound('No such execution.');
-  const decider = executionDeciderFor(request);
+  const decider = executionDeciderFor(request, (admitted.data as OccurrenceAdmitted['data']).decidedAt);
   const last = lifecycle[lifecycle.length - 1];
   return {
     state: lifecycle.reduce(
@@ -76,10 +85,10 @@ export async function loadExecution(
 }
 
 /**
- * EX-2/EX-3, AD-2: a claim takes the Mission's slot and a terminal transition gives it back, each in the same
+ * EX-2/EX-3, AD-2: a claim takes the Mission's slot and the end of an attempt gives it back, each in the same
  * all-or-nothing append as the execution event, compared-and-set on the slot stream's revision: two claims
  * racing for the last slot conflict, and the retry decides `concurrency_limit` from the fresh count.
- * BA-3: a terminal transition ends the Trigger's overlap marker in the same append.
+ * BA-3: a terminal transition ends the Trigger's overlap marker in the same append; a recovery takes it back.
  */
 export function transitionExecution(
   store: EventStore,
@@ -90,39 +99,42 @@ export function transitionExecution(
   return write(store, async () => {
     const loaded = await loadExecution(store, tenant, command.executionId);
     const events = accepted(decideExecution(command, loaded.state));
+    const after = events.reduce(evolveExecution, loaded.state);
     const appends: StreamAppend[] = [];
     if (events.length > 0) appends.push(appendOf(executionStream(command.executionId), events, metadata, loaded));
     const { request } = loaded.state;
-    if (events.some((e) => takesSlotOnClaim(e, request)))
-      appends.push(await slotTake(store, loaded.state.request, command.at, metadata));
-    const why = events.map((e) => releasesSlot(e, request)).find((r) => r !== null);
-    if (why) appends.push(await slotRelease(store, loaded.state.request, why, command.at, metadata));
-    const ended = events.map((e) => endsOverlap(e, request)).find((r) => r !== null);
-    if (ended) appends.push(...(await overlapEnd(store, loaded.state, ended, command.at, metadata)));
+    const slot = slotChange(loaded.state, after);
+    if (slot && 'take' in slot) appends.push(await slotTake(store, request, command.at, metadata));
+    if (slot && 'release' in slot) appends.push(await slotRelease(store, request, slot.release, command.at, metadata));
+    const overlap = overlapChange(loaded.state, after);
+    if (overlap) appends.push(...(await overlapMove(store, after, overlap, command.at, metadata)));
     return {
       appends,
-      answer: ([position]) => ({
-        state: events.reduce(evolveExecution, loaded.state as ExecutionState) as KnownExecution,
-        events,
-        position: position ?? loaded.position,
-      }),
+      answer: ([position]) => ({ state: after, events, position: position ?? loaded.position }),
     };
   });
 }
 
-/** Empty when the marker names another execution (already ended, or never taken by this one). */
-async function overlapEnd(
+/**
+ * Empty when the marker names another execution: an end never frees the Trigger for another's overlap, and a
+ * recovery does not take the marker from an execution that runs now (BA-3 guards admissions, not operators).
+ */
+async function overlapMove(
   store: EventStore,
   state: KnownExecution,
-  why: 'completed' | 'noncommitted',
+  change: { start: true } | { end: OverlapEndReason },
   at: string,
   metadata: EventMetadata,
 ): Promise<StreamAppend[]> {
   const { tenant, triggerId, executionId } = state.request;
   const streamId = overlapStream(tenant, triggerId);
   const marker = await loadLatest(store, streamId, overlapDecider);
-  const ended = accepted(
-    overlapDecider.decide({ type: 'EndTriggerExecution', tenant, triggerId, executionId, why, at }, marker.state),
+  const decided = overlapDecider.decide(
+    'end' in change
+      ? { type: 'EndTriggerExecution', tenant, triggerId, executionId, why: change.end, at }
+      : { type: 'StartTriggerExecution', tenant, triggerId, executionId, at },
+    marker.state,
   );
-  return ended.length === 0 ? [] : [appendOf(streamId, ended, metadata, marker)];
+  if (!Array.isArray(decided) || decided.length === 0) return [];
+  return [appendOf(streamId, decided, metadata, marker)];
 }

@@ -1,10 +1,11 @@
 import { isWithin } from '../shared/classification.js';
-import { IllegalStateError } from '../shared/errors.js';
 import { resolvePointer } from '../shared/json-pointer.js';
 import type { MissionState } from '../mission/mission.js';
+import type { DeliveryPolicy } from '../execution/delivery-policy.js';
 import type { ObservedOccurrence, SlotTakenAt } from '../occurrence/occurrence-events.js';
 import type { TriggerState } from '../trigger/trigger.js';
 import { effectiveAuthority, resourcesOutside } from './effective-authority.js';
+import { authorityStanding } from './standing.js';
 import type { ReasonCode } from './reasons.js';
 
 /** AD-2: current state looked up by the handler right before deciding; the policy never queries. */
@@ -27,6 +28,8 @@ export type AdmissionVerdict =
       lane: string;
       limits: { maxConcurrent: number; maxExecutionsPerHour: number };
       slotTakenAt: SlotTakenAt;
+      /** EX-4/EX-5: the admitting revision's policy, copied so a later revision never changes admitted work. */
+      delivery: DeliveryPolicy;
       /** BA-3: present only when the Trigger skips overlaps, so the execution releases its marker when terminal. */
       overlap?: 'skip';
     }
@@ -52,61 +55,15 @@ const block = (reason: ReasonCode, evidence: Record<string, unknown>): Admission
 });
 
 /**
- * AD-2 re-check against current state, first failing check wins: Trigger, revision, Mission,
- * trust, key, scope, classification, causality, lane key, overlap, budget, concurrency (opt-in `block` only).
- * An older revision is admitted only when the current definition accepts older revisions *and*
- * still binds the same Mission: an occurrence never follows a Trigger to another Mission.
+ * AD-2 re-check against current state, first failing check wins: Trigger, revision, Mission (the authority
+ * standing, shared with EX-4 recovery), trust, key, scope, classification, causality, lane key, overlap,
+ * budget, concurrency (opt-in `block` only).
  */
 export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): AdmissionVerdict {
-  const { trigger, mission } = facts;
-  const sameTrigger =
-    trigger.status === 'absent' || (trigger.tenant === occurrence.tenant && trigger.triggerId === occurrence.triggerId);
-  const sameMission =
-    mission.status === 'absent' || (mission.tenant === occurrence.tenant && mission.missionId === occurrence.missionId);
-  if (!sameTrigger || !sameMission)
-    throw new IllegalStateError('the facts describe another Trigger or Mission than the occurrence is bound to');
-
-  if (trigger.status === 'absent' || trigger.deleted) {
-    return block('trigger_deleted', {
-      triggerId: occurrence.triggerId,
-      currentRevision: trigger.status === 'absent' ? null : trigger.revision,
-    });
-  }
-  if (!trigger.enabled)
-    return block('trigger_disabled', { triggerId: occurrence.triggerId, currentRevision: trigger.revision });
+  const standing = authorityStanding(occurrence, facts.trigger, facts.mission);
+  if (!standing.stands) return block(standing.reason, standing.evidence);
+  const { trigger, mission } = standing;
   const definition = trigger.definition;
-  const olderAccepted =
-    definition.acceptOlderRevisions &&
-    occurrence.triggerRevision < trigger.revision &&
-    definition.missionId === occurrence.missionId;
-  if (occurrence.triggerRevision !== trigger.revision && !olderAccepted) {
-    return block('revision_superseded', {
-      triggerRevision: occurrence.triggerRevision,
-      currentRevision: trigger.revision,
-    });
-  }
-
-  if (mission.status === 'absent')
-    return block('mission_revoked', { missionId: occurrence.missionId, missionState: 'absent' });
-  const missionEvidence = {
-    missionId: mission.missionId,
-    missionState: mission.state,
-    missionRevision: mission.revision,
-  };
-  switch (mission.state) {
-    case 'paused':
-      return block('mission_paused', missionEvidence);
-    case 'cancelled':
-      return block('mission_cancelled', missionEvidence);
-    case 'revoked':
-      return block('mission_revoked', missionEvidence);
-    case 'active':
-      break;
-    default: {
-      const _: never = mission.state;
-      throw new IllegalStateError('unknown mission state');
-    }
-  }
 
   const authority = effectiveAuthority(definition, mission.grants);
   if (occurrence.auth.state === 'unverified' && !authority.acceptLowerTrust) {
@@ -175,6 +132,7 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     lane,
     limits: { maxConcurrent: authority.maxConcurrent, maxExecutionsPerHour: authority.maxExecutionsPerHour },
     slotTakenAt,
+    delivery: { ...definition.delivery, backoff: { ...definition.delivery.backoff } },
     ...(definition.overlap === 'skip' ? { overlap: 'skip' as const } : {}),
   };
 }

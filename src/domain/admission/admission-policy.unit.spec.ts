@@ -1,3 +1,4 @@
+import { defaultDelivery } from '../trigger/trigger-blocks.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { facts, mission, observed, trigger } from '../occurrence/occurrence.fixtures.js';
 import { admissionPolicy, type AdmissionFacts } from './admission-policy.js';
@@ -29,7 +30,30 @@ describe('AD-2 admission policy', () => {
       lane: 'trigger:t-1',
       limits: { maxConcurrent: 1, maxExecutionsPerHour: 10 },
       slotTakenAt: 'claim',
+      delivery: defaultDelivery(),
     }));
+
+  describe('EX-4/EX-5 given a Trigger revision with its own delivery policy', () => {
+    const delivery = {
+      maxAttempts: 2,
+      backoff: { initialSeconds: 0.5, multiplier: 3, maxSeconds: 10 },
+      claimWithinSeconds: 5,
+      maxRuntimeSeconds: 90,
+      budgetUnits: 7,
+    };
+    const admitting = trigger({}, { delivery });
+    it('then the verdict carries a copy of it, never the definition object itself', () => {
+      const result = verdict({ trigger: admitting });
+      if (!result.admitted) throw new Error(result.reason);
+      expect(result.delivery).toEqual(delivery);
+      expect(result.delivery).not.toBe(admitting.definition.delivery);
+      expect(result.delivery.backoff).not.toBe(admitting.definition.delivery.backoff);
+    });
+    it('then an older revision admitted under acceptOlderRevisions gets the admitting (current) policy', () => {
+      const result = verdict({ trigger: trigger({ revision: 3 }, { delivery, acceptOlderRevisions: true }) });
+      expect(result.admitted && result.delivery).toEqual(delivery);
+    });
+  });
 
   describe('the Trigger still exists, is enabled and the bound revision is eligible', () => {
     it('trigger_deleted when absent or deleted', () => {

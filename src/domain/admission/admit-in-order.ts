@@ -16,7 +16,8 @@ import {
   countedExecution,
   mergeBudgetConsumed,
 } from './budget.js';
-import { type ConcurrencyEvent, concurrencyDecider, type ConcurrencyState, mergeSlotsTaken } from './concurrency.js';
+import { type ConcurrencyEvent, mergeSlotsTaken } from './concurrency.js';
+import { evolveMissionSlots, type MissionSlots, runningOf, takeMissionSlot } from './slot-stripes.js';
 import {
   blockingExecution,
   initialOverlapState,
@@ -39,7 +40,8 @@ export interface AdmissionView {
 
 export interface MissionCounters {
   budget: BudgetState;
-  concurrency: ConcurrencyState;
+  /** AD-2: read only when the batch has an opt-in `block` Trigger, the one kind that takes slots at admission. */
+  concurrency: MissionSlots;
   /** BA-3: by Trigger id, the markers of the batch's Triggers that skip overlaps; a missing one runs nothing. */
   overlap?: ReadonlyMap<string, OverlapState>;
 }
@@ -57,6 +59,7 @@ export interface AdmissionStep {
 export interface AdmittedInOrder {
   steps: AdmissionStep[];
   budget: BudgetEvent[];
+  /** One event per slot stripe taken. */
   slots: ConcurrencyEvent[];
   /** By Trigger id, in acceptance order. */
   overlap: ReadonlyMap<string, OverlapEvent[]>;
@@ -109,7 +112,7 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
       consumed: budget.consumed,
       alreadyCountedThisOccurrence: counted !== null,
     },
-    activeExecutions: concurrency.running,
+    activeExecutions: runningOf(concurrency),
     keyRevoked: key ? isKeyRetired(view.sources.get(key.sourceId)!, key.keyId) : false,
     triggerRunning: running !== null,
     runningExecutionId: running,
@@ -147,9 +150,10 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
       : [];
   // AD-2: queued executions take their slot when claimed; only the opt-in `block` takes it here.
   if (admitted.data.request.slotTakenAt !== 'admission') return { decision, consumed, slot: [], overlap, executionId };
-  const slot = concurrencyDecider.decide(
-    { type: 'TakeSlot', tenant, missionId, executionId, limit: limits.maxConcurrent, at: view.now },
+  const slot = takeMissionSlot(
+    { tenant, missionId, executionId, limit: limits.maxConcurrent, at: view.now },
     concurrency,
+    ([first]) => first!,
   );
   if (isRejection(slot)) return blockedAfterAll(state, view, { ...facts, activeExecutions: Number.MAX_SAFE_INTEGER });
   return { decision, consumed, slot, overlap, executionId };
@@ -184,7 +188,7 @@ function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionC
     overlap.set(event.data.triggerId, overlapDecider.evolve(overlapOf(counters, event.data.triggerId), event));
   return {
     budget: step.consumed.reduce(budgetDecider.evolve, counters.budget),
-    concurrency: step.slot.reduce(concurrencyDecider.evolve, counters.concurrency),
+    concurrency: step.slot.reduce(evolveMissionSlots, counters.concurrency),
     ...(counters.overlap || step.overlap.length > 0 ? { overlap } : {}),
   };
 }

@@ -1,3 +1,4 @@
+import { defaultDelivery } from '../trigger/trigger-blocks.js';
 import { executionIdFor } from '../execution/execution.js';
 import type { OccurrenceAdmitted, OccurrenceEvent } from '../occurrence/occurrence-events.js';
 import { definition, manualObserved, mission, NOW, trigger } from '../occurrence/occurrence.fixtures.js';
@@ -6,7 +7,8 @@ import { deciderSpec } from '../shared/given-when-then.js';
 import { isRejection } from '../shared/result.js';
 import { type AdmissionView, admitInOrder, type MissionCounters, type ObservedState } from './admit-in-order.js';
 import { budgetDecider, type BudgetEvent, budgetWindowStart, initialBudgetState } from './budget.js';
-import { concurrencyDecider, type ConcurrencyEvent, initialConcurrencyState } from './concurrency.js';
+import { type ConcurrencyEvent } from './concurrency.js';
+import { evolveMissionSlots, initialMissionSlots, runningOf } from './slot-stripes.js';
 
 type AdmissionEvent = BudgetEvent | ConcurrencyEvent | OccurrenceEvent;
 interface AdmitBacklog {
@@ -19,7 +21,7 @@ interface AdmitBacklog {
  * when these Occurrences are admitted in order, then these events are appended (counters first).
  */
 const backlog: Decider<MissionCounters, AdmissionEvent, AdmitBacklog> = {
-  initialState: { budget: initialBudgetState, concurrency: initialConcurrencyState },
+  initialState: { budget: initialBudgetState, concurrency: initialMissionSlots },
   evolve: (counters, event) => {
     switch (event.type) {
       case 'BudgetConsumed':
@@ -27,7 +29,7 @@ const backlog: Decider<MissionCounters, AdmissionEvent, AdmitBacklog> = {
         return { ...counters, budget: budgetDecider.evolve(counters.budget, event) };
       case 'ExecutionSlotsTaken':
       case 'ExecutionSlotReleased':
-        return { ...counters, concurrency: concurrencyDecider.evolve(counters.concurrency, event) };
+        return { ...counters, concurrency: evolveMissionSlots(counters.concurrency, event) };
       default:
         return counters;
     }
@@ -110,6 +112,7 @@ const admitted = (key: string, slotTakenAt: 'admission' | 'claim' = 'admission')
     firedAt: NOW,
     limits: LIMITS,
     slotTakenAt,
+    delivery: defaultDelivery(),
   };
   return { type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt: NOW, request, decidedAt: NOW } };
 };
@@ -125,7 +128,7 @@ function outcome(decision: AdmissionEvent[] | { code: string }, keys: string[]):
       case 'BudgetUnitsConsumed':
         return `budget counts ${e.data.units.map((u) => key(u.occurrenceId)).join(',')}`;
       case 'ExecutionSlotsTaken':
-        return `slots taken (${e.data.executionIds.length}), ${e.data.running} running`;
+        return `slots taken (${e.data.executionIds.length}) on stripe ${e.data.stripe ?? 0}, ${e.data.running} there`;
       case 'OccurrenceAdmitted':
         return `admitted ${key(e.data.occurrenceId)} as ${e.data.executionId}`;
       case 'OccurrenceBlocked':
@@ -161,13 +164,14 @@ describe('admitting a Mission backlog in acceptance order (AD-1, AD-2, AD-5)', (
               missionId: 'm-1',
               executionIds: [executionIdFor(idOf('k-1'))],
               running: 1,
+              stripe: 0,
               at: NOW,
             },
           },
           admitted('k-1'),
         ]));
 
-    it('admits a backlog in the order given, its units and slots as one event each', () => {
+    it('admits a backlog in the order given, its units as one event, its slots as one event per stripe taken', () => {
       const keys = ['k-1', 'k-2', 'k-3'];
       expect(
         outcome(
@@ -179,7 +183,10 @@ describe('admitting a Mission backlog in acceptance order (AD-1, AD-2, AD-5)', (
         ),
       ).toEqual([
         'budget counts k-1,k-2,k-3',
-        'slots taken (3), 4 running',
+        // A limit of 5 gives stripes 0–4 one slot each; stripe 0 holds the running one.
+        'slots taken (1) on stripe 1, 1 there',
+        'slots taken (1) on stripe 2, 1 there',
+        'slots taken (1) on stripe 3, 1 there',
         `admitted k-1 as ${executionIdFor(idOf('k-1'))}`,
         `admitted k-2 as ${executionIdFor(idOf('k-2'))}`,
         `admitted k-3 as ${executionIdFor(idOf('k-3'))}`,
@@ -192,7 +199,7 @@ describe('admitting a Mission backlog in acceptance order (AD-1, AD-2, AD-5)', (
       const keys = ['k-1', 'k-2', 'k-3'];
       expect(outcome(spec.given(counted(9)).when(admitBacklog(keys)).result(), keys)).toEqual([
         'budget counts k-1',
-        'slots taken (1), 1 running',
+        'slots taken (1) on stripe 0, 1 there',
         `admitted k-1 as ${executionIdFor(idOf('k-1'))}`,
         'blocked k-2: budget_exhausted',
         'blocked k-3: budget_exhausted',
@@ -223,7 +230,7 @@ describe('admitting a Mission backlog in acceptance order (AD-1, AD-2, AD-5)', (
         ),
       ).toEqual([
         'budget counts k-1',
-        'slots taken (1), 5 running',
+        'slots taken (1) on stripe 1, 1 there',
         `admitted k-1 as ${executionIdFor(idOf('k-1'))}`,
         'blocked k-2: concurrency_limit',
       ]);
@@ -297,7 +304,7 @@ describe('admitting a Mission backlog in acceptance order (AD-1, AD-2, AD-5)', (
             .result(),
           ['k-1'],
         ),
-      ).toEqual(['slots taken (1), 1 running', 'admitted k-1 as x-counted']);
+      ).toEqual(['slots taken (1) on stripe 0, 1 there', 'admitted k-1 as x-counted']);
     });
   });
 
@@ -322,7 +329,7 @@ describe('admitting a Mission backlog in acceptance order (AD-1, AD-2, AD-5)', (
       const given = backlog.initialState;
       const { counters } = admitInOrder(['k-1', 'k-2', 'k-3'].map(pending), view(), given);
       expect(counters.budget.consumed).toBe(3);
-      expect(counters.concurrency.running).toBe(3);
+      expect(runningOf(counters.concurrency)).toBe(3);
       const next = admitInOrder(['k-1', 'k-4'].map(pending), view(), counters);
       expect(next.budget).toHaveLength(1);
       expect(next.counters.budget.consumed).toBe(4);

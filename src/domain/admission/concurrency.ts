@@ -2,7 +2,10 @@ import type { Decider, DomainEvent } from '../shared/decider.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { reject, type Rejection } from '../shared/result.js';
 
-/** AD-2 max concurrency: every event carries the count it leaves, so reading only the last one stays O(1). */
+/**
+ * AD-2 max concurrency, one stripe of a Mission's slots (slot-stripes.ts): every event carries the count its
+ * stream is left with, so reading only the last one stays O(1).
+ */
 export interface ConcurrencyState {
   running: number;
 }
@@ -10,7 +13,10 @@ export interface ConcurrencyState {
 interface SlotData {
   tenant: string;
   missionId: string;
+  /** The count this stripe's stream is left with. */
   running: number;
+  /** Which of the Mission's slot stripes; absent in events written before slots were striped (stripe 0). */
+  stripe?: number;
   at: string;
 }
 
@@ -26,14 +32,24 @@ export type ExecutionSlotReleased = DomainEvent<
 >;
 export type ConcurrencyEvent = ExecutionSlotsTaken | ExecutionSlotReleased;
 
+/** `limit` is what this stream may hold: a stripe's share of the Mission's maxConcurrent when `stripe` is set. */
 export type ConcurrencyCommand =
-  | { type: 'TakeSlot'; tenant: string; missionId: string; executionId: string; limit: number; at: string }
+  | {
+      type: 'TakeSlot';
+      tenant: string;
+      missionId: string;
+      executionId: string;
+      limit: number;
+      stripe?: number;
+      at: string;
+    }
   | {
       type: 'ReleaseSlot';
       tenant: string;
       missionId: string;
       executionId: string;
       why: SlotReleaseReason;
+      stripe?: number;
       at: string;
     };
 
@@ -60,6 +76,7 @@ export function decideConcurrency(
   state: ConcurrencyState,
 ): ConcurrencyEvent[] | Rejection<'concurrency_limit'> {
   const { tenant, missionId, executionId, at } = command;
+  const stripe = command.stripe === undefined ? {} : { stripe: command.stripe };
   switch (command.type) {
     case 'TakeSlot':
       if (state.running >= command.limit)
@@ -67,14 +84,22 @@ export function decideConcurrency(
       return [
         {
           type: 'ExecutionSlotsTaken',
-          data: { tenant, missionId, executionIds: [executionId], running: state.running + 1, at },
+          data: { tenant, missionId, executionIds: [executionId], running: state.running + 1, ...stripe, at },
         },
       ];
     case 'ReleaseSlot':
       return [
         {
           type: 'ExecutionSlotReleased',
-          data: { tenant, missionId, executionId, running: Math.max(0, state.running - 1), at, why: command.why },
+          data: {
+            tenant,
+            missionId,
+            executionId,
+            running: Math.max(0, state.running - 1),
+            ...stripe,
+            at,
+            why: command.why,
+          },
         },
       ];
     default: {
@@ -84,12 +109,20 @@ export function decideConcurrency(
   }
 }
 
+/** One event per stripe (each goes to its own stream), in the order the stripes were first taken. */
 export function mergeSlotsTaken(events: readonly ConcurrencyEvent[]): ConcurrencyEvent[] {
   const taken = events.filter((e): e is ExecutionSlotsTaken => e.type === 'ExecutionSlotsTaken');
   if (taken.length !== events.length) throw new IllegalStateError('only slots taken together can be merged');
-  if (taken.length <= 1) return [...taken];
-  const last = taken[taken.length - 1]!.data;
-  return [{ type: 'ExecutionSlotsTaken', data: { ...last, executionIds: taken.flatMap((e) => e.data.executionIds) } }];
+  const byStripe = new Map<number, ExecutionSlotsTaken[]>();
+  for (const e of taken) byStripe.set(e.data.stripe ?? 0, [...(byStripe.get(e.data.stripe ?? 0) ?? []), e]);
+  return [...byStripe.values()].map((group) =>
+    group.length === 1
+      ? group[0]!
+      : {
+          type: 'ExecutionSlotsTaken',
+          data: { ...group[group.length - 1]!.data, executionIds: group.flatMap((e) => e.data.executionIds) },
+        },
+  );
 }
 
 export const concurrencyDecider: Decider<ConcurrencyState, ConcurrencyEvent, ConcurrencyCommand> = {

@@ -21,7 +21,7 @@ export type TriggerExecutionStarted = DomainEvent<'TriggerExecutionStarted', Ove
 /** Appended with the execution's terminal event (completed, or settled as noncommitted). */
 export type TriggerExecutionEnded = DomainEvent<
   'TriggerExecutionEnded',
-  OverlapData & { running: null; why: 'completed' | 'noncommitted' }
+  OverlapData & { running: null; why: 'completed' | 'noncommitted' | 'dead_lettered' }
 >;
 export type OverlapEvent = TriggerExecutionStarted | TriggerExecutionEnded;
 
@@ -32,7 +32,7 @@ export type OverlapCommand =
       tenant: string;
       triggerId: string;
       executionId: string;
-      why: 'completed' | 'noncommitted';
+      why: 'completed' | 'noncommitted' | 'dead_lettered';
       at: string;
     };
 

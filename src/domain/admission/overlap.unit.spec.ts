@@ -1,10 +1,10 @@
-import { endsOverlap, executionIdFor } from '../execution/execution.js';
+import { executionIdFor } from '../execution/execution.js';
 import type { ExecutionRequest, OccurrenceAdmitted, OccurrenceBlocked } from '../occurrence/occurrence-events.js';
 import { definition, manualObserved, mission, NOW, trigger } from '../occurrence/occurrence.fixtures.js';
 import { deciderSpec } from '../shared/given-when-then.js';
 import { type AdmissionView, admitInOrder, type MissionCounters, type ObservedState } from './admit-in-order.js';
 import { budgetWindowStart, initialBudgetState } from './budget.js';
-import { initialConcurrencyState } from './concurrency.js';
+import { initialMissionSlots } from './slot-stripes.js';
 import { type OverlapCommand, overlapDecider, type OverlapEvent, type OverlapState } from './overlap.js';
 
 const spec = deciderSpec(overlapDecider);
@@ -84,7 +84,7 @@ const pending = (key: string): ObservedState => ({
 const executionOf = (key: string) => executionIdFor(manualObserved(key).occurrenceId);
 const counters = (running: string | null = null): MissionCounters => ({
   budget: initialBudgetState,
-  concurrency: initialConcurrencyState,
+  concurrency: initialMissionSlots,
   overlap: new Map<string, OverlapState>([['t-1', { running }]]),
 });
 const decisions = (keys: string[], t = skipping, given = counters()) =>
@@ -129,19 +129,5 @@ describe('admitting Occurrences of a Trigger that skips overlaps (BA-3)', () => 
     expect(admitted.steps.map((s) => s.decision[0]!.type)).toEqual(['OccurrenceAdmitted', 'OccurrenceAdmitted']);
     expect(admitted.overlap.size).toBe(0);
     expect((admitted.steps[0]!.decision[0] as OccurrenceAdmitted).data.request.overlap).toBeUndefined();
-  });
-});
-
-describe('an execution of a Trigger that skips overlaps ends its marker when terminal', () => {
-  const request = { overlap: 'skip' } as ExecutionRequest;
-  const owner = { tenant: 'acme', missionId: 'm-1', triggerId: 't-1', executionId: 'x-1', generation: 1, at: NOW };
-  it('on completion, on a settlement as noncommitted, never on a claim', () => {
-    const completed = { ...owner, fence: 1, outcome: 'failed', receipt: null } as const;
-    expect(endsOverlap({ type: 'ExecutionCompleted', data: completed }, request)).toBe('completed');
-    const settled = { ...owner, settlementId: 's', decision: 'noncommitted', fence: null } as const;
-    expect(endsOverlap({ type: 'ExecutionSettled', data: settled }, request)).toBe('noncommitted');
-    const claimed = { ...owner, fence: 1, consumerId: 'c' };
-    expect(endsOverlap({ type: 'ExecutionClaimed', data: claimed }, request)).toBeNull();
-    expect(endsOverlap({ type: 'ExecutionCompleted', data: completed }, {} as ExecutionRequest)).toBeNull();
   });
 });

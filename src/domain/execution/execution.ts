@@ -1,68 +1,18 @@
-import type { Decider, DomainEvent } from '../shared/decider.js';
+import type { ReasonCode } from '../admission/reasons.js';
+import type { Decider } from '../shared/decider.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { reject, type Rejection } from '../shared/result.js';
 import type { ExecutionRequest } from '../occurrence/occurrence-events.js';
-
-export const EXECUTION_OUTCOMES = ['succeeded', 'failed'] as const;
-export type ExecutionOutcome = (typeof EXECUTION_OUTCOMES)[number];
-
-/** What a completion reported, kept so a settlement losing the race to it can return it (EX-3). */
-export interface CompletionReceipt {
-  fence: number;
-  outcome: ExecutionOutcome;
-  receipt: unknown;
-  completedAt: string;
-}
-
-interface Known {
-  request: ExecutionRequest;
-  generation: number;
-  /** The last fence handed out (0: never claimed); fences only grow, so a stale holder is always older. */
-  fence: number;
-}
-
-/** EX-2/EX-3: a claim holds until completion or settlement; no timer ever takes it back. */
-export type ExecutionState =
-  | { status: 'absent' }
-  | ({ status: 'requested' } & Known)
-  | ({ status: 'claimed'; consumerId: string; claimedAt: string } & Known)
-  | ({ status: 'completed'; completion: CompletionReceipt } & Known)
-  | ({ status: 'noncommitted'; settlementId: string; settledAt: string } & Known);
-
-/** Who the execution belongs to, on every lifecycle event so read models need no lookup. */
-interface Owner {
-  tenant: string;
-  missionId: string;
-  triggerId: string;
-}
-export type ExecutionClaimed = DomainEvent<
-  'ExecutionClaimed',
-  Owner & { executionId: string; generation: number; fence: number; consumerId: string; at: string }
->;
-export type ExecutionCompleted = DomainEvent<
-  'ExecutionCompleted',
-  Owner & {
-    executionId: string;
-    generation: number;
-    fence: number;
-    outcome: ExecutionOutcome;
-    receipt: unknown;
-    at: string;
-  }
->;
-/** Only the noncommit tombstone is recorded: a settlement of a completed execution changes nothing. */
-export type ExecutionSettled = DomainEvent<
-  'ExecutionSettled',
-  Owner & {
-    executionId: string;
-    generation: number;
-    settlementId: string;
-    decision: 'noncommitted';
-    fence: number | null;
-    at: string;
-  }
->;
-export type ExecutionEvent = ExecutionClaimed | ExecutionCompleted | ExecutionSettled;
+import { backoffSeconds, secondsAfter } from './delivery-policy.js';
+import type { ExecutionError, ExecutionEvent, ExecutionOutcome, Owner } from './execution-events.js';
+import {
+  attemptsUsed,
+  type CompletionReceipt,
+  type ExecutionState,
+  type KnownExecution,
+  requestedExecution,
+} from './execution-state.js';
+import { evolveExecution } from './evolve-execution.js';
 
 export type ExecutionCommand =
   | { type: 'ClaimExecution'; executionId: string; consumerId: string; at: string }
@@ -71,13 +21,38 @@ export type ExecutionCommand =
       executionId: string;
       fence: number;
       outcome: ExecutionOutcome;
+      retryable: boolean;
+      error: ExecutionError | null;
       receipt: unknown;
       at: string;
     }
-  | { type: 'SettleExecution'; executionId: string; settlementId: string; at: string };
+  | { type: 'SettleExecution'; executionId: string; settlementId: string; at: string }
+  /** The database clock's timer (EX-4): a due retry or an unclaimed delivery moves on; otherwise nothing. */
+  | { type: 'AdvanceDelivery'; executionId: string; at: string }
+  | {
+      type: 'RecoverExecution';
+      executionId: string;
+      actor: string;
+      reason: string;
+      idempotencyKey: string;
+      /** The AD-3 reason fresh authority refuses it with now (cancelled Mission, disabled Trigger…), or null. */
+      refusal: ReasonCode | null;
+      at: string;
+    };
 
 export type ExecutionRejection =
-  'not_found' | 'already_claimed' | 'execution_completed' | 'execution_noncommitted' | 'fence_mismatch';
+  | 'not_found'
+  | 'already_claimed'
+  | 'execution_completed'
+  | 'execution_noncommitted'
+  | 'execution_dead_lettered'
+  | 'not_pending'
+  | 'fence_mismatch'
+  | 'settlement_required'
+  | 'recovery_refused'
+  | 'not_recoverable';
+
+type Decision = ExecutionEvent[] | Rejection<ExecutionRejection>;
 
 /** One admission per Occurrence (AD-1), so the id leads back to the request in its `OccurrenceAdmitted`. */
 export const executionIdFor = (occurrenceId: string): string => `x-${occurrenceId}`;
@@ -86,158 +61,235 @@ export const executionIdFor = (occurrenceId: string): string => `x-${occurrenceI
 export const occurrenceIdOf = (executionId: string): string | null =>
   /^x-[0-9a-f]{64}$/.test(executionId) ? executionId.slice(2) : null;
 
-export const requestedExecution = (request: ExecutionRequest): ExecutionState => ({
-  status: 'requested',
-  request,
-  generation: 1,
-  fence: 0,
-});
-
-export const initialExecutionState: ExecutionState = { status: 'absent' };
-
-export function evolveExecution(state: ExecutionState, event: ExecutionEvent): ExecutionState {
-  switch (event.type) {
-    case 'ExecutionClaimed': {
-      const known = knownOf(state, event.type);
-      return {
-        status: 'claimed',
-        request: known.request,
-        generation: known.generation,
-        fence: event.data.fence,
-        consumerId: event.data.consumerId,
-        claimedAt: event.data.at,
-      };
-    }
-    case 'ExecutionCompleted': {
-      const known = knownOf(state, event.type);
-      const { fence, outcome, receipt, at } = event.data;
-      return {
-        status: 'completed',
-        request: known.request,
-        generation: known.generation,
-        fence: known.fence,
-        completion: { fence, outcome, receipt, completedAt: at },
-      };
-    }
-    case 'ExecutionSettled': {
-      const known = knownOf(state, event.type);
-      return {
-        status: 'noncommitted',
-        request: known.request,
-        generation: known.generation,
-        fence: known.fence,
-        settlementId: event.data.settlementId,
-        settledAt: event.data.at,
-      };
-    }
-    default: {
-      const _: never = event;
-      return state;
-    }
-  }
-}
-
-function knownOf(state: ExecutionState, type: string): Known {
-  if (state.status === 'absent') throw new IllegalStateError(`${type} of an execution nobody requested`);
-  return state;
-}
-
-export function decideExecution(
-  command: ExecutionCommand,
-  state: ExecutionState,
-): ExecutionEvent[] | Rejection<ExecutionRejection> {
+export function decideExecution(command: ExecutionCommand, state: ExecutionState): Decision {
   if (state.status === 'absent') return reject('not_found', { detail: 'no such execution' });
-  const { executionId, at } = command;
-  const { generation } = state;
-  const { tenant, missionId, triggerId } = state.request;
-  const owner: Owner = { tenant, missionId, triggerId };
   switch (command.type) {
     case 'ClaimExecution':
-      switch (state.status) {
-        case 'requested':
-          return [
-            {
-              type: 'ExecutionClaimed',
-              data: { ...owner, executionId, generation, fence: state.fence + 1, consumerId: command.consumerId, at },
-            },
-          ];
-        case 'claimed':
-          return reject('already_claimed', { detail: `claimed by ${state.consumerId} at ${state.claimedAt}` });
-        case 'completed':
-          return reject('execution_completed', {
-            detail: `completed (${state.completion.outcome}) at ${state.completion.completedAt}`,
-          });
-        case 'noncommitted':
-          return reject('execution_noncommitted', { detail: `settled as noncommitted at ${state.settledAt}` });
-        default:
-          return unreachable(state);
-      }
+      return decideClaim(command, state);
     case 'CompleteExecution':
-      switch (state.status) {
-        case 'requested':
-          return reject('fence_mismatch', { detail: 'the execution is not claimed' });
-        case 'claimed':
-          if (command.fence !== state.fence)
-            return reject('fence_mismatch', { detail: "the fence is not the current claim's" });
-          return [
-            {
-              type: 'ExecutionCompleted',
-              data: {
-                ...owner,
-                executionId,
-                generation,
-                fence: command.fence,
-                outcome: command.outcome,
-                receipt: command.receipt ?? null,
-                at,
-              },
-            },
-          ];
-        case 'completed': {
-          // The holder retrying its own completion changes nothing; anyone else is told who won.
-          const same = command.fence === state.completion.fence && command.outcome === state.completion.outcome;
-          return same
-            ? []
-            : reject(command.fence === state.completion.fence ? 'execution_completed' : 'fence_mismatch', {
-                detail: 'the execution is already completed',
-              });
-        }
-        case 'noncommitted':
-          return reject('execution_noncommitted', {
-            detail: `settled as noncommitted at ${state.settledAt}; the completion is refused`,
-          });
-        default:
-          return unreachable(state);
-      }
+      return decideCompletion(command, state);
     case 'SettleExecution':
-      switch (state.status) {
-        case 'requested':
-        case 'claimed':
-          return [
-            {
-              type: 'ExecutionSettled',
-              data: {
-                ...owner,
-                executionId,
-                generation,
-                settlementId: command.settlementId,
-                decision: 'noncommitted',
-                fence: state.status === 'claimed' ? state.fence : null,
-                at,
-              },
-            },
-          ];
-        case 'completed':
-        case 'noncommitted':
-          return [];
-        default:
-          return unreachable(state);
-      }
+      return decideSettlement(command, state);
+    case 'AdvanceDelivery':
+      return decideAdvance(command, state);
+    case 'RecoverExecution':
+      return decideRecovery(command, state);
     default: {
       const _: never = command;
       return [];
     }
   }
+}
+
+const ownerOf = (state: KnownExecution): Owner => ({
+  tenant: state.request.tenant,
+  missionId: state.request.missionId,
+  triggerId: state.request.triggerId,
+});
+
+const lifecycleOf = (state: KnownExecution, executionId: string, at: string) => ({
+  ...ownerOf(state),
+  executionId,
+  generation: state.generation,
+  attempt: state.attempt,
+  at,
+});
+
+/** Why a claim cannot be had now, for every status but `pending`. */
+function unclaimable(state: Exclude<KnownExecution, { status: 'pending' }>): Rejection<ExecutionRejection> {
+  switch (state.status) {
+    case 'claimed':
+      return reject('already_claimed', { detail: `claimed by ${state.consumerId} at ${state.claimedAt}` });
+    case 'retrying':
+      return reject('not_pending', { detail: `waiting for a retry's backoff until ${state.nextAttemptAt}` });
+    case 'completed':
+      return reject('execution_completed', {
+        detail: `completed (${state.completion.outcome}) at ${state.completion.completedAt}`,
+      });
+    case 'noncommitted':
+      return reject('execution_noncommitted', { detail: `settled as noncommitted at ${state.settledAt}` });
+    case 'dead_lettered':
+      return reject('execution_dead_lettered', {
+        detail: `dead-lettered (${state.reason}) after ${state.attempts} attempts at ${state.deadLetteredAt}`,
+      });
+    default:
+      return unreachable(state);
+  }
+}
+
+function decideClaim(command: Extract<ExecutionCommand, { type: 'ClaimExecution' }>, state: KnownExecution): Decision {
+  if (state.status !== 'pending') return unclaimable(state);
+  const { executionId, consumerId, at } = command;
+  return [
+    {
+      type: 'ExecutionClaimed',
+      data: { ...lifecycleOf(state, executionId, at), fence: state.fence + 1, consumerId },
+    },
+  ];
+}
+
+function decideCompletion(
+  command: Extract<ExecutionCommand, { type: 'CompleteExecution' }>,
+  state: KnownExecution,
+): Decision {
+  const { executionId, fence, outcome, at } = command;
+  // The holder retrying its own completion changes nothing, whatever happened since; anyone else is told who won.
+  const last = state.lastCompletion;
+  if (state.status !== 'claimed' && last !== null && fence === last.fence) {
+    return outcome === last.outcome
+      ? []
+      : reject('execution_completed', { detail: `the attempt with this fence already completed (${last.outcome})` });
+  }
+  if (state.status === 'noncommitted')
+    return reject('execution_noncommitted', {
+      detail: `settled as noncommitted at ${state.settledAt}; the completion is refused`,
+    });
+  if (state.status === 'dead_lettered') return unclaimable(state);
+  if (state.status === 'completed') return reject('fence_mismatch', { detail: 'the execution is already completed' });
+  if (state.status !== 'claimed') return reject('fence_mismatch', { detail: 'the execution is not claimed' });
+  if (fence !== state.fence) return reject('fence_mismatch', { detail: "the fence is not the current claim's" });
+
+  const base = lifecycleOf(state, executionId, at);
+  const retryable = outcome === 'failed' && command.retryable;
+  const completed: ExecutionEvent = {
+    type: 'ExecutionCompleted',
+    data: { ...base, fence, outcome, retryable, error: command.error, receipt: command.receipt ?? null },
+  };
+  if (!retryable) return [completed];
+  const used = attemptsUsed(state);
+  if (used >= state.policy.maxAttempts)
+    return [
+      completed,
+      {
+        type: 'ExecutionDeadLettered',
+        data: { ...base, reason: 'failed', attempts: used, lastError: command.error },
+      },
+    ];
+  const nextAttemptAt = secondsAfter(at, backoffSeconds(state.policy, used));
+  return [completed, { type: 'ExecutionRetryScheduled', data: { ...base, nextAttemptAt } }];
+}
+
+function decideSettlement(
+  command: Extract<ExecutionCommand, { type: 'SettleExecution' }>,
+  state: KnownExecution,
+): Decision {
+  if (state.status !== 'pending' && state.status !== 'claimed') return [];
+  return [
+    {
+      type: 'ExecutionSettled',
+      data: {
+        ...lifecycleOf(state, command.executionId, command.at),
+        settlementId: command.settlementId,
+        decision: 'noncommitted',
+        fence: state.status === 'claimed' ? state.fence : null,
+      },
+    },
+  ];
+}
+
+/**
+ * EX-4 timers. Idempotent: a timer firing twice, early or for a state that moved on appends nothing. An
+ * unclaimed delivery is sent again with the backoff added to its next claim window, and dead-lettered once
+ * the budget's last delivery went unclaimed.
+ */
+function decideAdvance(
+  command: Extract<ExecutionCommand, { type: 'AdvanceDelivery' }>,
+  state: KnownExecution,
+): Decision {
+  const { executionId, at } = command;
+  const now = Date.parse(at);
+  const base = lifecycleOf(state, executionId, at);
+  const { lane } = state.request;
+  const window = state.policy.claimWithinSeconds;
+  if (state.status === 'retrying') {
+    if (now < Date.parse(state.nextAttemptAt)) return [];
+    return [
+      {
+        type: 'ExecutionRedelivered',
+        data: {
+          ...base,
+          generation: state.generation + 1,
+          attempt: state.attempt + 1,
+          why: 'retry',
+          lane,
+          claimBy: secondsAfter(at, window),
+        },
+      },
+    ];
+  }
+  if (state.status !== 'pending' || now < Date.parse(state.claimBy)) return [];
+  const used = attemptsUsed(state);
+  if (used >= state.policy.maxAttempts)
+    return [
+      {
+        type: 'ExecutionDeadLettered',
+        data: { ...base, reason: 'unclaimed', attempts: used, lastError: state.lastError },
+      },
+    ];
+  return [
+    {
+      type: 'ExecutionRedelivered',
+      data: {
+        ...base,
+        attempt: state.attempt + 1,
+        why: 'unclaimed',
+        lane,
+        claimBy: secondsAfter(at, window + backoffSeconds(state.policy, used)),
+      },
+    },
+  ];
+}
+
+/**
+ * EX-4 audited recovery: never while an attempt may still be running (a claim without settlement), never
+ * against fresh authority. The same generation when no attempt of it ran, a new one when the last ended.
+ */
+function decideRecovery(
+  command: Extract<ExecutionCommand, { type: 'RecoverExecution' }>,
+  state: KnownExecution,
+): Decision {
+  switch (state.status) {
+    case 'claimed':
+      return reject('settlement_required', {
+        detail: `claimed by ${state.consumerId} at ${state.claimedAt}; its side effect may have happened: settle it first`,
+      });
+    case 'pending':
+    case 'retrying':
+      return reject('not_recoverable', { detail: `the execution is ${state.status}; it will be delivered anyway` });
+    case 'completed':
+      if (state.completion.outcome === 'succeeded')
+        return reject('execution_completed', { detail: `completed (succeeded) at ${state.completion.completedAt}` });
+      break;
+    case 'noncommitted':
+    case 'dead_lettered':
+      break;
+    default:
+      return unreachable(state);
+  }
+  if (command.refusal !== null)
+    return reject('recovery_refused', {
+      detail: `authority refuses the execution now: ${command.refusal}`,
+      reason: command.refusal,
+    });
+  const { executionId, actor, reason, idempotencyKey, at } = command;
+  const from = state.status === 'completed' ? 'failed' : state.status;
+  return [
+    {
+      type: 'RecoveryRequested',
+      data: {
+        ...lifecycleOf(state, executionId, at),
+        generation: state.attemptRan ? state.generation + 1 : state.generation,
+        attempt: state.attempt + 1,
+        from,
+        actor,
+        reason,
+        idempotencyKey,
+        lane: state.request.lane,
+        claimBy: secondsAfter(at, state.policy.claimWithinSeconds),
+        maxConcurrent: state.request.limits.maxConcurrent,
+      },
+    },
+  ];
 }
 
 function unreachable(state: never): never {
@@ -246,38 +298,22 @@ function unreachable(state: never): never {
 
 /** EX-3: what a settlement answers once decided (its own tombstone, or the completion it lost to). */
 export function settlementOf(
-  state: ExecutionState,
+  state: KnownExecution,
 ): { decision: 'committed'; receipt: CompletionReceipt } | { decision: 'noncommitted' } | null {
   if (state.status === 'completed') return { decision: 'committed', receipt: state.completion };
   if (state.status === 'noncommitted') return { decision: 'noncommitted' };
+  if (state.status === 'retrying' || state.status === 'dead_lettered')
+    return state.lastCompletion
+      ? { decision: 'committed', receipt: state.lastCompletion }
+      : { decision: 'noncommitted' };
   return null;
-}
-
-/** AD-2: a queued execution takes its Mission's concurrency slot with its claim (an opt-in `block` one, at admission). */
-export const takesSlotOnClaim = (event: ExecutionEvent, request: ExecutionRequest): boolean =>
-  event.type === 'ExecutionClaimed' && request.slotTakenAt === 'claim';
-
-/**
- * A slot is held from the claim (or the admission that took it) until the execution is terminal; a queued
- * execution settled before anyone claimed it never held one.
- */
-export function releasesSlot(event: ExecutionEvent, request: ExecutionRequest): 'completed' | 'noncommitted' | null {
-  if (event.type === 'ExecutionCompleted') return 'completed';
-  if (event.type !== 'ExecutionSettled') return null;
-  return event.data.fence !== null || request.slotTakenAt !== 'claim' ? 'noncommitted' : null;
-}
-
-/** BA-3: every terminal event ends the Trigger's overlap marker, claimed or not; null when the Trigger allowed overlaps. */
-export function endsOverlap(event: ExecutionEvent, request: ExecutionRequest): 'completed' | 'noncommitted' | null {
-  if (request.overlap !== 'skip') return null;
-  if (event.type === 'ExecutionCompleted') return 'completed';
-  return event.type === 'ExecutionSettled' ? 'noncommitted' : null;
 }
 
 export const executionDeciderFor = (
   request: ExecutionRequest,
+  admittedAt?: string,
 ): Decider<ExecutionState, ExecutionEvent, ExecutionCommand> => ({
-  initialState: requestedExecution(request),
+  initialState: requestedExecution(request, admittedAt),
   evolve: evolveExecution,
   decide: decideExecution,
 });

@@ -1,4 +1,5 @@
 import type { ExecutionRequest } from '../occurrence/occurrence-events.js';
+import type { ExecutionRedelivered, RecoveryRequested } from './execution-events.js';
 
 /** The fields of one Redis Stream entry, in the order the spec lists them (EX-1); a hint, never truth. */
 export interface Wakeup {
@@ -11,15 +12,26 @@ export interface Wakeup {
   lane: string;
 }
 
-/** Log events that make an execution claimable; redeliveries and recoveries join this list. */
-export const WAKEUP_EVENT_TYPES = ['OccurrenceAdmitted'] as const;
+/** Log events that make an execution claimable (EX-1, EX-4): its admission, every redelivery and every recovery. */
+export const WAKEUP_EVENT_TYPES = ['OccurrenceAdmitted', 'ExecutionRedelivered', 'RecoveryRequested'] as const;
 
-/** The first delivery of a new execution request is generation 1, attempt 1. */
+/** The first delivery of a new execution request is generation 1, attempt 1; later ones say which they are. */
 export function wakeupOf(event: { type: string; data: unknown }): Wakeup | null {
-  if (event.type !== 'OccurrenceAdmitted') return null;
-  const { request } = event.data as { request: ExecutionRequest };
-  const { executionId, tenant, missionId, triggerId, lane } = request;
-  return { executionId, generation: 1, attempt: 1, tenant, missionId, triggerId, lane };
+  switch (event.type) {
+    case 'OccurrenceAdmitted': {
+      const { request } = event.data as { request: ExecutionRequest };
+      const { executionId, tenant, missionId, triggerId, lane } = request;
+      return { executionId, generation: 1, attempt: 1, tenant, missionId, triggerId, lane };
+    }
+    case 'ExecutionRedelivered':
+    case 'RecoveryRequested': {
+      const data = event.data as (ExecutionRedelivered | RecoveryRequested)['data'];
+      const { executionId, generation, tenant, missionId, triggerId, lane } = data;
+      return { executionId, generation, attempt: data.attempt ?? 1, tenant, missionId, triggerId, lane };
+    }
+    default:
+      return null;
+  }
 }
 
 /** XADD's field-value list: every field as a string, in the spec's order. */

@@ -3,6 +3,7 @@ import { budgetWindowStart } from '../admission/budget.js';
 import { dedupeIdentityHash, manualIdentity, occurrenceIdFor, webhookIdentity } from '../dedupe/dedupe-identity.js';
 import type { MissionGrants, MissionLifecycle } from '../mission/mission-grants.js';
 import type { DefinedMission } from '../mission/mission.js';
+import { defaultDelivery } from '../trigger/trigger-blocks.js';
 import type { TriggerDefinition } from '../trigger/trigger-definition.js';
 import type { DefinedTrigger } from '../trigger/trigger.js';
 import type { ObservedOccurrence } from './occurrence-events.js';
@@ -61,6 +62,7 @@ export const definition = (over: Partial<TriggerDefinition> = {}): TriggerDefini
     acceptLowerTrust: true,
   },
   acceptOlderRevisions: false,
+  delivery: defaultDelivery(),
   ...over,
 });
 

@@ -149,6 +149,7 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
     firedAt,
     limits: verdict.limits,
     slotTakenAt: verdict.slotTakenAt,
+    delivery: verdict.delivery,
     ...(verdict.overlap ? { overlap: verdict.overlap } : {}),
   };
   return [{ type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt, request, decidedAt } }];

@@ -1,3 +1,4 @@
+import { defaultDelivery } from '../trigger/trigger-blocks.js';
 import { budgetWindowStart } from '../admission/budget.js';
 import { IllegalStateError, ValidationError } from '../shared/errors.js';
 import { deciderSpec } from '../shared/given-when-then.js';
@@ -38,6 +39,7 @@ const admitted: OccurrenceAdmitted = {
       firedAt: NOW,
       limits: { maxConcurrent: 1, maxExecutionsPerHour: 10 },
       slotTakenAt: 'claim',
+      delivery: defaultDelivery(),
     },
   },
 };
@@ -115,6 +117,13 @@ describe('Occurrence', () => {
   describe('AD-1 admission happens once', () => {
     it('admits with the execution request in the same event (EX-1)', () =>
       spec.given([wasObserved]).when(admit()).then([admitted]));
+    it("EX-4/EX-5 copies the admitting Trigger revision's delivery policy into the request", () => {
+      const delivery = { ...defaultDelivery(), maxAttempts: 2, maxRuntimeSeconds: 90, budgetUnits: 7 };
+      spec
+        .given([wasObserved])
+        .when(admit({ trigger: trigger({}, { delivery }) }))
+        .then([{ ...admitted, data: { ...admitted.data, request: { ...admitted.data.request, delivery } } }]);
+    });
     it('a second admission returns []', () => {
       spec.given([wasObserved, admitted]).when(admit()).then([]);
       spec

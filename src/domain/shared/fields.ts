@@ -64,6 +64,19 @@ export class FieldReader {
     return this.fail(pointerTo(base, key), `${what}${key} must be an integer from ${range.min} to ${range.max}`);
   }
 
+  /** A finite number, fractions allowed (seconds a test may want to be short). */
+  number(
+    raw: Raw,
+    base: string,
+    key: string,
+    range: { min: number; max: number; fallback?: number },
+  ): number | undefined {
+    const value = raw[key] ?? range.fallback;
+    if (typeof value === 'number' && Number.isFinite(value) && value >= range.min && value <= range.max) return value;
+    const what = value === undefined ? `${key} is required: ` : '';
+    return this.fail(pointerTo(base, key), `${what}${key} must be a number from ${range.min} to ${range.max}`);
+  }
+
   boolean(raw: Raw, base: string, key: string, fallback?: boolean): boolean | undefined {
     const value = raw[key] ?? fallback;
     return typeof value === 'boolean' ? value : this.fail(pointerTo(base, key), `${key} must be true or false`);

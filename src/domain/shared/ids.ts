@@ -24,9 +24,13 @@ export const budgetStream = (tenant: string, missionId: string, windowStartIso: 
 /** Execution ids reach us in URLs (claim, complete), so they are hashed like every outside id. */
 export const executionStream = (executionId: string): string => `execution-${hashId(executionId)}`;
 
-/** AD-2: the slots of a Mission's non-terminal executions (one stream per Mission, state in every event). */
+/** AD-2: the slots of a Mission's non-terminal executions, stripe 0 of them (state in every event). */
 export const concurrencyStream = (tenant: string, missionId: string): string =>
   `concurrency-${hashId(tenant, missionId)}`;
+
+/** AD-2: one stripe of a Mission's slots; stripe 0 is the stream slots had before they were striped. */
+export const concurrencyStripeStream = (tenant: string, missionId: string, stripe: number): string =>
+  stripe === 0 ? concurrencyStream(tenant, missionId) : `${concurrencyStream(tenant, missionId)}.${stripe}`;
 
 /** BA-3: the running execution of one Trigger that skips overlaps (state in every event). */
 export const overlapStream = (tenant: string, triggerId: string): string => `overlap-${hashId(tenant, triggerId)}`;

@@ -11,6 +11,8 @@ export type Rejection<C extends string = string> = {
   detail?: string;
   errors?: FieldError[];
   currentRevision?: number;
+  /** The AD-3 reason behind a refusal that re-checked authority (e.g. `recovery_refused`). */
+  reason?: string;
 };
 
 /** Reports every problem found, not just the first. */

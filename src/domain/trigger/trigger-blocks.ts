@@ -1,3 +1,4 @@
+import { DEFAULT_DELIVERY_POLICY, DELIVERY_BOUNDS, type DeliveryPolicy } from '../execution/delivery-policy.js';
 import { CLASSIFICATION_LEVELS, type Classification } from '../shared/classification.js';
 import { FieldReader, isRecord, type Raw } from '../shared/fields.js';
 import { isJsonPointer, pointerTo } from '../shared/json-pointer.js';
@@ -248,4 +249,59 @@ export function constraintsBlock(read: FieldReader, raw: Raw): Partial<TriggerCo
   if (raw.onConcurrencyLimit != null)
     out.onConcurrencyLimit = read.oneOf(raw, at, 'onConcurrencyLimit', ON_CONCURRENCY_LIMIT);
   return read.errors.length === before ? out : undefined;
+}
+
+/** A fresh copy of the defaults, so no stored definition shares (frozen) objects with another. */
+export const defaultDelivery = (): DeliveryPolicy => ({
+  ...DEFAULT_DELIVERY_POLICY,
+  backoff: { ...DEFAULT_DELIVERY_POLICY.backoff },
+});
+
+/** EX-4/EX-5: every member optional, each default written out; `null` limits mean none declared. */
+export function deliveryBlock(read: FieldReader, raw: Raw): DeliveryPolicy | undefined {
+  const at = '/delivery';
+  const defaults = DEFAULT_DELIVERY_POLICY;
+  read.onlyKnown(raw, at, ['maxAttempts', 'backoff', 'claimWithinSeconds', 'maxRuntimeSeconds', 'budgetUnits']);
+  const before = read.errors.length;
+  const backoffRaw = read.object(raw, at, 'backoff', false);
+  const delivery = {
+    maxAttempts: read.integer(raw, at, 'maxAttempts', {
+      ...DELIVERY_BOUNDS.maxAttempts,
+      fallback: defaults.maxAttempts,
+    }),
+    backoff: backoffRaw === undefined ? undefined : backoffBlock(read, backoffRaw ?? {}),
+    claimWithinSeconds: read.number(raw, at, 'claimWithinSeconds', {
+      ...DELIVERY_BOUNDS.claimWithinSeconds,
+      fallback: defaults.claimWithinSeconds,
+    }),
+    maxRuntimeSeconds:
+      raw.maxRuntimeSeconds == null
+        ? null
+        : read.integer(raw, at, 'maxRuntimeSeconds', DELIVERY_BOUNDS.maxRuntimeSeconds),
+    budgetUnits: raw.budgetUnits == null ? null : read.integer(raw, at, 'budgetUnits', DELIVERY_BOUNDS.budgetUnits),
+  };
+  return read.errors.length === before ? (delivery as DeliveryPolicy) : undefined;
+}
+
+function backoffBlock(read: FieldReader, raw: Raw): DeliveryPolicy['backoff'] | undefined {
+  const at = '/delivery/backoff';
+  const defaults = DEFAULT_DELIVERY_POLICY.backoff;
+  read.onlyKnown(raw, at, ['initialSeconds', 'multiplier', 'maxSeconds']);
+  const initialSeconds = read.number(raw, at, 'initialSeconds', {
+    ...DELIVERY_BOUNDS.initialSeconds,
+    fallback: defaults.initialSeconds,
+  });
+  const multiplier = read.number(raw, at, 'multiplier', {
+    ...DELIVERY_BOUNDS.multiplier,
+    fallback: defaults.multiplier,
+  });
+  const maxSeconds = read.number(raw, at, 'maxSeconds', {
+    ...DELIVERY_BOUNDS.maxSeconds,
+    fallback: defaults.maxSeconds,
+  });
+  if (initialSeconds === undefined || multiplier === undefined || maxSeconds === undefined) return undefined;
+  // A cap below the first wait would silently replace the wait asked for: say so instead.
+  if (maxSeconds < initialSeconds)
+    return read.fail(`${at}/maxSeconds`, `maxSeconds must be at least initialSeconds (${initialSeconds})`);
+  return { initialSeconds, multiplier, maxSeconds };
 }

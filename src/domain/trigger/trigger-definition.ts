@@ -1,3 +1,4 @@
+import type { DeliveryPolicy } from '../execution/delivery-policy.js';
 import { validateSchedule, type NormalizedScheduleDefinition } from '../schedule/schedule-definition.js';
 import { FieldReader, isRecord, type Raw } from '../shared/fields.js';
 import type { FieldError, Validation } from '../shared/result.js';
@@ -6,6 +7,8 @@ import {
   causalityBlock,
   coalesceBlock,
   constraintsBlock,
+  defaultDelivery,
+  deliveryBlock,
   guardExpression,
   pollBlock,
   prefiltersBlock,
@@ -67,6 +70,8 @@ export interface TriggerDefinition {
   constraints: TriggerConstraints;
   /** AD-2: admit occurrences bound to an older revision of this Trigger (default false). */
   acceptOlderRevisions: boolean;
+  /** EX-4/EX-5: copied into each execution request this revision admits. */
+  delivery: DeliveryPolicy;
 }
 
 /** As submitted: constraint members not given are inherited from the Mission when deciding. */
@@ -91,6 +96,7 @@ const DEFINITION_KEYS = [
   'causality',
   'constraints',
   'acceptOlderRevisions',
+  'delivery',
 ];
 /** Members of the PUT body that are not definition content; tolerated and ignored here. */
 const ENVELOPE_KEYS = ['expectedRevision', 'reason', 'triggerId'];
@@ -129,12 +135,23 @@ export function validateTriggerDefinition(raw: unknown): Validation<ValidatedTri
     causality: optional('causality', (value) => causalityBlock(read, value)),
     constraints: optional('constraints', (value) => constraintsBlock(read, value)),
     acceptOlderRevisions: read.boolean(raw, '', 'acceptOlderRevisions', false),
+    delivery: optional('delivery', (value) => deliveryBlock(read, value)),
   };
   if (read.errors.length > 0) return { ok: false, errors: read.errors };
   return {
     ok: true,
-    value: { ...definition, constraints: definition.constraints ?? {} } as ValidatedTriggerDefinition,
+    value: {
+      ...definition,
+      constraints: definition.constraints ?? {},
+      delivery: definition.delivery ?? defaultDelivery(),
+    } as ValidatedTriggerDefinition,
   };
+}
+
+/** A revision recorded before the `delivery` block existed reads as its defaults, as if written out (TR-1). */
+export function withDeliveryDefaults(definition: TriggerDefinition): TriggerDefinition {
+  const recorded = definition as Omit<TriggerDefinition, 'delivery'> & { delivery?: DeliveryPolicy };
+  return recorded.delivery ? definition : { ...recorded, delivery: defaultDelivery() };
 }
 
 /** The schedule validator's pointers are relative to the block, so they are rebased under `/schedule`. */

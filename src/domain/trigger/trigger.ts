@@ -5,7 +5,7 @@ import { isRejection, reject, type Rejection } from '../shared/result.js';
 import { isTerminalMissionState } from '../mission/mission-grants.js';
 import type { DefinedMission, MissionState } from '../mission/mission.js';
 import { authorityWidening, resolveConstraints, unsupportedCapabilities } from './trigger-authority.js';
-import { validateTriggerDefinition, type TriggerDefinition } from './trigger-definition.js';
+import { validateTriggerDefinition, withDeliveryDefaults, type TriggerDefinition } from './trigger-definition.js';
 
 /** SC-1/SC-7: data versions pinned when a schedule revision is activated. */
 export interface TriggerPins {
@@ -103,7 +103,8 @@ export const initialTriggerState: TriggerState = { status: 'absent' };
 export function evolveTrigger(state: TriggerState, event: TriggerEvent): TriggerState {
   switch (event.type) {
     case 'TriggerRevised': {
-      const { tenant, triggerId, revision, definition, dedupeEpoch, at, pins } = event.data;
+      const { tenant, triggerId, revision, dedupeEpoch, at, pins } = event.data;
+      const definition = withDeliveryDefaults(event.data.definition);
       return {
         status: 'defined',
         tenant,

@@ -141,6 +141,30 @@ describe('Trigger', () => {
         .given([revised(1)])
         .when(revise())
         .then([]));
+    it('EX-4 makes a changed delivery block a new revision holding the whole policy', () => {
+      const raw = body({ delivery: { maxRuntimeSeconds: 30 } });
+      const state = spec
+        .given([revised(1)])
+        .when(revise({ definition: raw }))
+        .thenState();
+      expect(state.status === 'defined' && state.definition.delivery).toEqual({
+        maxAttempts: 5,
+        backoff: { initialSeconds: 1, multiplier: 2, maxSeconds: 300 },
+        claimWithinSeconds: 60,
+        maxRuntimeSeconds: 30,
+        budgetUnits: null,
+      });
+    });
+    describe('given a revision recorded before the delivery block existed', () => {
+      const { delivery: _, ...withoutDelivery } = stored();
+      const legacy = revised(1, withoutDelivery as TriggerDefinition);
+      it('then its state holds the default policy, as if written out (TR-1)', () => {
+        const state = [legacy].reduce(triggerDecider.evolve, triggerDecider.initialState);
+        expect(state.status === 'defined' && state.definition.delivery).toEqual(stored().delivery);
+      });
+      it('when the same file is applied again, then nothing is appended (TR-5: no new revision)', () =>
+        spec.given([legacy]).when(revise()).then([]));
+    });
     it('TR-4 makes a new Mission binding a new revision', () => {
       const other = mission({ missionId: 'm-2' });
       spec

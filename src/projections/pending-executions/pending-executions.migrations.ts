@@ -22,4 +22,29 @@ export const pendingExecutionsMigrations: Migration[] = [
       CREATE INDEX IF NOT EXISTS rm_pending_executions_by_lane ON rm_pending_executions (tenant, lane, position);
       CREATE INDEX IF NOT EXISTS rm_pending_executions_slots ON rm_pending_executions (tenant, mission_id) WHERE holds_slot`,
   },
+  {
+    // EX-4 timers: a delivery not claimed by `claim_by` is delivered again; a retry waits until `next_attempt_at`
+    // (a retrying row is neither claimable nor holding a slot). `claim_within` is the request's claim window.
+    // `rm_pending_frees`: when a full Mission gave a slot back, or a resource lane's head ended, so a delivery
+    // that waited for it gets a whole claim window from then instead of being redelivered (or dead-lettered) at
+    // once. Rows folded before this migration have no `claim_by` and are left to their consumers; `reveille
+    // projections rebuild` gives them one.
+    id: '0331_rm_pending_executions_timers',
+    sql: `
+      ALTER TABLE rm_pending_executions
+        ADD COLUMN IF NOT EXISTS claim_by        timestamptz,
+        ADD COLUMN IF NOT EXISTS claim_within    double precision NOT NULL DEFAULT 60,
+        ADD COLUMN IF NOT EXISTS next_attempt_at timestamptz;
+      CREATE INDEX IF NOT EXISTS rm_pending_executions_retry_due ON rm_pending_executions (next_attempt_at)
+        WHERE next_attempt_at IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS rm_pending_executions_claim_due ON rm_pending_executions (claim_by)
+        WHERE NOT claimed AND next_attempt_at IS NULL;
+      CREATE TABLE IF NOT EXISTS rm_pending_frees (
+        tenant   text NOT NULL,
+        -- 'mission:<missionId>' or 'lane:<lane>'
+        scope    text NOT NULL,
+        freed_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, scope)
+      )`,
+  },
 ];

@@ -1,5 +1,14 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
-import type { ExecutionClaimed, ExecutionCompleted, ExecutionSettled } from '../../domain/execution/index.js';
+import {
+  type ExecutionClaimed,
+  type ExecutionCompleted,
+  type ExecutionDeadLettered,
+  type ExecutionRedelivered,
+  type ExecutionRetryScheduled,
+  type ExecutionSettled,
+  type RecoveryRequested,
+  requestedExecution,
+} from '../../domain/execution/index.js';
 import { OCCURRENCE_PAYLOAD_PATHS, type OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
 import type { SqlQuery } from '../sql-client.js';
 import type { Projection } from '../runner/projection.js';
@@ -8,27 +17,85 @@ import { pendingExecutionsMigrations } from './pending-executions.migrations.js'
 
 export const PENDING_EXECUTIONS_PROJECTION = 'pending-executions';
 
-type Handled = OccurrenceAdmitted | ExecutionClaimed | ExecutionCompleted | ExecutionSettled;
+type Handled =
+  | OccurrenceAdmitted
+  | ExecutionClaimed
+  | ExecutionCompleted
+  | ExecutionRetryScheduled
+  | ExecutionRedelivered
+  | ExecutionDeadLettered
+  | ExecutionSettled
+  | RecoveryRequested;
 const HANDLES: readonly Handled['type'][] = [
   'OccurrenceAdmitted',
   'ExecutionClaimed',
   'ExecutionCompleted',
+  'ExecutionRetryScheduled',
+  'ExecutionRedelivered',
+  'ExecutionDeadLettered',
   'ExecutionSettled',
+  'RecoveryRequested',
+];
+
+const removed = (executionId: string): SqlQuery => ({
+  text: `DELETE FROM rm_pending_executions WHERE execution_id = $1`,
+  values: [executionId],
+});
+
+const FREED = `ON CONFLICT (tenant, scope) DO UPDATE SET freed_at = greatest(rm_pending_frees.freed_at, EXCLUDED.freed_at)`;
+
+/**
+ * Before the row gives its Mission slot back: a Mission that was full frees a slot at `at`, so the delivery that
+ * waited for it has a claim window from then (the timers read `rm_pending_frees`). `greatest`: replays agree.
+ */
+const slotFreed = (executionId: string, at: string): SqlQuery => ({
+  text: `INSERT INTO rm_pending_frees (tenant, scope, freed_at)
+         SELECT r.tenant, 'mission:' || r.mission_id, $2::timestamptz FROM rm_pending_executions r
+         WHERE r.execution_id = $1 AND r.holds_slot AND (
+           SELECT count(*) FROM rm_pending_executions s
+           WHERE s.tenant = r.tenant AND s.mission_id = r.mission_id AND s.holds_slot) >= r.max_concurrent
+         ${FREED}`,
+  values: [executionId, at],
+});
+
+/** Before the row leaves: a resource lane with work behind it hands out its next execution from `at` (AD-5). */
+const laneFreed = (executionId: string, at: string): SqlQuery => ({
+  text: `INSERT INTO rm_pending_frees (tenant, scope, freed_at)
+         SELECT r.tenant, 'lane:' || r.lane, $2::timestamptz FROM rm_pending_executions r
+         WHERE r.execution_id = $1 AND r.lane LIKE 'resource:%' AND EXISTS (
+           SELECT 1 FROM rm_pending_executions l
+           WHERE l.tenant = r.tenant AND l.lane = r.lane AND l.position > r.position)
+         ${FREED}`,
+  values: [executionId, at],
+});
+
+/** The row ends: its slot and its lane go to whoever waited for them. */
+const ended = (executionId: string, at: string): SqlQuery[] => [
+  slotFreed(executionId, at),
+  laneFreed(executionId, at),
+  removed(executionId),
 ];
 
 /**
- * A row lives from admission to the terminal event. Events arrive in log order with the checkpoint in the
- * same transaction, so a replayed batch re-inserts and deletes exactly as the first time did.
+ * A row lives while the execution is not terminal (EX-2, EX-4): from admission (or an operator's recovery) to a
+ * final completion, a dead letter or a noncommit settlement; a retry keeps its row (and its place in a resource
+ * lane) but neither offers it nor counts a slot until it is redelivered. Events arrive in log order with the
+ * checkpoint in the same transaction, so a replayed batch re-inserts, updates and deletes exactly as the first
+ * time did; every statement sets what its event says instead of counting.
  */
 export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
   switch (event.type as Handled['type']) {
     case 'OccurrenceAdmitted': {
-      const { request } = (event as RecordedEvent<OccurrenceAdmitted['data']>).data;
+      const { request, decidedAt } = (event as RecordedEvent<OccurrenceAdmitted['data']>).data;
+      // The domain's own first delivery, so the claim window here is the one AdvanceDelivery decides on.
+      const delivered = requestedExecution(request, decidedAt);
+      if (delivered.status !== 'pending') return [];
       return [
         {
           text: `INSERT INTO rm_pending_executions
-                   (execution_id, tenant, mission_id, trigger_id, lane, position, claimed, holds_slot, max_concurrent)
-                 VALUES ($1, $2, $3, $4, $5, $6, false, $7, $8)
+                   (execution_id, tenant, mission_id, trigger_id, lane, position, claimed, holds_slot, max_concurrent,
+                    claim_by, claim_within)
+                 VALUES ($1, $2, $3, $4, $5, $6, false, $7, $8, $9::timestamptz, $10)
                  ON CONFLICT (execution_id) DO NOTHING`,
           values: [
             request.executionId,
@@ -37,8 +104,10 @@ export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
             request.triggerId,
             request.lane,
             event.position,
-            request.slotTakenAt !== 'claim',
+            delivered.holdsSlot,
             request.limits.maxConcurrent,
+            delivered.claimBy,
+            delivered.policy.claimWithinSeconds,
           ],
         },
       ];
@@ -47,15 +116,74 @@ export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
       const { executionId } = (event as RecordedEvent<ExecutionClaimed['data']>).data;
       return [
         {
-          text: `UPDATE rm_pending_executions SET claimed = true, holds_slot = true WHERE execution_id = $1`,
+          text: `UPDATE rm_pending_executions SET claimed = true, holds_slot = true, claim_by = NULL
+                 WHERE execution_id = $1`,
           values: [executionId],
         },
       ];
     }
-    case 'ExecutionCompleted':
+    case 'ExecutionCompleted': {
+      // A retryable failure is followed in the same append by its retry or its dead letter, which decide the row.
+      const { executionId, retryable, at } = (event as RecordedEvent<ExecutionCompleted['data']>).data;
+      return retryable === true ? [] : ended(executionId, at);
+    }
+    case 'ExecutionRetryScheduled': {
+      const { executionId, nextAttemptAt, at } = (event as RecordedEvent<ExecutionRetryScheduled['data']>).data;
+      return [
+        slotFreed(executionId, at),
+        {
+          text: `UPDATE rm_pending_executions
+                 SET claimed = false, holds_slot = false, claim_by = NULL, next_attempt_at = $2::timestamptz
+                 WHERE execution_id = $1`,
+          values: [executionId, nextAttemptAt],
+        },
+      ];
+    }
+    case 'ExecutionRedelivered': {
+      // A retry gave its slot back when it was scheduled; an unclaimed delivery keeps whatever it held.
+      const { executionId, claimBy } = (event as RecordedEvent<ExecutionRedelivered['data']>).data;
+      return [
+        {
+          text: `UPDATE rm_pending_executions
+                 SET claimed = false, claim_by = $2::timestamptz, next_attempt_at = NULL
+                 WHERE execution_id = $1`,
+          values: [executionId, claimBy],
+        },
+      ];
+    }
+    case 'ExecutionDeadLettered':
     case 'ExecutionSettled': {
-      const { executionId } = (event as RecordedEvent<ExecutionCompleted['data'] | ExecutionSettled['data']>).data;
-      return [{ text: `DELETE FROM rm_pending_executions WHERE execution_id = $1`, values: [executionId] }];
+      const { executionId, at } = (event as RecordedEvent<ExecutionDeadLettered['data'] | ExecutionSettled['data']>)
+        .data;
+      return ended(executionId, at);
+    }
+    case 'RecoveryRequested': {
+      // Queued again behind everything accepted before the recovery: its position is the recovery's own.
+      const data = (event as RecordedEvent<RecoveryRequested['data']>).data;
+      return [
+        {
+          text: `INSERT INTO rm_pending_executions
+                   (execution_id, tenant, mission_id, trigger_id, lane, position, claimed, holds_slot, max_concurrent,
+                    claim_by, claim_within, next_attempt_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, false, false, $7, $8::timestamptz, $9, NULL)
+                 ON CONFLICT (execution_id) DO UPDATE SET
+                   position = EXCLUDED.position, claimed = false, holds_slot = false,
+                   max_concurrent = EXCLUDED.max_concurrent, claim_by = EXCLUDED.claim_by,
+                   claim_within = EXCLUDED.claim_within, next_attempt_at = NULL`,
+          values: [
+            data.executionId,
+            data.tenant,
+            data.missionId,
+            data.triggerId,
+            data.lane,
+            event.position,
+            data.maxConcurrent,
+            data.claimBy,
+            // A recovery opens a whole claim window: the one its request's policy declares.
+            (Date.parse(data.claimBy) - Date.parse(data.at)) / 1000,
+          ],
+        },
+      ];
     }
     default:
       return [];
@@ -67,6 +195,6 @@ export const pendingExecutionsProjection: Projection = statementProjection({
   handles: HANDLES,
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: pendingExecutionsMigrations,
-  tables: ['rm_pending_executions'],
+  tables: ['rm_pending_executions', 'rm_pending_frees'],
   evolve: evolvePendingExecutions,
 });

@@ -11,9 +11,18 @@ export interface ClaimableExecution {
 }
 
 /**
- * Claim-next's candidates in acceptance order. AD-5: a `resource:` lane hands out only its oldest live
- * execution, so nothing behind a claimed one; the per-Trigger fallback lane does not serialize. AD-2: a
- * Mission whose slots are all held is skipped (an execution holding its slot since admission is not).
+ * AD-5: a `resource:` lane hands out only its oldest live execution (a retrying one keeps its place), so nothing
+ * behind a claimed one; the per-Trigger fallback lane does not serialize. AD-2: a Mission whose slots are all
+ * held is skipped (an execution holding its slot since admission is not). For a row `p` not claimed, joined
+ * to `h`, its Mission's count of held slots.
+ */
+const CLAIMABLE_NOW = `(p.lane NOT LIKE 'resource:%' OR NOT EXISTS (
+          SELECT 1 FROM rm_pending_executions l
+          WHERE l.tenant = p.tenant AND l.lane = p.lane AND l.position < p.position))
+        AND (p.holds_slot OR coalesce(h.n, 0) < p.max_concurrent)`;
+
+/**
+ * Claim-next's candidates in acceptance order, claimable now (CLAIMABLE_NOW); a retry waiting for its backoff is not.
  * The rows may trail the log; the claim's compare-and-set is the truth.
  */
 export async function claimableExecutions(
@@ -23,19 +32,75 @@ export async function claimableExecutions(
   limit: number,
 ): Promise<ClaimableExecution[]> {
   const result = await sql.query<{ execution_id: string; mission_id: string }>({
-    name: 'reveille_claimable_executions',
-    text: `SELECT p.execution_id, p.mission_id FROM rm_pending_executions p
-      WHERE p.tenant = $1 AND NOT p.claimed
+    name: 'reveille_claimable_executions_v3',
+    // Slots held are counted once per Mission, not once per candidate row: a deep backlog behind a busy
+    // Mission made the per-row count O(backlog × claimed) on every claim-next.
+    text: `WITH held AS (
+        SELECT s.mission_id, count(*) AS n FROM rm_pending_executions s
+        WHERE s.tenant = $1 AND s.holds_slot AND ($2::text IS NULL OR s.mission_id = $2)
+        GROUP BY s.mission_id)
+      SELECT p.execution_id, p.mission_id FROM rm_pending_executions p
+      LEFT JOIN held h ON h.mission_id = p.mission_id
+      WHERE p.tenant = $1 AND NOT p.claimed AND p.next_attempt_at IS NULL
         AND ($2::text IS NULL OR p.mission_id = $2) AND ($3::text IS NULL OR p.trigger_id = $3)
-        AND (p.lane NOT LIKE 'resource:%' OR NOT EXISTS (
-          SELECT 1 FROM rm_pending_executions l
-          WHERE l.tenant = p.tenant AND l.lane = p.lane AND l.position < p.position))
-        AND (p.holds_slot OR (
-          SELECT count(*) FROM rm_pending_executions s
-          WHERE s.tenant = p.tenant AND s.mission_id = p.mission_id AND s.holds_slot) < p.max_concurrent)
+        AND ${CLAIMABLE_NOW}
       ORDER BY p.position
       LIMIT $4`,
     values: [tenant, filter.missionId ?? null, filter.triggerId ?? null, limit],
   });
   return result.rows.map((r) => ({ executionId: r.execution_id, missionId: r.mission_id }));
+}
+
+export interface DueDelivery {
+  tenant: string;
+  executionId: string;
+}
+
+/**
+ * EX-4 timers, by the database clock: retries whose backoff is over, and unclaimed deliveries past their claim
+ * window that a consumer could claim right now. An execution queued behind its Mission's maxConcurrent or its
+ * resource lane is not due: waiting for a slot spends no attempt, and once the slot or lane is freed it has a
+ * whole claim window from then (`rm_pending_frees`) before it is delivered again. The rows may trail the log; AdvanceDelivery
+ * decides from the execution stream.
+ */
+export async function dueDeliveries(sql: SqlExecutor, limit: number): Promise<DueDelivery[]> {
+  const result = await sql.query<{ tenant: string; execution_id: string }>({
+    name: 'reveille_due_deliveries',
+    text: `WITH held AS (
+        SELECT s.tenant, s.mission_id, count(*) AS n FROM rm_pending_executions s WHERE s.holds_slot
+        GROUP BY s.tenant, s.mission_id)
+      (SELECT p.tenant, p.execution_id, p.next_attempt_at AS due FROM rm_pending_executions p
+        WHERE p.next_attempt_at <= now()
+        ORDER BY p.next_attempt_at LIMIT $1)
+      UNION ALL
+      (SELECT p.tenant, p.execution_id, p.claim_by AS due FROM rm_pending_executions p
+        LEFT JOIN held h ON h.tenant = p.tenant AND h.mission_id = p.mission_id
+        WHERE NOT p.claimed AND p.next_attempt_at IS NULL AND p.claim_by <= now() AND ${CLAIMABLE_NOW}
+          AND NOT EXISTS (
+            SELECT 1 FROM rm_pending_frees f
+            WHERE f.tenant = p.tenant
+              AND (f.scope = 'lane:' || p.lane OR (NOT p.holds_slot AND f.scope = 'mission:' || p.mission_id))
+              AND f.freed_at > p.claim_by AND f.freed_at + p.claim_within * interval '1 second' > now())
+        ORDER BY p.claim_by LIMIT $1)
+      ORDER BY due LIMIT $1`,
+    values: [limit],
+  });
+  return result.rows.map((r) => ({ tenant: r.tenant, executionId: r.execution_id }));
+}
+
+/**
+ * Milliseconds from the database's now until the next timer falls due (null: none ahead). Timers already
+ * past but waiting for a slot (or its window after a free) are not counted: the caller polls for those.
+ */
+export async function msUntilNextDue(sql: SqlExecutor): Promise<number | null> {
+  const result = await sql.query<{ ms: number | string | null }>({
+    name: 'reveille_next_due_delivery',
+    text: `SELECT (EXTRACT(EPOCH FROM (min(due) - now())) * 1000)::float8 AS ms FROM (
+        SELECT min(next_attempt_at) AS due FROM rm_pending_executions WHERE next_attempt_at > now()
+        UNION ALL
+        SELECT min(claim_by) FROM rm_pending_executions
+        WHERE NOT claimed AND next_attempt_at IS NULL AND claim_by > now()) d`,
+  });
+  const ms = result.rows[0]?.ms;
+  return ms === null || ms === undefined ? null : Number(ms);
 }

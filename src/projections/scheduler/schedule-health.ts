@@ -34,7 +34,7 @@ export async function withScheduleHealth(
     row.nextFireAt = live ? view.nextFireAt : null;
     if (live && view.held.length > 0) {
       row.health = 'held';
-      row.recovery = heldRecovery(row.triggerId);
+      row.recovery = [...heldRecovery(row.triggerId), ...row.recovery];
     }
     details.set(row.triggerId, { boundary: view.boundary, skipped: view.skipped, held: view.held });
   }

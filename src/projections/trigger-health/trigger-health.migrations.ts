@@ -61,4 +61,44 @@ export const triggerHealthMigrations: Migration[] = [
       DELETE FROM rm_occurrence_conflicts;
       DELETE FROM checkpoints WHERE name IN ('projection:occurrences', 'projection:trigger-health')`,
   },
+  {
+    // EX-4: executions also wait for a retry, lie dead-lettered, or are pending again after a redelivery or a
+    // recovery. Each map row keeps its status and the position of the event that set it (replays change nothing).
+    // Those events were skipped until now: each execution's status is set again from its last lifecycle event
+    // in the log and the counters recounted from the map. Events the projection folds later are at or below
+    // a row's position, so they move nothing twice.
+    id: '0313_rm_trigger_health_execution_lifecycle',
+    sql: `
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_retrying integer NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_dead integer NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS executions_repending integer NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health_executions ADD COLUMN IF NOT EXISTS position bigint NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health_executions DROP CONSTRAINT IF EXISTS rm_trigger_health_executions_status_check;
+      ALTER TABLE rm_trigger_health_executions ADD CONSTRAINT rm_trigger_health_executions_status_check
+        CHECK (status IN ('pending', 'claimed', 'retrying', 'dead', 'ended'));
+      DELETE FROM rm_trigger_health_executions;
+      INSERT INTO rm_trigger_health_executions (tenant, execution_id, trigger_id, status, position)
+      SELECT DISTINCT ON (data ->> 'tenant', data ->> 'executionId') data ->> 'tenant', data ->> 'executionId', data ->> 'triggerId',
+             CASE type WHEN 'ExecutionClaimed' THEN 'claimed' WHEN 'ExecutionRetryScheduled' THEN 'retrying'
+                       WHEN 'ExecutionDeadLettered' THEN 'dead'
+                       WHEN 'ExecutionRedelivered' THEN 'pending' WHEN 'RecoveryRequested' THEN 'pending' ELSE 'ended' END,
+             position
+        FROM events
+       WHERE type IN ('ExecutionClaimed', 'ExecutionCompleted', 'ExecutionRetryScheduled', 'ExecutionRedelivered',
+                      'ExecutionDeadLettered', 'ExecutionSettled', 'RecoveryRequested')
+       ORDER BY data ->> 'tenant', data ->> 'executionId', position DESC;
+      UPDATE rm_trigger_health h SET
+        executions_started = COALESCE(c.started, 0), executions_claimed = COALESCE(c.claimed, 0),
+        executions_retrying = COALESCE(c.retrying, 0), executions_dead = COALESCE(c.dead, 0),
+        executions_repending = COALESCE(c.pending, 0)
+        FROM rm_trigger_health t
+        LEFT JOIN (SELECT tenant, trigger_id, count(*)::int AS started,
+                          count(*) FILTER (WHERE status = 'claimed')::int AS claimed,
+                          count(*) FILTER (WHERE status = 'retrying')::int AS retrying,
+                          count(*) FILTER (WHERE status = 'dead')::int AS dead,
+                          count(*) FILTER (WHERE status = 'pending')::int AS pending
+                     FROM rm_trigger_health_executions GROUP BY tenant, trigger_id) c
+               ON c.tenant = t.tenant AND c.trigger_id = t.trigger_id
+       WHERE h.tenant = t.tenant AND h.trigger_id = t.trigger_id`,
+  },
 ];

@@ -20,6 +20,9 @@ interface HealthRow {
   blocked: Record<string, number>;
   executions_started: number;
   executions_claimed: number;
+  executions_retrying: number;
+  executions_dead: number;
+  executions_repending: number;
   last_occurrence_id: string | null;
   last_status: string | null;
   last_reason: string | null;
@@ -28,18 +31,35 @@ interface HealthRow {
 }
 
 const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, executions_started, executions_claimed,
+  executions_retrying, executions_dead, executions_repending,
   last_occurrence_id, last_status, last_reason, ${isoSql('last_observed_at')} AS last_observed_at, ${isoSql('last_fire_at')} AS last_fire_at
   FROM rm_trigger_health`;
 
 const CURSOR_LIST = 'triggers';
 export const RECENT_OCCURRENCES = 10;
 
-export function healthOf(row: Pick<HealthRow, 'enabled' | 'deleted' | 'last_status' | 'last_reason'>): TriggerHealth {
+export function healthOf(
+  row: Pick<HealthRow, 'enabled' | 'deleted' | 'last_status' | 'last_reason' | 'executions_dead'>,
+): TriggerHealth {
   if (!row.enabled || row.deleted) return 'disabled';
+  // EX-4: work the Trigger admitted will not run until an operator recovers it.
+  if (Number(row.executions_dead) > 0) return 'degraded';
   if (row.last_status === 'blocked' && row.last_reason !== null && DEGRADING_REASONS.includes(row.last_reason))
     return 'degraded';
   return 'ok';
 }
+
+/**
+ * EX-4: one link to the Trigger's dead letters rather than a recover link per execution: a health row stays
+ * bounded however many died, and each dead-letter row carries its own `recover` action (POST with a reason).
+ */
+export const deadLetterRecovery = (triggerId: string) => [
+  {
+    action: 'recover_dead_letters',
+    method: 'GET',
+    href: `/v1/operator/dead-letters?triggerId=${encodeURIComponent(triggerId)}`,
+  },
+];
 
 function toRow(row: HealthRow): TriggerHealthRow {
   const admitted = Number(row.admitted);
@@ -65,11 +85,13 @@ function toRow(row: HealthRow): TriggerHealthRow {
     lastOccurrence: last,
     counts: { observed: Number(row.observed), admitted, blocked: row.blocked },
     executions: {
-      pending: Math.max(0, admitted - Number(row.executions_started)),
+      pending: Math.max(0, admitted - Number(row.executions_started) + Number(row.executions_repending)),
       claimed: Number(row.executions_claimed),
+      retrying: Number(row.executions_retrying),
+      dead: Number(row.executions_dead),
     },
     tzdataDrift: false,
-    recovery: [],
+    recovery: Number(row.executions_dead) > 0 ? deadLetterRecovery(row.trigger_id) : [],
   };
 }
 

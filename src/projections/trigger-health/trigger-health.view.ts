@@ -2,7 +2,7 @@ import type { OccurrenceView } from '../occurrences/occurrences.queries.js';
 
 export type TriggerHealth = 'ok' | 'degraded' | 'held' | 'disabled';
 
-/** OP-1. Only fields the read model computes are shown: `recovery` covers schedule held ranges only. */
+/** OP-1. Only fields the read model computes are shown: `recovery` covers held schedule ranges and dead letters. */
 export interface TriggerHealthRow {
   triggerId: string;
   revision: number;
@@ -15,7 +15,7 @@ export interface TriggerHealthRow {
   lastFireAt: string | null;
   lastOccurrence: { occurrenceId: string; status: string; reason: string | null; observedAt: string } | null;
   counts: { observed: number; admitted: number; blocked: Record<string, number> };
-  executions: { pending: number; claimed: number };
+  executions: { pending: number; claimed: number; retrying: number; dead: number };
   tzdataDrift: boolean;
   recovery: Array<{ action: string; method: string; href: string }>;
 }

@@ -1,3 +1,5 @@
+import { EXECUTION_WAKEUPS } from '../../../commands/shared/tokens.js';
+import type { ExecutionWakeups } from '../../../domain/ports/execution-wakeups.js';
 import { AppendSignal } from '../../../projections/runner/append-signal.js';
 
 /**
@@ -12,19 +14,32 @@ export interface ClaimableWaiter {
 export const CLAIMABLE_WAITER = Symbol('CLAIMABLE_WAITER');
 
 /**
- * Wakes on any append this process sees (its own, and the background thread's forwarded ones). Appends by other
- * processes are not seen, and the read model trails the append, so callers also re-read on a short timeout.
+ * Wakes on any append this process sees (its own, and the background thread's forwarded ones), and on the
+ * tenant's wakeups (EX-1, EX-4: admissions, redeliveries and recoveries, including those the timers of a
+ * background thread append, which reach this thread as wakeups only). Appends by other processes are not
+ * seen, and the read model trails the append, so callers also re-read on a short timeout.
  */
 export class AppendSignalWaiter implements ClaimableWaiter {
-  constructor(private readonly signal: AppendSignal) {}
+  constructor(
+    private readonly signal: AppendSignal,
+    private readonly wakeups?: ExecutionWakeups,
+  ) {}
 
-  wait(_tenant: string, timeoutMs: number): Promise<void> {
-    return this.signal.wait(timeoutMs);
+  async wait(tenant: string, timeoutMs: number): Promise<void> {
+    if (!this.wakeups) return this.signal.wait(timeoutMs);
+    const done = new AbortController();
+    const since = this.wakeups.seen(tenant);
+    await Promise.race([
+      this.signal.wait(timeoutMs),
+      this.wakeups.wait(tenant, timeoutMs, { since, signal: done.signal }),
+    ]);
+    done.abort();
   }
 }
 
 export const claimableWaiterProvider = {
   provide: CLAIMABLE_WAITER,
-  useFactory: (signal: AppendSignal): ClaimableWaiter => new AppendSignalWaiter(signal),
-  inject: [AppendSignal],
+  useFactory: (signal: AppendSignal, wakeups: ExecutionWakeups): ClaimableWaiter =>
+    new AppendSignalWaiter(signal, wakeups),
+  inject: [AppendSignal, EXECUTION_WAKEUPS],
 };

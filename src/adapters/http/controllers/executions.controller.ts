@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { ClaimExecutionCommand } from '../../../commands/claim-execution/claim-execution.command.js';
@@ -10,10 +10,6 @@ import { CompleteExecutionDto } from '../../../commands/complete-execution/compl
 import { SettleExecutionCommand } from '../../../commands/settle-execution/settle-execution.command.js';
 import { SettleExecutionDto } from '../../../commands/settle-execution/settle-execution.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
-import { loadExecution, requestView } from '../../../commands/shared/execution-transition.js';
-import { executionStream } from '../../../domain/shared/ids.js';
-import { EVENT_STORE } from '../../../commands/shared/tokens.js';
-import { type EventStore } from '../../../domain/ports/event-store.js';
 import { claimableExecutions } from '../../../projections/pending-executions/pending-executions.queries.js';
 import { SQL_CLIENT, type SqlClient } from '../../../projections/sql-client.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
@@ -27,14 +23,13 @@ const CLAIM_NEXT_CANDIDATES = 32;
 /** The read model trails a wakeup, and other processes' appends wake nothing here: re-read at least this often. */
 const CLAIM_NEXT_RECHECK_MS = 100;
 
-/** EX-2/EX-3: consumers claim, complete and settle; operators read one execution's whole story. */
+/** EX-2/EX-3: consumers claim, complete and settle (operators read executions in ExecutionViewsController). */
 @ApiTags('executions')
 @ApiBearerAuth()
 @Controller()
 export class ExecutionsController {
   constructor(
     private readonly commands: CommandBus,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(SQL_CLIENT) private readonly sql: SqlClient,
     @Inject(CLAIMABLE_WAITER) private readonly waiter: ClaimableWaiter,
   ) {}
@@ -71,7 +66,7 @@ export class ExecutionsController {
     [404, 'not_found'],
     [
       409,
-      'already_claimed, execution_noncommitted, execution_completed, concurrency_limit, idempotency_key_conflict, idempotency_key_in_flight',
+      'already_claimed, execution_noncommitted, execution_completed, execution_dead_lettered, not_pending, concurrency_limit, idempotency_key_conflict, idempotency_key_in_flight',
     ],
   )
   claim(
@@ -89,7 +84,7 @@ export class ExecutionsController {
     [404, 'not_found'],
     [
       409,
-      'fence_mismatch, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight',
+      'fence_mismatch, execution_noncommitted, execution_completed, execution_dead_lettered, idempotency_key_conflict, idempotency_key_in_flight',
     ],
   )
   complete(
@@ -98,7 +93,15 @@ export class ExecutionsController {
     @Body() body: CompleteExecutionDto,
   ) {
     return this.commands.execute(
-      new CompleteExecutionCommand(context, executionId, body.fence, body.outcome, body.receipt),
+      new CompleteExecutionCommand(
+        context,
+        executionId,
+        body.fence,
+        body.outcome,
+        body.receipt,
+        body.retryable ?? false,
+        body.error ?? null,
+      ),
     );
   }
 
@@ -112,35 +115,5 @@ export class ExecutionsController {
     @Body() body: SettleExecutionDto,
   ) {
     return this.commands.execute(new SettleExecutionCommand(context, executionId, body.settlementId));
-  }
-
-  @Get('v1/operator/executions/:executionId')
-  @RequireScope('operator:read')
-  @Problems([404, 'not_found'])
-  async get(@Ctx() context: CommandContext, @Param('executionId', ResourceId) executionId: string) {
-    const { state, position } = await loadExecution(this.store, context.tenant, executionId);
-    // Like the occurrence views, the operator view never shows the payload.
-    const { input: _payload, ...request } = requestView(state.request);
-    const history = (await this.store.readStream(executionStream(executionId))).map((e) => ({
-      type: e.type,
-      recordedAt: e.recordedAt,
-      position: e.position,
-      actor: e.metadata.actor ?? null,
-    }));
-    return {
-      executionId,
-      status: state.status,
-      generation: state.generation,
-      fence: state.fence === 0 ? null : state.fence,
-      claim: state.status === 'claimed' ? { consumerId: state.consumerId, claimedAt: state.claimedAt } : null,
-      completion: state.status === 'completed' ? state.completion : null,
-      settlement:
-        state.status === 'noncommitted'
-          ? { decision: 'noncommitted', settlementId: state.settlementId, settledAt: state.settledAt }
-          : null,
-      ...request,
-      position,
-      history,
-    };
   }
 }

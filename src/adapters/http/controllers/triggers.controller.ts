@@ -11,6 +11,7 @@ import { SetTriggerEnabledCommand } from '../../../commands/set-trigger-enabled/
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { triggerStream } from '../../../domain/shared/ids.js';
 import type { TriggerRevised } from '../../../domain/trigger/trigger.js';
+import { withDeliveryDefaults } from '../../../domain/trigger/trigger-definition.js';
 import { currentTrigger } from '../../../commands/shared/lookups.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { HttpResult } from '../http-result.js';
@@ -87,7 +88,7 @@ export class TriggersController {
           recordedAt: e.recordedAt,
           actor: data.actor,
           reason: data.reason,
-          definition: data.definition,
+          definition: withDeliveryDefaults(data.definition),
         };
       });
     return { items, nextCursor: null };

@@ -17,6 +17,11 @@ const STATUS: Record<string, number> = {
   execution_noncommitted: 409,
   fence_mismatch: 409,
   concurrency_limit: 409,
+  execution_dead_lettered: 409,
+  not_pending: 409,
+  settlement_required: 409,
+  recovery_refused: 409,
+  not_recoverable: 409,
 };
 
 const TITLES: Record<string, string> = {
@@ -35,6 +40,11 @@ const TITLES: Record<string, string> = {
   execution_noncommitted: 'Execution settled as noncommitted',
   fence_mismatch: 'Fence does not match the current claim',
   concurrency_limit: 'The Mission runs its maximum of concurrent executions',
+  execution_dead_lettered: 'Execution dead-lettered',
+  not_pending: "Execution waits for a retry's backoff",
+  settlement_required: 'The claimed execution must be settled first',
+  recovery_refused: 'Authority refuses the recovery',
+  not_recoverable: 'Execution is not in a recoverable state',
 };
 
 /** Domain rejections keep their code as the problem's stable `code`. */
@@ -42,6 +52,7 @@ export function rejectionProblem(rejection: Rejection): Problem {
   const extras: Record<string, unknown> = {};
   if (rejection.errors) extras.errors = rejection.errors;
   if (rejection.currentRevision !== undefined) extras.currentRevision = rejection.currentRevision;
+  if (rejection.reason !== undefined) extras.reason = rejection.reason;
   return new Problem(
     STATUS[rejection.code] ?? 409,
     rejection.code,

@@ -1,0 +1,79 @@
+import { IllegalStateError } from '../shared/errors.js';
+import type { DefinedMission, MissionState } from '../mission/mission.js';
+import type { DefinedTrigger, TriggerState } from '../trigger/trigger.js';
+import type { ReasonCode } from './reasons.js';
+
+/** What work is bound to: the Trigger revision that accepted it and the Mission that Trigger served then. */
+export interface Binding {
+  tenant: string;
+  triggerId: string;
+  triggerRevision: number;
+  missionId: string;
+}
+
+export type Standing =
+  | { stands: true; trigger: DefinedTrigger; mission: DefinedMission }
+  | { stands: false; reason: ReasonCode; evidence: Record<string, unknown> };
+
+const fallen = (reason: ReasonCode, evidence: Record<string, unknown>): Standing => ({
+  stands: false,
+  reason,
+  evidence,
+});
+
+/**
+ * AD-2/AD-3, the authority half of admission: whether the bound Trigger and Mission, as they are *now*, still
+ * stand behind work bound to them. Trigger first (deleted, disabled, revision superseded), then the Mission
+ * (paused, cancelled, revoked). Admission starts with it; an operator's recovery (EX-4) asks it again.
+ * An older revision stands only when the current definition accepts older revisions *and* still binds the
+ * same Mission: work never follows a Trigger to another Mission.
+ */
+export function authorityStanding(bound: Binding, trigger: TriggerState, mission: MissionState): Standing {
+  const sameTrigger =
+    trigger.status === 'absent' || (trigger.tenant === bound.tenant && trigger.triggerId === bound.triggerId);
+  const sameMission =
+    mission.status === 'absent' || (mission.tenant === bound.tenant && mission.missionId === bound.missionId);
+  if (!sameTrigger || !sameMission)
+    throw new IllegalStateError('the facts describe another Trigger or Mission than the work is bound to');
+
+  if (trigger.status === 'absent' || trigger.deleted) {
+    return fallen('trigger_deleted', {
+      triggerId: bound.triggerId,
+      currentRevision: trigger.status === 'absent' ? null : trigger.revision,
+    });
+  }
+  if (!trigger.enabled)
+    return fallen('trigger_disabled', { triggerId: bound.triggerId, currentRevision: trigger.revision });
+  const olderAccepted =
+    trigger.definition.acceptOlderRevisions &&
+    bound.triggerRevision < trigger.revision &&
+    trigger.definition.missionId === bound.missionId;
+  if (bound.triggerRevision !== trigger.revision && !olderAccepted) {
+    return fallen('revision_superseded', {
+      triggerRevision: bound.triggerRevision,
+      currentRevision: trigger.revision,
+    });
+  }
+
+  if (mission.status === 'absent')
+    return fallen('mission_revoked', { missionId: bound.missionId, missionState: 'absent' });
+  const missionEvidence = {
+    missionId: mission.missionId,
+    missionState: mission.state,
+    missionRevision: mission.revision,
+  };
+  switch (mission.state) {
+    case 'paused':
+      return fallen('mission_paused', missionEvidence);
+    case 'cancelled':
+      return fallen('mission_cancelled', missionEvidence);
+    case 'revoked':
+      return fallen('mission_revoked', missionEvidence);
+    case 'active':
+      return { stands: true, trigger, mission };
+    default: {
+      const _: never = mission.state;
+      throw new IllegalStateError('unknown mission state');
+    }
+  }
+}

@@ -1,0 +1,3 @@
+import { executionViewsSuite } from './execution-views.shared.js';
+
+executionViewsSuite('postgres');

@@ -1,0 +1,3 @@
+import { recoverySuite } from './recovery.shared.js';
+
+recoverySuite('pglite');

@@ -1,0 +1,4 @@
+import { retriesSuite, timersSurviveRestartSuite } from './retries.shared.js';
+
+retriesSuite('pglite');
+timersSurviveRestartSuite('pglite');
