@@ -386,6 +386,7 @@ export function ingressSuite(kind: StoreKind): void {
         return original(...args);
       }) as typeof t.sql.query;
       try {
+        const started = performance.now();
         const answers = await Promise.all(
           Array.from({ length: 300 }, (_, i) =>
             post(t, s.sourceId, body, {
@@ -395,8 +396,11 @@ export function ingressSuite(kind: StoreKind): void {
             }),
           ),
         );
+        // The bucket refills while a loaded machine works through the storm: at most burst + rate × elapsed pass.
+        const passable = 10 + Math.ceil((5 * (performance.now() - started)) / 1000);
         const limited = answers.filter((a) => a.status === 429);
-        expect(limited.length).toBeGreaterThan(250);
+        expect(limited.length).toBeGreaterThanOrEqual(300 - passable);
+        expect(limited.length).toBeGreaterThan(100);
         limited.forEach((a) =>
           expect([a.headers['retry-after'], a.body.reason]).toEqual([expect.any(String), 'source_rate']),
         );
