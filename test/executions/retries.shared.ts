@@ -306,7 +306,8 @@ export function retriesSuite(kind: StoreKind): void {
 
     it('EX-4 AD-5 a retrying lane head holds its resource lane; the execution behind it spends no attempt meanwhile', async () => {
       const { triggerId } = await f.setup(
-        { maxAttempts: 2, backoff: { initialSeconds: 0.6, multiplier: 2, maxSeconds: 10 }, claimWithinSeconds: 0.4 },
+        // A window a loaded machine still claims the head within, and a backoff longer than it.
+        { maxAttempts: 2, backoff: { initialSeconds: 2.5, multiplier: 2, maxSeconds: 10 }, claimWithinSeconds: 1.5 },
         {},
         { queueByPointer: '/repo' },
       );
@@ -336,7 +337,7 @@ export function retriesSuite(kind: StoreKind): void {
     });
 
     it('EX-4 AD-2 a queued execution nobody claims after the slot frees is dead-lettered one window later', async () => {
-      const window = 0.5;
+      const window = 1.2; // long enough for a loaded machine to claim the running one before its own window ends
       const { triggerId } = await f.setup(
         { maxAttempts: 1, backoff: { initialSeconds: 0.2, multiplier: 2, maxSeconds: 10 }, claimWithinSeconds: window },
         { maxConcurrent: 1 },
