@@ -16,7 +16,7 @@ import {
 import { claimLimits, type ClaimLimits } from '../../domain/execution/claim-limits.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
 import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
-import { slotRelease, slotTake } from './mission-slots.js';
+import { endStripeLeases, slotRelease, slotTake } from './mission-slots.js';
 import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
 import { accepted, appendOf, write } from './write-kernel.js';
 
@@ -96,7 +96,9 @@ export function transitionExecution(
   command: ExecutionCommand,
   metadata: EventMetadata,
 ): Promise<{ state: KnownExecution; events: ExecutionEvent[]; position: number }> {
+  const leases: string[] = [];
   return write(store, async () => {
+    endStripeLeases(leases);
     const loaded = await loadExecution(store, tenant, command.executionId);
     const events = accepted(decideExecution(command, loaded.state));
     const after = events.reduce(evolveExecution, loaded.state);
@@ -104,15 +106,16 @@ export function transitionExecution(
     if (events.length > 0) appends.push(appendOf(executionStream(command.executionId), events, metadata, loaded));
     const { request } = loaded.state;
     const slot = slotChange(loaded.state, after);
-    if (slot && 'take' in slot) appends.push(await slotTake(store, request, command.at, metadata));
-    if (slot && 'release' in slot) appends.push(await slotRelease(store, request, slot.release, command.at, metadata));
+    if (slot && 'take' in slot) appends.push(await slotTake(store, request, command.at, metadata, leases));
+    if (slot && 'release' in slot)
+      appends.push(await slotRelease(store, request, slot.release, command.at, metadata, leases));
     const overlap = overlapChange(loaded.state, after);
     if (overlap) appends.push(...(await overlapMove(store, after, overlap, command.at, metadata)));
     return {
       appends,
       answer: ([position]) => ({ state: after, events, position: position ?? loaded.position }),
     };
-  });
+  }).finally(() => endStripeLeases(leases));
 }
 
 /**
