@@ -37,7 +37,12 @@ export class Subscription {
   /** When the checkpoint was last read from its store (Date.now()). */
   private checkedAt = 0;
 
-  constructor(private readonly options: SubscriptionOptions) {}
+  /** With `types`, appends of other types do not wake it; the idle poll still passes them. */
+  private readonly wakeTypes: ReadonlySet<string> | undefined;
+
+  constructor(private readonly options: SubscriptionOptions) {
+    this.wakeTypes = options.types ? new Set(options.types) : undefined;
+  }
 
   get name(): string {
     return this.options.name;
@@ -149,7 +154,7 @@ export class Subscription {
 
   private pause(ms: number): Promise<void> {
     return this.options.signal
-      ? this.options.signal.wait(ms)
+      ? this.options.signal.wait(ms, this.wakeTypes)
       : new Promise((resolve) => setTimeout(resolve, ms).unref());
   }
 }
