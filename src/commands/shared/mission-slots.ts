@@ -9,10 +9,16 @@ import {
   stripeOf,
   takeMissionSlot,
 } from '../../domain/admission/index.js';
-import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports/event-store.js';
+import type {
+  EventMetadata,
+  EventStore,
+  RecordedEvent,
+  StreamAppend,
+  StreamRead,
+} from '../../domain/ports/event-store.js';
 import { concurrencyStripeStream } from '../../domain/shared/ids.js';
 import type { ExecutionRequest } from '../../domain/occurrence/occurrence-events.js';
-import { type Loaded, loadAggregates, loadLatest } from './aggregate.js';
+import { cachedRead, foldRead, type Loaded, loadAggregates, loadLatest } from './aggregate.js';
 import { aggregateCache, remember } from './aggregate-cache.js';
 import { accepted, appendOf } from './write-kernel.js';
 
@@ -27,9 +33,10 @@ export async function slotTake(
   at: string,
   metadata: EventMetadata,
   leases: string[] = [],
+  preloaded?: LoadedMissionSlots,
 ): Promise<StreamAppend> {
   const { tenant, missionId, executionId, limits } = request;
-  const slots = await loadMissionSlots(store, tenant, missionId);
+  const slots = preloaded ?? (await loadMissionSlots(store, tenant, missionId));
   const taken = takeMissionSlot(
     { tenant, missionId, executionId, limit: limits.maxConcurrent, at },
     slots.state,
@@ -45,9 +52,10 @@ export async function slotRelease(
   at: string,
   metadata: EventMetadata,
   leases: string[] = [],
+  preloaded?: LoadedMissionSlots,
 ): Promise<StreamAppend> {
   const { tenant, missionId, executionId } = request;
-  const slots = await loadMissionSlots(store, tenant, missionId);
+  const slots = preloaded ?? (await loadMissionSlots(store, tenant, missionId));
   const released = releaseMissionSlot(
     { tenant, missionId, executionId, why, at },
     slots.state,
@@ -127,6 +135,28 @@ export async function loadMissionSlots(
     });
   const stripes = ids.map((id) => byId.get(id)!);
   return { ids, state: stripes.map((s) => s.state), stripes };
+}
+
+/**
+ * The stripes' reads, to be sent with another read in one round trip, when every stripe is cached (each is then read
+ * from its cached revision on; a cold stripe is read by its last event only, in loadMissionSlots). `finish` folds them.
+ */
+export function cachedSlotReads(
+  store: EventStore,
+  tenant: string,
+  missionId: string,
+): { reads: StreamRead[]; finish: (read: RecordedEvent[][]) => LoadedMissionSlots } | undefined {
+  if (!store.readStreams) return undefined;
+  const ids = Array.from({ length: SLOT_STRIPES }, (_, k) => concurrencyStripeStream(tenant, missionId, k));
+  const cache = aggregateCache(store);
+  if (!ids.every((id) => cache.has(id))) return undefined;
+  return {
+    reads: ids.map((id) => cachedRead(store, id)),
+    finish: (read) => {
+      const stripes = ids.map((id, k) => foldRead(store, id, concurrencyDecider, read[k] ?? []));
+      return { ids, state: stripes.map((s) => s.state), stripes };
+    },
+  };
 }
 
 /** The events of one stripe, appended at the revision that stripe was read. */
