@@ -7,7 +7,7 @@ describe('BackgroundThread supervision', () => {
     const signal = new AppendSignal();
     const notifier = new DecisionNotifier();
     const heard: string[] = [];
-    notifier.onDecided((id) => heard.push(id));
+    notifier.onDecided((decision) => heard.push(decision.occurrenceId));
     const thread = new BackgroundThread(
       signal,
       notifier,

@@ -311,6 +311,33 @@ export function ingressSuite(kind: StoreKind): void {
       expect(decisionB!.type).toBe('OccurrenceAdmitted');
     });
 
+    it('BA-3 CP-1 overlap skip acts on a webhook Trigger too: a delivery while the last execution runs is blocked', async () => {
+      const s = await webhookSetup(t, 'overlap', {
+        trigger: { source: { sourceId: 's-overlap', eventTypes: [] }, overlap: 'skip' },
+      });
+      const deliver = (id: string) => {
+        const body = JSON.stringify({ type: 'push', id });
+        return post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: `msg_${id}` }));
+      };
+      const first = await deliver('o-1');
+      const second = await deliver('o-2');
+      expect([first.status, second.status]).toEqual([202, 202]);
+      await admit();
+      const [, admitted] = await eventsOf(first.body.occurrences[0].occurrenceId);
+      const [, skipped] = await eventsOf(second.body.occurrences[0].occurrenceId);
+      expect(admitted!.type).toBe('OccurrenceAdmitted');
+      expect(skipped).toMatchObject({
+        type: 'OccurrenceBlocked',
+        data: {
+          reason: 'overlap_skip',
+          evidence: {
+            triggerId: s.triggerId,
+            runningExecutionId: (admitted!.data as { executionId: string }).executionId,
+          },
+        },
+      });
+    });
+
     it('WH-10 accepts CloudEvents in structured and binary mode; extensions stay data', async () => {
       const s = await webhookSetup(t, 'ce', {
         trigger: { source: { sourceId: 's-ce', eventTypes: ['com.acme.push'] } },
@@ -359,6 +386,7 @@ export function ingressSuite(kind: StoreKind): void {
         return original(...args);
       }) as typeof t.sql.query;
       try {
+        const started = performance.now();
         const answers = await Promise.all(
           Array.from({ length: 300 }, (_, i) =>
             post(t, s.sourceId, body, {
@@ -368,8 +396,11 @@ export function ingressSuite(kind: StoreKind): void {
             }),
           ),
         );
+        // The bucket refills while a loaded machine works through the storm: at most burst + rate × elapsed pass.
+        const passable = 10 + Math.ceil((5 * (performance.now() - started)) / 1000);
         const limited = answers.filter((a) => a.status === 429);
-        expect(limited.length).toBeGreaterThan(250);
+        expect(limited.length).toBeGreaterThanOrEqual(300 - passable);
+        expect(limited.length).toBeGreaterThan(100);
         limited.forEach((a) =>
           expect([a.headers['retry-after'], a.body.reason]).toEqual([expect.any(String), 'source_rate']),
         );

@@ -1,6 +1,8 @@
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admit-occurrence.command.js';
 import { AdmitOccurrenceHandler } from '../../src/commands/admit-occurrence/admit-occurrence.handler.js';
+import { DecisionNotifier } from '../../src/commands/admit-occurrence/decision-notifier.js';
+import { TrustedClock } from '../../src/commands/shared/trusted-clock.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
@@ -306,6 +308,51 @@ export function manualPathSuite(kind: StoreKind): void {
       expect(await budgetUnits(missionId)).toHaveLength(4);
     });
 
+    it('AD-5 a backlog over several Missions is decided in one write, each Mission counted in its own acceptance order', async () => {
+      const a = await setup({ mission: { maxExecutionsPerHour: 2 } });
+      const b = await setup({ mission: { maxExecutionsPerHour: 1 } });
+      const fired = [];
+      for (const { triggerId } of [a, b, a, b, a]) fired.push(await fire(triggerId));
+      await admit();
+      const outcomes = await Promise.all(fired.map(async (f) => (await decision(f.body.occurrenceId))[0]!));
+      expect(outcomes.map((o) => o.type)).toEqual([
+        'OccurrenceAdmitted', // a
+        'OccurrenceAdmitted', // b
+        'OccurrenceAdmitted', // a
+        'OccurrenceBlocked', // b: its Mission's one unit is used
+        'OccurrenceBlocked', // a: its Mission's two are
+      ]);
+      expect((await budgetUnits(a.missionId)).map((u) => u.occurrenceId)).toEqual(
+        [fired[0]!, fired[2]!].map((f) => f.body.occurrenceId),
+      );
+      expect((await budgetUnits(b.missionId)).map((u) => u.occurrenceId)).toEqual([fired[1]!.body.occurrenceId]);
+      const { rows } = await t.sql.query<{ writes: number }>(
+        `SELECT count(DISTINCT transaction_id)::int AS writes FROM events
+          WHERE type IN ('OccurrenceAdmitted', 'OccurrenceBlocked') AND stream_id = ANY($1::text[])`,
+        [fired.map((f) => occurrenceStream(f.body.occurrenceId))],
+      );
+      expect(rows[0]!.writes).toBe(1);
+    });
+
+    it('AD-1 AD-5 when one Mission of a backlog moved meanwhile, each Mission is admitted on its own: each decided once, each budget counted once', async () => {
+      const a = await setup();
+      const b = await setup();
+      const fired = [];
+      for (const { triggerId } of [a, b, a, b]) fired.push(await fire(triggerId));
+      // Another admitter decides one of a's before the processor's batch gets there.
+      await t.app
+        .get(AdmitOccurrenceHandler)
+        .execute(new AdmitOccurrenceCommand(occurrenceStream(fired[2]!.body.occurrenceId)));
+      await admit();
+      for (const f of fired)
+        expect((await t.infra.store.readStream(occurrenceStream(f.body.occurrenceId))).map((e) => e.type)).toEqual([
+          'OccurrenceObserved',
+          'OccurrenceAdmitted',
+        ]);
+      expect(await budgetUnits(a.missionId)).toHaveLength(2);
+      expect(await budgetUnits(b.missionId)).toHaveLength(2);
+    });
+
     it('AD-1 50 concurrent admitters on one occurrence decide it exactly once', async () => {
       const { triggerId } = await setup();
       const fired = await fire(triggerId);
@@ -346,9 +393,66 @@ export function manualPathSuite(kind: StoreKind): void {
         });
         expect(response.status).toBe(200);
         expect(response.body).toMatchObject({ status: 'admitted', executionId: expect.any(String), reason: null });
+        // The answer is the decision as committed: its event, its position (read-your-writes for read models).
+        const [decided] = await decision(response.body.occurrenceId);
+        expect(response.body).toMatchObject({
+          executionId: (decided!.data as { executionId: string }).executionId,
+          position: decided!.position,
+        });
       } finally {
         await processor.stop();
       }
+    });
+
+    it('?wait=decision answers a blocked decision with its reason', async () => {
+      const { triggerId } = await setup();
+      await t.request({ method: 'POST', url: `/v1/triggers/${triggerId}/disable`, key: newKey(), body: {} });
+      const processor = t.app.get(AdmissionProcessor).subscription;
+      processor.start();
+      try {
+        const response = await t.request({
+          method: 'POST',
+          url: `/v1/triggers/${triggerId}/occurrences?wait=decision`,
+          key: newKey(),
+          body: { input: {} },
+        });
+        expect(response.status).toBe(200);
+        expect(response.body).toMatchObject({ status: 'blocked', reason: 'trigger_disabled', executionId: null });
+        const [decided] = await decision(response.body.occurrenceId);
+        expect(decided!.type).toBe('OccurrenceBlocked');
+        expect(response.body.position).toBe(decided!.position);
+      } finally {
+        await processor.stop();
+      }
+    });
+
+    it('?wait=decision finds a decision made by another process (not heard here) in the Occurrence stream', async () => {
+      const { triggerId } = await setup();
+      const waiting = t.request({
+        method: 'POST',
+        url: `/v1/triggers/${triggerId}/occurrences?wait=decision`,
+        key: newKey(),
+        body: { input: {} },
+      });
+      // Another process: the same store, its own notifier, so this process hears nothing.
+      const elsewhere = new AdmitOccurrenceHandler(t.infra.store, t.app.get(TrustedClock), new DecisionNotifier());
+      let observed: string | undefined;
+      while (!observed) {
+        const { rows } = await t.sql.query<{ stream_id: string }>(
+          `SELECT stream_id FROM events WHERE type = 'OccurrenceObserved' AND data->>'triggerId' = $1`,
+          [triggerId],
+        );
+        observed = rows[0]?.stream_id;
+        if (!observed) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      await elsewhere.execute(new AdmitOccurrenceCommand(observed));
+      const response = await waiting;
+      expect(response.status).toBe(200);
+      const [decided] = await decision(response.body.occurrenceId);
+      expect(response.body).toMatchObject({
+        status: 'admitted',
+        executionId: (decided!.data as { executionId: string }).executionId,
+      });
     });
 
     it('OC-5 an input over 64 KiB as canonical JSON is 400 BAD_REQUEST at /input, and nothing is observed', async () => {

@@ -227,6 +227,41 @@ export function apiSecuritySuite(kind: StoreKind): void {
       });
     });
 
+    describe('SEC-3 idempotency keys claimed and answered together (one statement for concurrent requests)', () => {
+      it('keeps 30 concurrent first uses of distinct keys apart: each executes once and replays its own answer', async () => {
+        const uses = Array.from({ length: 30 }, (_, i) => ({ key: newKey(), url: `/v1/missions/m-many-${i}` }));
+        const first = await Promise.all(
+          uses.map(({ key, url }) => t.request({ method: 'PUT', url, body: mission(), key })),
+        );
+        first.forEach((r) => expect(r.status).toBe(200));
+        const again = await Promise.all(
+          uses.map(({ key, url }) => t.request({ method: 'PUT', url, body: mission(), key })),
+        );
+        again.forEach((r, i) => {
+          expect(r.headers['idempotency-replayed']).toBe('true');
+          expect(r.body).toEqual(first[i]!.body);
+        });
+      });
+
+      it('keeps one key used concurrently by two tenants apart', async () => {
+        const key = newKey();
+        const [a, b] = await Promise.all(
+          ['ta2', 'tb2'].map(async (tenant) =>
+            t.request({
+              method: 'PUT',
+              url: '/v1/missions/m-tk2',
+              body: mission(),
+              key,
+              token: await t.token({ tenant }),
+            }),
+          ),
+        );
+        expect([a!.status, b!.status]).toEqual([200, 200]);
+        expect(a!.headers['idempotency-replayed']).toBeUndefined();
+        expect(b!.headers['idempotency-replayed']).toBeUndefined();
+      });
+    });
+
     describe('SEC-4 problem details', () => {
       it('answers 400 for a body that is not JSON or not an object', async () => {
         expectProblem(

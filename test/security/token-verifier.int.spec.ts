@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
+import { createLocalJWKSet, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { TokenRejected, TokenVerifier } from '../../src/adapters/http/auth/token-verifier.js';
 import { b64url, TestIssuer } from '../support/tokens.js';
 
@@ -116,6 +116,61 @@ describe('SEC-1 bearer token verification', () => {
     const token = await issuer.token({ claims: { iss: 'wrong' } });
     const error = await verifier.verify(token).catch((e: Error) => e);
     expect((error as Error).message).not.toContain(token.split('.')[1]);
+  });
+
+  describe('verified tokens are remembered until they expire', () => {
+    const counting = () => {
+      const keys = createLocalJWKSet(issuer.jwks);
+      let lookups = 0;
+      let at = new Date();
+      const verifier = new TokenVerifier({
+        keys: (...args) => {
+          lookups += 1;
+          return keys(...args);
+        },
+        issuer: issuer.issuer,
+        audience: issuer.audience,
+        currentDate: () => at,
+      });
+      return { verifier, lookups: () => lookups, setNow: (date: Date) => (at = date) };
+    };
+
+    it('a repeated token is not verified again', async () => {
+      const { verifier, lookups } = counting();
+      const token = await issuer.token({ tenant: 'acme' });
+      await expect(verifier.verify(token)).resolves.toMatchObject({ tenant: 'acme' });
+      await expect(verifier.verify(token)).resolves.toMatchObject({ tenant: 'acme' });
+      expect(lookups()).toBe(1);
+    });
+
+    it('a remembered token is rejected past its exp and the 30 s tolerance, as a fresh one would be', async () => {
+      const { verifier, setNow } = counting();
+      const issuedAt = now();
+      const token = await issuer.token({ now: issuedAt, ttl: 60 });
+      await expect(verifier.verify(token)).resolves.toBeDefined();
+      setNow(new Date((issuedAt + 60 + 29) * 1000));
+      await expect(verifier.verify(token)).resolves.toBeDefined();
+      setNow(new Date((issuedAt + 60 + 31) * 1000));
+      await expect(verifier.verify(token)).rejects.toBeInstanceOf(TokenRejected);
+    });
+
+    it('a remembered token with one byte of its signature changed is verified afresh and rejected', async () => {
+      const { verifier } = counting();
+      const token = await issuer.token();
+      await verifier.verify(token);
+      const last = token.at(-2) === 'A' ? 'B' : 'A';
+      await expect(verifier.verify(`${token.slice(0, -2)}${last}${token.at(-1)}`)).rejects.toBeInstanceOf(
+        TokenRejected,
+      );
+    });
+
+    it('a rejected token is not remembered', async () => {
+      const { verifier, lookups } = counting();
+      const token = await issuer.token({ claims: { iss: 'someone-else' } });
+      await expect(verifier.verify(token)).rejects.toBeInstanceOf(TokenRejected);
+      await expect(verifier.verify(token)).rejects.toBeInstanceOf(TokenRejected);
+      expect(lookups()).toBe(2);
+    });
   });
 
   it('fetches keys from a JWKS URL and refetches when a rotated-in kid appears', async () => {

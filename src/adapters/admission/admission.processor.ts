@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import { advanceCheckpoint, CheckpointConflict, loadCheckpoint } from '../../projections/runner/checkpoints.js';
 import { EVENT_STORE } from '../../commands/shared/tokens.js';
-import { type EventStore, type RecordedEvent } from '../../domain/ports/event-store.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { Subscription } from '../../projections/runner/subscription.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
@@ -37,22 +37,8 @@ export class AdmissionProcessor {
       checkpoint: () => loadCheckpoint(sql, NAME),
       types: ['OccurrenceObserved'],
       handle: async (events, from, to) => {
-        // Unrelated Missions admit concurrently (AD-5); one Mission's occurrences share its budget
-        // stream, so they are decided together in acceptance order instead of racing for it.
-        const byMission = new Map<string, RecordedEvent[]>();
-        for (const e of events) {
-          if (e.type !== 'OccurrenceObserved') continue;
-          const { tenant, missionId } = e.data as { tenant: string; missionId: string };
-          const key = JSON.stringify([tenant, missionId]);
-          const queue = byMission.get(key);
-          if (queue) queue.push(e);
-          else byMission.set(key, [e]);
-        }
-        await Promise.all(
-          [...byMission.values()].map((observations) =>
-            this.commands.execute(new AdmitOccurrencesCommand(observations)),
-          ),
-        );
+        // One read and one write for the page; the handler falls back to each Mission, then each Occurrence.
+        if (events.length > 0) await this.commands.execute(new AdmitOccurrencesCommand(events));
         // Decisions are idempotent, so losing the checkpoint race to another processor only means reading it again.
         if (!(await advanceCheckpoint(sql.unflushed ?? sql, NAME, from, to))) throw new CheckpointConflict(NAME);
       },

@@ -87,7 +87,7 @@ export class BackgroundThread implements BackgroundTask {
         this.remoteFailing = message.failing;
         return;
       case 'decided':
-        return message.occurrenceIds.forEach((id) => this.notifier.decided(id));
+        return message.decisions.forEach((decision) => this.notifier.decided(decision));
       case 'wakeups':
         return message.wakeups.forEach(({ wakeup, position }) => this.wakeups?.notify(wakeup, position));
       case 'folded':

@@ -4,7 +4,7 @@ import { loadConfig } from '../config/config.js';
 import { openInfrastructure } from '../eventstore/infrastructure.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { Composition } from '../cli/composition.js';
-import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
+import { DecisionNotifier, type DecisionMade } from '../../commands/admit-occurrence/decision-notifier.js';
 import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import type { FromBackground, ToBackground } from './messages.js';
@@ -24,10 +24,10 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
   const registry = app.get(SubscriptionRegistry);
 
   // Decisions come in bursts: one message per turn of the event loop, not one per Occurrence.
-  let decided: string[] = [];
-  app.get(DecisionNotifier).onDecided((occurrenceId) => {
-    if (decided.length === 0) setImmediate(() => post({ type: 'decided', occurrenceIds: decided.splice(0) }));
-    decided.push(occurrenceId);
+  let decided: DecisionMade[] = [];
+  app.get(DecisionNotifier).onDecided((decision) => {
+    if (decided.length === 0) setImmediate(() => post({ type: 'decided', decisions: decided.splice(0) }));
+    decided.push(decision);
   });
   let wakeups: Array<{ wakeup: Wakeup; position: number }> = [];
   app.get(InProcessWakeups).onNotified((wakeup, position) => {

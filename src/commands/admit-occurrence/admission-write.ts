@@ -38,7 +38,8 @@ import {
 } from '../shared/aggregate.js';
 import type { TrustedClock } from '../shared/trusted-clock.js';
 import { appendOf, type Write } from '../shared/write-kernel.js';
-import { loadMissionSlots } from '../shared/mission-slots.js';
+import { decisionMade, type DecisionMade } from './decision-notifier.js';
+import { type LoadedMissionSlots, loadMissionSlots } from '../shared/mission-slots.js';
 
 export interface ToAdmit {
   streamId: string;
@@ -49,87 +50,131 @@ export interface ToAdmit {
 export interface Admitted {
   steps: AdmissionStep[];
   positions: readonly number[];
+  /** Each item's decision as appended, in the order given. */
+  decisions: DecisionMade[];
 }
 
 /**
  * AD-1, AD-2, AD-5: the counters are appended first, each at the revision it was read, so racing
- * admitters of one Mission serialize; then the decisions, all in one all-or-nothing write.
+ * admitters of one Mission serialize; then the decisions, all in one all-or-nothing write. Each group
+ * is one Mission's Occurrences in acceptance order; several groups share the read and the write, so
+ * they must name disjoint Triggers (the caller groups by Mission and checks).
  */
 export async function admissionWrite(
   store: EventStore,
   clock: TrustedClock,
-  items: readonly ToAdmit[],
+  groups: readonly (readonly ToAdmit[])[],
 ): Promise<Write<Admitted>> {
-  const read = await readAdmission(
+  const reads = await readAdmissions(
     store,
     clock,
-    items.map((i) => i.state.occurrence),
+    groups.map((items) => items.map((i) => i.state.occurrence)),
   );
-  const admitted = admitInOrder(
-    items.map((i) => i.state),
-    read.view,
-    {
-      budget: read.budget.state,
-      concurrency: read.slots?.state ?? initialMissionSlots,
-      overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
-    },
-  );
-  const appends = admissionAppends(read, items, admitted);
+  const decided = groups.map((items, g) => {
+    const read = reads[g]!;
+    const admitted = admitInOrder(
+      items.map((i) => i.state),
+      read.view,
+      {
+        budget: read.budget.state,
+        concurrency: read.slots?.state ?? initialMissionSlots,
+        overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
+      },
+    );
+    return { items, read, admitted, appends: admissionAppends(read, items, admitted) };
+  });
   return {
-    appends,
+    appends: decided.flatMap((d) => d.appends),
     answer: (positions) => {
-      rememberCounters(store, read, admitted.counters, appends, positions);
-      return { steps: admitted.steps, positions };
+      const steps: AdmissionStep[] = [];
+      const decisions: DecisionMade[] = [];
+      let at = 0;
+      for (const { items, read, admitted, appends } of decided) {
+        const own = positions.slice(at, (at += appends.length));
+        rememberCounters(store, read, admitted.counters, appends, own);
+        // A group's decisions are its last appends, one per item.
+        const first = appends.length - items.length;
+        items.forEach((item, i) =>
+          decisions.push(
+            decisionMade(item.state.occurrence.occurrenceId, admitted.steps[i]!.decision, own[first + i]!),
+          ),
+        );
+        steps.push(...admitted.steps);
+      }
+      return { steps, positions, decisions };
     },
   };
 }
 
-async function readAdmission(store: EventStore, clock: TrustedClock, occurrences: readonly ObservedOccurrence[]) {
-  const { tenant, missionId } = occurrences[0]!;
+/** Every group's Mission, budget window, Triggers and Sources in one round trip. */
+async function readAdmissions(
+  store: EventStore,
+  clock: TrustedClock,
+  groups: readonly (readonly ObservedOccurrence[])[],
+): Promise<AdmissionRead[]> {
   const now = (await clock.now()).toISOString();
   const windowStart = budgetWindowStart(now);
-  const budgetStreamId = budgetStream(tenant, missionId, windowStart);
-  const triggerIds = [...new Set(occurrences.map((o) => o.triggerId))];
-  const sourceIds = [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))];
-  const [[budget, mission, ...rest], overlap, slots] = await loadAggregates(store, [
-    { streamId: budgetStreamId, decider: budgetDecider },
-    { streamId: missionStream(tenant, missionId), decider: missionDecider },
-    ...triggerIds.map((id) => ({ streamId: triggerStream(tenant, id), decider: triggerDecider })),
-    ...sourceIds.map((id) => ({ streamId: sourceStream(tenant, id), decider: sourceDecider })),
-  ]).then(async (loaded) => {
-    const triggers = loaded.slice(2, 2 + triggerIds.length).map((t) => t.state as TriggerState);
-    return [
-      loaded,
-      ...(await Promise.all([
+  const plans = groups.map((occurrences) => {
+    const { tenant, missionId } = occurrences[0]!;
+    return {
+      tenant,
+      budgetStreamId: budgetStream(tenant, missionId, windowStart),
+      missionStreamId: missionStream(tenant, missionId),
+      missionId,
+      triggerIds: [...new Set(occurrences.map((o) => o.triggerId))],
+      sourceIds: [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))],
+    };
+  });
+  // Each stream once, whichever groups name it.
+  const wanted = new Map<string, Folding>();
+  for (const plan of plans) {
+    wanted.set(plan.budgetStreamId, budgetDecider);
+    wanted.set(plan.missionStreamId, missionDecider);
+    for (const id of plan.triggerIds) wanted.set(triggerStream(plan.tenant, id), triggerDecider);
+    for (const id of plan.sourceIds) wanted.set(sourceStream(plan.tenant, id), sourceDecider);
+  }
+  const streamIds = [...wanted.keys()];
+  const loaded = await loadAggregates(
+    store,
+    streamIds.map((streamId) => ({ streamId, decider: wanted.get(streamId)! })),
+  );
+  const byStream = new Map(streamIds.map((id, i) => [id, loaded[i]! as Loaded<unknown>]));
+  return Promise.all(
+    plans.map(async (plan) => {
+      const { tenant, missionId, triggerIds, sourceIds } = plan;
+      const triggers = triggerIds.map((id) => byStream.get(triggerStream(tenant, id))!.state as TriggerState);
+      const [overlap, slots] = await Promise.all([
         loadOverlap(store, tenant, triggerIds, triggers),
         takesSlotsAtAdmission(triggers) ? loadMissionSlots(store, tenant, missionId) : undefined,
-      ])),
-    ] as const;
-  });
-  const view: AdmissionView = {
-    now,
-    windowStart,
-    mission: mission!.state as MissionState,
-    triggers: new Map(triggerIds.map((id, i) => [id, rest[i]!.state as TriggerState])),
-    sources: new Map(sourceIds.map((id, i) => [id, rest[triggerIds.length + i]!.state as SourceState])),
-  };
-  return {
-    view,
-    budgetStreamId,
-    budget: budget as Loaded<BudgetState>,
-    slotStreamId: (stripe: number) => concurrencyStripeStream(tenant, missionId, stripe),
-    slots,
-    overlap,
-    overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
-  };
+      ]);
+      const view: AdmissionView = {
+        now,
+        windowStart,
+        mission: byStream.get(plan.missionStreamId)!.state as MissionState,
+        triggers: new Map(triggerIds.map((id, i) => [id, triggers[i]!])),
+        sources: new Map(sourceIds.map((id) => [id, byStream.get(sourceStream(tenant, id))!.state as SourceState])),
+      };
+      return {
+        view,
+        budgetStreamId: plan.budgetStreamId,
+        budget: byStream.get(plan.budgetStreamId)! as Loaded<BudgetState>,
+        slotStreamId: (stripe: number) => concurrencyStripeStream(tenant, missionId, stripe),
+        slots,
+        overlap,
+        overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
+      };
+    }),
+  );
 }
+
+type Folding = Parameters<typeof loadAggregates>[1][number]['decider'];
 
 /**
  * AD-2: only an opt-in `block` Trigger takes slots at admission (the others at the claim), so only its
  * admissions read the Mission's slot stripes, after the Trigger itself is known.
  */
 const takesSlotsAtAdmission = (triggers: readonly TriggerState[]): boolean =>
-  triggers.some((t) => t.status !== 'absent' && t.definition.constraints.onConcurrencyLimit === 'block');
+  triggers.some((t) => t.status !== 'absent' && !t.deleted && t.definition.constraints.onConcurrencyLimit === 'block');
 
 /**
  * BA-3: only a Trigger whose current definition skips overlaps has a marker to read, so only its
@@ -149,7 +194,15 @@ async function loadOverlap(
   return new Map(skipping.map((id, i) => [id, loaded[i]!]));
 }
 
-type AdmissionRead = Awaited<ReturnType<typeof readAdmission>>;
+interface AdmissionRead {
+  view: AdmissionView;
+  budgetStreamId: string;
+  budget: Loaded<BudgetState>;
+  slotStreamId: (stripe: number) => string;
+  slots: LoadedMissionSlots | undefined;
+  overlap: Map<string, Loaded<OverlapState>>;
+  overlapStreamId: (triggerId: string) => string;
+}
 
 function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitted: AdmittedInOrder): StreamAppend[] {
   const metadata = items.map((i) => admissionMetadata(i.state.occurrence));

@@ -42,13 +42,14 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
         return { appends: [], answer: () => ({ ...decided, position: loaded.position }) };
       }
       const admission = await admissionWrite(this.store, this.clock, [
-        { streamId: occurrenceStreamId, expected: loaded.revision, state },
+        [{ streamId: occurrenceStreamId, expected: loaded.revision, state }],
       ]);
       return {
         appends: admission.appends,
         answer: (positions) => {
-          const [step] = admission.answer(positions).steps;
-          this.notifier.decided(occurrenceId);
+          const { steps, decisions } = admission.answer(positions);
+          const step = steps[0];
+          this.notifier.decided(decisions[0]!);
           return resultOf(occurrenceId, step!, positions);
         },
       };

@@ -1,34 +1,73 @@
 import { Injectable } from '@nestjs/common';
+import type { OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
 
-/** Spares `?wait=decision` waiters re-reading on every append; another process's decisions are found by polling. */
+/** A decision as it was appended: AD-1 makes it final, so it may be answered without reading it back. */
+export interface DecisionMade {
+  occurrenceId: string;
+  status: 'admitted' | 'blocked';
+  reason: string | null;
+  executionId: string | null;
+  /** The decision event's position in the log (read-your-writes for the read models). */
+  position: number;
+}
+
+/** Enough for the decisions of a burst that land before their waiter has registered. */
+const REMEMBERED = 1_024;
+
+/**
+ * Hands `?wait=decision` waiters the decision made in this process (or its background thread) as it is
+ * committed, so they need not read the Occurrence stream; another process's decisions are found by polling.
+ */
 @Injectable()
 export class DecisionNotifier {
-  private readonly waiters = new Map<string, Set<() => void>>();
-  private readonly listeners: Array<(occurrenceId: string) => void> = [];
+  private readonly waiters = new Map<string, Set<(decision: DecisionMade) => void>>();
+  private readonly listeners: Array<(decision: DecisionMade) => void> = [];
+  /** Most recent last; a decision never changes, so what is remembered stays true. */
+  private readonly recent = new Map<string, DecisionMade>();
 
   /** Hears every decision made here (a background thread passes them on to the HTTP thread). */
-  onDecided(listener: (occurrenceId: string) => void): void {
+  onDecided(listener: (decision: DecisionMade) => void): void {
     this.listeners.push(listener);
   }
 
-  decided(occurrenceId: string): void {
-    this.listeners.forEach((listener) => listener(occurrenceId));
-    this.waiters.get(occurrenceId)?.forEach((wake) => wake());
+  decided(decision: DecisionMade): void {
+    const { occurrenceId } = decision;
+    this.recent.set(occurrenceId, decision);
+    if (this.recent.size > REMEMBERED) this.recent.delete(this.recent.keys().next().value!);
+    this.listeners.forEach((listener) => listener(decision));
+    this.waiters.get(occurrenceId)?.forEach((wake) => wake(decision));
     this.waiters.delete(occurrenceId);
   }
 
-  wait(occurrenceId: string, timeoutMs: number): Promise<void> {
+  /** The decision once made here, or null when none came within `timeoutMs` (it may be made elsewhere). */
+  wait(occurrenceId: string, timeoutMs: number): Promise<DecisionMade | null> {
+    const known = this.recent.get(occurrenceId);
+    if (known) return Promise.resolve(known);
     return new Promise((resolve) => {
       const set = this.waiters.get(occurrenceId) ?? new Set();
-      const done = () => {
+      const done = (decision: DecisionMade | null) => {
         clearTimeout(timer);
         set.delete(done);
         if (set.size === 0 && this.waiters.get(occurrenceId) === set) this.waiters.delete(occurrenceId);
-        resolve();
+        resolve(decision);
       };
-      const timer = setTimeout(done, timeoutMs);
+      const timer = setTimeout(() => done(null), timeoutMs);
       set.add(done);
       this.waiters.set(occurrenceId, set);
     });
   }
+}
+
+/** The decision an admission appended for one Occurrence, at the position the append returned. */
+export function decisionMade(
+  occurrenceId: string,
+  decision: readonly OccurrenceEvent[],
+  position: number,
+): DecisionMade {
+  const event = decision[0]!;
+  if (event.type === 'OccurrenceAdmitted')
+    return { occurrenceId, status: 'admitted', reason: null, executionId: event.data.executionId, position };
+  if (event.type === 'OccurrenceBlocked')
+    return { occurrenceId, status: 'blocked', reason: event.data.reason, executionId: null, position };
+  throw new Error(`${event.type} is not a decision`);
 }

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../shared/tokens.js';
+import { TrustedClock } from '../shared/trusted-clock.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { reject } from '../../domain/shared/result.js';
@@ -14,7 +15,10 @@ import { FireManualOccurrenceCommand, type ManualFireResult } from './fire-manua
 
 @CommandHandler(FireManualOccurrenceCommand)
 export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOccurrenceCommand> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(TrustedClock) private readonly clock: TrustedClock,
+  ) {}
 
   async execute({
     context,
@@ -39,7 +43,8 @@ export class FireManualOccurrenceHandler implements ICommandHandler<FireManualOc
       trigger: observingTrigger(trigger),
       dedupeIdentity: manualIdentity(context.tenant, trigger, idempotencyKey),
       evidence: manualEvidence(input ?? null, resourceRefs ?? []),
-      observedAt: (await this.store.now()).toISOString(),
+      // The database's clock without a round trip of its own (SC-6), as the ingress reads it.
+      observedAt: (await this.clock.now()).toISOString(),
     });
     const observation = await observe(this.store, observed, metadataOf(context));
     // Whoever observed first fixed the payload; another payload under the identity starts nothing (OC-4).

@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE } from '../shared/tokens.js';
+import { CAPABILITIES_TOKEN, EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { notFound } from '../../domain/shared/errors.js';
 import { triggerStream } from '../../domain/shared/ids.js';
@@ -13,7 +13,10 @@ import { SetTriggerEnabledCommand } from './set-trigger-enabled.command.js';
 
 @CommandHandler(SetTriggerEnabledCommand)
 export class SetTriggerEnabledHandler implements ICommandHandler<SetTriggerEnabledCommand> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CAPABILITIES_TOKEN) private readonly capabilities: readonly string[],
+  ) {}
 
   async execute({ context, triggerId, enabled, body }: SetTriggerEnabledCommand): Promise<TriggerRevisionResult> {
     const trigger = await currentTrigger(this.store, context.tenant, triggerId);
@@ -33,6 +36,7 @@ export class SetTriggerEnabledHandler implements ICommandHandler<SetTriggerEnabl
         actor: context.actor,
         at: (await this.store.now()).toISOString(),
         mission,
+        capabilities: this.capabilities,
       },
       metadataOf(context),
     );

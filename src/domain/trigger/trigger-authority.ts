@@ -3,9 +3,9 @@ import type { FieldError } from '../shared/result.js';
 import { uncoveredScopes } from '../shared/scopes.js';
 import type { MissionGrants } from '../mission/mission-grants.js';
 import type { TriggerConstraints } from './trigger-blocks.js';
-import type { TriggerType, ValidatedTriggerDefinition } from './trigger-definition.js';
+import { DEFAULT_WINDOW_SECONDS, type TriggerType, type ValidatedTriggerDefinition } from './trigger-definition.js';
 
-/** CP-1 capability names a deployment can claim. */
+/** CP-1 capability ids a deployment can claim (api.md), plus the one entry below that has no listed id. */
 export const CAPABILITIES = {
   manual: 'wf.manual-initiation',
   schedule: 'wf.scheduled-initiation',
@@ -13,24 +13,53 @@ export const CAPABILITIES = {
   poll: 'wf.polling-initiation',
   batching: 'wf.batching',
   coalescing: 'wf.coalescing',
+  guards: 'wf.guards',
+  prefilters: 'wf.prefilters',
+  overlap: 'wf.overlap',
+  causality: 'wf.causality',
+  subscriptions: 'wf.subscriptions',
+  /**
+   * DD-4 `dedupe.windowSeconds` other than the default: api.md lists no id for it, yet a window that is
+   * accepted and never honoured is exactly what CP-1 forbids, so it is refused under this id until it is.
+   */
+  dedupeWindows: 'wf.dedupe-windows',
 } as const;
 
 const TYPE_CAPABILITY: Readonly<Record<TriggerType, string>> = CAPABILITIES;
 
-export function requiredCapabilities(
-  definition: Pick<ValidatedTriggerDefinition, 'type' | 'batch' | 'coalesce'>,
-): { capability: string; pointer: string }[] {
-  const needed = [{ capability: TYPE_CAPABILITY[definition.type], pointer: '/type' }];
-  if (definition.batch) needed.push({ capability: CAPABILITIES.batching, pointer: '/batch' });
-  if (definition.coalesce.length > 0) needed.push({ capability: CAPABILITIES.coalescing, pointer: '/coalesce' });
+/** The parts of a definition that can need a capability beyond its type's. */
+export type CapabilityRelevant = Pick<
+  ValidatedTriggerDefinition,
+  'type' | 'batch' | 'coalesce' | 'guard' | 'prefilters' | 'overlap' | 'queueByPointer' | 'causality' | 'dedupe'
+>;
+
+export interface CapabilityNeed {
+  capability: string;
+  pointer: string;
+}
+
+/**
+ * CP-1: every entry of the definition and the capability it needs, in body order. A member left at its
+ * default (`overlap: "allow"`, no `queueByPointer`, the default dedupe window, empty lists) needs nothing.
+ */
+export function requiredCapabilities(definition: CapabilityRelevant): CapabilityNeed[] {
+  const needed: CapabilityNeed[] = [{ capability: TYPE_CAPABILITY[definition.type], pointer: '/type' }];
+  const need = (capability: string, pointer: string) => needed.push({ capability, pointer });
+  if (definition.dedupe.windowSeconds !== DEFAULT_WINDOW_SECONDS)
+    need(CAPABILITIES.dedupeWindows, '/dedupe/windowSeconds');
+  definition.coalesce.forEach((_, index) => need(CAPABILITIES.coalescing, `/coalesce/${index}`));
+  if (definition.batch) need(CAPABILITIES.batching, '/batch');
+  if (definition.overlap !== 'allow') need(CAPABILITIES.overlap, '/overlap');
+  // AD-5 resource lanes are specified with overlap (api.md "overlap" block), so they share its capability.
+  if (definition.queueByPointer !== null) need(CAPABILITIES.overlap, '/queueByPointer');
+  if (definition.guard) need(CAPABILITIES.guards, '/guard');
+  definition.prefilters.forEach((_, index) => need(CAPABILITIES.prefilters, `/prefilters/${index}`));
+  if (definition.causality) need(CAPABILITIES.causality, '/causality');
   return needed;
 }
 
-/** CP-1: each capability the definition needs and the deployment does not claim. */
-export function unsupportedCapabilities(
-  definition: Pick<ValidatedTriggerDefinition, 'type' | 'batch' | 'coalesce'>,
-  claimed: readonly string[],
-): { capability: string; pointer: string }[] {
+/** CP-1: each entry needing a capability the deployment does not claim (a revision is then refused whole). */
+export function unsupportedCapabilities(definition: CapabilityRelevant, claimed: readonly string[]): CapabilityNeed[] {
   return requiredCapabilities(definition).filter(({ capability }) => !claimed.includes(capability));
 }
 

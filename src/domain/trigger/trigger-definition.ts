@@ -100,7 +100,8 @@ const DEFINITION_KEYS = [
 ];
 /** Members of the PUT body that are not definition content; tolerated and ignored here. */
 const ENVELOPE_KEYS = ['expectedRevision', 'reason', 'triggerId'];
-const DEFAULT_WINDOW_SECONDS = 604_800;
+/** DD-4: the dedupe window a definition gets when it declares none. */
+export const DEFAULT_WINDOW_SECONDS = 604_800;
 
 /** Validates a PUT /v1/triggers body (422 `invalid_definition`); pointers are relative to the body root. */
 export function validateTriggerDefinition(raw: unknown): Validation<ValidatedTriggerDefinition> {

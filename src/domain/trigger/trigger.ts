@@ -4,7 +4,12 @@ import { IllegalStateError } from '../shared/errors.js';
 import { isRejection, reject, type Rejection } from '../shared/result.js';
 import { isTerminalMissionState } from '../mission/mission-grants.js';
 import type { DefinedMission, MissionState } from '../mission/mission.js';
-import { authorityWidening, resolveConstraints, unsupportedCapabilities } from './trigger-authority.js';
+import {
+  authorityWidening,
+  resolveConstraints,
+  unsupportedCapabilities,
+  type CapabilityRelevant,
+} from './trigger-authority.js';
 import { validateTriggerDefinition, withDeliveryDefaults, type TriggerDefinition } from './trigger-definition.js';
 
 /** SC-1/SC-7: data versions pinned when a schedule revision is activated. */
@@ -56,6 +61,8 @@ export interface SetTriggerEnabled extends TriggerCommandBase {
   enabled: boolean;
   /** Current state of the bound Mission; enabling needs a Mission that is not terminal. */
   mission: MissionState;
+  /** CP-1: enabling a revision stored before its blocks were refused would run them ignored, so it is refused. */
+  capabilities: readonly string[];
 }
 
 /** Delete a Trigger: later occurrences bound to it are blocked with `trigger_deleted`. */
@@ -155,6 +162,21 @@ function liveMission(
   });
 }
 
+/** CP-1: one error per entry needing an unclaimed capability; null when the deployment claims them all. */
+function capabilityUnsupported(
+  definition: CapabilityRelevant,
+  claimed: readonly string[],
+): Rejection<'capability_unsupported'> | null {
+  const unsupported = unsupportedCapabilities(definition, claimed);
+  if (unsupported.length === 0) return null;
+  const errors = unsupported.map(({ capability, pointer }) => ({
+    pointer,
+    message: `needs capability ${capability}, which this deployment does not claim`,
+  }));
+  const capabilities = [...new Set(unsupported.map((u) => u.capability))];
+  return reject('capability_unsupported', { detail: `unsupported capabilities: ${capabilities.join(', ')}`, errors });
+}
+
 /**
  * An unchanged definition returns [], so re-applying a file never resets the dedupe namespace; a re-created
  * Trigger continues its revisions and epoch, so old external events still do not replay (TR-5).
@@ -167,17 +189,8 @@ export function reviseTrigger(command: ReviseTrigger, state: TriggerState): Trig
   const submitted = validated.value;
   const mission = liveMission(command.mission, command.tenant, submitted.missionId);
   if (isRejection(mission)) return mission;
-  const unsupported = unsupportedCapabilities(submitted, command.capabilities);
-  if (unsupported.length > 0) {
-    const errors = unsupported.map(({ capability, pointer }) => ({
-      pointer,
-      message: `needs capability ${capability}, which this deployment does not claim`,
-    }));
-    return reject('capability_unsupported', {
-      detail: `unsupported capabilities: ${unsupported.map((u) => u.capability).join(', ')}`,
-      errors,
-    });
-  }
+  const unsupported = capabilityUnsupported(submitted, command.capabilities);
+  if (unsupported) return unsupported;
   const definition: TriggerDefinition = {
     ...submitted,
     constraints: resolveConstraints(submitted.constraints, mission.grants),
@@ -206,7 +219,7 @@ export function reviseTrigger(command: ReviseTrigger, state: TriggerState): Trig
   ];
 }
 
-/** Enabling re-checks the Mission; disabling never needs permission. Same value: []. */
+/** Enabling re-checks the Mission and the capabilities; disabling never needs permission. Same value: []. */
 export function setTriggerEnabled(command: SetTriggerEnabled, state: TriggerState): TriggerDecision {
   if (state.status === 'absent') return reject('trigger_not_found');
   if (state.deleted) return reject('trigger_deleted', { currentRevision: state.revision });
@@ -216,6 +229,8 @@ export function setTriggerEnabled(command: SetTriggerEnabled, state: TriggerStat
   if (command.enabled) {
     const mission = liveMission(command.mission, command.tenant, state.definition.missionId);
     if (isRejection(mission)) return mission;
+    const unsupported = capabilityUnsupported(state.definition, command.capabilities);
+    if (unsupported) return unsupported;
   }
   const { tenant, triggerId, reason, actor, at } = command;
   const definition = { ...state.definition, enabled: command.enabled };

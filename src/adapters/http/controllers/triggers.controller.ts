@@ -48,6 +48,7 @@ export class TriggersController {
   @Post(':triggerId/enable')
   @HttpCode(200)
   @RequireScope('triggers:write')
+  @Problems([409, 'revision_conflict, mission_terminal'], [422, 'capability_unsupported, mission_not_found'])
   enable(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReasonDto) {
     return this.commands.execute(new SetTriggerEnabledCommand(context, triggerId, true, body ?? {}));
   }

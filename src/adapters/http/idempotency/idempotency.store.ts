@@ -1,4 +1,5 @@
 import type { SqlClient } from '../../../projections/sql-client.js';
+import { StatementBatcher } from '../../eventstore/sql/statement-batcher.js';
 
 export type KeyClaim =
   | { kind: 'claimed' }
@@ -13,23 +14,45 @@ export interface KeyRequest {
   fingerprint: string;
 }
 
+interface Answer {
+  request: KeyRequest;
+  status: number;
+  body: unknown;
+}
+
 const LEASE_SECONDS = 60;
 
-/** SEC-3 key records in PostgreSQL; uniqueness of (tenant, key) decides racing first uses. */
+const CLAIM_SQL = `INSERT INTO idempotency_keys (tenant, key, operation, fingerprint, state, lease_until, expires_at)
+  SELECT u.tenant, u.key, u.operation, u.fingerprint, 'in_flight',
+         now() + make_interval(secs => $5::int), now() + make_interval(hours => $6::int)
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(tenant, key, operation, fingerprint)
+  ON CONFLICT (tenant, key) DO NOTHING
+  RETURNING tenant, key`;
+
+const COMPLETE_SQL = `UPDATE idempotency_keys k SET state = 'done', response_status = u.status, response_body = u.body::jsonb
+   FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[]) AS u(tenant, key, fingerprint, status, body)
+  WHERE k.tenant = u.tenant AND k.key = u.key AND k.fingerprint = u.fingerprint`;
+
+const unreachable = (error: unknown) => (error as { name?: string } | null)?.name === 'StoreUnavailable';
+
+const keyOf = ({ tenant, key }: Pick<KeyRequest, 'tenant' | 'key'>) => JSON.stringify([tenant, key]);
+
+/**
+ * SEC-3 key records in PostgreSQL; uniqueness of (tenant, key) decides racing first uses. The claims and the
+ * answers of requests that arrive together share one statement (and its commit) each: two of the three commits
+ * of a manual fire were these.
+ */
 export class IdempotencyStore {
+  private readonly claims = new StatementBatcher<KeyRequest, boolean>((batch) => this.insertClaims(batch));
+  private readonly answers = new StatementBatcher<Answer, void>((batch) => this.storeAnswers(batch));
+
   constructor(
     private readonly sql: SqlClient,
     private readonly retentionHours: number,
   ) {}
 
   async claim(request: KeyRequest): Promise<KeyClaim> {
-    const inserted = await this.sql.query(
-      `INSERT INTO idempotency_keys (tenant, key, operation, fingerprint, state, lease_until, expires_at)
-       VALUES ($1, $2, $3, $4, 'in_flight', now() + make_interval(secs => $5), now() + make_interval(hours => $6))
-       ON CONFLICT (tenant, key) DO NOTHING`,
-      [request.tenant, request.key, request.operation, request.fingerprint, LEASE_SECONDS, this.retentionHours],
-    );
-    if (inserted.rowCount === 1) return { kind: 'claimed' };
+    if (await this.claims.submit(request)) return { kind: 'claimed' };
     const { rows } = await this.sql.query<{
       fingerprint: string;
       state: string;
@@ -50,12 +73,8 @@ export class IdempotencyStore {
     return { kind: 'in_flight' };
   }
 
-  async complete(request: KeyRequest, status: number, body: unknown): Promise<void> {
-    await this.sql.query(
-      `UPDATE idempotency_keys SET state = 'done', response_status = $3, response_body = $4::jsonb
-        WHERE tenant = $1 AND key = $2 AND fingerprint = $5`,
-      [request.tenant, request.key, status, JSON.stringify(body ?? null), request.fingerprint],
-    );
+  complete(request: KeyRequest, status: number, body: unknown): Promise<void> {
+    return this.answers.submit({ request, status, body });
   }
 
   /** A request that failed before or without effect stores nothing, so a corrected request may reuse the key. */
@@ -71,6 +90,56 @@ export class IdempotencyStore {
       `DELETE FROM idempotency_keys WHERE expires_at < now() AND state = 'done'`,
     );
     return rowCount;
+  }
+
+  /** true: this request claimed its key. A key twice in one batch is sent once: the later request finds it in flight. */
+  private async insertClaims(batch: readonly KeyRequest[]): Promise<boolean[]> {
+    const first = new Map<string, KeyRequest>();
+    for (const request of batch) if (!first.has(keyOf(request))) first.set(keyOf(request), request);
+    const sent = [...first.values()];
+    let rows: Array<{ tenant: string; key: string }>;
+    try {
+      ({ rows } = await this.sql.query<{ tenant: string; key: string }>({
+        name: 'reveille_claim_keys',
+        text: CLAIM_SQL,
+        values: [
+          sent.map((r) => r.tenant),
+          sent.map((r) => r.key),
+          sent.map((r) => r.operation),
+          sent.map((r) => r.fingerprint),
+          LEASE_SECONDS,
+          this.retentionHours,
+        ],
+      }));
+    } catch (error) {
+      // One bad row must not fail its neighbours: each gets its own answer. An unreachable store fails them all.
+      if (batch.length === 1 || unreachable(error)) throw error;
+      return Promise.all(batch.map(async (request) => (await this.insertClaims([request]))[0]!));
+    }
+    const claimed = new Set(rows.map(keyOf));
+    return batch.map((request) => first.get(keyOf(request)) === request && claimed.has(keyOf(request)));
+  }
+
+  private async storeAnswers(batch: readonly Answer[]): Promise<void[]> {
+    // Only the claimer answers, so a key comes once; were it twice, one UPDATE could not apply both.
+    const unique = [...new Map(batch.map((a) => [keyOf(a.request), a])).values()];
+    try {
+      await this.sql.query({
+        name: 'reveille_answer_keys',
+        text: COMPLETE_SQL,
+        values: [
+          unique.map((a) => a.request.tenant),
+          unique.map((a) => a.request.key),
+          unique.map((a) => a.request.fingerprint),
+          unique.map((a) => a.status),
+          unique.map((a) => JSON.stringify(a.body ?? null)),
+        ],
+      });
+    } catch (error) {
+      if (batch.length === 1 || unreachable(error)) throw error;
+      await Promise.all(batch.map((answer) => this.storeAnswers([answer])));
+    }
+    return batch.map(() => undefined);
   }
 
   private async takeOver(request: KeyRequest): Promise<boolean> {

@@ -1,0 +1,188 @@
+import type { NewEvent } from '../../src/domain/ports/event-store.js';
+import { triggerStream } from '../../src/domain/shared/ids.js';
+import { isRejection } from '../../src/domain/shared/result.js';
+import { CAPABILITIES } from '../../src/domain/trigger/trigger-authority.js';
+import { initialTriggerState, triggerDecider } from '../../src/domain/trigger/trigger.js';
+import { newKey, startTestApp, type TestApp } from '../support/app.js';
+import { missionGrants } from '../support/grants.js';
+
+const TENANT = 'tenant-a';
+const grants = missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 10 });
+
+/** Every block a Trigger may carry whose behaviour this deployment does not implement, on a manual Trigger. */
+const UNIMPLEMENTED = {
+  dedupe: { windowSeconds: 3600 },
+  coalesce: [
+    { match: { pointer: '/kind', equals: 'sample' }, mode: 'latest', windowMs: 5000 },
+    { match: { pointer: '/kind', equals: 'tick' }, mode: 'latest', windowMs: 5000 },
+  ],
+  batch: { size: 10, maxWaitMs: 60000 },
+  guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }] },
+  prefilters: [
+    { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
+    { id: 'relevant', version: 1, pointer: '/kind', in: ['a'] },
+  ],
+  causality: { maxDepth: 2 },
+};
+
+describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
+  let t: TestApp;
+  let n = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp('postgres', { autostart: false });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  async function mission(): Promise<string> {
+    n += 1;
+    const missionId = `m-cap-${n}`;
+    const put = await t.request({
+      method: 'PUT',
+      url: `/v1/missions/${missionId}`,
+      key: newKey(),
+      body: { state: 'active', grants },
+    });
+    expect(put.status).toBe(200);
+    return missionId;
+  }
+
+  const putTrigger = (triggerId: string, body: Record<string, unknown>) =>
+    t.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body });
+
+  it('CP-1 GET /v1/capabilities lists exactly the capabilities this deployment meets', async () => {
+    const response = await t.request({ method: 'GET', url: '/v1/capabilities' });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      capabilities: ['wf.manual-initiation', 'wf.external-event-initiation', 'wf.scheduled-initiation', 'wf.overlap'],
+    });
+  });
+
+  it('CP-1 BA-1 BA-2 AD-4 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+    const missionId = await mission();
+    const response = await putTrigger('t-cap-every', {
+      expectedRevision: 0,
+      missionId,
+      type: 'manual',
+      ...UNIMPLEMENTED,
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.code).toBe('capability_unsupported');
+    expect(response.body.errors).toEqual(
+      [
+        ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
+        ['/coalesce/0', 'wf.coalescing'],
+        ['/coalesce/1', 'wf.coalescing'],
+        ['/batch', 'wf.batching'],
+        ['/guard', 'wf.guards'],
+        ['/prefilters/0', 'wf.prefilters'],
+        ['/prefilters/1', 'wf.prefilters'],
+        ['/causality', 'wf.causality'],
+      ].map(([pointer, capability]) => ({
+        pointer,
+        message: `needs capability ${capability}, which this deployment does not claim`,
+      })),
+    );
+    // Nothing was recorded: the Trigger does not exist.
+    expect((await t.request({ method: 'GET', url: '/v1/triggers/t-cap-every' })).status).toBe(404);
+  });
+
+  it.each(Object.entries(UNIMPLEMENTED))('CP-1 the %s block alone is refused', async (block, value) => {
+    const missionId = await mission();
+    const response = await putTrigger(`t-cap-${block}`, { missionId, type: 'manual', [block]: value });
+    expect(response.status).toBe(422);
+    expect(response.body.code).toBe('capability_unsupported');
+    expect(response.body.errors.length).toBeGreaterThan(0);
+    for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
+  });
+
+  it('CP-1 BA-3 AD-5 overlap skip, resource lanes and every default written out are accepted', async () => {
+    const missionId = await mission();
+    const response = await putTrigger('t-cap-ok', {
+      missionId,
+      type: 'manual',
+      overlap: 'skip',
+      queueByPointer: '/resource/id',
+      dedupe: { windowSeconds: 604800 },
+      coalesce: [],
+      prefilters: [],
+      guard: null,
+      batch: null,
+      causality: null,
+    });
+    expect(response.status).toBe(200);
+    expect((await t.request({ method: 'GET', url: '/v1/triggers/t-cap-ok' })).body).toMatchObject({
+      overlap: 'skip',
+      queueByPointer: '/resource/id',
+    });
+  });
+
+  it('CP-1 a revision stored before the refusal keeps loading; it may be disabled, not enabled again', async () => {
+    const missionId = await mission();
+    const triggerId = 't-cap-stored';
+    await t.infra.store.append(triggerStream(TENANT, triggerId), [storedWithGuard(triggerId, missionId)], 'no_stream');
+    await t.catchUp();
+
+    const read = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}` });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ revision: 1, guard: { pointer: '/action', equals: 'opened' } });
+    const revisions = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}/revisions` });
+    expect(revisions.status).toBe(200);
+    expect(revisions.body.items).toHaveLength(1);
+
+    const disabled = await t.request({
+      method: 'POST',
+      url: `/v1/triggers/${triggerId}/disable`,
+      key: newKey(),
+      body: { reason: 'guard not implemented' },
+    });
+    expect(disabled.status).toBe(200);
+    const enabled = await t.request({
+      method: 'POST',
+      url: `/v1/triggers/${triggerId}/enable`,
+      key: newKey(),
+      body: { reason: 'try again' },
+    });
+    expect(enabled.status).toBe(422);
+    expect(enabled.body).toMatchObject({
+      code: 'capability_unsupported',
+      errors: [{ pointer: '/guard', message: 'needs capability wf.guards, which this deployment does not claim' }],
+    });
+    // A new revision must drop the block to be accepted.
+    const revised = await putTrigger(triggerId, { missionId, type: 'manual', enabled: true });
+    expect(revised.status).toBe(200);
+    expect(revised.body.revision).toBe(3);
+  });
+});
+
+/** A TriggerRevised with a guard, as a deployment that accepted guards would have recorded it. */
+function storedWithGuard(triggerId: string, missionId: string): NewEvent {
+  const at = '2026-03-01T10:00:00.000Z';
+  const decision = triggerDecider.decide(
+    {
+      type: 'ReviseTrigger',
+      tenant: TENANT,
+      triggerId,
+      definition: { missionId, type: 'manual', guard: { pointer: '/action', equals: 'opened' } },
+      reason: 'recorded before CP-1 refused guards',
+      actor: 'svc-test',
+      at,
+      mission: {
+        status: 'defined',
+        tenant: TENANT,
+        missionId,
+        revision: 1,
+        state: 'active',
+        grants: { ...grants, classification: 'internal' },
+        updatedAt: at,
+      },
+      capabilities: Object.values(CAPABILITIES),
+      pins: { tzdataVersion: 'test' },
+    },
+    initialTriggerState,
+  );
+  if (isRejection(decision) || decision[0]?.type !== 'TriggerRevised') throw new Error(JSON.stringify(decision));
+  return { type: 'TriggerRevised', data: decision[0].data, metadata: { tenant: TENANT, actor: 'svc-test' } };
+}
