@@ -22,6 +22,9 @@ export class BackgroundThread implements BackgroundTask {
   private problem: string | null = 'starting';
   private remoteFailing: Array<{ name: string; error: string }> = [];
   remoteTasks: string[] = [];
+  /** The event types appended since the last 'appended' message; null when an append named none. */
+  private appendedTypes: Set<string> | null = new Set();
+  private listening = false;
 
   constructor(
     private readonly signal: AppendSignal,
@@ -92,11 +95,20 @@ export class BackgroundThread implements BackgroundTask {
     }
   }
 
-  /** Appends in one burst share one message. */
+  /** Appends in one burst share one message, naming every event type they appended (the worker's waiters filter by type). */
   private async forwardAppends(): Promise<void> {
+    if (!this.listening) {
+      this.listening = true;
+      this.signal.onNotify((appended) => {
+        if (!appended) this.appendedTypes = null;
+        else appended.forEach((type) => this.appendedTypes?.add(type));
+      });
+    }
     while (!this.stopping) {
       await this.signal.wait(1_000);
-      this.send({ type: 'appended' });
+      const types = this.appendedTypes;
+      this.appendedTypes = new Set();
+      this.send({ type: 'appended', ...(types ? { types: [...types] } : {}) });
     }
   }
 

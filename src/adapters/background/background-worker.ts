@@ -47,7 +47,7 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
   }, 1_000);
 
   port.on('message', async (message: ToBackground) => {
-    if (message.type === 'appended') return signal.notify();
+    if (message.type === 'appended') return signal.notify(message.types);
     clearInterval(health);
     await app.close();
     await infra.close();

@@ -1,4 +1,5 @@
-export type ToBackground = { type: 'appended' } | { type: 'stop' };
+/** `types`: the event types appended since the last message; absent when any append's types were unknown. */
+export type ToBackground = { type: 'appended'; types?: string[] } | { type: 'stop' };
 
 import type { Wakeup } from '../../domain/execution/wakeup.js';
 import type { DecisionMade } from '../../commands/admit-occurrence/decision-notifier.js';

@@ -28,6 +28,8 @@ export async function claimExecution(
   context: CommandContext,
   executionId: string,
   consumerId: string,
+  /** The execution's Mission when the caller knows it (claim-next's candidate): its slots are read with it. */
+  missionHint?: string,
 ): Promise<ClaimResult> {
   // The database's clock without a round trip of its own (SC-6): a claim is on every delivery's path.
   const at = (await clock.now()).toISOString();
@@ -36,6 +38,7 @@ export async function claimExecution(
     context.tenant,
     { type: 'ClaimExecution', executionId, consumerId, at },
     metadataOf(context, executionId),
+    missionHint,
   );
   if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
   return {

@@ -63,7 +63,7 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
       if (fullMissions.has(missionId)) continue;
       this.inFlight.add(executionId);
       try {
-        return await claimExecution(this.store, this.clock, context, executionId, consumerId);
+        return await claimExecution(this.store, this.clock, context, executionId, consumerId, missionId);
       } catch (error) {
         // The retry policy gave up on this execution or its slot stripe: that says nothing about the Mission's room
         // (only `concurrency_limit`, decided from a fresh read, does), so the next candidate is still tried.

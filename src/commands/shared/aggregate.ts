@@ -1,4 +1,4 @@
-import type { EventMetadata, EventStore, NewEvent, RecordedEvent } from '../../domain/ports/event-store.js';
+import type { EventMetadata, EventStore, NewEvent, RecordedEvent, StreamRead } from '../../domain/ports/event-store.js';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
 import { aggregateCache, remember } from './aggregate-cache.js';
 
@@ -51,6 +51,22 @@ export async function loadAggregates<T extends readonly { streamId: string; deci
     wanted.map((w, i) => ({ streamId: w.streamId, fromRevision: (cached[i]?.revision ?? -1) + 1 })),
   );
   return wanted.map((w, i) => fold(store, w.streamId, w.decider, cached[i], read[i]!)) as never;
+}
+
+/** Reads for aggregates read together with other streams: each from its cached revision on, folded by `foldRead`. */
+export function cachedRead(store: EventStore, streamId: string): StreamRead {
+  const cached = aggregateCache(store).get(streamId);
+  return { streamId, fromRevision: (cached?.revision ?? -1) + 1 };
+}
+
+/** Folds what `cachedRead`'s request returned onto the cached state. */
+export function foldRead<S, E extends DomainEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: Folding<S, E>,
+  events: RecordedEvent[],
+): Loaded<S> {
+  return fold(store, streamId, decider, aggregateCache(store).get(streamId) as Loaded<S> | undefined, events);
 }
 
 function fold<S, E extends DomainEvent>(

@@ -1,4 +1,10 @@
-import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports/event-store.js';
+import type {
+  EventMetadata,
+  EventStore,
+  RecordedEvent,
+  StreamAppend,
+  StreamRead,
+} from '../../domain/ports/event-store.js';
 import { notFound } from '../../domain/shared/errors.js';
 import { overlapDecider } from '../../domain/admission/index.js';
 import {
@@ -16,7 +22,7 @@ import {
 import { claimLimits, type ClaimLimits } from '../../domain/execution/claim-limits.js';
 import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
 import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
-import { slotRelease, slotTake } from './mission-slots.js';
+import { cachedSlotReads, endStripeLeases, type LoadedMissionSlots, slotRelease, slotTake } from './mission-slots.js';
 import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
 import { accepted, appendOf, write } from './write-kernel.js';
 
@@ -44,14 +50,92 @@ export function requestView(request: ExecutionRequest): RequestView {
   return { ...fields, limits: claimLimits(request.delivery) } as RequestView;
 }
 
-/** One round trip where the store reads several streams together: every claim and completion loads both. */
-function readBoth(store: EventStore, first: string, second: string) {
-  if (store.readStreams)
-    return store.readStreams([
-      { streamId: first, fromRevision: 0 },
-      { streamId: second, fromRevision: 0 },
-    ]);
-  return Promise.all([store.readStream(first), store.readStream(second)]);
+/** Where the store reads several streams together, one round trip for all of `reads`. */
+function readTogether(store: EventStore, reads: readonly StreamRead[]): Promise<RecordedEvent[][]> {
+  if (store.readStreams) return store.readStreams(reads);
+  return Promise.all(reads.map((r) => store.readStream(r.streamId, { fromRevision: r.fromRevision })));
+}
+
+/** An execution's admission never changes: its request, when it was decided, and where it was recorded. */
+interface Admission {
+  request: ExecutionRequest;
+  decidedAt: string;
+  position: number;
+}
+
+const MAX_ADMISSIONS = 20_000;
+/** Per store, least recently used first: a completion finds what its claim read, and reads no Occurrence stream. */
+const admissions = new WeakMap<EventStore, Map<string, Admission>>();
+
+function admissionsOf(store: EventStore): Map<string, Admission> {
+  let known = admissions.get(store);
+  if (!known) admissions.set(store, (known = new Map()));
+  return known;
+}
+
+function rememberAdmission(store: EventStore, executionId: string, admission: Admission): void {
+  const known = admissionsOf(store);
+  known.delete(executionId);
+  known.set(executionId, admission);
+  if (known.size > MAX_ADMISSIONS) known.delete(known.keys().next().value!);
+}
+
+function admissionIn(occurrence: readonly RecordedEvent[], executionId: string): Admission | undefined {
+  const admitted = occurrence.find(
+    (e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId,
+  );
+  const data = admitted?.data as OccurrenceAdmitted['data'] | undefined;
+  return admitted && data?.request
+    ? { request: data.request, decidedAt: data.decidedAt, position: admitted.position }
+    : undefined;
+}
+
+interface LoadedForTransition {
+  loaded: Loaded<KnownExecution>;
+  /** The Mission's slot stripes, when they could be read in the same round trip. */
+  slots?: LoadedMissionSlots;
+}
+
+/**
+ * One round trip: the execution's lifecycle, its admission unless known here, and its Mission's slot stripes when the
+ * Mission is known beforehand (from the admission, or `missionHint`, e.g. claim-next's candidate) and its stripes are
+ * cached. Another tenant's execution does not exist for the caller.
+ */
+async function loadForTransition(
+  store: EventStore,
+  tenant: string,
+  executionId: string,
+  missionHint?: string,
+): Promise<LoadedForTransition> {
+  const occurrenceId = occurrenceIdOf(executionId);
+  if (occurrenceId === null) throw notFound('No such execution.');
+  const known = admissionsOf(store).get(executionId);
+  if (known && known.request.tenant !== tenant) throw notFound('No such execution.');
+  const missionId = known?.request.missionId ?? missionHint;
+  const slotReads = missionId === undefined ? undefined : cachedSlotReads(store, tenant, missionId);
+  const reads: StreamRead[] = [
+    ...(known ? [] : [{ streamId: occurrenceStream(occurrenceId), fromRevision: 0 }]),
+    { streamId: executionStream(executionId), fromRevision: 0 },
+    ...(slotReads?.reads ?? []),
+  ];
+  const read = await readTogether(store, reads);
+  const admission = known ?? admissionIn(read[0] ?? [], executionId);
+  const lifecycle = read[known ? 0 : 1] ?? [];
+  if (!admission || admission.request.tenant !== tenant) throw notFound('No such execution.');
+  if (!known) rememberAdmission(store, executionId, admission);
+  const { request, decidedAt } = admission;
+  const decider = executionDeciderFor(request, decidedAt);
+  const last = lifecycle[lifecycle.length - 1];
+  const loaded = {
+    state: lifecycle.reduce(
+      (state, e) => decider.evolve(state, asDomainEvent<ExecutionEvent>(e)),
+      decider.initialState,
+    ) as KnownExecution,
+    revision: last?.revision ?? -1,
+    position: last?.position ?? admission.position,
+  };
+  const slots = slotReads && request.missionId === missionId ? slotReads.finish(read.slice(known ? 1 : 2)) : undefined;
+  return { loaded, ...(slots ? { slots } : {}) };
 }
 
 /** Another tenant's execution does not exist for the caller. */
@@ -60,28 +144,7 @@ export async function loadExecution(
   tenant: string,
   executionId: string,
 ): Promise<Loaded<KnownExecution>> {
-  const occurrenceId = occurrenceIdOf(executionId);
-  if (occurrenceId === null) throw notFound('No such execution.');
-  const [occurrence = [], lifecycle = []] = await readBoth(
-    store,
-    occurrenceStream(occurrenceId),
-    executionStream(executionId),
-  );
-  const admitted = occurrence.find(
-    (e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId,
-  );
-  const request = (admitted?.data as OccurrenceAdmitted['data'] | undefined)?.request;
-  if (!admitted || !request || request.tenant !== tenant) throw notFound('No such execution.');
-  const decider = executionDeciderFor(request, (admitted.data as OccurrenceAdmitted['data']).decidedAt);
-  const last = lifecycle[lifecycle.length - 1];
-  return {
-    state: lifecycle.reduce(
-      (state, e) => decider.evolve(state, asDomainEvent<ExecutionEvent>(e)),
-      decider.initialState,
-    ) as KnownExecution,
-    revision: last?.revision ?? -1,
-    position: last?.position ?? admitted.position,
-  };
+  return (await loadForTransition(store, tenant, executionId)).loaded;
 }
 
 /**
@@ -95,24 +158,28 @@ export function transitionExecution(
   tenant: string,
   command: ExecutionCommand,
   metadata: EventMetadata,
+  missionHint?: string,
 ): Promise<{ state: KnownExecution; events: ExecutionEvent[]; position: number }> {
+  const leases: string[] = [];
   return write(store, async () => {
-    const loaded = await loadExecution(store, tenant, command.executionId);
+    endStripeLeases(leases);
+    const { loaded, slots } = await loadForTransition(store, tenant, command.executionId, missionHint);
     const events = accepted(decideExecution(command, loaded.state));
     const after = events.reduce(evolveExecution, loaded.state);
     const appends: StreamAppend[] = [];
     if (events.length > 0) appends.push(appendOf(executionStream(command.executionId), events, metadata, loaded));
     const { request } = loaded.state;
     const slot = slotChange(loaded.state, after);
-    if (slot && 'take' in slot) appends.push(await slotTake(store, request, command.at, metadata));
-    if (slot && 'release' in slot) appends.push(await slotRelease(store, request, slot.release, command.at, metadata));
+    if (slot && 'take' in slot) appends.push(await slotTake(store, request, command.at, metadata, leases, slots));
+    if (slot && 'release' in slot)
+      appends.push(await slotRelease(store, request, slot.release, command.at, metadata, leases, slots));
     const overlap = overlapChange(loaded.state, after);
     if (overlap) appends.push(...(await overlapMove(store, after, overlap, command.at, metadata)));
     return {
       appends,
       answer: ([position]) => ({ state: after, events, position: position ?? loaded.position }),
     };
-  });
+  }).finally(() => endStripeLeases(leases));
 }
 
 /**

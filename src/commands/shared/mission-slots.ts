@@ -9,11 +9,17 @@ import {
   stripeOf,
   takeMissionSlot,
 } from '../../domain/admission/index.js';
-import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports/event-store.js';
+import type {
+  EventMetadata,
+  EventStore,
+  RecordedEvent,
+  StreamAppend,
+  StreamRead,
+} from '../../domain/ports/event-store.js';
 import { concurrencyStripeStream } from '../../domain/shared/ids.js';
 import type { ExecutionRequest } from '../../domain/occurrence/occurrence-events.js';
-import { type Loaded, loadAggregates, loadLatest } from './aggregate.js';
-import { aggregateCache } from './aggregate-cache.js';
+import { cachedRead, foldRead, type Loaded, loadAggregates, loadLatest } from './aggregate.js';
+import { aggregateCache, remember } from './aggregate-cache.js';
 import { accepted, appendOf } from './write-kernel.js';
 
 /**
@@ -26,13 +32,15 @@ export async function slotTake(
   request: ExecutionRequest,
   at: string,
   metadata: EventMetadata,
+  leases: string[] = [],
+  preloaded?: LoadedMissionSlots,
 ): Promise<StreamAppend> {
   const { tenant, missionId, executionId, limits } = request;
-  const slots = await loadMissionSlots(store, tenant, missionId);
+  const slots = preloaded ?? (await loadMissionSlots(store, tenant, missionId));
   const taken = takeMissionSlot(
     { tenant, missionId, executionId, limit: limits.maxConcurrent, at },
     slots.state,
-    atRandom,
+    notBeingWritten(slots.ids, leases),
   );
   return stripeAppend(tenant, missionId, accepted(taken), metadata, slots.stripes);
 }
@@ -43,16 +51,52 @@ export async function slotRelease(
   why: SlotReleaseReason,
   at: string,
   metadata: EventMetadata,
+  leases: string[] = [],
+  preloaded?: LoadedMissionSlots,
 ): Promise<StreamAppend> {
   const { tenant, missionId, executionId } = request;
-  const slots = await loadMissionSlots(store, tenant, missionId);
-  const released = releaseMissionSlot({ tenant, missionId, executionId, why, at }, slots.state, atRandom);
+  const slots = preloaded ?? (await loadMissionSlots(store, tenant, missionId));
+  const released = releaseMissionSlot(
+    { tenant, missionId, executionId, why, at },
+    slots.state,
+    notBeingWritten(slots.ids, leases),
+  );
   return stripeAppend(tenant, missionId, released, metadata, slots.stripes);
 }
 
 const atRandom = (stripes: readonly number[]): number => stripes[Math.floor(Math.random() * stripes.length)]!;
 
+/**
+ * Stripe streams an append of this process is writing right now, with how many. Two claims of one process that
+ * picked the same stripe at random lost a compare-and-set and started again (a reload and a second append); this
+ * process's own appends are known, so they are steered apart. Only a preference: the compare-and-set stays the bound.
+ */
+const beingWritten = new Map<string, number>();
+
+/** Picks at random among the stripes no append of this process is writing (any when all are), and leases it. */
+function notBeingWritten(ids: readonly string[], leases: string[]) {
+  return (stripes: readonly number[]): number => {
+    const idle = stripes.filter((k) => !beingWritten.has(ids[k]!));
+    const stripe = atRandom(idle.length > 0 ? idle : stripes);
+    const id = ids[stripe]!;
+    beingWritten.set(id, (beingWritten.get(id) ?? 0) + 1);
+    leases.push(id);
+    return stripe;
+  };
+}
+
+/** Ends the leases `slotTake`/`slotRelease` added to `leases` (after the append, whatever its outcome), emptying it. */
+export function endStripeLeases(leases: string[]): void {
+  for (const id of leases.splice(0)) {
+    const left = (beingWritten.get(id) ?? 1) - 1;
+    if (left > 0) beingWritten.set(id, left);
+    else beingWritten.delete(id);
+  }
+}
+
 export interface LoadedMissionSlots {
+  /** The stripes' stream ids, index = stripe. */
+  ids: readonly string[];
   state: MissionSlots;
   stripes: readonly Loaded<ConcurrencyState>[];
 }
@@ -80,9 +124,39 @@ export async function loadMissionSlots(
   ]);
   const byId = new Map<string, Loaded<ConcurrencyState>>();
   cached.forEach((id, i) => byId.set(id, fromCache[i]!));
-  ids.filter((id) => !cached.includes(id)).forEach((id, i) => byId.set(id, latest[i]!));
+  ids
+    .filter((id) => !cached.includes(id))
+    .forEach((id, i) => {
+      const loaded = latest[i]!;
+      byId.set(id, loaded);
+      // A stripe no take has reached yet (a limit below SLOT_STRIPES leaves some without a share) was read by its
+      // own query on every claim and release. Remembered at revision -1, it joins the one read from revision 0.
+      if (loaded.revision < 0 && store.readStreams) remember(cache, id, loaded);
+    });
   const stripes = ids.map((id) => byId.get(id)!);
-  return { state: stripes.map((s) => s.state), stripes };
+  return { ids, state: stripes.map((s) => s.state), stripes };
+}
+
+/**
+ * The stripes' reads, to be sent with another read in one round trip, when every stripe is cached (each is then read
+ * from its cached revision on; a cold stripe is read by its last event only, in loadMissionSlots). `finish` folds them.
+ */
+export function cachedSlotReads(
+  store: EventStore,
+  tenant: string,
+  missionId: string,
+): { reads: StreamRead[]; finish: (read: RecordedEvent[][]) => LoadedMissionSlots } | undefined {
+  if (!store.readStreams) return undefined;
+  const ids = Array.from({ length: SLOT_STRIPES }, (_, k) => concurrencyStripeStream(tenant, missionId, k));
+  const cache = aggregateCache(store);
+  if (!ids.every((id) => cache.has(id))) return undefined;
+  return {
+    reads: ids.map((id) => cachedRead(store, id)),
+    finish: (read) => {
+      const stripes = ids.map((id, k) => foldRead(store, id, concurrencyDecider, read[k] ?? []));
+      return { ids, state: stripes.map((s) => s.state), stripes };
+    },
+  };
 }
 
 /** The events of one stripe, appended at the revision that stripe was read. */

@@ -1,22 +1,52 @@
-/** Wakes this process's subscribers at once so they need not poll hot; other processes' appends wait for idle polls. */
-export class AppendSignal {
-  private waiters: Array<() => void> = [];
+interface Waiter {
+  wake: () => void;
+  /** Wakes only for appends of these event types (or of unknown types); undefined: for every append. */
+  types?: ReadonlySet<string>;
+}
 
-  notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    waiters.forEach((wake) => wake());
+/**
+ * Wakes this process's subscribers at once so they need not poll hot; other processes' appends wait for idle polls.
+ * An append names its event types, so a subscriber waits only for the types it reads: a delivery's claim and
+ * completion no longer wake the subscriptions that read Occurrences, Sources or schedules (each woke to read a page
+ * of nothing for it and to write its checkpoint past it). Those still catch up on their idle poll.
+ */
+export class AppendSignal {
+  private waiters: Waiter[] = [];
+  private readonly listeners: Array<(types: readonly string[] | undefined) => void> = [];
+
+  /** `types` undefined: unknown, every waiter wakes. */
+  notify(types?: readonly string[]): void {
+    this.listeners.forEach((listener) => listener(types));
+    const woken: Waiter[] = [];
+    const waiting: Waiter[] = [];
+    for (const waiter of this.waiters) (concerns(waiter, types) ? woken : waiting).push(waiter);
+    this.waiters = waiting;
+    woken.forEach((waiter) => waiter.wake());
   }
 
-  wait(timeoutMs: number): Promise<void> {
+  /** Every notification as it happens (the background thread forwards them, types included). */
+  onNotify(listener: (types: readonly string[] | undefined) => void): void {
+    this.listeners.push(listener);
+  }
+
+  wait(timeoutMs: number, types?: ReadonlySet<string>): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
+      const waiter: Waiter = {
+        wake: () => {
+          clearTimeout(timer);
+          // A waiter for types never appended would otherwise stay listed after its timeout.
+          this.waiters = this.waiters.filter((other) => other !== waiter);
+          resolve();
+        },
+        ...(types ? { types } : {}),
+      };
+      const timer = setTimeout(waiter.wake, timeoutMs);
       timer.unref?.();
-      function done(): void {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.waiters.push(done);
+      this.waiters.push(waiter);
     });
   }
+}
+
+function concerns(waiter: Waiter, types: readonly string[] | undefined): boolean {
+  return !waiter.types || !types || types.some((type) => waiter.types!.has(type));
 }

@@ -1,6 +1,9 @@
 import type { EventStore, FilteredPage, ReadAllOptions, RecordedEvent } from '../../domain/ports/event-store.js';
 import type { AppendSignal } from './append-signal.js';
 
+/** How stale an idle subscription's own idea of its checkpoint may grow before it reads the stored one again. */
+const CHECKPOINT_RECHECK_MS = 1_000;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export interface SubscriptionOptions {
@@ -31,8 +34,15 @@ export class Subscription {
   private lastError: unknown = null;
   /** The checkpoint this subscription itself last recorded; saves reading it back before every batch. */
   private recorded: number | null = null;
+  /** When the checkpoint was last read from its store (Date.now()). */
+  private checkedAt = 0;
 
-  constructor(private readonly options: SubscriptionOptions) {}
+  /** With `types`, appends of other types do not wake it; the idle poll still passes them. */
+  private readonly wakeTypes: ReadonlySet<string> | undefined;
+
+  constructor(private readonly options: SubscriptionOptions) {
+    this.wakeTypes = options.types ? new Set(options.types) : undefined;
+  }
 
   get name(): string {
     return this.options.name;
@@ -43,11 +53,13 @@ export class Subscription {
   }
 
   async runOnce(): Promise<number> {
-    const from = this.recorded ?? (await this.options.checkpoint());
+    const from = this.recorded ?? (await this.readCheckpoint());
     const page = await this.read(from);
     if (page.last === null) {
-      // Idle: re-read the checkpoint next time, in case a rebuild or another runner moved it.
-      this.recorded = null;
+      // Idle: re-read the checkpoint now and then, in case a rebuild or another runner moved it. Not on every idle
+      // poll: that was one query per subscription per poll. A stale checkpoint is safe meanwhile, because every
+      // advance is a compare-and-set from it (a conflict forgets it at once).
+      if (Date.now() - this.checkedAt >= CHECKPOINT_RECHECK_MS) this.recorded = null;
       return 0;
     }
     try {
@@ -72,6 +84,11 @@ export class Subscription {
       scanned: events.length,
       last: events[events.length - 1]?.position ?? null,
     };
+  }
+
+  private async readCheckpoint(): Promise<number> {
+    this.checkedAt = Date.now();
+    return this.options.checkpoint();
   }
 
   /** After the checkpoint was reset from outside. */
@@ -137,7 +154,7 @@ export class Subscription {
 
   private pause(ms: number): Promise<void> {
     return this.options.signal
-      ? this.options.signal.wait(ms)
+      ? this.options.signal.wait(ms, this.wakeTypes)
       : new Promise((resolve) => setTimeout(resolve, ms).unref());
   }
 }

@@ -9,6 +9,7 @@ import {
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
+import { runStatements } from '../runner/statement-script.js';
 import { OccurrenceLedger } from './occurrence-ledger.js';
 import { foldOccurrenceRun } from './trigger-health.batch.js';
 import { EXECUTION_EVENT_TYPES, evolveExecutionCounts, isExecutionEvent } from './trigger-health.executions.js';
@@ -168,6 +169,8 @@ export const triggerHealthProjection: Projection = {
       await this.apply(event, tx);
     }
     await foldOccurrenceRun(tx, run, ledger);
-    for (const event of executions) await this.apply(event, tx);
+    // One round trip for the batch's execution events (a delivery's claim and completion were one each); in order,
+    // each statement sees the one before, as when sent one by one.
+    await runStatements(tx, executions.flatMap(evolveTriggerHealth));
   },
 };

@@ -98,7 +98,7 @@ export class SqlEventStore implements EventStore {
       const [event] = prepared as [PreparedEvent];
       const appended = await this.newStreams.submit({ streamId, event });
       if (appended) {
-        this.signal?.notify();
+        this.signal?.notify([event.type]);
         return result(streamId, [{ ...event, streamId, revision: 0, ...appended, prevHash: null }]);
       }
       // The stream exists (or the batch could not tell): the ordinary path gives the exact answer.
@@ -132,7 +132,7 @@ export class SqlEventStore implements EventStore {
     try {
       const rows = await this.insert(streamId, events, at);
       if (rows.length === events.length) {
-        this.signal?.notify();
+        this.signal?.notify(events.map((e) => e.type));
         return result(
           streamId,
           rows.map((row, i) => {
@@ -265,7 +265,7 @@ export class SqlEventStore implements EventStore {
   async appendStreams(batch: readonly StreamAppend[]): Promise<number[]> {
     try {
       const appended = await appendBatch(this.sql, batch);
-      this.signal?.notify();
+      this.signal?.notify(batch.flatMap((append) => append.events.map((e) => e.type)));
       return appended.map((events) => events[events.length - 1]?.position ?? 0);
     } catch (error) {
       if (!(error instanceof BatchConflict)) throw error;

@@ -1,0 +1,43 @@
+import { AppendSignal } from './append-signal.js';
+
+/** Resolves to whether `waiting` settled within `ms`. */
+const settlesWithin = (waiting: Promise<void>, ms: number) =>
+  Promise.race([waiting.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+
+describe('append signal', () => {
+  it('wakes a waiter for the event types it reads, at once', async () => {
+    const signal = new AppendSignal();
+    const waiting = signal.wait(5_000, new Set(['ExecutionClaimed']));
+    signal.notify(['ConcurrencySlotTaken', 'ExecutionClaimed']);
+    expect(await settlesWithin(waiting, 200)).toBe(true);
+  });
+
+  it('does not wake it for other types; its timeout still ends the wait (the idle poll) and leaves no waiter', async () => {
+    const signal = new AppendSignal();
+    const waiting = signal.wait(100, new Set(['OccurrenceObserved']));
+    signal.notify(['ExecutionClaimed']);
+    expect(await settlesWithin(waiting, 50)).toBe(false);
+    expect(await settlesWithin(waiting, 500)).toBe(true);
+    // Were it still listed, this notification would be its second wake-up; nothing left to wake means nothing kept.
+    expect((signal as unknown as { waiters: unknown[] }).waiters).toHaveLength(0);
+  });
+
+  it('wakes every waiter for an append of unknown types, and an unfiltered waiter for any append', async () => {
+    const signal = new AppendSignal();
+    const filtered = signal.wait(5_000, new Set(['OccurrenceObserved']));
+    signal.notify();
+    expect(await settlesWithin(filtered, 200)).toBe(true);
+    const unfiltered = signal.wait(5_000);
+    signal.notify(['ExecutionCompleted']);
+    expect(await settlesWithin(unfiltered, 200)).toBe(true);
+  });
+
+  it('tells listeners every notification with its types (what the background thread forwards)', () => {
+    const signal = new AppendSignal();
+    const heard: Array<readonly string[] | undefined> = [];
+    signal.onNotify((types) => heard.push(types));
+    signal.notify(['ExecutionClaimed']);
+    signal.notify();
+    expect(heard).toEqual([['ExecutionClaimed'], undefined]);
+  });
+});
