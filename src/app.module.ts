@@ -115,5 +115,5 @@ export async function createApp(
   infra: Infrastructure,
   options: AppOptions = {},
 ): Promise<NestFastifyApplication> {
-  return createHttpApp(await AppModule.forRoot(config, infra), options);
+  return createHttpApp(await AppModule.forRoot(config, infra), config.timeouts, options);
 }

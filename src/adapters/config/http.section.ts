@@ -1,5 +1,6 @@
 import type { Readings, Section } from './readings.js';
-import { integer, text } from './variable.js';
+import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../commands/claim-next-execution/claim-next-execution.dto.js';
+import { ConfigError, integer, text } from './variable.js';
 
 export const PORT = integer('PORT', { min: 0, max: 65535 }, 3000);
 export const HOST = text('HOST', {
@@ -11,17 +12,83 @@ export const HOST = text('HOST', {
 /** SEC-3: a retried request must find its first answer for at least a day. */
 export const REVEILLE_IDEMPOTENCY_RETENTION_HOURS = integer('REVEILLE_IDEMPOTENCY_RETENTION_HOURS', { min: 24 }, 24);
 
+/**
+ * Slow senders are cut (WH-1: nothing unbounded is buffered, and a connection is memory): a sender trickling
+ * headers or a body holds a socket only this long, then gets 408 and the connection closes.
+ */
+export const REVEILLE_HTTP_HEADERS_TIMEOUT_MS = integer(
+  'REVEILLE_HTTP_HEADERS_TIMEOUT_MS',
+  { min: 100, max: 600000 },
+  10000,
+);
+export const REVEILLE_HTTP_REQUEST_TIMEOUT_MS = integer(
+  'REVEILLE_HTTP_REQUEST_TIMEOUT_MS',
+  { min: 100, max: 600000 },
+  30000,
+);
+/**
+ * Socket inactivity while a request is open, answer included: a claim-next long poll is silent for up to
+ * MAX_CLAIM_NEXT_WAIT_SECONDS, so anything shorter would cut honest waiters.
+ */
+export const REVEILLE_HTTP_IDLE_TIMEOUT_MS = integer(
+  'REVEILLE_HTTP_IDLE_TIMEOUT_MS',
+  { min: MAX_CLAIM_NEXT_WAIT_SECONDS * 1000 + 5000, max: 600000 },
+  30000,
+);
+export const REVEILLE_HTTP_KEEP_ALIVE_TIMEOUT_MS = integer(
+  'REVEILLE_HTTP_KEEP_ALIVE_TIMEOUT_MS',
+  { min: 100, max: 600000 },
+  5000,
+);
+
+export interface HttpTimeouts {
+  /** From connection (or the end of the previous answer) to the last header byte. */
+  headersMs: number;
+  /** From connection to the last body byte: the request timeout includes the headers. */
+  requestMs: number;
+  idleMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveMs: number;
+}
+
 export interface HttpSettings {
   port: number;
   host: string;
   idempotencyRetentionHours: number;
+  timeouts: HttpTimeouts;
 }
 
 export const httpSection: Section<HttpSettings> = {
-  variables: [PORT, HOST, REVEILLE_IDEMPOTENCY_RETENTION_HOURS],
+  variables: [
+    PORT,
+    HOST,
+    REVEILLE_IDEMPOTENCY_RETENTION_HOURS,
+    REVEILLE_HTTP_HEADERS_TIMEOUT_MS,
+    REVEILLE_HTTP_REQUEST_TIMEOUT_MS,
+    REVEILLE_HTTP_IDLE_TIMEOUT_MS,
+    REVEILLE_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  ],
   settings: (readings: Readings) => ({
     port: readings.get(PORT),
     host: readings.get(HOST),
     idempotencyRetentionHours: readings.get(REVEILLE_IDEMPOTENCY_RETENTION_HOURS),
+    timeouts: timeouts(readings),
   }),
 };
+
+function timeouts(readings: Readings): HttpTimeouts {
+  const headersMs = readings.get(REVEILLE_HTTP_HEADERS_TIMEOUT_MS);
+  const requestMs = readings.get(REVEILLE_HTTP_REQUEST_TIMEOUT_MS);
+  // Node refuses a headers timeout above the request timeout: say so in configuration words.
+  if (headersMs > requestMs) {
+    throw new ConfigError(
+      `REVEILLE_HTTP_HEADERS_TIMEOUT_MS (${headersMs}) must not exceed REVEILLE_HTTP_REQUEST_TIMEOUT_MS (${requestMs})`,
+    );
+  }
+  return {
+    headersMs,
+    requestMs,
+    idleMs: readings.get(REVEILLE_HTTP_IDLE_TIMEOUT_MS),
+    keepAliveMs: readings.get(REVEILLE_HTTP_KEEP_ALIVE_TIMEOUT_MS),
+  };
+}

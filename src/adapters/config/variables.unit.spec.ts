@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { CONFIG_VARIABLES, ConfigError, loadConfig, type ReveilleConfig } from './config.js';
 import { type Env, integer, type Variable } from './variable.js';
+import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../commands/claim-next-execution/claim-next-execution.dto.js';
 
 interface Cases {
   /** Where the variable's value lands in the config. */
@@ -40,6 +41,45 @@ const cases: Record<string, Cases> = {
       ['168', 168],
     ],
     bad: ['23', '0', '24.5', 'a day', 'Infinity'],
+  },
+  REVEILLE_HTTP_HEADERS_TIMEOUT_MS: {
+    setting: (c) => c.timeouts.headersMs,
+    unset: 10_000,
+    good: [
+      ['100', 100],
+      ['600000', 600_000],
+    ],
+    bad: ['0', '99', '600001', 'soon', '1.5'],
+    env: { REVEILLE_HTTP_REQUEST_TIMEOUT_MS: '600000' },
+  },
+  REVEILLE_HTTP_REQUEST_TIMEOUT_MS: {
+    setting: (c) => c.timeouts.requestMs,
+    unset: 30_000,
+    good: [
+      ['100', 100],
+      ['600000', 600_000],
+    ],
+    bad: ['0', '99', '600001', 'forever'],
+    env: { REVEILLE_HTTP_HEADERS_TIMEOUT_MS: '100' },
+  },
+  REVEILLE_HTTP_IDLE_TIMEOUT_MS: {
+    setting: (c) => c.timeouts.idleMs,
+    unset: 30_000,
+    good: [
+      ['25000', 25_000],
+      ['600000', 600_000],
+    ],
+    // Shorter than claim-next's 20 s long poll would cut honest waiters.
+    bad: ['0', '20000', '24999', '600001'],
+  },
+  REVEILLE_HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    setting: (c) => c.timeouts.keepAliveMs,
+    unset: 5_000,
+    good: [
+      ['100', 100],
+      ['600000', 600_000],
+    ],
+    bad: ['0', '99', '600001', 'idle'],
   },
   DATABASE_URL: {
     setting: (c) => c.databaseUrl,
@@ -235,6 +275,7 @@ describe('The configuration', () => {
       port: 3000,
       host: '0.0.0.0',
       idempotencyRetentionHours: 24,
+      timeouts: { headersMs: 10_000, requestMs: 30_000, idleMs: 30_000, keepAliveMs: 5_000 },
       databaseUrl: null,
       databaseSchema: null,
       databasePool: 40,
@@ -257,6 +298,19 @@ describe('The configuration', () => {
     expect(refusal({ PORT: 'x', REVEILLE_DB_POOL: '0' }).message).toBe(
       'PORT must be an integer from 0 to 65535, not "x"; REVEILLE_DB_POOL must be an integer from 1 to 1000, not "0"',
     );
+  });
+
+  it('WH-1 refuses a headers timeout longer than the request timeout (Node would refuse it less clearly)', () => {
+    expect(
+      refusal({ REVEILLE_HTTP_HEADERS_TIMEOUT_MS: '2000', REVEILLE_HTTP_REQUEST_TIMEOUT_MS: '1000' }).message,
+    ).toBe('REVEILLE_HTTP_HEADERS_TIMEOUT_MS (2000) must not exceed REVEILLE_HTTP_REQUEST_TIMEOUT_MS (1000)');
+  });
+
+  it('EX-2 keeps every connection idle timeout longer than the longest claim-next long poll', () => {
+    const longestPollMs = MAX_CLAIM_NEXT_WAIT_SECONDS * 1000;
+    expect(loadConfig({}).timeouts.idleMs).toBeGreaterThan(longestPollMs);
+    expect(loadConfig({}).timeouts.requestMs).toBeGreaterThan(longestPollMs);
+    expect(() => loadConfig({ REVEILLE_HTTP_IDLE_TIMEOUT_MS: String(longestPollMs) })).toThrow(ConfigError);
   });
 
   it('makes jwks the default auth in production (SEC-5)', () => {

@@ -4,8 +4,10 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { ReveilleConfig } from '../config/config.js';
+import type { HttpTimeouts } from '../config/http.section.js';
 import { CONFIG } from '../config/config.token.js';
 import { STATUS_OVERRIDE } from './http-result.js';
+import { serverTimeoutOptions } from './server-timeouts.js';
 import { IngressPipeline } from '../ingress/ingress-pipeline.js';
 import { registerIngressRoute } from '../ingress/ingress.route.js';
 import { SourceCache } from '../ingress/source-cache.js';
@@ -22,8 +24,16 @@ export interface AppOptions {
 const COMMAND_BODY_LIMIT = 1024 * 1024;
 
 /** Builds the HTTP application around the composition root's module (serve, tests and benchmarks share this). */
-export async function createHttpApp(root: DynamicModule, options: AppOptions = {}): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: COMMAND_BODY_LIMIT, trustProxy: false });
+export async function createHttpApp(
+  root: DynamicModule,
+  timeouts: HttpTimeouts,
+  options: AppOptions = {},
+): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: COMMAND_BODY_LIMIT,
+    trustProxy: false,
+    ...serverTimeoutOptions(timeouts),
+  });
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
     logger: options.logger ?? new ConsoleLogger({ json: true }),
     abortOnError: false,
