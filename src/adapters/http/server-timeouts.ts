@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { FastifyHttpOptions } from 'fastify';
 import type { HttpTimeouts } from '../config/http.section.js';
+import { clientErrorProblem } from './problems/client-error.js';
 
 /** Keep-alive is bounded in time (keepAliveMs) and in requests, so one client cannot pin a socket forever. */
 export const MAX_REQUESTS_PER_SOCKET = 1000;
@@ -19,6 +20,7 @@ export function serverTimeoutOptions(timeouts: HttpTimeouts): FastifyHttpOptions
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     maxRequestsPerSocket: MAX_REQUESTS_PER_SOCKET,
+    clientErrorHandler: clientErrorProblem,
     http: {
       headersTimeout: timeouts.headersMs,
       requestTimeout: timeouts.requestMs,
