@@ -1,0 +1,52 @@
+import type { Socket } from 'node:net';
+import { clientErrorProblem } from './client-error.js';
+
+/** A socket that records what the handler writes; the real-socket behaviour is in test/security/http-timeouts. */
+function recordingSocket(state: { writable?: boolean; destroyed?: boolean } = {}) {
+  const written: string[] = [];
+  let destroyed = state.destroyed ?? false;
+  const socket = {
+    writable: state.writable ?? true,
+    get destroyed() {
+      return destroyed;
+    },
+    write: (chunk: string) => written.push(chunk),
+    destroy: () => (destroyed = true),
+  };
+  return { socket: socket as unknown as Socket, written, isDestroyed: () => destroyed };
+}
+
+const error = (code: string) => Object.assign(new Error(code), { code });
+
+describe('client errors before routing (SEC-4, WH-1)', () => {
+  it.each([
+    ['ERR_HTTP_REQUEST_TIMEOUT', 408, 'request_timeout'],
+    ['HPE_HEADER_OVERFLOW', 431, 'headers_too_large'],
+    ['HPE_INVALID_METHOD', 400, 'BAD_REQUEST'],
+  ])('%s answers %i problem %s and closes the connection', (code, status, problemCode) => {
+    const { socket, written, isDestroyed } = recordingSocket();
+    clientErrorProblem(error(code), socket);
+    const [head = '', body = ''] = written.join('').split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(head).toContain('Content-Type: application/problem+json');
+    expect(head).toContain(`Content-Length: ${Buffer.byteLength(body)}`);
+    expect(JSON.parse(body)).toMatchObject({ status, code: problemCode });
+    expect(isDestroyed()).toBe(true);
+  });
+
+  it('writes nothing to a reset or already destroyed connection', () => {
+    const reset = recordingSocket();
+    clientErrorProblem(error('ECONNRESET'), reset.socket);
+    expect(reset.written).toEqual([]);
+    const gone = recordingSocket({ destroyed: true });
+    clientErrorProblem(error('ERR_HTTP_REQUEST_TIMEOUT'), gone.socket);
+    expect(gone.written).toEqual([]);
+  });
+
+  it('closes without writing when the socket can no longer be written', () => {
+    const closing = recordingSocket({ writable: false });
+    clientErrorProblem(error('ERR_HTTP_REQUEST_TIMEOUT'), closing.socket);
+    expect(closing.written).toEqual([]);
+    expect(closing.isDestroyed()).toBe(true);
+  });
+});
