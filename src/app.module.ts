@@ -88,7 +88,8 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [CqrsModule.forRoot(), TerminusModule, ...featureModules],
+      // Readiness polls answer with their reasons; a log line per 503 poll while starting is noise (terminus logs each).
+      imports: [CqrsModule.forRoot(), TerminusModule.forRoot({ logger: false }), ...featureModules],
       controllers: [HealthController, ...(jwks ? [DevJwksController] : [])],
       providers: [
         ...core,
