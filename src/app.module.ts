@@ -24,6 +24,7 @@ import { ProblemDetailsFilter } from './adapters/http/problems/problem-details.f
 import { validationPipe } from './adapters/http/validation.js';
 import { ProjectionRunners } from './adapters/runner/projection-runners.js';
 import { SubscriptionRegistry } from './adapters/runner/subscription-registry.js';
+import { StartupReadiness } from './adapters/runner/startup-readiness.js';
 import { MissionsModule } from './adapters/modules/missions.module.js';
 import { TriggersModule } from './adapters/modules/triggers.module.js';
 import { SourcesModule } from './adapters/modules/sources.module.js';
@@ -87,12 +88,14 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      imports: [CqrsModule.forRoot(), TerminusModule, ...featureModules],
+      // Readiness polls answer with their reasons; a log line per 503 poll while starting is noise (terminus logs each).
+      imports: [CqrsModule.forRoot(), TerminusModule.forRoot({ logger: false }), ...featureModules],
       controllers: [HealthController, ...(jwks ? [DevJwksController] : [])],
       providers: [
         ...core,
         SubscriptionRegistry,
         ProjectionRunners,
+        StartupReadiness,
         IdempotencySweeper,
         { provide: APP_GUARD, useClass: AuthGuard },
         // Registration order is nesting order: the result interceptor must see what idempotency returns.

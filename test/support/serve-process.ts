@@ -18,6 +18,8 @@ export interface ServeProcess {
   baseUrl: string;
   sql: PgSqlClient;
   stderr(): string;
+  /** The /health/ready answers seen while waiting for readiness (the latest start's). */
+  readiness: Array<{ status: number; body: any }>;
   /** A JSON command with the token and a fresh idempotency key. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   /** SIGKILL: a crash, nothing shut down gracefully. */
@@ -70,17 +72,21 @@ export async function startServe(options: {
     issuer: 'reveille-dev',
     audience: 'reveille',
   });
+  let readiness: Array<{ status: number; body: any }> = [];
   const ready = async () => {
     const response = await fetch(`${baseUrl}/health/ready`);
-    const status = ((await response.json()) as { status?: string }).status;
+    const body = (await response.json()) as { status?: string };
+    readiness.push({ status: response.status, body });
+    const status = body.status;
     return response.ok && (status === 'ok' || (options.degradedIsReady === true && status === 'degraded'));
   };
   const untilReady = async () => {
+    readiness = [];
     const deadline = Date.now() + 60_000;
     while (!(await ready().catch(() => false))) {
       if (Date.now() > deadline || child.exitCode !== null)
         throw new Error(`the service did not become ready: ${stderr}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
   await untilReady();
@@ -97,6 +103,9 @@ export async function startServe(options: {
     baseUrl,
     sql,
     stderr: () => stderr,
+    get readiness() {
+      return readiness;
+    },
     async call(method, path, body) {
       const response = await fetch(`${baseUrl}${path}`, {
         method,

@@ -39,7 +39,7 @@ describe.each(['on', 'thread'] as const)(
     it('the restarted service sends exactly one wakeup for it, and the execution is claimed once', async () => {
       expect((await serve.call('PUT', '/v1/missions/m-1', { state: 'active', grants: GRANTS })).status).toBe(200);
       expect((await serve.call('PUT', '/v1/triggers/t-1', { missionId: 'm-1', type: 'manual' })).status).toBe(200);
-      // Readiness does not wait for a background thread still starting under load: one decided fire says it runs.
+      // Readiness waits for the background thread (OP-4); one decided fire before the outage still proves admission runs.
       const warmUp = async () =>
         (await serve.call('POST', '/v1/triggers/t-1/occurrences?wait=decision', { input: { warmUp: true } })).status;
       await until(async () => (await warmUp()) === 200, 60_000);

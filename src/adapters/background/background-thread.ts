@@ -25,6 +25,8 @@ export class BackgroundThread implements BackgroundTask {
   /** The event types appended since the last 'appended' message; null when an append named none. */
   private appendedTypes: Set<string> | null = new Set();
   private listening = false;
+  /** Until the worker first says its tasks have run: readiness waits (OP-4). */
+  private up = false;
 
   constructor(
     private readonly signal: AppendSignal,
@@ -40,6 +42,10 @@ export class BackgroundThread implements BackgroundTask {
     if (this.problem) return new Error(`background thread: ${this.problem}`);
     if (this.remoteFailing.length === 0) return null;
     return new Error(this.remoteFailing.map((f) => `${f.name}: ${f.error}`).join('; '));
+  }
+
+  get starting(): boolean {
+    return !this.up;
   }
 
   start(): void {
@@ -81,7 +87,7 @@ export class BackgroundThread implements BackgroundTask {
   private receive(message: FromBackground): void {
     switch (message.type) {
       case 'ready':
-        [this.problem, this.failures, this.remoteTasks] = [null, 0, message.running];
+        [this.problem, this.failures, this.remoteTasks, this.up] = [null, 0, message.running, true];
         return;
       case 'failing':
         this.remoteFailing = message.failing;

@@ -53,5 +53,7 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
     await infra.close();
     process.exit(0); // in a worker thread: ends this thread only
   });
+  // 'ready' means running: every task has ended a first pass (connections made, code loaded), not merely started.
+  while (registry.starting().length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   post({ type: 'ready', running: registry.names() });
 }

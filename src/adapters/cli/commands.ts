@@ -1,4 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { BackgroundThread } from '../background/background-thread.js';
 import { assertStartable, loadConfig } from '../config/config.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
@@ -30,13 +32,21 @@ export async function serve(composition: Composition): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
   process.stderr.write(
-    `Reveille listening on http://127.0.0.1:${config.port} — events in ${config.eventstoreUrl ? 'EventStoreDB' : store}\n`,
+    `Reveille listening on ${boundAddress(app)} — events in ${config.eventstoreUrl ? 'EventStoreDB' : store}\n`,
   );
   if (config.auth.mode === 'dev') {
     process.stderr.write(
       `Development auth is on (REVEILLE_AUTH=dev). Get a token with:\n  npx reveille token --tenant acme --scope "${SCOPES.join(' ')}"\n`,
     );
   }
+}
+
+/** What the server bound (HOST, PORT), not what a client might type: 0.0.0.0 is every interface. */
+function boundAddress(app: INestApplication): string {
+  const bound = (app.getHttpServer() as Server).address() as AddressInfo;
+  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+  const every = bound.address === '0.0.0.0' || bound.address === '::' ? ' (every interface)' : '';
+  return `http://${host}:${bound.port}${every}`;
 }
 
 /** Registered with the subscriptions, so /health/ready reports it and shutdown stops it. */

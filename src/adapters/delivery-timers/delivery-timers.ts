@@ -36,6 +36,7 @@ export class DeliveryTimers implements BackgroundTask {
   private running = false;
   private loop: Promise<void> | null = null;
   private lastError: unknown = null;
+  private passes = 0;
   private wake: (() => void) | null = null;
   private poked = false;
 
@@ -43,6 +44,11 @@ export class DeliveryTimers implements BackgroundTask {
 
   get error(): unknown {
     return this.lastError;
+  }
+
+  /** Started, and no pass has ended yet, failed or not (readiness, OP-4). */
+  get starting(): boolean {
+    return this.running && this.passes === 0;
   }
 
   /** One pass over what is due now; returns how many executions it moved. */
@@ -99,10 +105,12 @@ export class DeliveryTimers implements BackgroundTask {
       try {
         this.poked = false;
         await this.runOnce();
+        this.passes++;
         this.lastError = null;
         backoff = 100;
         await this.pause(await this.idleFor());
       } catch (error) {
+        this.passes++;
         this.lastError = error;
         this.options.onError?.(error);
         backoff = Math.min(backoff * 2, 5_000);

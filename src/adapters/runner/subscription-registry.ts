@@ -6,6 +6,10 @@ import type { Subscription } from '../../projections/runner/subscription.js';
 export type BackgroundTask = Pick<Subscription, 'name' | 'error' | 'start' | 'stop'> & {
   /** A background thread's tasks, named under it. */
   readonly remoteTasks?: readonly string[];
+  /** Started but not running yet (no first pass, a thread not up): the service is not ready (OP-4). */
+  readonly starting?: boolean;
+  /** Tasks with a checkpoint: whether it has passed a position of the log. */
+  hasReached?(position: number): Promise<boolean>;
 };
 
 @Injectable()
@@ -40,6 +44,16 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
     return [...this.started].flatMap((s) =>
       s.remoteTasks ? s.remoteTasks.map((name) => `${s.name}/${name}`) : [s.name],
     );
+  }
+
+  /** Started tasks whose first pass has not ended yet. */
+  starting(): string[] {
+    return [...this.started].filter((s) => s.starting).map((s) => s.name);
+  }
+
+  /** A task by name, started here or not (a background thread's tasks are registered on the HTTP thread too). */
+  find(name: string): BackgroundTask | undefined {
+    return this.subscriptions.find((s) => s.name === name);
   }
 
   failing(): Array<{ name: string; error: string }> {

@@ -62,6 +62,7 @@ export class ScheduleMaterializer {
   private running = false;
   private loop: Promise<void> | null = null;
   private lastError: unknown = null;
+  private passes = 0;
   private wake: (() => void) | null = null;
   private readonly staged = new StagedFires();
 
@@ -76,6 +77,11 @@ export class ScheduleMaterializer {
 
   get error(): unknown {
     return this.lastError;
+  }
+
+  /** Started, and no pass has ended yet, failed or not (readiness, OP-4). */
+  get starting(): boolean {
+    return this.running && this.passes === 0;
   }
 
   private get tzdata(): string | null {
@@ -305,10 +311,12 @@ export class ScheduleMaterializer {
       try {
         const { failed } = await this.runOnce();
         if (failed > 0) throw new Error(`${failed} due schedule(s) could not be decided`);
+        this.passes++;
         this.lastError = null;
         backoff = 100;
         await this.pause(await this.idleFor());
       } catch (error) {
+        this.passes++;
         this.lastError = error;
         this.options.onError?.(error);
         backoff = Math.min(backoff * 2, 5_000);

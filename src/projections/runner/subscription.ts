@@ -39,6 +39,8 @@ export class Subscription {
 
   /** With `types`, appends of other types do not wake it; the idle poll still passes them. */
   private readonly wakeTypes: ReadonlySet<string> | undefined;
+  /** Passes of the running loop, failed ones included: the first one ends 'starting' (readiness, OP-4). */
+  private passes = 0;
 
   constructor(private readonly options: SubscriptionOptions) {
     this.wakeTypes = options.types ? new Set(options.types) : undefined;
@@ -50,6 +52,16 @@ export class Subscription {
 
   get error(): unknown {
     return this.lastError;
+  }
+
+  /** Started, and its loop has not yet finished a first pass (its connections and code are not proven yet). */
+  get starting(): boolean {
+    return this.running && this.passes === 0;
+  }
+
+  /** Whether its checkpoint has passed `position` (readiness: caught up to the head seen at start). */
+  async hasReached(position: number): Promise<boolean> {
+    return position <= 0 || this.options.store.isAtOrBefore(position, await this.options.checkpoint());
   }
 
   async runOnce(): Promise<number> {
@@ -134,6 +146,7 @@ export class Subscription {
     while (this.running) {
       try {
         const handled = await this.runOnce();
+        this.passes++;
         this.lastError = null;
         backoff = idle;
         if (handled === 0) await this.pause(idle);
@@ -144,6 +157,7 @@ export class Subscription {
         )
           await sleep(this.options.lingerMs);
       } catch (error) {
+        this.passes++;
         this.lastError = error;
         this.options.onError?.(error);
         backoff = Math.min(backoff * 2, 5_000);

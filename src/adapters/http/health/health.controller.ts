@@ -1,13 +1,19 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
 import { Public } from '../auth/auth.decorators.js';
+import { Problem } from '../problems/problem.js';
 import { SubscriptionRegistry } from '../../runner/subscription-registry.js';
 import { WakeupDispatcher } from '../../wakeup/wakeup.dispatcher.js';
+import { StartupReadiness } from '../../runner/startup-readiness.js';
 
-/** Liveness says the process answers; readiness says it can do its work (store reachable, lag bounded). */
+/**
+ * Liveness says the process answers; readiness says it can do its work: store reachable, background work running
+ * and caught up to the log as it was at start (503 until then, OP-4), lag bounded. A degraded part (e.g. the wakeup
+ * transport) keeps it ready, with the part named.
+ */
 @ApiTags('system')
 @Public()
 @Controller('health')
@@ -18,6 +24,7 @@ export class HealthController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly subscriptions: SubscriptionRegistry,
     private readonly wakeups: WakeupDispatcher,
+    private readonly startup: StartupReadiness,
   ) {}
 
   @Get('live')
@@ -28,7 +35,15 @@ export class HealthController {
 
   @Get('ready')
   @HealthCheck()
-  ready() {
+  async ready() {
+    try {
+      return await this.checkReady();
+    } catch (error) {
+      throw notReady(error);
+    }
+  }
+
+  private checkReady() {
     return this.health.check([
       async () => {
         const store = this.indicators.check('store');
@@ -37,6 +52,17 @@ export class HealthController {
           return store.up({ kind: this.store.kind });
         } catch (error) {
           return store.down({ kind: this.store.kind, message: (error as Error).message });
+        }
+      },
+      async () => {
+        const background = this.indicators.check('background');
+        try {
+          const state = await this.startup.check();
+          return state.ready
+            ? background.up()
+            : background.down({ reason: state.reason, waitingFor: state.waitingFor });
+        } catch (error) {
+          return background.down({ reason: (error as Error).message });
         }
       },
       async () => {
@@ -53,4 +79,15 @@ export class HealthController {
       },
     ]);
   }
+}
+
+/** Terminus' 503 as a problem (code `not_ready`) that keeps its members, so the reason reaches the operator. */
+function notReady(error: unknown): unknown {
+  if (!(error instanceof ServiceUnavailableException)) return error;
+  const result = error.getResponse() as { error?: Record<string, { reason?: string; message?: string }> };
+  const parts = Object.entries(result.error ?? {}).map(([name, part]) => {
+    const why = part.reason ?? part.message;
+    return why ? `${name}: ${why}` : name;
+  });
+  return new Problem(503, 'not_ready', 'Not ready', `Not ready: ${parts.join('; ')}.`, result, { 'retry-after': '1' });
 }

@@ -22,7 +22,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const problem = this.toProblem(exception);
-    if (problem.status >= 500 && problem.code !== 'store_unavailable')
+    // Expected answers while a dependency is away or the service starts: not errors worth a stack trace each poll.
+    if (problem.status >= 500 && problem.code !== 'store_unavailable' && problem.code !== 'not_ready')
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
     void reply
       .status(problem.status)

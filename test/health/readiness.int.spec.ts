@@ -1,0 +1,78 @@
+import { SubscriptionRegistry } from '../../src/adapters/runner/subscription-registry.js';
+import { StartupReadiness } from '../../src/adapters/runner/startup-readiness.js';
+import { ProjectionRunners } from '../../src/adapters/runner/projection-runners.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+/** OP-4: what /health/ready waits for at start, driven by hand (the app's own tasks are not autostarted here). */
+describe('OP-4 readiness waits for background work and read models (PostgreSQL)', () => {
+  let t: TestApp;
+  afterEach(async () => {
+    await t?.close();
+  });
+
+  const ready = () => t.request({ method: 'GET', url: '/health/ready', token: null });
+
+  it('OP-4 503 naming a started task whose first pass has not ended, 200 once it has', async () => {
+    t = await startTestApp('postgres', { autostart: false });
+    const task = { name: 'fixture:slow-start', error: null, starting: true, start() {}, stop: async () => {} };
+    t.app.get(SubscriptionRegistry).start(task);
+    const before = await ready();
+    expect(before.status).toBe(503);
+    expect(before.body.error.background).toEqual({
+      status: 'down',
+      reason: 'background starting',
+      waitingFor: ['fixture:slow-start'],
+    });
+    task.starting = false;
+    const after = await ready();
+    expect(after.status).toBe(200);
+    expect(after.body.info.background).toEqual({ status: 'up' });
+  });
+
+  it('OP-4 503 until a read model this process folds reaches the head seen at start, then ready for good', async () => {
+    t = await startTestApp('postgres', { autostart: false });
+    // The log has moved since start: the head seen at start is what the read models must reach.
+    await t.request({
+      method: 'PUT',
+      url: '/v1/missions/m-1',
+      key: 'k-1',
+      body: {
+        state: 'active',
+        grants: {
+          maxExecutionsPerHour: 1,
+          maxConcurrent: 1,
+          resourceScopes: [],
+          classification: 'internal',
+          acceptLowerTrust: false,
+          maxCausalDepth: 1,
+        },
+      },
+    });
+    const head = await t.infra.store.headPosition();
+    expect(head).toBeGreaterThan(0);
+    const startup = t.app.get(StartupReadiness);
+    (startup as unknown as { head: number }).head = head; // as if the service had started on this log
+    const runner = [...t.app.get(ProjectionRunners).runners.values()].find((r) => r.projection.handles.length > 0)!;
+    // Started by hand, so nothing folds on its own; its first pass is already over (not 'starting').
+    const registry = t.app.get(SubscriptionRegistry);
+    registry.start({
+      name: runner.subscription.name,
+      error: null,
+      start() {},
+      stop: async () => {},
+      hasReached: (position) => runner.subscription.hasReached(position),
+    });
+    const behind = await ready();
+    expect(behind.status).toBe(503);
+    expect(behind.body.error.background).toMatchObject({
+      status: 'down',
+      reason: `read models catching up to position ${head}`,
+      waitingFor: [runner.subscription.name],
+    });
+    await runner.catchUp();
+    expect((await ready()).status).toBe(200);
+    // Lag after start is not a reason to leave rotation: the latch holds.
+    (startup as unknown as { head: number }).head = head + 1_000;
+    expect((await ready()).status).toBe(200);
+  });
+});
