@@ -41,6 +41,15 @@ const cases: Record<string, Cases> = {
     ],
     bad: ['23', '0', '24.5', 'a day', 'Infinity'],
   },
+  REVEILLE_MAX_JSON_DEPTH: {
+    setting: (c) => c.maxJsonDepth,
+    unset: 64,
+    good: [
+      ['1', 1],
+      ['200', 200],
+    ],
+    bad: ['0', '1001', '6.5', 'deep', 'Infinity'],
+  },
   DATABASE_URL: {
     setting: (c) => c.databaseUrl,
     unset: null,
@@ -235,6 +244,7 @@ describe('The configuration', () => {
       port: 3000,
       host: '0.0.0.0',
       idempotencyRetentionHours: 24,
+      maxJsonDepth: 64,
       databaseUrl: null,
       databaseSchema: null,
       databasePool: 40,

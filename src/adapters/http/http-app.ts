@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { ReveilleConfig } from '../config/config.js';
 import { CONFIG } from '../config/config.token.js';
 import { STATUS_OVERRIDE } from './http-result.js';
+import { registerJsonBounds } from './json-bounds.hook.js';
 import { IngressPipeline } from '../ingress/ingress-pipeline.js';
 import { registerIngressRoute } from '../ingress/ingress.route.js';
 import { SourceCache } from '../ingress/source-cache.js';
@@ -30,6 +31,7 @@ export async function createHttpApp(root: DynamicModule, options: AppOptions = {
   });
   if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
+  registerJsonBounds(fastify, app.get<symbol, ReveilleConfig>(CONFIG).maxJsonDepth);
   registerIngressRoute(fastify, {
     pipeline: app.get(IngressPipeline),
     sources: app.get(SourceCache),
