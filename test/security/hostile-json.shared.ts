@@ -62,6 +62,58 @@ export function hostileJsonSuite(kind: StoreKind): void {
       },
     );
 
+    it('SEC-4 NUL and control characters in a path id are 400 before any query or idempotency record', async () => {
+      const before = await eventCount();
+      const ids = ['m%00x', '%00', 'a%01b', 'a%7Fb', 'a%0Ab'];
+      for (const id of ids) {
+        for (const [method, url, body] of [
+          ['PUT', `/v1/missions/${id}`, { state: 'active' }],
+          ['GET', `/v1/missions/${id}`, undefined],
+          ['PUT', `/v1/triggers/${id}`, { expectedRevision: 0, missionId: 'm', type: 'manual' }],
+          ['POST', `/v1/triggers/${id}/occurrences`, { input: {} }],
+          ['POST', `/v1/executions/${id}/complete`, { fence: 1, outcome: 'succeeded' }],
+        ] as const) {
+          const response = await t.request({ method, url, key: newKey(), body });
+          expect({ id, url, status: response.status, code: response.body?.code }).toEqual({
+            id,
+            url,
+            status: 400,
+            code: 'BAD_REQUEST',
+          });
+        }
+      }
+      const ingress = await fetch(`${t.baseUrl}/v1/ingress/s%00x`, { method: 'POST', body: '{}' });
+      expect(ingress.status).toBe(404);
+      expect(await eventCount()).toBe(before);
+    });
+
+    it('SEC-4 a token whose tenant or sub claim holds U+0000 or a control character is 401, never a query', async () => {
+      const before = await eventCount();
+      const forged = [
+        { tenant: 'tenant-a\u0000' },
+        { tenant: '\u0000' },
+        { tenant: 'ten\nant' },
+        { tenant: 'x\ud800' },
+        { subject: 'svc\u0000' },
+        { subject: 'svc\u001b[31m' },
+      ];
+      for (const claims of forged) {
+        const token = await t.token(claims);
+        for (const [method, url, body] of [
+          ['PUT', '/v1/missions/m-claims', { state: 'active' }],
+          ['GET', '/v1/missions/m-claims', undefined],
+        ] as const) {
+          const response = await t.request({ method, url, token, key: newKey(), body });
+          expect({ claims, status: response.status, code: response.body?.code }).toEqual({
+            claims,
+            status: 401,
+            code: 'UNAUTHENTICATED',
+          });
+        }
+      }
+      expect(await eventCount()).toBe(before);
+    });
+
     it('SEC-3 a refused body leaves no idempotency record, so the same key with a sound body still works', async () => {
       const key = newKey();
       const bad = await t.request({

@@ -54,3 +54,10 @@ function pointerOf(path: readonly string[]): string {
   const text = shown.map((part) => `/${part.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
   return path.length > 16 ? `${text}/…` : text;
 }
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** Ids and identity claims are names, never text: control characters and half surrogate pairs are refused. */
+export function isPrintableName(text: string): boolean {
+  return !CONTROL.test(text) && !LONE_SURROGATE.test(text);
+}

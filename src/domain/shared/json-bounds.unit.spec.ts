@@ -1,4 +1,4 @@
-import { checkJsonBounds } from './json-bounds.js';
+import { checkJsonBounds, isPrintableName } from './json-bounds.js';
 
 const nested = (depth: number): unknown => JSON.parse('['.repeat(depth) + ']'.repeat(depth));
 
@@ -27,5 +27,12 @@ describe('checkJsonBounds (WH-1, SEC-4 hostile JSON is refused before it is stor
     expect(checkJsonBounds(JSON.parse('"x\\udc00"'))?.message).toMatch(/surrogate/);
     expect(checkJsonBounds(JSON.parse('{"k\\u0000":1}'))?.message).toMatch(/member name/);
     expect(checkJsonBounds(JSON.parse('{"a/b~":{"\\ud800":1}}'))?.pointer).toBe('/a~1b~0/\ud800');
+  });
+});
+
+describe('isPrintableName (SEC-4 ids and token claims)', () => {
+  it('accepts names, including non-ASCII ones, and refuses control characters and half surrogate pairs', () => {
+    expect(['tenant-a', 'équipe', 'svc😀', 'a b'].every(isPrintableName)).toBe(true);
+    expect(['a\u0000', '\u0000', 'a\nb', 'a\u007fb', 'x\ud800', '\udc00'].some(isPrintableName)).toBe(false);
   });
 });
