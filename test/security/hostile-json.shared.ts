@@ -1,3 +1,4 @@
+import { databaseTextRejection } from '../../src/adapters/http/problems/database-rejection.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -112,6 +113,27 @@ export function hostileJsonSuite(kind: StoreKind): void {
         }
       }
       expect(await eventCount()).toBe(before);
+    });
+
+    it("SEC-4 backstop: the database's own refusals of NUL and lone surrogates map to a 400 problem", async () => {
+      const refusals: unknown[] = [];
+      for (const [sql, value] of [
+        ['SELECT $1::text AS v', 'a\u0000b'],
+        ['SELECT $1::jsonb AS v', '{"s":"a\\u0000b"}'],
+        ['SELECT $1::jsonb AS v', '{"s":"x\\ud800"}'],
+      ] as const) {
+        const error = await t.sql.query(sql, [value]).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        refusals.push(error);
+        expect({ sql, value, refused: error !== null }).toEqual({ sql, value, refused: true });
+        expect({ value, status: databaseTextRejection(error)?.status }).toEqual({ value, status: 400 });
+      }
+      expect(
+        databaseTextRejection(Object.assign(new Error('invalid input syntax for type uuid'), { code: '22P02' })),
+      ).toBeNull();
+      expect(databaseTextRejection(new Error('boom'))).toBeNull();
     });
 
     it('SEC-3 a refused body leaves no idempotency record, so the same key with a sound body still works', async () => {
