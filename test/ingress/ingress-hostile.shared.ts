@@ -64,6 +64,36 @@ export function ingressHostileSuite(kind: StoreKind): void {
       expect([...seenStatuses].some((status) => status === 401 || status === 400)).toBe(true);
     });
 
+    it('WH-1 SEC-4 signed but hostile JSON (deep, 1e999, U+0000, lone surrogates) is 400 malformed_request, nothing appended', async () => {
+      const s = await webhookSetup(t, 'hostile-json', { source: { rateLimit: { perSecond: 10_000, burst: 10_000 } } });
+      const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+      const attacks: Array<[string, string]> = [
+        ['nested 10,000 deep', nested(10_000)],
+        ['nested 100,000 deep', nested(100_000)],
+        ['1e999', '1e999'],
+        ['-1e999', '-1e999'],
+        ['U+0000', '"a\\u0000b"'],
+        ['unpaired surrogate', '"x\\ud800"'],
+      ];
+      const bodies = [
+        ...attacks.map(([label, value]) => [label, `{"type":"push","id":"h","x":${value}}`] as const),
+        ['U+0000 in a member name', '{"type":"push","id":"h","k\\u0000":1}'] as const,
+        ['a top-level document 100,000 deep', nested(100_000)] as const,
+      ];
+      for (const [label, body] of bodies) {
+        const response = await post(t, s.sourceId, body, standardHeaders(s.secret, body));
+        expect({ label, status: response.status, code: response.body?.code }).toEqual({
+          label,
+          status: 400,
+          code: 'malformed_request',
+        });
+      }
+      const stored = await t.sql.query(`SELECT count(*)::int AS n FROM events WHERE data->'auth'->>'sourceId' = $1`, [
+        s.sourceId,
+      ]);
+      expect(stored.rows[0]).toEqual({ n: 0 });
+    });
+
     it('WH-9 rejected attempts leave only bounded, sampled metadata: no bodies, no signatures', async () => {
       const s = await webhookSetup(t, 'audit', { source: { rateLimit: { perSecond: 10_000, burst: 10_000 } } });
       const before = Number(

@@ -50,12 +50,15 @@ export interface HttpTimeouts {
   /** An idle keep-alive connection is closed after this. */
   keepAliveMs: number;
 }
+/** WH-1: JSON bodies (REST and ingress payloads) nested deeper than this answer 400. */
+export const REVEILLE_MAX_JSON_DEPTH = integer('REVEILLE_MAX_JSON_DEPTH', { min: 1, max: 1000 }, 64);
 
 export interface HttpSettings {
   port: number;
   host: string;
   idempotencyRetentionHours: number;
   timeouts: HttpTimeouts;
+  maxJsonDepth: number;
 }
 
 export const httpSection: Section<HttpSettings> = {
@@ -67,12 +70,14 @@ export const httpSection: Section<HttpSettings> = {
     REVEILLE_HTTP_REQUEST_TIMEOUT_MS,
     REVEILLE_HTTP_IDLE_TIMEOUT_MS,
     REVEILLE_HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    REVEILLE_MAX_JSON_DEPTH,
   ],
   settings: (readings: Readings) => ({
     port: readings.get(PORT),
     host: readings.get(HOST),
     idempotencyRetentionHours: readings.get(REVEILLE_IDEMPOTENCY_RETENTION_HOURS),
     timeouts: timeouts(readings),
+    maxJsonDepth: readings.get(REVEILLE_MAX_JSON_DEPTH),
   }),
 };
 

@@ -81,6 +81,15 @@ const cases: Record<string, Cases> = {
     ],
     bad: ['0', '99', '600001', 'idle'],
   },
+  REVEILLE_MAX_JSON_DEPTH: {
+    setting: (c) => c.maxJsonDepth,
+    unset: 64,
+    good: [
+      ['1', 1],
+      ['200', 200],
+    ],
+    bad: ['0', '1001', '6.5', 'deep', 'Infinity'],
+  },
   DATABASE_URL: {
     setting: (c) => c.databaseUrl,
     unset: null,
@@ -276,6 +285,7 @@ describe('The configuration', () => {
       host: '0.0.0.0',
       idempotencyRetentionHours: 24,
       timeouts: { headersMs: 10_000, requestMs: 30_000, idleMs: 30_000, keepAliveMs: 5_000 },
+      maxJsonDepth: 64,
       databaseUrl: null,
       databaseSchema: null,
       databasePool: 40,

@@ -8,6 +8,7 @@ import type { HttpTimeouts } from '../config/http.section.js';
 import { CONFIG } from '../config/config.token.js';
 import { STATUS_OVERRIDE } from './http-result.js';
 import { serverTimeoutOptions } from './server-timeouts.js';
+import { registerJsonBounds } from './json-bounds.hook.js';
 import { IngressPipeline } from '../ingress/ingress-pipeline.js';
 import { registerIngressRoute } from '../ingress/ingress.route.js';
 import { SourceCache } from '../ingress/source-cache.js';
@@ -40,6 +41,7 @@ export async function createHttpApp(
   });
   if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
+  registerJsonBounds(fastify, app.get<symbol, ReveilleConfig>(CONFIG).maxJsonDepth);
   registerIngressRoute(fastify, {
     pipeline: app.get(IngressPipeline),
     sources: app.get(SourceCache),

@@ -26,6 +26,8 @@ import { type ParsedPayload, parsePayload } from './payload.js';
 import { GITHUB_REPLAY_HORIZON_SECONDS, recordDelivery, type ReplayVerdict } from './replay-store.js';
 import { type IngressSource, SourceRegistry } from './source-registry.js';
 import { TriggerBindings } from './trigger-bindings.js';
+import { CONFIG } from '../config/config.token.js';
+import type { ReveilleConfig } from '../config/config.js';
 import type { SourceBinding } from '../../domain/trigger/trigger-blocks.js';
 import type { TriggerState } from '../../domain/trigger/trigger.js';
 
@@ -64,6 +66,7 @@ export class IngressPipeline {
     private readonly bindings: TriggerBindings,
     private readonly audit: IngressAudit,
     private readonly backpressure: Backpressure,
+    @Inject(CONFIG) private readonly config: Pick<ReveilleConfig, 'maxJsonDepth'>,
   ) {}
 
   async handle(source: IngressSource, delivery: IngressDelivery): Promise<IngressAnswer> {
@@ -229,6 +232,7 @@ export class IngressPipeline {
       eventTypePointer: source.definition.eventTypePointer,
       eventTypeHeader: verified.eventTypeHeader,
       requiredPointers: source.definition.schema.required,
+      maxDepth: this.config.maxJsonDepth,
     });
     if (!parsed.ok) return parsed;
     const bound = await this.bindings.forEvent(source.tenant, source.sourceId, parsed.eventType);

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { Logger } from '@nestjs/common';
+import { databaseTextRejection } from '../http/problems/database-rejection.js';
 import { IngressPipeline } from './ingress-pipeline.js';
 import { type IngressAnswer, problemAnswer, shed } from './ingress-answer.js';
 import type { IngressSource } from './source-registry.js';
@@ -15,6 +17,7 @@ const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 // After an early 413 the rest of the body is read and dropped up to these bounds: closing a socket with
 // unread bytes resets it, and a reset makes the sender's kernel drop the answer it had not read yet.
 const LINGER = { ms: 1_000, bytes: 8 * 1024 * 1024 };
+const logger = new Logger('Ingress');
 
 interface IngressRequest extends FastifyRequest<{ Params: { sourceId: string } }> {
   ingressSource?: IngressSource;
@@ -85,6 +88,13 @@ export function registerIngressRoute(
       }
       if (error.statusCode && error.statusCode < 500)
         return send(reply, problemAnswer(400, 'malformed_request', error.message));
+      if (databaseTextRejection(error))
+        return send(reply, problemAnswer(400, 'malformed_request', 'The delivery holds text that cannot be stored.'));
+      // Logged once, with the request id: a producer retries a 500, so each one needs finding.
+      logger.error(
+        `500 internal_error request ${request.id} ingress ${(request as IngressRequest).params?.sourceId ?? ''}: ` +
+          ((error as Error).stack ?? error.message),
+      );
       return send(reply, problemAnswer(500, 'internal_error', 'An unexpected error occurred.'));
     });
 

@@ -1,4 +1,5 @@
 import { type CloudEvent, HTTP } from 'cloudevents';
+import { checkJsonBounds, DEFAULT_MAX_JSON_DEPTH } from '../../domain/shared/json-bounds.js';
 import { resolvePointer } from '../../domain/shared/json-pointer.js';
 
 export type ParsedPayload = { ok: true; payload: unknown; eventType: string | null } | { ok: false; detail: string };
@@ -8,6 +9,8 @@ export interface PayloadRules {
   eventTypePointer: string | null;
   eventTypeHeader: string | null;
   requiredPointers: readonly string[];
+  /** WH-1: deeper payloads are refused before anything is hashed or stored. */
+  maxDepth?: number;
 }
 
 /**
@@ -35,6 +38,8 @@ export function parsePayload(body: Buffer, headers: Record<string, string>, rule
   }
   if (typeof payload !== 'object' || payload === null)
     return { ok: false, detail: 'the payload must be a JSON object or array' };
+  const violation = checkJsonBounds(payload, rules.maxDepth ?? DEFAULT_MAX_JSON_DEPTH);
+  if (violation) return { ok: false, detail: `${violation.message} (${violation.pointer || '/'})` };
   const missing = rules.requiredPointers.filter((pointer) => !resolvePointer(payload, pointer).found);
   if (missing.length > 0) return { ok: false, detail: `the payload lacks required members: ${missing.join(', ')}` };
   return {

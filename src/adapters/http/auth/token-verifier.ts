@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, createRemoteJWKSet, type JSONWebKeySet, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { isPrintableName } from '../../../domain/shared/json-bounds.js';
 import type { Principal } from './principal.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -88,6 +89,10 @@ export class TokenVerifier {
     if (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 128)
       throw new TokenRejected('tenant claim missing');
     if (typeof sub !== 'string' || sub.length === 0) throw new TokenRejected('sub claim missing');
+    // They are stored and compared as text (PostgreSQL refuses NUL): a control character is a forged claim.
+    if (!isPrintableName(tenant) || !isPrintableName(sub))
+      throw new TokenRejected('tenant and sub claims must not contain control characters');
+    if (sub.length > 256) throw new TokenRejected('sub claim too long');
     if (typeof scope !== 'string') throw new TokenRejected('scope must be a space-separated string');
     const principal = { tenant, subject: sub, scopes: new Set(scope.split(' ').filter(Boolean)), tokenId: jti };
     return { principal, exp };

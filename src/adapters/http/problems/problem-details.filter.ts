@@ -1,7 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CommandRejected, StoreUnavailable, WrongExpectedRevision } from '../../../domain/shared/errors.js';
 import { Problem, problems } from './problem.js';
+import { databaseTextRejection } from './database-rejection.js';
 import { rejectionProblem } from './rejection-problem.js';
 
 const TITLES: Record<number, [string, string]> = {
@@ -21,10 +22,19 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const request = host.switchToHttp().getRequest<FastifyRequest>();
     const problem = this.toProblem(exception);
-    // Expected answers while a dependency is away or the service starts: not errors worth a stack trace each poll.
-    if (problem.status >= 500 && problem.code !== 'store_unavailable' && problem.code !== 'not_ready')
-      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    // Once per 5xx, with the request id, so an operator can match the answer to its cause.
+    if (problem.code === 'store_unavailable')
+      this.logger.warn(
+        `503 store_unavailable request ${request?.id ?? '?'} ${request?.method ?? ''} ${request?.routeOptions?.url ?? ''}`,
+      );
+    // `not_ready` is a readiness poll's expected answer while the service starts, not an error.
+    else if (problem.status >= 500 && problem.code !== 'not_ready')
+      this.logger.error(
+        `${problem.status} ${problem.code} request ${request?.id ?? '?'} ${request?.method ?? ''} ${request?.routeOptions?.url ?? ''}: ` +
+          (exception instanceof Error ? (exception.stack ?? exception.message) : String(exception)),
+      );
     void reply
       .status(problem.status)
       .headers({ ...problem.headers, 'content-type': 'application/problem+json' })
@@ -37,6 +47,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof StoreUnavailable || (exception as { name?: string })?.name === 'StoreUnavailable')
       return problems.storeUnavailable();
     if (exception instanceof WrongExpectedRevision) return problems.revisionConflict(exception.actual + 1);
+    const refusedText = databaseTextRejection(exception);
+    if (refusedText) return refusedText;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const [code, title] = TITLES[status] ?? [status >= 500 ? 'internal_error' : 'BAD_REQUEST', exception.message];

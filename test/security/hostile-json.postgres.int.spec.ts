@@ -1,0 +1,3 @@
+import { hostileJsonSuite } from './hostile-json.shared.js';
+
+hostileJsonSuite('postgres');
