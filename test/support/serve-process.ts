@@ -9,6 +9,7 @@ import type { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-clien
 import { loadOrCreateDevKeys, mintDevToken } from '../../src/adapters/http/auth/dev-keys.js';
 import { allMigrations } from '../../src/app.module.js';
 import { dropSchema, freshPostgres, TEST_DATABASE_URL } from './databases.js';
+import { freePort } from './free-port.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -40,7 +41,7 @@ export async function startServe(options: {
   ensureBuilt();
   const { sql, schema } = await freshPostgres(allMigrations(), { max: 2 });
   const dataDir = mkdtempSync(join(tmpdir(), 'reveille-serve-'));
-  const port = 4100 + Math.floor(Math.random() * 800);
+  const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const spawnServe = () =>
     spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), 'serve'], {
