@@ -44,7 +44,8 @@ describe('definitions take effect at once: `reveille serve` on PostgreSQL, folds
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     expect(refusedAfter).not.toBeNull();
-    expect(refusedAfter!).toBeLessThanOrEqual(OTHER_PROCESS_BOUND_MS + 100);
+    // The bound plus one request and poll on a busy machine; a longer TTL (or none) fails here.
+    expect(refusedAfter!).toBeLessThanOrEqual(OTHER_PROCESS_BOUND_MS + 300);
     // And it stays refused.
     expect((await deliver(second, sourceId, secret, { type: 'x', id: randomUUID() })).status).toBe(401);
   }, 30_000);
