@@ -15,6 +15,7 @@ const SOURCE_EVENTS: readonly string[] = ['SourceRevised', 'SourceKeyAdded', 'So
 /** The read-your-writes bound of every read (api.md, minPosition). */
 const MAX_WAIT_MS = 2_000;
 const POLL_MS = 20;
+const SWEEP_AT = 1_000;
 
 /**
  * Definitions take effect at once in the process that wrote them (WH-3, WH-7). A Trigger write answers before
@@ -48,8 +49,10 @@ export class DefinitionFreshness {
     signal.onNotify((types, position) => {
       if (!types) return;
       if (types.some((type) => SOURCE_EVENTS.includes(type))) this.sources.forgetAll();
-      if (position !== undefined && this.runner && types.some((type) => BINDING_EVENTS.includes(type)))
-        this.unfolded.add(position);
+      if (position === undefined || !this.runner || !types.some((type) => BINDING_EVENTS.includes(type))) return;
+      this.unfolded.add(position);
+      // Where no fold happens here (REVEILLE_BACKGROUND=off) and no delivery comes, the marks still get checked.
+      if (this.unfolded.size >= SWEEP_AT) void this.sweep();
     });
     // A fold made here (or reported by the background thread) is the moment to look again.
     this.runner?.onFolded(() => {
@@ -74,11 +77,13 @@ export class DefinitionFreshness {
       if (left <= 0) return false;
       // Woken by a fold here; polled for a fold another process made.
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(POLL_MS, left));
-        this.wakeFolded.push(() => {
+        const wake = () => {
           clearTimeout(timer);
+          this.wakeFolded = this.wakeFolded.filter((other) => other !== wake);
           resolve();
-        });
+        };
+        const timer = setTimeout(wake, Math.min(POLL_MS, left));
+        this.wakeFolded.push(wake);
       });
     }
   }
