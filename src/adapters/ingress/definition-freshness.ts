@@ -1,8 +1,18 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { isMainThread } from 'node:worker_threads';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
 import { EVENT_STORE } from '../../commands/shared/tokens.js';
 import type { EventStore } from '../../domain/ports/event-store.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { ProjectionRunner } from '../../projections/runner/projection-runner.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { SOURCE_BINDINGS_PROJECTION } from '../../projections/source-bindings/source-bindings.projection.js';
 import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SourceCache } from './source-cache.js';
@@ -16,6 +26,16 @@ const SOURCE_EVENTS: readonly string[] = ['SourceRevised', 'SourceKeyAdded', 'So
 const MAX_WAIT_MS = 2_000;
 const POLL_MS = 20;
 const SWEEP_AT = 1_000;
+const TOPIC = 'definitions';
+
+/** What one process tells the others sharing its database, right after its append (LISTEN/NOTIFY). */
+interface Told {
+  from: string;
+  /** A binding-changing append's position. */
+  position?: number;
+  /** A source or key changed. */
+  sources?: boolean;
+}
 
 /**
  * Definitions take effect at once in the process that wrote them (WH-3, WH-7). A Trigger write answers before
@@ -26,12 +46,17 @@ const SWEEP_AT = 1_000;
  * that drops it. The common case (nothing unconfirmed) costs no round trip. A source or key change drops the
  * source cache at once, so the next delivery verifies with the keys as written.
  *
- * Other processes learn of a change within the caches' TTL (1 s) and their own fold; admission re-checks the
- * Trigger revision and the key (AD-2).
+ * Other processes sharing the PostgreSQL database hear of each change through LISTEN/NOTIFY, sent as the write
+ * commits (so normally before its answer reaches the client) and treated the same way; one that misses it (its
+ * listener was disconnected) follows within the caches' TTL (1 s) and the fold. Admission re-checks the Trigger
+ * revision and the key anyway (AD-2).
  */
 @Injectable()
-export class DefinitionFreshness {
+export class DefinitionFreshness implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('DefinitionFreshness');
+  /** Our own notifications come back to us too. */
+  private readonly id = randomUUID();
+  private stopListening: (() => Promise<void>) | null = null;
   /** Positions of binding-changing appends this process made and has not yet seen folded. */
   private readonly unfolded = new Set<number>();
   private sweeping: Promise<void> | null = null;
@@ -41,6 +66,7 @@ export class DefinitionFreshness {
   constructor(
     signal: AppendSignal,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(SQL_CLIENT) private readonly sql: SqlClient,
     private readonly bindings: TriggerBindings,
     private readonly sources: SourceCache,
     @Optional() runners?: ProjectionRunners,
@@ -48,17 +74,47 @@ export class DefinitionFreshness {
     this.runner = runners?.runners.get(SOURCE_BINDINGS_PROJECTION);
     signal.onNotify((types, position) => {
       if (!types) return;
-      if (types.some((type) => SOURCE_EVENTS.includes(type))) this.sources.forgetAll();
-      if (position === undefined || !this.runner || !types.some((type) => BINDING_EVENTS.includes(type))) return;
-      this.unfolded.add(position);
-      // Where no fold happens here (REVEILLE_BACKGROUND=off) and no delivery comes, the marks still get checked.
-      if (this.unfolded.size >= SWEEP_AT) void this.sweep();
+      const sources = types.some((type) => SOURCE_EVENTS.includes(type));
+      const binding = position !== undefined && types.some((type) => BINDING_EVENTS.includes(type));
+      if (!sources && !binding) return;
+      const told: Told = { from: this.id, ...(binding ? { position } : {}), ...(sources ? { sources } : {}) };
+      this.heard(told);
+      this.tell(told);
     });
     // A fold made here (or reported by the background thread) is the moment to look again.
     this.runner?.onFolded(() => {
       this.wakeFolded.splice(0).forEach((wake) => wake());
       if (this.unfolded.size > 0) void this.sweep();
     });
+  }
+
+  /** The HTTP thread listens; a background thread serves no deliveries. */
+  onApplicationBootstrap(): void {
+    if (!isMainThread || !this.sql.notifications) return;
+    this.stopListening = this.sql.notifications.listen(TOPIC, (payload) => {
+      const told = parseTold(payload);
+      if (told && told.from !== this.id) this.heard(told);
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.stopListening?.();
+  }
+
+  private heard(told: Told): void {
+    if (told.sources) this.sources.forgetAll();
+    if (told.position === undefined || !this.runner) return;
+    this.unfolded.add(told.position);
+    // Where no fold happens here (REVEILLE_BACKGROUND=off) and no delivery comes, the marks still get checked.
+    if (this.unfolded.size >= SWEEP_AT) void this.sweep();
+  }
+
+  /** Sent as the write answers; a process that misses it (disconnected) follows within the caches' TTL. */
+  private tell(told: Told): void {
+    if (!isMainThread || !this.sql.notifications) return;
+    this.sql.notifications
+      .notify(TOPIC, JSON.stringify(told))
+      .catch((error: unknown) => this.logger.warn(`definition change not announced: ${(error as Error).message}`));
   }
 
   /** Taken when a delivery starts: the writes it must see mapped. Empty on the hot path. */
@@ -106,5 +162,16 @@ export class DefinitionFreshness {
     } catch (error) {
       this.logger.warn(`source-bindings checkpoint unreadable: ${(error as Error).message}`);
     }
+  }
+}
+
+function parseTold(payload: string): Told | null {
+  try {
+    const told = JSON.parse(payload) as Partial<Told>;
+    if (typeof told.from !== 'string') return null;
+    const position = Number.isSafeInteger(told.position) && told.position! > 0 ? told.position : undefined;
+    return { from: told.from, ...(position ? { position } : {}), ...(told.sources === true ? { sources: true } : {}) };
+  } catch {
+    return null;
   }
 }
