@@ -22,6 +22,7 @@ import { IdempotencyStore } from './adapters/http/idempotency/idempotency.store.
 import { IdempotencySweeper } from './adapters/http/idempotency/idempotency-sweeper.js';
 import { ProblemDetailsFilter } from './adapters/http/problems/problem-details.filter.js';
 import { validationPipe } from './adapters/http/validation.js';
+import { MetricsModule } from './adapters/modules/metrics.module.js';
 import { ProjectionRunners } from './adapters/runner/projection-runners.js';
 import { SubscriptionRegistry } from './adapters/runner/subscription-registry.js';
 import { StartupReadiness } from './adapters/runner/startup-readiness.js';
@@ -50,6 +51,7 @@ export const featureModules: Type[] = [
   SchedulesModule,
   ExecutionsModule,
   WakeupModule,
+  MetricsModule,
 ];
 
 /** The event log first, then what derives from it. */

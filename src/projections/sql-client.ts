@@ -27,7 +27,16 @@ export interface SqlClient extends SqlExecutor {
    * for rows that a later synchronous commit in the same database must flush before anyone relies on them.
    */
   readonly unflushed?: SqlExecutor;
+  /** Optional: messages between the processes sharing this database (and schema); PGlite has one process only. */
+  readonly notifications?: SqlNotifications;
   close(): Promise<void>;
+}
+
+/** PostgreSQL LISTEN/NOTIFY: at most once, in commit order, lost while a listener is disconnected. */
+export interface SqlNotifications {
+  notify(topic: string, payload: string): Promise<void>;
+  /** One dedicated connection, reconnected when lost; the answer stops it. */
+  listen(topic: string, onMessage: (payload: string) => void): () => Promise<void>;
 }
 
 export const SQL_CLIENT = Symbol('SQL_CLIENT');

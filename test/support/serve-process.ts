@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../../scripts/build-if-needed.js';
-import type { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
+import { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
 import { loadOrCreateDevKeys, mintDevToken } from '../../src/adapters/http/auth/dev-keys.js';
 import { allMigrations } from '../../src/app.module.js';
 import { dropSchema, freshPostgres, TEST_DATABASE_URL } from './databases.js';
@@ -18,6 +18,9 @@ export interface ServeProcess {
   child: ChildProcess;
   baseUrl: string;
   sql: PgSqlClient;
+  /** What a second process needs to share this one's database and dev keys (`joining`). */
+  schema: string;
+  dataDir: string;
   stderr(): string;
   /** The /health/ready answers seen while waiting for readiness (the latest start's). */
   readiness: Array<{ status: number; body: any }>;
@@ -37,10 +40,17 @@ export async function startServe(options: {
   env?: Record<string, string>;
   /** Readiness with a degraded part (e.g. the wakeup transport) still counts. */
   degradedIsReady?: boolean;
+  /** Another process on that one's schema and dev keys; closing it leaves the schema to the first. */
+  joining?: ServeProcess;
 }): Promise<ServeProcess> {
   ensureBuilt();
-  const { sql, schema } = await freshPostgres(allMigrations(), { max: 2 });
-  const dataDir = mkdtempSync(join(tmpdir(), 'reveille-serve-'));
+  const { sql, schema } = options.joining
+    ? {
+        sql: await PgSqlClient.connect({ connectionString: TEST_DATABASE_URL, schema: options.joining.schema, max: 2 }),
+        schema: options.joining.schema,
+      }
+    : await freshPostgres(allMigrations(), { max: 2 });
+  const dataDir = options.joining?.dataDir ?? mkdtempSync(join(tmpdir(), 'reveille-serve-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const spawnServe = () =>
@@ -103,6 +113,8 @@ export async function startServe(options: {
     },
     baseUrl,
     sql,
+    schema,
+    dataDir,
     stderr: () => stderr,
     get readiness() {
       return readiness;
@@ -129,7 +141,7 @@ export async function startServe(options: {
     async close() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await sql.close();
-      await dropSchema(schema);
+      if (!options.joining) await dropSchema(schema);
     },
   };
 }

@@ -13,6 +13,7 @@ import { IngressPipeline } from '../ingress/ingress-pipeline.js';
 import { registerIngressRoute } from '../ingress/ingress.route.js';
 import { SourceCache } from '../ingress/source-cache.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
+import { Metrics } from '../metrics/metrics.js';
 
 export interface AppOptions {
   logger?: LoggerService | false;
@@ -41,10 +42,21 @@ export async function createHttpApp(
   });
   if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(Metrics);
+  // Route templates only, so no tenant or resource id becomes a label (OP-4).
+  fastify.addHook('onResponse', async (request, reply) =>
+    metrics.httpAnswered(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    ),
+  );
   registerJsonBounds(fastify, app.get<symbol, ReveilleConfig>(CONFIG).maxJsonDepth);
   registerIngressRoute(fastify, {
     pipeline: app.get(IngressPipeline),
     sources: app.get(SourceCache),
+    answered: (status) => metrics.ingressAnswered(status),
     globalRate: app.get<symbol, ReveilleConfig>(CONFIG).ingressRate,
   });
   fastify.addHook('onSend', async (request, reply, payload) => {

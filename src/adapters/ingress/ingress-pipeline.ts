@@ -26,6 +26,7 @@ import { type ParsedPayload, parsePayload } from './payload.js';
 import { GITHUB_REPLAY_HORIZON_SECONDS, recordDelivery, type ReplayVerdict } from './replay-store.js';
 import { type IngressSource, SourceRegistry } from './source-registry.js';
 import { TriggerBindings } from './trigger-bindings.js';
+import { DefinitionFreshness } from './definition-freshness.js';
 import { CONFIG } from '../config/config.token.js';
 import type { ReveilleConfig } from '../config/config.js';
 import type { SourceBinding } from '../../domain/trigger/trigger-blocks.js';
@@ -66,6 +67,7 @@ export class IngressPipeline {
     private readonly bindings: TriggerBindings,
     private readonly audit: IngressAudit,
     private readonly backpressure: Backpressure,
+    private readonly freshness: DefinitionFreshness,
     @Inject(CONFIG) private readonly config: Pick<ReveilleConfig, 'maxJsonDepth'>,
   ) {}
 
@@ -105,6 +107,8 @@ export class IngressPipeline {
   }
 
   private async process(source: IngressSource, delivery: IngressDelivery): Promise<IngressAnswer> {
+    // The Trigger writes this delivery must see mapped: every one answered before it started (WH-7).
+    const unfolded = this.freshness.pending();
     const { definition } = source;
     const format = classifyContentType(delivery.rawHeaders);
     if (!format.ok) return this.reject(source, delivery, 400, 'malformed_request', format.detail);
@@ -130,6 +134,11 @@ export class IngressPipeline {
         shed(backlog, `Too many Occurrences of ${whose} await admission (limit ${limit}).`, 5),
       );
     }
+
+    if (!(await this.freshness.folded(unfolded)))
+      return problemAnswer(503, 'store_unavailable', 'The Trigger bindings are catching up; retry the delivery.', {
+        'Retry-After': '1',
+      });
 
     // The replay record and the mapping need nothing from each other, so their round trips overlap;
     // the replay verdict is still taken first, and nothing is appended before both are in.

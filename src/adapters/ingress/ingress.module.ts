@@ -4,10 +4,11 @@ import { IngressAudit } from './ingress-audit.js';
 import { IngressPipeline } from './ingress-pipeline.js';
 import { ReplaySweeper } from './replay-sweeper.js';
 import { SourceCache } from './source-cache.js';
+import { DefinitionFreshness } from './definition-freshness.js';
 
 /** Webhook ingress; its route is registered on Fastify directly (see registerIngressRoute). */
 @Module({
-  providers: [IngressAudit, Backpressure, SourceCache, IngressPipeline, ReplaySweeper],
+  providers: [IngressAudit, Backpressure, SourceCache, DefinitionFreshness, IngressPipeline, ReplaySweeper],
   exports: [IngressPipeline, SourceCache, IngressAudit],
 })
 export class IngressModule {}

@@ -29,6 +29,8 @@ export function registerIngressRoute(
   deps: {
     pipeline: IngressPipeline;
     sources: SourceCache;
+    /** Every answer, whatever step gave it (OP-4). */
+    answered: (status: number) => void;
     globalRate: { perSecond: number; burst: number };
   },
 ): void {
@@ -38,6 +40,8 @@ export function registerIngressRoute(
     scope.addContentTypeParser('*', (request, payload, done) =>
       readCapped(payload, (request as IngressRequest).ingressSource?.definition.maxBodyBytes ?? 0, done),
     );
+
+    scope.addHook('onResponse', async (_request, reply) => deps.answered(reply.statusCode));
 
     scope.addHook('onRequest', async (raw, reply) => {
       const request = raw as IngressRequest;
