@@ -68,12 +68,24 @@ function scenario(seed: number): RecordedEvent[] {
           },
           tenant,
         );
-      else
+      else if (random() < 0.6)
         push(
           'OccurrenceBlocked',
           {
             occurrenceId: target.occurrenceId,
             reason: 'trigger_disabled',
+            evidence: { n: i, note: "it's" },
+            decidedAt: '2026-03-01T11:00:01.000Z',
+          },
+          tenant,
+        );
+      // BA-2/AD-4: suppressed decisions fold like blocked ones, under their own status.
+      else
+        push(
+          'OccurrenceSuppressed',
+          {
+            occurrenceId: target.occurrenceId,
+            reason: 'guard_false',
             evidence: { n: i, note: "it's" },
             decidedAt: '2026-03-01T11:00:01.000Z',
           },

@@ -1,5 +1,6 @@
 import { isWithin } from '../shared/classification.js';
 import { resolvePointer } from '../shared/json-pointer.js';
+import { evaluateGuard, type GuardClause } from '../guard/index.js';
 import type { MissionState } from '../mission/mission.js';
 import type { DeliveryPolicy } from '../execution/delivery-policy.js';
 import type { ObservedOccurrence, SlotTakenAt } from '../occurrence/occurrence-events.js';
@@ -33,7 +34,13 @@ export type AdmissionVerdict =
       /** BA-3: present only when the Trigger skips overlaps, so the execution releases its marker when terminal. */
       overlap?: 'skip';
     }
-  | { admitted: false; reason: ReasonCode; evidence: Record<string, unknown> };
+  | {
+      admitted: false;
+      /** BA-2/AD-4: `suppressed` when the Occurrence was not wanted (guard false, prefilter), else `blocked`. */
+      outcome: 'blocked' | 'suppressed';
+      reason: ReasonCode;
+      evidence: Record<string, unknown>;
+    };
 
 type Occurrence = Pick<
   ObservedOccurrence,
@@ -50,14 +57,23 @@ type Occurrence = Pick<
 
 const block = (reason: ReasonCode, evidence: Record<string, unknown>): AdmissionVerdict => ({
   admitted: false,
+  outcome: 'blocked',
+  reason,
+  evidence,
+});
+
+const suppress = (reason: ReasonCode, evidence: Record<string, unknown>): AdmissionVerdict => ({
+  admitted: false,
+  outcome: 'suppressed',
   reason,
   evidence,
 });
 
 /**
  * AD-2 re-check against current state, first failing check wins: Trigger, revision, Mission (the authority
- * standing, shared with EX-4 recovery), trust, key, scope, classification, causality, lane key, overlap,
- * budget, concurrency (opt-in `block` only).
+ * standing, shared with EX-4 recovery), trust, key, scope, classification, causality, guard (BA-2), lane key,
+ * overlap, budget, concurrency (opt-in `block` only). The guard runs before every counter, so an unwanted
+ * Occurrence never spends budget, takes a slot or wakes a consumer.
  */
 export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): AdmissionVerdict {
   const standing = authorityStanding(occurrence, facts.trigger, facts.mission);
@@ -103,6 +119,11 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
   const loop = ancestry === 'unknown' ? [] : ancestry.filter((entry) => entry.triggerId === occurrence.triggerId);
   if (loop.length > 0) return block('causal_loop', { triggerId: occurrence.triggerId, via: loop });
 
+  if (definition.guard) {
+    const guard = guardVerdict(definition.guard, occurrence.input, trigger.revision);
+    if (guard) return guard;
+  }
+
   const lane = laneOf(definition.queueByPointer, occurrence);
   if (lane === null)
     return block('guard_fault', {
@@ -135,6 +156,17 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     delivery: { ...definition.delivery, backoff: { ...definition.delivery.backoff } },
     ...(definition.overlap === 'skip' ? { overlap: 'skip' as const } : {}),
   };
+}
+
+/** BA-2: false suppresses with `guard_false`, a fault blocks with `guard_fault`; evidence names the deciding clause. */
+function guardVerdict(guard: GuardClause, input: unknown, triggerRevision: number): AdmissionVerdict | null {
+  const outcome = evaluateGuard(guard, input);
+  if (outcome.result === 'true') return null;
+  const { clause, pointer, test } = outcome.decidedBy;
+  const decided = { triggerRevision, clause: `/guard${clause}`, ...(pointer ? { pointer, test } : {}) };
+  if (outcome.result === 'false') return suppress('guard_false', decided);
+  const { fault, at, found } = outcome;
+  return block('guard_fault', { ...decided, fault, ...(at !== undefined ? { at } : {}), ...(found ? { found } : {}) });
 }
 
 /**

@@ -133,6 +133,8 @@ function outcome(decision: AdmissionEvent[] | { code: string }, keys: string[]):
         return `admitted ${key(e.data.occurrenceId)} as ${e.data.executionId}`;
       case 'OccurrenceBlocked':
         return `blocked ${key(e.data.occurrenceId)}: ${e.data.reason}`;
+      case 'OccurrenceSuppressed':
+        return `suppressed ${key(e.data.occurrenceId)}: ${e.data.reason}`;
       default:
         return e.type;
     }
@@ -321,6 +323,44 @@ describe('admitting a Mission backlog in acceptance order (AD-1, AD-2, AD-5)', (
           keys,
         ),
       ).toEqual(['blocked k-1: trigger_disabled', 'blocked k-2: trigger_disabled']);
+    });
+  });
+
+  describe('BA-2 when the Trigger guards its input', () => {
+    const guarded = {
+      ...definedTrigger,
+      definition: { ...definedTrigger.definition, guard: { pointer: '/n', gte: 2 } },
+    };
+    const withInput = (key: string, input: unknown): ObservedState => ({
+      ...pending(key),
+      occurrence: { ...manualObserved(key), input },
+    });
+    it('suppresses the false ones and blocks the faults before any counter: no budget unit, no slot, no execution', () => {
+      const keys = ['k-1', 'k-2', 'k-3', 'k-4'];
+      const occurrences = [
+        withInput('k-1', { n: 1 }),
+        withInput('k-2', { n: 2 }),
+        withInput('k-3', { n: '3' }),
+        withInput('k-4', { other: true }),
+      ];
+      const result = spec
+        .given(counted(9))
+        .when({ occurrences, view: view({ triggers: new Map([['t-1', guarded]]) }) })
+        .result();
+      expect(outcome(result, keys)).toEqual([
+        'budget counts k-2',
+        'slots taken (1) on stripe 0, 1 there',
+        'suppressed k-1: guard_false',
+        `admitted k-2 as ${executionIdFor(idOf('k-2'))}`,
+        'blocked k-3: guard_fault',
+        'suppressed k-4: guard_false',
+      ]);
+      const steps = admitInOrder(
+        occurrences,
+        view({ triggers: new Map([['t-1', guarded]]) }),
+        backlog.initialState,
+      ).steps;
+      expect(steps.map((step) => step.executionId)).toEqual([null, executionIdFor(idOf('k-2')), null, null]);
     });
   });
 

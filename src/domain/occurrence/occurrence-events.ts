@@ -89,10 +89,20 @@ export type OccurrenceBlocked = DomainEvent<
   { occurrenceId: string; reason: ReasonCode; evidence: Record<string, unknown>; decidedAt: string }
 >;
 
+/**
+ * AD-1: decided once, starting nothing and waking no one: a guard was false (BA-2) or a prefilter terminated
+ * (AD-4). Distinct from blocked: the Occurrence was not wanted, no rule refused it.
+ */
+export type OccurrenceSuppressed = DomainEvent<
+  'OccurrenceSuppressed',
+  { occurrenceId: string; reason: ReasonCode; evidence: Record<string, unknown>; decidedAt: string }
+>;
+
 /** OC-4: a later delivery of the same identity carried another payload; it starts nothing. */
 export type DeliveryConflictRecorded = DomainEvent<
   'DeliveryConflictRecorded',
   { occurrenceId: string; conflictingDigest: string; at: string }
 >;
 
-export type OccurrenceEvent = OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | DeliveryConflictRecorded;
+export type OccurrenceEvent =
+  OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | OccurrenceSuppressed | DeliveryConflictRecorded;

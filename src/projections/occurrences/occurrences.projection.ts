@@ -7,6 +7,7 @@ import {
   type OccurrenceBlocked,
   type OccurrenceEvent,
   type OccurrenceObserved,
+  type OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
 import type { Projection } from '../runner/projection.js';
 import { statementProjection } from '../runner/statement-projection.js';
@@ -19,6 +20,7 @@ const HANDLES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceObserved',
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
+  'OccurrenceSuppressed',
   'DeliveryConflictRecorded',
 ];
 
@@ -88,19 +90,32 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   ];
 }
 
-function blocked(event: RecordedEvent<OccurrenceBlocked['data']>): SqlQuery[] {
+/** Blocked or suppressed (BA-2, AD-4): a reason and the policy's evidence, no execution. */
+function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppressed'): SqlQuery[] {
   const d = event.data;
   return [
     {
       text: movingUndecided(
-        `UPDATE rm_occurrences o SET status = 'blocked', reason = $3, decision_evidence = $4::jsonb, decided_at = ${msSql('$5')}, last_position = $6
+        `UPDATE rm_occurrences o SET status = $7, reason = $3, decision_evidence = $4::jsonb, decided_at = ${msSql('$5')}, last_position = $6
           WHERE ${ROW} AND status = 'observed'`,
         -1,
       ),
-      values: [d.occurrenceId, event.metadata.tenant ?? null, d.reason, json(d.evidence), d.decidedAt, event.position],
+      values: [
+        d.occurrenceId,
+        event.metadata.tenant ?? null,
+        d.reason,
+        json(d.evidence),
+        d.decidedAt,
+        event.position,
+        status,
+      ],
     },
   ];
 }
+
+type RefusalData = OccurrenceBlocked['data'] | OccurrenceSuppressed['data'];
+const refusalStatus = (type: string): 'blocked' | 'suppressed' =>
+  type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked';
 
 /** OC-4: counted once per conflict event: the increment only follows a first insert of the event id. */
 function conflict(event: RecordedEvent<DeliveryConflictRecorded['data']>): SqlQuery[] {
@@ -127,7 +142,8 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
     case 'OccurrenceAdmitted':
       return admitted(event as RecordedEvent<OccurrenceAdmitted['data']>);
     case 'OccurrenceBlocked':
-      return blocked(event as RecordedEvent<OccurrenceBlocked['data']>);
+    case 'OccurrenceSuppressed':
+      return refused(event as RecordedEvent<RefusalData>, refusalStatus(event.type));
     case 'DeliveryConflictRecorded':
       return conflict(event as RecordedEvent<DeliveryConflictRecorded['data']>);
     default:
@@ -143,10 +159,12 @@ const OBSERVED_COLUMNS = `tenant text, occurrence_id text, trigger_id text, trig
 const STILL_OBSERVED_ROW_OF_X = `WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_array_elements($1::jsonb)->>'occurrence_id'))
                 AND o.occurrence_id = x.occurrence_id AND o.tenant = COALESCE(x.tenant, o.tenant) AND o.status = 'observed'`;
 
-type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<OccurrenceBlocked['data']>;
+type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<RefusalData>;
+const isDecision = (e: RecordedEvent): e is Decision =>
+  e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked' || e.type === 'OccurrenceSuppressed';
 
 function decidedColumns(decision: Decision) {
-  const d = decision.data as Partial<OccurrenceAdmitted['data'] & OccurrenceBlocked['data']>;
+  const d = decision.data as Partial<OccurrenceAdmitted['data'] & RefusalData>;
   return decision.type === 'OccurrenceAdmitted'
     ? {
         status: 'admitted',
@@ -157,7 +175,7 @@ function decidedColumns(decision: Decision) {
         decided_at: d.decidedAt,
       }
     : {
-        status: 'blocked',
+        status: refusalStatus(decision.type),
         reason: d.reason,
         decision_evidence: d.evidence ?? null,
         execution_id: null,
@@ -200,10 +218,7 @@ function pairDecisions(
 function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   const statements: SqlQuery[] = [];
   const observed = run.filter((e) => e.type === 'OccurrenceObserved') as RecordedEvent<OccurrenceObserved['data']>[];
-  const { decisionOf, unpaired } = pairDecisions(
-    observed,
-    run.filter((e) => e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked') as Decision[],
-  );
+  const { decisionOf, unpaired } = pairDecisions(observed, run.filter(isDecision));
   if (observed.length > 0) {
     const rows = observed.map((event, ord) => {
       const { data: o, position } = event;
@@ -279,13 +294,12 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       values: [json(rows)],
     });
   }
-  const blockedEvents = unpaired.filter((e) => e.type === 'OccurrenceBlocked') as RecordedEvent<
-    OccurrenceBlocked['data']
-  >[];
-  if (blockedEvents.length > 0) {
-    const rows = blockedEvents.map(({ data: d, metadata, position }) => ({
+  const refusedEvents = unpaired.filter((e) => e.type !== 'OccurrenceAdmitted') as RecordedEvent<RefusalData>[];
+  if (refusedEvents.length > 0) {
+    const rows = refusedEvents.map(({ type, data: d, metadata, position }) => ({
       occurrence_id: d.occurrenceId,
       tenant: metadata.tenant ?? null,
+      status: refusalStatus(type),
       reason: d.reason,
       evidence: d.evidence ?? null,
       decided_at: d.decidedAt,
@@ -293,8 +307,8 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
     }));
     statements.push({
       text: movingUndecided(
-        `UPDATE rm_occurrences o SET status = 'blocked', reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
-           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
+        `UPDATE rm_occurrences o SET status = x.status, reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
+           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, status text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
           ${STILL_OBSERVED_ROW_OF_X}`,
         -1,
       ),
