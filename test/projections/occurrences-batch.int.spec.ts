@@ -65,6 +65,8 @@ function scenario(seed: number): RecordedEvent[] {
             firedAt: '2026-03-01T11:00:00.123Z',
             decidedAt: '2026-03-01T11:00:00.456Z',
             request: {},
+            // AD-4: an admission records what its prefilters found (no extra draw: the seeds stay as they were).
+            ...(i % 3 === 0 ? { prefilters: [{ filter: 'unchanged', version: 1, baseline: null, index: 0 }] } : {}),
           },
           tenant,
         );

@@ -17,10 +17,6 @@ const UNIMPLEMENTED = {
     { match: { pointer: '/kind', equals: 'tick' }, mode: 'latest', windowMs: 5000 },
   ],
   batch: { size: 10, maxWaitMs: 60000 },
-  prefilters: [
-    { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
-    { id: 'relevant', version: 1, pointer: '/kind', in: ['a'] },
-  ],
   causality: { maxDepth: 2 },
 };
 
@@ -61,11 +57,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.scheduled-initiation',
         'wf.overlap',
         'wf.guards',
+        'wf.prefilters',
       ],
     });
   });
 
-  it('CP-1 BA-1 AD-4 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+  it('CP-1 BA-1 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-every', {
       expectedRevision: 0,
@@ -81,8 +78,6 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         ['/coalesce/0', 'wf.coalescing'],
         ['/coalesce/1', 'wf.coalescing'],
         ['/batch', 'wf.batching'],
-        ['/prefilters/0', 'wf.prefilters'],
-        ['/prefilters/1', 'wf.prefilters'],
         ['/causality', 'wf.causality'],
       ].map(([pointer, capability]) => ({
         pointer,
@@ -102,7 +97,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
   });
 
-  it('CP-1 BA-2 BA-3 AD-5 guards, overlap skip, resource lanes and every default written out are accepted', async () => {
+  it('CP-1 BA-2 AD-4 BA-3 AD-5 guards, prefilters, overlap skip, resource lanes and every default written out are accepted', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-ok', {
       missionId,
@@ -111,7 +106,11 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       queueByPointer: '/resource/id',
       dedupe: { windowSeconds: 604800 },
       coalesce: [],
-      prefilters: [],
+      prefilters: [
+        { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
+        { id: 'relevant', version: 1, pointer: '/kind', in: ['a'] },
+        { id: 'window', version: 1, timezone: 'Europe/Berlin', days: ['mon'], from: '09:00', until: '17:00' },
+      ],
       guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
       batch: null,
       causality: null,

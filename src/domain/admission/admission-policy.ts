@@ -1,6 +1,8 @@
 import { isWithin } from '../shared/classification.js';
 import { resolvePointer } from '../shared/json-pointer.js';
 import { evaluateGuard, type GuardClause } from '../guard/index.js';
+import type { BaselineState } from '../prefilter/baseline.js';
+import { runPrefilters } from '../prefilter/registry.js';
 import type { MissionState } from '../mission/mission.js';
 import type { DeliveryPolicy } from '../execution/delivery-policy.js';
 import type { ObservedOccurrence, SlotTakenAt } from '../occurrence/occurrence-events.js';
@@ -21,6 +23,11 @@ export interface AdmissionFacts {
   triggerRunning: boolean;
   /** Which one, for the evidence of `overlap_skip`. */
   runningExecutionId?: string | null;
+  /**
+   * AD-4 `unchanged@1`: the baseline of the Occurrence's resource as read with this decision, by resource key
+   * (`null`: none admitted yet). Absent or without the key: not read, so the filter is inconclusive.
+   */
+  baselines?: ReadonlyMap<string, BaselineState>;
 }
 
 export type AdmissionVerdict =
@@ -33,6 +40,8 @@ export type AdmissionVerdict =
       delivery: DeliveryPolicy;
       /** BA-3: present only when the Trigger skips overlaps, so the execution releases its marker when terminal. */
       overlap?: 'skip';
+      /** AD-4: what each prefilter found when all passed (a first sighting shows `baseline: null`). */
+      prefilters?: Record<string, unknown>[];
     }
   | {
       admitted: false;
@@ -53,6 +62,8 @@ type Occurrence = Pick<
   | 'classification'
   | 'causal'
   | 'input'
+  | 'observedAt'
+  | 'scheduledAt'
 >;
 
 const block = (reason: ReasonCode, evidence: Record<string, unknown>): AdmissionVerdict => ({
@@ -71,9 +82,9 @@ const suppress = (reason: ReasonCode, evidence: Record<string, unknown>): Admiss
 
 /**
  * AD-2 re-check against current state, first failing check wins: Trigger, revision, Mission (the authority
- * standing, shared with EX-4 recovery), trust, key, scope, classification, causality, guard (BA-2), lane key,
- * overlap, budget, concurrency (opt-in `block` only). The guard runs before every counter, so an unwanted
- * Occurrence never spends budget, takes a slot or wakes a consumer.
+ * standing, shared with EX-4 recovery), trust, key, scope, classification, causality, guard (BA-2), prefilters
+ * (AD-4), lane key, overlap, budget, concurrency (opt-in `block` only). Guard and prefilters run before every
+ * counter, so an unwanted Occurrence never spends budget, takes a slot or wakes a consumer.
  */
 export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): AdmissionVerdict {
   const standing = authorityStanding(occurrence, facts.trigger, facts.mission);
@@ -123,6 +134,18 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     const guard = guardVerdict(definition.guard, occurrence.input, trigger.revision);
     if (guard) return guard;
   }
+  // AD-4: after the guard, before every counter, so a filtered Occurrence wakes nothing and spends nothing.
+  const filtered =
+    definition.prefilters.length === 0
+      ? null
+      : runPrefilters(definition.prefilters, {
+          input: occurrence.input,
+          acceptedAt: occurrence.scheduledAt ?? occurrence.observedAt,
+          triggerRevision: trigger.revision,
+          baselines: facts.baselines ?? new Map(),
+        });
+  if (filtered?.outcome === 'terminate') return suppress(filtered.reason, filtered.evidence);
+  if (filtered?.outcome === 'inconclusive') return block(filtered.reason, filtered.evidence);
 
   const lane = laneOf(definition.queueByPointer, occurrence);
   if (lane === null)
@@ -155,6 +178,7 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     slotTakenAt,
     delivery: { ...definition.delivery, backoff: { ...definition.delivery.backoff } },
     ...(definition.overlap === 'skip' ? { overlap: 'skip' as const } : {}),
+    ...(filtered ? { prefilters: filtered.evidence } : {}),
   };
 }
 

@@ -263,6 +263,42 @@ describe('AD-2 admission policy', () => {
       ));
   });
 
+  describe('AD-4 prefilters (input: action opened, resource api)', () => {
+    const relevant = { id: 'relevant', version: 1, pointer: '/action', in: ['closed'] };
+    const full = { windowStart: '2026-03-01T10:00:00.000Z', consumed: 10, alreadyCountedThisOccurrence: false };
+    it('a terminating filter suppresses before budget and overlap', () =>
+      expect(
+        verdict({
+          trigger: trigger({}, { prefilters: [relevant], overlap: 'skip' }),
+          budget: full,
+          triggerRunning: true,
+        }),
+      ).toMatchObject({
+        admitted: false,
+        outcome: 'suppressed',
+        reason: 'irrelevant',
+        evidence: { filter: 'relevant', index: 0 },
+      }));
+    it('the guard decides first', () =>
+      expect(
+        reasonOf({ trigger: trigger({}, { prefilters: [relevant], guard: { pointer: '/action', equals: 'x' } }) }),
+      ).toBe('guard_false'));
+    it('an inconclusive filter blocks with filter_inconclusive', () =>
+      expect(verdict({ trigger: trigger({}, { prefilters: [{ ...relevant, pointer: '/missing' }] }) })).toMatchObject({
+        outcome: 'blocked',
+        reason: 'filter_inconclusive',
+        evidence: { problem: 'value missing' },
+      }));
+    it('the window reads a schedule at its intended instant, not when it was observed', () => {
+      const window = { id: 'window', version: 1, timezone: 'UTC', days: ['sun'], from: '10:00', until: '10:15' };
+      const late = observed({ scheduledAt: '2026-03-01T10:10:00.000Z', observedAt: '2026-03-01T10:15:00.000Z' });
+      expect(reasonOf({ trigger: trigger({}, { prefilters: [window] }) }, late)).toBe('admitted');
+      expect(reasonOf({ trigger: trigger({}, { prefilters: [window] }) }, { ...late, scheduledAt: null })).toBe(
+        'outside_window',
+      );
+    });
+  });
+
   describe('AD-5 lanes and BA-3 overlap', () => {
     const queued = trigger({}, { queueByPointer: '/resource/id' });
     it('queues by the resource key of the input', () =>

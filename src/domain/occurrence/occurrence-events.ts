@@ -80,7 +80,15 @@ export type OccurrenceObserved = DomainEvent<'OccurrenceObserved', ObservedOccur
 /** AD-1: admitted once, with the execution request in the same append (EX-1). */
 export type OccurrenceAdmitted = DomainEvent<
   'OccurrenceAdmitted',
-  { occurrenceId: string; executionId: string; firedAt: string; request: ExecutionRequest; decidedAt: string }
+  {
+    occurrenceId: string;
+    executionId: string;
+    firedAt: string;
+    request: ExecutionRequest;
+    decidedAt: string;
+    /** AD-4: what each prefilter found when all passed (a first sighting is recorded with `baseline: null`). */
+    prefilters?: Record<string, unknown>[];
+  }
 >;
 
 /** AD-1: blocked once, with a stable reason (AD-3) and evidence. */

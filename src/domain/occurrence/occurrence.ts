@@ -162,7 +162,10 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
     delivery: verdict.delivery,
     ...(verdict.overlap ? { overlap: verdict.overlap } : {}),
   };
-  return [{ type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt, request, decidedAt } }];
+  const prefilters = verdict.prefilters ? { prefilters: verdict.prefilters } : {};
+  return [
+    { type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt, request, decidedAt, ...prefilters } },
+  ];
 }
 
 export function decideOccurrence(command: OccurrenceCommand, state: OccurrenceState): OccurrenceEvent[] | Rejection {

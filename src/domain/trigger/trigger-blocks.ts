@@ -1,4 +1,6 @@
 import { type GuardClause, validateGuard } from '../guard/guard-clause.js';
+import type { PrefilterSpec } from '../prefilter/prefilter.js';
+import { MAX_PREFILTERS, validatePrefilter } from '../prefilter/registry.js';
 import { DEFAULT_DELIVERY_POLICY, DELIVERY_BOUNDS, type DeliveryPolicy } from '../execution/delivery-policy.js';
 import { CLASSIFICATION_LEVELS, type Classification } from '../shared/classification.js';
 import { FieldReader, isRecord, type Raw } from '../shared/fields.js';
@@ -46,12 +48,8 @@ export interface BatchPolicy {
 /** BA-2: the guard grammar lives in `src/domain/guard`; this name is kept for the definition's field. */
 export type GuardExpression = GuardClause;
 
-/** AD-4: a deterministic prefilter with id and version; other members are its parameters. */
-export interface PrefilterSpec {
-  id: string;
-  version: number;
-  [parameter: string]: unknown;
-}
+/** AD-4: the registry of versioned prefilters lives in `src/domain/prefilter`. */
+export type { PrefilterSpec };
 
 /** TR-2: what a Trigger may do, never more than its Mission grants. */
 export interface TriggerConstraints {
@@ -156,7 +154,10 @@ export function guardExpression(read: FieldReader, value: unknown, at: string): 
 }
 
 export function prefiltersBlock(read: FieldReader, raw: Raw): PrefilterSpec[] | undefined {
-  const filters = read.array(raw, '', 'prefilters', (item, at) => prefilter(read, item, at), { max: 16, fallback: [] });
+  const filters = read.array(raw, '', 'prefilters', (item, at) => validatePrefilter(read, item, at), {
+    max: MAX_PREFILTERS,
+    fallback: [],
+  });
   if (!filters) return undefined;
   const duplicate = filters.findIndex(
     (filter, index) => filters.findIndex((other) => other.id === filter.id) !== index,
@@ -164,16 +165,6 @@ export function prefiltersBlock(read: FieldReader, raw: Raw): PrefilterSpec[] | 
   return duplicate === -1
     ? filters
     : read.fail(`/prefilters/${duplicate}/id`, 'prefilter ids must be unique within a Trigger');
-}
-
-function prefilter(read: FieldReader, item: unknown, at: string): PrefilterSpec | undefined {
-  if (!isRecord(item)) return read.fail(at, 'must be an object');
-  const id = read.string(item, at, 'id', { max: 64 });
-  const version = read.integer(item, at, 'version', { min: 1, max: 1000 });
-  const badPointer = Object.keys(item).some(
-    (key) => key.endsWith('Pointer') && read.pointer(item, at, key, false) === undefined,
-  );
-  return id && version !== undefined && !badPointer ? { ...item, id, version } : undefined;
 }
 
 export function causalityBlock(read: FieldReader, raw: Raw): { maxDepth: number } | undefined {

@@ -75,17 +75,30 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   ];
 }
 
+/** AD-4: what the prefilters found on an admission (a first sighting's `baseline: null`), else nothing. */
+const admittedEvidence = (d: Partial<OccurrenceAdmitted['data']>): string | null =>
+  d.prefilters ? json({ prefilters: d.prefilters }) : null;
+
 /** Decided once (AD-1): only an observed row changes, so a replay rewrites nothing. */
 function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] {
   const d = event.data;
   return [
     {
       text: movingUndecided(
-        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = $3, fired_at = ${msSql('$4')}, decided_at = ${msSql('$5')}, last_position = $6
+        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = $3, fired_at = ${msSql('$4')}, decided_at = ${msSql('$5')}, last_position = $6,
+                decision_evidence = $7::jsonb
           WHERE ${ROW} AND status = 'observed'`,
         -1,
       ),
-      values: [d.occurrenceId, event.metadata.tenant ?? null, d.executionId, d.firedAt, d.decidedAt, event.position],
+      values: [
+        d.occurrenceId,
+        event.metadata.tenant ?? null,
+        d.executionId,
+        d.firedAt,
+        d.decidedAt,
+        event.position,
+        admittedEvidence(d),
+      ],
     },
   ];
 }
@@ -169,7 +182,7 @@ function decidedColumns(decision: Decision) {
     ? {
         status: 'admitted',
         reason: null,
-        decision_evidence: null,
+        decision_evidence: d.prefilters ? { prefilters: d.prefilters } : null,
         execution_id: d.executionId,
         fired_at: d.firedAt,
         decided_at: d.decidedAt,
@@ -282,12 +295,14 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       execution_id: d.executionId,
       fired_at: d.firedAt,
       decided_at: d.decidedAt,
+      evidence: d.prefilters ? { prefilters: d.prefilters } : null,
       last_position: position,
     }));
     statements.push({
       text: movingUndecided(
-        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
-           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, last_position bigint)
+        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position,
+                decision_evidence = x.evidence
+           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, evidence jsonb, last_position bigint)
           ${STILL_OBSERVED_ROW_OF_X}`,
         -1,
       ),

@@ -23,7 +23,10 @@ export interface OccurrenceView {
   dedupeIdentity: Record<string, unknown>;
   executionId: string | null;
   causal: CausalLink;
-  /** Blocked or suppressed: the admission policy's evidence; otherwise what was observed (digest, refs, classification). */
+  /**
+   * Blocked or suppressed: the admission policy's evidence; otherwise what was observed (digest, refs,
+   * classification), for an admission with what its prefilters found (`prefilters`, AD-4).
+   */
   evidence: Record<string, unknown>;
   /** Deliveries of the same identity with another payload (OC-4). */
   conflicts: number;
@@ -90,7 +93,11 @@ function toView(row: OccurrenceRow): OccurrenceView {
     dedupeIdentity: row.dedupe_identity,
     executionId: row.execution_id,
     causal: row.causal,
-    evidence: row.decision_evidence ?? row.evidence,
+    // Admitted: what was observed plus what the prefilters found (AD-4); otherwise the decision's own evidence.
+    evidence:
+      row.status === 'admitted'
+        ? { ...row.evidence, ...(row.decision_evidence ?? {}) }
+        : (row.decision_evidence ?? row.evidence),
     conflicts: Number(row.conflicts),
   };
 }
