@@ -53,6 +53,7 @@ export type AdmissionVerdict =
 
 type Occurrence = Pick<
   ObservedOccurrence,
+  | 'occurrenceId'
   | 'tenant'
   | 'triggerId'
   | 'triggerRevision'
@@ -139,6 +140,7 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     definition.prefilters.length === 0
       ? null
       : runPrefilters(definition.prefilters, {
+          occurrenceId: occurrence.occurrenceId,
           input: occurrence.input,
           acceptedAt: occurrence.scheduledAt ?? occurrence.observedAt,
           triggerRevision: trigger.revision,

@@ -11,6 +11,7 @@ export interface PrefilterSpec {
 
 /** What a prefilter may look at: the Occurrence and the state read with its decision, nothing else. */
 export interface PrefilterContext {
+  occurrenceId: string;
   input: unknown;
   /** The acceptance time by the database clock; for a schedule, the intended instant (SC-6). */
   acceptedAt: string;

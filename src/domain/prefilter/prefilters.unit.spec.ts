@@ -30,6 +30,7 @@ const night: PrefilterSpec = {
 
 const baseline = (digest: string): BaselineState => ({ digest, occurrenceId: 'o-0', triggerRevision: 1 });
 const context = (input: unknown, over: Partial<PrefilterContext> = {}): PrefilterContext => ({
+  occurrenceId: 'o-9',
   input,
   // Monday 2026-03-02 10:30 in Berlin (CET, +01:00)
   acceptedAt: '2026-03-02T09:30:00.000Z',
@@ -102,6 +103,11 @@ describe('AD-4 prefilters', () => {
       });
       expect(run([unchanged], { resource: { id: { x: 1 }, etag: 'e' } })).toMatchObject({ outcome: 'inconclusive' });
     });
+    it('given a baseline its own admission left (a retry after a partial append), then it passes', () =>
+      expect(run([unchanged], item, { ...seen('e-2'), occurrenceId: 'o-0' })).toMatchObject({
+        outcome: 'pass',
+        evidence: [{ retry: true }],
+      }));
     it('given a baseline that was not read with the decision, then it is inconclusive, never a first sighting', () =>
       expect(run([unchanged], item, { baselines: new Map() })).toMatchObject({
         outcome: 'inconclusive',

@@ -56,6 +56,9 @@ export const unchangedV1: PrefilterKind = {
       return { outcome: 'inconclusive', evidence: { ...at, digest, problem: 'baseline not read' } };
     const baseline = context.baselines.get(resource.key) ?? null;
     const evidence = { ...at, digest, baseline };
+    // Its own admission retried after a crash between non-atomic appends (EventStoreDB) already left this baseline.
+    if (baseline?.occurrenceId === context.occurrenceId)
+      return { outcome: 'pass', evidence: { ...evidence, retry: true } };
     if (baseline !== null && baseline.digest === digest) return { outcome: 'terminate', reason: 'unchanged', evidence };
     return { outcome: 'pass', evidence };
   },
