@@ -1,4 +1,6 @@
+import { CommandBus } from '@nestjs/cqrs';
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
+import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admit-occurrence.command.js';
 import { TrustedClock } from '../../src/commands/shared/trusted-clock.js';
 import { WAKEUP_EVENT_TYPES } from '../../src/domain/execution/wakeup.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
@@ -136,6 +138,28 @@ export function prefiltersSuite(kind: StoreKind): void {
         type: 'OccurrenceSuppressed',
         data: { reason: 'unchanged', evidence: { baseline: { occurrenceId: a } } },
       });
+    });
+
+    it('AD-4 admitters racing for one resource serialize on its baseline: exactly one admits, the rest are unchanged', async () => {
+      const { triggerId } = await manualTrigger([UNCHANGED]);
+      const bus = t.app.get(CommandBus);
+      const fired: string[] = [];
+      for (let i = 0; i < 4; i++) fired.push(await fire(triggerId, { resource: { id: 'r-race', etag: 'same' } }));
+      const answers = await Promise.all(
+        fired.map((id) => bus.execute(new AdmitOccurrenceCommand(occurrenceStream(id)))),
+      );
+      expect(answers.map((a) => a.decision).sort()).toEqual(['admitted', 'suppressed', 'suppressed', 'suppressed']);
+      const winner = answers.find((a) => a.decision === 'admitted')!.occurrenceId;
+      for (const id of fired.filter((f) => f !== winner))
+        expect(await decision(id)).toMatchObject({
+          type: 'OccurrenceSuppressed',
+          data: { reason: 'unchanged', evidence: { baseline: { occurrenceId: winner } } },
+        });
+      const recorded = await t.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM events WHERE type = 'ResourceBaselineRecorded' AND data->>'triggerId' = $1`,
+        [triggerId],
+      );
+      expect(recorded.rows[0]!.n).toBe(1);
     });
 
     it('AD-4 hostile: a missing or non-string digest is blocked filter_inconclusive, never unchanged', async () => {
