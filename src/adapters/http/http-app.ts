@@ -15,6 +15,7 @@ import { ServiceLogger } from './logging/service-logger.js';
 import { IngressPipeline } from '../ingress/ingress-pipeline.js';
 import { registerIngressRoute } from '../ingress/ingress.route.js';
 import { SourceCache } from '../ingress/source-cache.js';
+import { IngressCounts } from '../ingress/ingress-counts.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 
 export interface AppOptions {
@@ -57,6 +58,7 @@ export async function createHttpApp(
   registerIngressRoute(fastify, {
     pipeline: app.get(IngressPipeline),
     sources: app.get(SourceCache),
+    counts: app.get(IngressCounts),
     globalRate: app.get<symbol, ReveilleConfig>(CONFIG).ingressRate,
   });
   fastify.addHook('onSend', async (request, reply, payload) => {
