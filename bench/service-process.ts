@@ -26,7 +26,7 @@ export async function startService(
   env: Record<string, string> = {},
   shared?: { schema: string; dataDir: string },
 ): Promise<ServiceProcess> {
-  const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const databaseUrl = env.DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const schema = shared?.schema ?? `bench_${randomBytes(5).toString('hex')}`;
   const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'reveille-bench-'));
   // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the service under load.

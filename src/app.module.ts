@@ -41,6 +41,7 @@ import { ingressMigrations } from './adapters/ingress/ingress.migrations.js';
 import { sourcesMigrations } from './adapters/sources/sources.migrations.js';
 import { projections } from './projections/index.js';
 import { type AppOptions, createHttpApp } from './adapters/http/http-app.js';
+import { LifecycleLog } from './adapters/http/logging/lifecycle-log.js';
 
 export const featureModules: Type[] = [
   MissionsModule,
@@ -99,6 +100,7 @@ export class AppModule {
         ProjectionRunners,
         StartupReadiness,
         IdempotencySweeper,
+        LifecycleLog,
         { provide: APP_GUARD, useClass: AuthGuard },
         // Registration order is nesting order: the result interceptor must see what idempotency returns.
         { provide: APP_INTERCEPTOR, useClass: HttpResultInterceptor },
@@ -120,5 +122,5 @@ export async function createApp(
   infra: Infrastructure,
   options: AppOptions = {},
 ): Promise<NestFastifyApplication> {
-  return createHttpApp(await AppModule.forRoot(config, infra), config.timeouts, options);
+  return createHttpApp(await AppModule.forRoot(config, infra), config, options);
 }

@@ -414,7 +414,10 @@ export function ingressSuite(kind: StoreKind): void {
           expect([a.headers['retry-after'], a.body.reason]).toEqual([expect.any(String), 'source_rate']),
         );
         answers.forEach((a) => expect([401, 429]).toContain(a.status));
-        expect(queries).toBeLessThan(40); // source lookups (≤ 1/s) and sampled audit rows, never one per request
+        // Per second at most: a source lookup, 5 sampled audit rows, one flush of the ingress counts and a clock
+        // sample; a loaded machine takes longer over the storm, never one query per request (300).
+        const seconds = (performance.now() - started) / 1000;
+        expect(queries).toBeLessThan(Math.min(150, 20 + 8 * seconds));
       } finally {
         t.sql.query = original;
       }

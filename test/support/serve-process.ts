@@ -22,10 +22,12 @@ export interface ServeProcess {
   schema: string;
   dataDir: string;
   stderr(): string;
+  /** The service's log lines (Nest writes info and debug to stdout, errors to stderr). */
+  stdout(): string;
   /** The /health/ready answers seen while waiting for readiness (the latest start's). */
   readiness: Array<{ status: number; body: any }>;
   /** A JSON command with the token and a fresh idempotency key. */
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
   /** SIGKILL: a crash, nothing shut down gracefully. */
   kill(): Promise<void>;
   /** A new process on the same schema, data directory and port, once it is ready. */
@@ -69,11 +71,15 @@ export async function startServe(options: {
         NODE_ENV: 'test',
         ...options.env,
       },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
   let stderr = '';
+  let stdout = '';
   let child = spawnServe();
-  const listen = () => child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const listen = () => {
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  };
   listen();
   const token = await mintDevToken(await loadOrCreateDevKeys(dataDir), {
     tenant: options.tenant ?? 'acme',
@@ -116,6 +122,7 @@ export async function startServe(options: {
     schema,
     dataDir,
     stderr: () => stderr,
+    stdout: () => stdout,
     get readiness() {
       return readiness;
     },
@@ -129,7 +136,7 @@ export async function startServe(options: {
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-      return { status: response.status, body: await response.json() };
+      return { status: response.status, body: await response.json(), headers: response.headers };
     },
     kill,
     async restart() {

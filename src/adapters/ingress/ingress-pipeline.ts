@@ -21,6 +21,7 @@ import {
 } from '../../domain/occurrence/observed-occurrence.js';
 import { Backpressure } from './backpressure.js';
 import { IngressAudit } from './ingress-audit.js';
+import { IngressCounts } from './ingress-counts.js';
 import { type IngressAnswer, answer, problemAnswer, shed } from './ingress-answer.js';
 import { type ParsedPayload, parsePayload } from './payload.js';
 import { GITHUB_REPLAY_HORIZON_SECONDS, recordDelivery, type ReplayVerdict } from './replay-store.js';
@@ -66,6 +67,7 @@ export class IngressPipeline {
     private readonly sources: SourceRegistry,
     private readonly bindings: TriggerBindings,
     private readonly audit: IngressAudit,
+    private readonly counts: IngressCounts,
     private readonly backpressure: Backpressure,
     private readonly freshness: DefinitionFreshness,
     @Inject(CONFIG) private readonly config: Pick<ReveilleConfig, 'maxJsonDepth'>,
@@ -103,6 +105,7 @@ export class IngressPipeline {
     refusal: IngressAnswer,
   ): IngressAnswer {
     this.audit.record(source.sourceId, reason, refusal.status, delivery.body.length);
+    this.counts.count(source.sourceId, 'refused', reason);
     return refusal;
   }
 
@@ -152,6 +155,7 @@ export class IngressPipeline {
     const { parsed, triggers } = mapping;
     if (triggers === null) {
       this.audit.record(source.sourceId, 'no_subscriber', 202, delivery.body.length);
+      this.counts.count(source.sourceId, 'ignored');
       return answer(202, { occurrences: [] });
     }
     const evidence = deliveredEvidence(parsed.payload);
@@ -201,6 +205,7 @@ export class IngressPipeline {
       accepted.push({ triggerId, occurrenceId: observation.occurrenceId, status: observation.outcome });
     }
     const allDuplicates = accepted.length > 0 && accepted.every((a) => a.status === 'duplicate');
+    this.counts.count(source.sourceId, accepted.length === 0 ? 'ignored' : allDuplicates ? 'duplicate' : 'accepted');
     return answer(allDuplicates ? 200 : 202, { occurrences: accepted });
   }
 
