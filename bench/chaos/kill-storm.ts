@@ -39,46 +39,45 @@ export async function killStorm(options: {
     const secret = await webhookSource(service);
     const producer = new Producer(`${service.baseUrl}/v1/ingress/s-chaos`, secret);
     const tally = newTally();
-    const killAt = Array.from({ length: options.kills }, (_, k) =>
-      Math.floor((options.deliveries * (k + 1)) / (options.kills + 1)),
-    );
+    let kills = 0;
     const recoveries: number[] = [];
-    const watch = process.env.CHAOS_DEBUG
-      ? setInterval(
-          () =>
-            log(`  acked ${tally.acked.size} ${JSON.stringify([...tally.statuses])} conn ${tally.connectionErrors}`),
-          2000,
-        )
-      : undefined;
-    let killing: Promise<void> | null = null;
-    const maybeKill = () => {
-      if (killing || killAt.length === 0 || tally.acked.size < killAt[0]!) return;
-      killAt.shift();
-      const at = Date.now();
-      killing = (async () => {
-        peakRss = Math.max(peakRss, ...service.pids.map(peakRssOf));
-        await sigkill(service.pids);
-        const acksAtKill = tally.ackTimes.length;
-        log(`  SIGKILL after ${tally.acked.size} acknowledged deliveries; restarting`);
-        service = await startService(port, {}, shared);
-        // The restarted process may accept deliveries before it reports ready: count from the kill.
-        while (tally.ackTimes.length === acksAtKill && tally.acked.size < options.deliveries)
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        if (tally.ackTimes.length > acksAtKill) recoveries.push(tally.ackTimes[acksAtKill]! - at);
-        killing = null;
-      })();
-    };
-    await inLanes(options.deliveries, options.concurrency ?? 16, async (i) => {
-      await producer.deliver(`chaos-${i}`, { type: 'push', n: i }, tally);
-      maybeKill();
-    });
-    while (killing) await killing;
-    clearInterval(watch);
+    // One round per kill (and a last one without): each kill lands in the middle of a round's traffic, with
+    // requests in flight, and the round's producers retry through the restart before the next one starts.
+    const rounds = options.kills + 1;
+    const perRound = Math.ceil(options.deliveries / rounds);
+    for (let round = 0; round < rounds; round++) {
+      const first = round * perRound;
+      const count = Math.min(perRound, options.deliveries - first);
+      const ackedBefore = tally.acked.size;
+      let killing: Promise<void> | null = null;
+      let killedAt = { at: 0, acks: 0 };
+      const killHalfway = () => {
+        if (killing || round === options.kills || tally.acked.size - ackedBefore < count / 2) return;
+        killing = (async () => {
+          peakRss = Math.max(peakRss, ...service.pids.map(peakRssOf));
+          await sigkill(service.pids);
+          killedAt = { at: Date.now(), acks: tally.ackTimes.length };
+          log(`  SIGKILL after ${tally.acked.size} acknowledged deliveries; restarting`);
+          service = await startService(port, {}, shared);
+          kills += 1;
+        })();
+      };
+      await inLanes(count, options.concurrency ?? 16, async (i) => {
+        await producer.deliver(`chaos-${first + i}`, { type: 'push', n: first + i }, tally);
+        killHalfway();
+      });
+      if (killing) {
+        await killing;
+        // The restarted process may accept deliveries before it reports ready: counted from the kill.
+        const firstAck = tally.ackTimes[killedAt.acks];
+        if (firstAck !== undefined) recoveries.push(firstAck - killedAt.at);
+      }
+    }
     peakRss = Math.max(peakRss, ...service.pids.map(peakRssOf));
     const ledger = await settledLedger(service.databaseUrl, service.schema, tally.acked);
     return {
       ...ledger,
-      kills: options.kills - killAt.length,
+      kills,
       serverErrors: count5xx(tally, [503]),
       unavailable: tally.statuses.get(503) ?? 0,
       connectionErrors: tally.connectionErrors,

@@ -31,11 +31,13 @@ export async function chaosBench(args: string[]): Promise<void> {
     log(`SIGKILL storm: ${options.deliveries} signed deliveries, ${options.kills} kills`);
     const storm = await killStorm({ deliveries: options.deliveries, kills: options.kills, log });
     log(
-      `  acked ${storm.acked}, lost ${storm.lost}, duplicated ${storm.duplicated}, undecided ${storm.undecided}; ` +
+      `  ${storm.kills} kills; acked ${storm.acked}, lost ${storm.lost}, duplicated ${storm.duplicated}, undecided ${storm.undecided}; ` +
         `5xx ${storm.serverErrors} (+${storm.unavailable} 503), connection errors ${storm.connectionErrors}, ` +
         `longest recovery ${storm.maxRecoveryMs} ms, peak RSS ${storm.peakRssMiB} MiB, ${storm.seconds.toFixed(1)} s`,
     );
     check('kills', { ...storm });
+    if (storm.kills < options.kills)
+      failures.push(`kills: the storm ended after ${storm.kills} of ${options.kills} kills`);
   }
   if (!options.skip.has('outage')) {
     log(`PostgreSQL stop/start under load: ${options.seconds} s, outages of ${options.outageMs} ms`);
