@@ -34,3 +34,6 @@ export const concurrencyStripeStream = (tenant: string, missionId: string, strip
 
 /** BA-3: the running execution of one Trigger that skips overlaps (state in every event). */
 export const overlapStream = (tenant: string, triggerId: string): string => `overlap-${hashId(tenant, triggerId)}`;
+
+/** PO-1..PO-4: one poll Trigger's cursor and every poll's dispositions (state in every event). */
+export const pollStream = (tenant: string, triggerId: string): string => `poll-${hashId(tenant, triggerId)}`;
