@@ -13,7 +13,7 @@ import { type CandidateItem, pollDecider } from '../../domain/poll/poll.js';
 import { occurrenceStream, pollStream } from '../../domain/shared/ids.js';
 import type { DefinedTrigger } from '../../domain/trigger/trigger.js';
 import { type Loaded, loadLatest, toNewEvent } from '../shared/aggregate.js';
-import { accepted, appendOf, write } from '../shared/write-kernel.js';
+import { accepted, appendOf, type BatchAppender, write } from '../shared/write-kernel.js';
 
 export const POLLER_ACTOR = 'reveille:poller';
 
@@ -46,63 +46,69 @@ export function recordPoll(
   trigger: PollTrigger,
   basedOnSeq: number,
   fetched: PollFetch,
+  /** All or nothing, each stream in batch order: the Occurrences reach admission in the page's order (PO-2). */
+  append?: BatchAppender,
 ): Promise<RecordedPoll> {
   const { tenant, triggerId } = trigger;
   const stream = pollStream(tenant, triggerId);
-  return write<RecordedPoll>(store, async () => {
-    const [now, loaded] = await Promise.all([store.now(), loadPollState(store, tenant, triggerId)]);
-    const at = now.toISOString();
-    const candidates = fetched.ok ? await candidatesOf(store, trigger, fetched.page.items) : [];
-    const events = accepted(
-      pollDecider.decide(
-        {
-          type: 'RecordPoll',
-          tenant,
-          triggerId,
-          triggerRevision: trigger.revision,
-          at,
-          basedOnSeq,
-          onInvalidItem: trigger.definition.poll.onInvalidItem,
-          outcome: fetched.ok
-            ? { ok: true, nextCursor: fetched.page.nextCursor, items: candidates.map((c) => c.candidate) }
-            : { ok: false, failure: fetched.failure },
-        },
-        loaded.state,
-      ),
-    );
-    if (events.length === 0)
+  return write<RecordedPoll>(
+    store,
+    async () => {
+      const [now, loaded] = await Promise.all([store.now(), loadPollState(store, tenant, triggerId)]);
+      const at = now.toISOString();
+      const candidates = fetched.ok ? await candidatesOf(store, trigger, fetched.page.items) : [];
+      const events = accepted(
+        pollDecider.decide(
+          {
+            type: 'RecordPoll',
+            tenant,
+            triggerId,
+            triggerRevision: trigger.revision,
+            at,
+            basedOnSeq,
+            onInvalidItem: trigger.definition.poll.onInvalidItem,
+            outcome: fetched.ok
+              ? { ok: true, nextCursor: fetched.page.nextCursor, items: candidates.map((c) => c.candidate) }
+              : { ok: false, failure: fetched.failure },
+          },
+          loaded.state,
+        ),
+      );
+      if (events.length === 0)
+        return {
+          appends: [],
+          answer: () => ({
+            outcome: 'stale' as const,
+            events,
+            state: loaded.state,
+            occurrenceIds: [],
+            position: loaded.position,
+          }),
+        };
+      const state = events.reduce(pollDecider.evolve, loaded.state);
+      const metadata: EventMetadata = { tenant, actor: POLLER_ACTOR, correlationId: `poll:${triggerId}:${state.seq}` };
+      const occurrences = acceptedOccurrences(trigger, events, candidates, at);
+      const appends: StreamAppend[] = [
+        ...occurrences.map((o) => ({
+          streamId: occurrenceStream(o.data.dedupeHash),
+          events: [toNewEvent(o, { ...metadata, causationId: `poll:${triggerId}:${o.data.externalId}` })],
+          expected: 'no_stream' as const,
+        })),
+        appendOf(stream, events, metadata, loaded),
+      ];
       return {
-        appends: [],
-        answer: () => ({
-          outcome: 'stale' as const,
+        appends,
+        answer: (positions) => ({
+          outcome: 'recorded' as const,
           events,
-          state: loaded.state,
-          occurrenceIds: [],
-          position: loaded.position,
+          state,
+          occurrenceIds: occurrences.map((o) => o.data.occurrenceId),
+          position: positions[positions.length - 1] ?? loaded.position,
         }),
       };
-    const state = events.reduce(pollDecider.evolve, loaded.state);
-    const metadata: EventMetadata = { tenant, actor: POLLER_ACTOR, correlationId: `poll:${triggerId}:${state.seq}` };
-    const occurrences = acceptedOccurrences(trigger, events, candidates, at);
-    const appends: StreamAppend[] = [
-      ...occurrences.map((o) => ({
-        streamId: occurrenceStream(o.data.dedupeHash),
-        events: [toNewEvent(o, { ...metadata, causationId: `poll:${triggerId}:${o.data.externalId}` })],
-        expected: 'no_stream' as const,
-      })),
-      appendOf(stream, events, metadata, loaded),
-    ];
-    return {
-      appends,
-      answer: (positions) => ({
-        outcome: 'recorded' as const,
-        events,
-        state,
-        occurrenceIds: occurrences.map((o) => o.data.occurrenceId),
-        position: positions[positions.length - 1] ?? loaded.position,
-      }),
-    };
-  });
+    },
+    { append },
+  );
 }
 
 interface Candidate {

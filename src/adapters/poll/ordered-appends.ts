@@ -1,0 +1,36 @@
+import type { BatchAppender } from '../../commands/shared/write-kernel.js';
+import type { EventStore, StreamAppend } from '../../domain/ports/event-store.js';
+import type { AppendSignal } from '../../projections/runner/append-signal.js';
+import type { SqlClient } from '../../projections/sql-client.js';
+
+/**
+ * PO-2/PO-3: a poll's appends in one transaction, stream after stream, so the log holds the accepted items in the
+ * page's order (a multi-stream batch is written in stream-id order, which is no order at all for a page). A
+ * conflict rolls the whole poll back. EventStoreDB has no such transaction: the Occurrences go first and the poll
+ * event last, so a crash in between leaves Occurrences the refetch finds as duplicates, never a second run.
+ */
+export function orderedAppends(store: EventStore, sql: SqlClient, signal?: AppendSignal): BatchAppender {
+  const inTransaction = store.inTransaction?.bind(store);
+  if (!inTransaction)
+    return async (batch) => {
+      const positions: number[] = [];
+      for (const { streamId, events, expected } of batch)
+        positions.push((await store.append(streamId, events, expected)).position);
+      return positions;
+    };
+  return async (batch: readonly StreamAppend[]) => {
+    const positions = await sql.transaction(async (tx) => {
+      const log = inTransaction(tx);
+      const appended: number[] = [];
+      for (const append of batch) {
+        const { streams } = await log.appendBatch([append]);
+        const events = streams[0] ?? [];
+        appended.push(events[events.length - 1]?.position ?? 0);
+      }
+      return appended;
+    });
+    // Nothing was signalled inside the transaction: the subscriptions learn of it once it committed.
+    signal?.notify(batch.flatMap((append) => append.events.map((e) => e.type)));
+    return positions;
+  };
+}

@@ -1,0 +1,260 @@
+import type { PollLoop } from '../../src/adapters/poll/poll-loop.js';
+import type { PollCompleted, PollFailed } from '../../src/domain/poll/poll-events.js';
+import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { missionGrants } from '../support/grants.js';
+import { json, PollUpstream } from '../support/poll-upstream.js';
+import { makeDue, occurrencesOf, pollBlock, pollEvents, pollLoop, revisePoll } from './poll-fixtures.js';
+
+const TENANT = 'tenant-a';
+const MISSION = 'm-poll';
+const MiB = 1_048_576;
+
+export function pollingSuite(kind: StoreKind): void {
+  describe(`PO-1..PO-4 polling a real upstream (${kind})`, () => {
+    let t: TestApp;
+    let upstream: PollUpstream;
+    let loop: PollLoop;
+    let n = 0;
+
+    beforeAll(async () => {
+      upstream = await PollUpstream.start();
+      t = await startTestApp(kind, { autostart: false });
+      const put = await t.request({
+        method: 'PUT',
+        url: `/v1/missions/${MISSION}`,
+        key: newKey(),
+        body: { state: 'active', grants: missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 10 }) },
+      });
+      expect(put.status).toBe(200);
+      loop = pollLoop(t.infra.store, t.sql, { signal: t.infra.signal });
+    });
+    afterAll(async () => {
+      await t?.close();
+      await upstream?.close();
+    });
+
+    /** A poll Trigger on its own upstream path, known to the poll loop. */
+    async function pollTrigger(extra: Record<string, unknown> = {}): Promise<{ triggerId: string; path: string }> {
+      const triggerId = `t-poll-${++n}`;
+      const path = `/${triggerId}`;
+      await revisePoll(t.infra.store, {
+        tenant: TENANT,
+        triggerId,
+        missionId: MISSION,
+        poll: pollBlock(upstream.url(path), extra),
+      });
+      await t.catchUp();
+      return { triggerId, path };
+    }
+
+    /** One poll of the Trigger now, whatever its interval. */
+    async function pollNow(triggerId: string) {
+      await makeDue(t.sql, TENANT, triggerId);
+      return loop.pollTrigger({ tenant: TENANT, triggerId });
+    }
+
+    const completed = async (triggerId: string) =>
+      (await pollEvents(t.infra.store, TENANT, triggerId)).map((e) => ({ type: e.type, data: e.data })) as Array<
+        PollCompleted | PollFailed
+      >;
+
+    it('PO-1 PO-2 PO-3 pages with cursors: each item once, in array order, the cursor moving from→to with every disposition', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, {
+        '': {
+          items: [
+            { id: 'a', v: 1 },
+            { id: 'b', v: 2 },
+          ],
+          next: 'c1',
+        },
+        c1: {
+          items: [
+            { id: 'b', v: 2 },
+            { id: 'c', v: 3 },
+          ],
+          next: 'c2',
+        },
+        c2: { items: [], next: null },
+      });
+      // new poll Triggers are due at once: the loop's own pass finds it
+      expect(await loop.runOnce()).toBe(1);
+      await pollNow(triggerId);
+      await pollNow(triggerId);
+      expect(upstream.requestsTo(path).map((r) => r.query.get('cursor'))).toEqual([null, 'c1', 'c2']);
+      const occurrences = await occurrencesOf(t.sql, TENANT, triggerId);
+      // PO-2: b came again on the second page: a duplicate disposition, never a second Occurrence
+      expect(occurrences).toEqual([
+        { externalId: 'a', kind: 'poll', input: { id: 'a', v: 1 } },
+        { externalId: 'b', kind: 'poll', input: { id: 'b', v: 2 } },
+        { externalId: 'c', kind: 'poll', input: { id: 'c', v: 3 } },
+      ]);
+      const polls = await completed(triggerId);
+      expect(
+        polls.map((p) => p.type === 'PollCompleted' && [p.data.cursor, p.data.items.map((i) => i.disposition)]),
+      ).toEqual([
+        [{ from: null, to: 'c1' }, ['accepted', 'accepted']],
+        [{ from: 'c1', to: 'c2' }, ['duplicate', 'accepted']],
+        [{ from: 'c2', to: 'c2' }, []],
+      ]);
+      // PO-1: the cursor is never part of an Occurrence's input
+      expect(JSON.stringify(occurrences)).not.toMatch(/c1|c2/);
+    });
+
+    it('PO-3 the accepted Occurrences and the PollCompleted are one append: each Occurrence is in the same transaction', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, { '': { items: [{ id: 'x' }, { id: 'y' }], next: 'n1' } });
+      await pollNow(triggerId);
+      const { rows } = await t.sql.query<{ type: string; transaction_id: string }>(
+        `SELECT type, transaction_id::text FROM events WHERE (type = 'OccurrenceObserved' AND data->>'triggerId' = $1)
+            OR (type = 'PollCompleted' AND data->>'triggerId' = $1) ORDER BY position`,
+        [triggerId],
+      );
+      expect(rows.map((r) => r.type)).toEqual(['OccurrenceObserved', 'OccurrenceObserved', 'PollCompleted']);
+      expect(new Set(rows.map((r) => r.transaction_id)).size).toBe(1);
+    });
+
+    it('PO-4 an upstream 500, a timeout, a non-JSON body and a 10 MiB answer are each a PollFailed: nothing starts, the cursor stays', async () => {
+      const { triggerId, path } = await pollTrigger();
+      let mode = 'page';
+      upstream.on(path, (request, res) => {
+        if (mode === 'page') return json(res, { items: [{ id: `i-${request.query.get('cursor') ?? 0}` }], next: 'c1' });
+        if (mode === '500') return json(res, { error: 'boom' }, 500);
+        if (mode === 'slow') return; // never answers: the 1 s timeout
+        if (mode === 'html') return void res.end('<html>oops</html>');
+        res.setHeader('content-type', 'application/json');
+        res.write('{"items":[],"pad":"');
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        let sent = 0;
+        const push = (): void => {
+          while (sent < 10 * MiB && !res.destroyed) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', push);
+          }
+          if (!res.destroyed) res.end('"}');
+        };
+        push();
+      });
+      await pollNow(triggerId);
+      const failures: string[] = [];
+      for (mode of ['500', 'slow', 'html', 'huge']) {
+        const recorded = await pollNow(triggerId);
+        expect(recorded?.events.map((e) => e.type)).toEqual(['PollFailed']);
+        const failed = recorded!.events[0] as PollFailed;
+        expect(failed.data.cursor).toBe('c1');
+        failures.push(failed.data.failure.kind);
+      }
+      expect(failures).toEqual(['http_status', 'timeout', 'not_json', 'too_large']);
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['i-0']);
+      mode = 'page';
+      const after = await pollNow(triggerId);
+      // the page after the failures is still the one after c1: nothing was skipped
+      expect(upstream.requestsTo(path).at(-1)!.query.get('cursor')).toBe('c1');
+      expect(after?.state).toMatchObject({ consecutiveFailures: 0, cursor: 'c1', lastResult: 'ok' });
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['i-0', 'i-c1']);
+    });
+
+    it('PO-4 after a failure the next poll backs off: it is due later than the interval', async () => {
+      const { triggerId, path } = await pollTrigger({ everySeconds: 2 });
+      upstream.on(path, (_, res) => json(res, {}, 503));
+      await pollNow(triggerId);
+      await pollNow(triggerId);
+      const { rows } = await t.sql.query<{ wait_ms: string }>(
+        `SELECT EXTRACT(EPOCH FROM next_poll_at - claimed_at) * 1000 AS wait_ms FROM poll_due WHERE tenant = $1 AND trigger_id = $2`,
+        [TENANT, triggerId],
+      );
+      // two failures in a row: 2 s × 2²
+      expect(Number(rows[0]!.wait_ms)).toBe(8000);
+    });
+
+    it('PO-4 quarantine: an item without an id or failing the schema is recorded as quarantined and the poll goes on', async () => {
+      const { triggerId, path } = await pollTrigger({ schema: { required: ['/kind'] } });
+      upstream.pages(path, {
+        '': { items: [{ id: 'q1', kind: 'k' }, { kind: 'k' }, { id: 'q3' }, { id: 'q4', kind: 'k' }], next: 'qc' },
+      });
+      const recorded = await pollNow(triggerId);
+      const event = recorded!.events[0] as PollCompleted;
+      expect(event.data.items).toEqual([
+        { index: 0, itemId: 'q1', disposition: 'accepted', occurrenceId: expect.any(String) },
+        { index: 1, itemId: null, disposition: 'quarantined', reason: 'the item has no id at /id' },
+        { index: 2, itemId: 'q3', disposition: 'quarantined', reason: 'the item lacks required members: /kind' },
+        { index: 3, itemId: 'q4', disposition: 'accepted', occurrenceId: expect.any(String) },
+      ]);
+      expect(event.data.cursor).toEqual({ from: null, to: 'qc' });
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['q1', 'q4']);
+    });
+
+    it('PO-4 PO-1 hold: the poll stops before the invalid item, the cursor unmoved, until an operator sets the cursor', async () => {
+      const { triggerId, path } = await pollTrigger({ onInvalidItem: 'hold' });
+      upstream.pages(path, {
+        '': { items: [{ id: 'h1' }, { id: { no: 'good' } }, { id: 'h3' }], next: 'hc1' },
+        hc1: { items: [{ id: 'h4' }], next: 'hc2' },
+      });
+      const held = await pollNow(triggerId);
+      const event = held!.events[0] as PollCompleted;
+      expect(event.data.items.map((i) => i.itemId)).toEqual(['h1']);
+      expect(event.data.cursor).toEqual({ from: null, to: null });
+      expect(event.data.held).toMatchObject({ itemId: null, index: 1 });
+      // held: due again, yet never fetched
+      expect(await pollNow(triggerId)).toBeNull();
+      expect(upstream.requestsTo(path)).toHaveLength(1);
+
+      const token = await t.token({ scope: 'operator:recover' });
+      const body = { cursor: 'hc1', reason: 'item 1 is broken upstream; skip its page' };
+      const forbidden = await t.request({
+        method: 'PUT',
+        url: `/v1/operator/triggers/${triggerId}/poll-cursor`,
+        token: await t.token({ scope: 'operator:read' }),
+        key: newKey(),
+        body,
+      });
+      expect(forbidden.status).toBe(403);
+      const noKey = await t.request({
+        method: 'PUT',
+        url: `/v1/operator/triggers/${triggerId}/poll-cursor`,
+        token,
+        body,
+      });
+      expect(noKey.status).toBe(400);
+      const key = newKey();
+      const set = await t.request({
+        method: 'PUT',
+        url: `/v1/operator/triggers/${triggerId}/poll-cursor`,
+        token,
+        key,
+        body,
+      });
+      expect(set.status).toBe(200);
+      expect(set.body).toMatchObject({ triggerId, cursor: 'hc1', previous: null, released: { index: 1 } });
+      // a retry with the same key replays the answer and records nothing more
+      const replay = await t.request({
+        method: 'PUT',
+        url: `/v1/operator/triggers/${triggerId}/poll-cursor`,
+        token,
+        key,
+        body,
+      });
+      expect(replay.body).toEqual(set.body);
+      const recorded = (await pollEvents(t.infra.store, TENANT, triggerId)).filter((e) => e.type === 'PollCursorSet');
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0]!.data).toMatchObject({ from: null, to: 'hc1', reason: body.reason, actor: 'svc-test' });
+
+      const resumed = await pollNow(triggerId);
+      expect(upstream.requestsTo(path).at(-1)!.query.get('cursor')).toBe('hc1');
+      expect((resumed!.events[0] as PollCompleted).data.cursor).toEqual({ from: 'hc1', to: 'hc2' });
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['h1', 'h4']);
+    });
+
+    it('PO-1 the poll-cursor body is validated before anything is recorded', async () => {
+      const { triggerId } = await pollTrigger();
+      const token = await t.token({ scope: 'operator:recover' });
+      const put = (body: unknown, id = triggerId) =>
+        t.request({ method: 'PUT', url: `/v1/operator/triggers/${id}/poll-cursor`, token, key: newKey(), body });
+      expect((await put({ cursor: 'x\u0001y', reason: 'r' })).status).toBe(400);
+      expect((await put({ cursor: 'x'.repeat(2049), reason: 'r' })).status).toBe(400);
+      expect((await put({ cursor: 'ok', reason: '   ' })).status).toBe(400);
+      expect((await put({ cursor: 'ok', reason: 'r' }, 'no-such-trigger')).status).toBe(404);
+      expect(await pollEvents(t.infra.store, TENANT, triggerId)).toEqual([]);
+    });
+  });
+}
