@@ -53,6 +53,19 @@ export function pollingSuite(kind: StoreKind): void {
       return loop.pollTrigger({ tenant: TENANT, triggerId });
     }
 
+    const operator = async (url: string) =>
+      t.request({ method: 'GET', url, token: await t.token({ scope: 'operator:read' }) });
+    /** OP-1 row and PO-1 poll view, after the read models folded. */
+    const views = async (triggerId: string) => {
+      await t.catchUp();
+      const [row, poll] = await Promise.all([
+        operator(`/v1/operator/triggers/${triggerId}`),
+        operator(`/v1/operator/triggers/${triggerId}/poll`),
+      ]);
+      expect([row.status, poll.status]).toEqual([200, 200]);
+      return { row: row.body, poll: poll.body };
+    };
+
     const completed = async (triggerId: string) =>
       (await pollEvents(t.infra.store, TENANT, triggerId)).map((e) => ({ type: e.type, data: e.data })) as Array<
         PollCompleted | PollFailed
@@ -145,6 +158,17 @@ export function pollingSuite(kind: StoreKind): void {
         failures.push(failed.data.failure.kind);
       }
       expect(failures).toEqual(['http_status', 'timeout', 'not_json', 'too_large']);
+      const failing = await views(triggerId);
+      expect(failing.row).toMatchObject({ health: 'degraded', type: 'poll' });
+      expect(failing.poll).toEqual({
+        triggerId,
+        cursor: 'c1',
+        lastPollAt: expect.any(String),
+        lastResult: 'failed',
+        consecutiveFailures: 4,
+        lastError: { kind: 'too_large', detail: expect.stringContaining('maxResponseBytes') },
+        quarantined: [],
+      });
       expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['i-0']);
       mode = 'page';
       const after = await pollNow(triggerId);
@@ -152,6 +176,21 @@ export function pollingSuite(kind: StoreKind): void {
       expect(upstream.requestsTo(path).at(-1)!.query.get('cursor')).toBe('c1');
       expect(after?.state).toMatchObject({ consecutiveFailures: 0, cursor: 'c1', lastResult: 'ok' });
       expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['i-0', 'i-c1']);
+      const recovered = await views(triggerId);
+      expect(recovered.row.health).toBe('ok');
+      expect(recovered.poll).toMatchObject({ lastResult: 'ok', consecutiveFailures: 0 });
+      expect(recovered.poll).not.toHaveProperty('lastError');
+    });
+
+    it('OP-1 one failed poll is not yet degraded', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.on(path, (_, res) => json(res, {}, 500));
+      await pollNow(triggerId);
+      await pollNow(triggerId);
+      const { row, poll } = await views(triggerId);
+      expect(poll.consecutiveFailures).toBe(2);
+      expect(row.health).toBe('ok');
+      expect(Date.parse(row.nextFireAt)).toBeGreaterThan(Date.parse(poll.lastPollAt));
     });
 
     it('PO-4 after a failure the next poll backs off: it is due later than the interval', async () => {
@@ -182,6 +221,13 @@ export function pollingSuite(kind: StoreKind): void {
       ]);
       expect(event.data.cursor).toEqual({ from: null, to: 'qc' });
       expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['q1', 'q4']);
+      const { row, poll } = await views(triggerId);
+      expect(row.health).toBe('ok');
+      expect(poll).toMatchObject({ cursor: 'qc', lastResult: 'ok' });
+      expect(poll.quarantined).toEqual([
+        { index: 1, reason: 'the item has no id at /id', at: expect.any(String) },
+        { itemId: 'q3', index: 2, reason: 'the item lacks required members: /kind', at: expect.any(String) },
+      ]);
     });
 
     it('PO-4 PO-1 hold: the poll stops before the invalid item, the cursor unmoved, until an operator sets the cursor', async () => {
@@ -190,14 +236,27 @@ export function pollingSuite(kind: StoreKind): void {
         '': { items: [{ id: 'h1' }, { id: { no: 'good' } }, { id: 'h3' }], next: 'hc1' },
         hc1: { items: [{ id: 'h4' }], next: 'hc2' },
       });
-      const held = await pollNow(triggerId);
-      const event = held!.events[0] as PollCompleted;
+      const holding = await pollNow(triggerId);
+      const event = holding!.events[0] as PollCompleted;
       expect(event.data.items.map((i) => i.itemId)).toEqual(['h1']);
       expect(event.data.cursor).toEqual({ from: null, to: null });
       expect(event.data.held).toMatchObject({ itemId: null, index: 1 });
       // held: due again, yet never fetched
       expect(await pollNow(triggerId)).toBeNull();
       expect(upstream.requestsTo(path)).toHaveLength(1);
+      const held = await views(triggerId);
+      expect(held.row).toMatchObject({
+        health: 'held',
+        recovery: [
+          { action: 'set_poll_cursor', method: 'PUT', href: `/v1/operator/triggers/${triggerId}/poll-cursor` },
+        ],
+      });
+      expect(held.poll).toMatchObject({
+        cursor: null,
+        lastResult: 'held',
+        held: { index: 1, reason: 'the item id must be a string or an integer' },
+      });
+      expect(held.poll.held).not.toHaveProperty('itemId');
 
       const token = await t.token({ scope: 'operator:recover' });
       const body = { cursor: 'hc1', reason: 'item 1 is broken upstream; skip its page' };
@@ -243,6 +302,45 @@ export function pollingSuite(kind: StoreKind): void {
       expect(upstream.requestsTo(path).at(-1)!.query.get('cursor')).toBe('hc1');
       expect((resumed!.events[0] as PollCompleted).data.cursor).toEqual({ from: 'hc1', to: 'hc2' });
       expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['h1', 'h4']);
+      const released = await views(triggerId);
+      expect(released.row.health).toBe('ok');
+      expect(released.poll).toMatchObject({ cursor: 'hc2', lastResult: 'ok' });
+      expect(released.poll).not.toHaveProperty('held');
+    });
+
+    it('PO-1 the poll view needs operator:read, names only poll Triggers, and is tenant-scoped', async () => {
+      const { triggerId } = await pollTrigger();
+      const url = `/v1/operator/triggers/${triggerId}/poll`;
+      expect((await t.request({ method: 'GET', url, token: await t.token({ scope: 'triggers:write' }) })).status).toBe(
+        403,
+      );
+      expect((await t.request({ method: 'GET', url, token: null })).status).toBe(401);
+      const foreign = await t.request({
+        method: 'GET',
+        url,
+        token: await t.token({ tenant: 'tenant-b', scope: 'operator:read' }),
+      });
+      expect(foreign.status).toBe(404);
+      expect((await operator('/v1/operator/triggers/nothing-here/poll')).status).toBe(404);
+      const manual = await t.request({
+        method: 'PUT',
+        url: '/v1/triggers/t-manual-not-poll',
+        key: newKey(),
+        body: { expectedRevision: 0, missionId: MISSION, type: 'manual' },
+      });
+      expect(manual.status).toBe(200);
+      const notPoll = await operator('/v1/operator/triggers/t-manual-not-poll/poll');
+      expect(notPoll.status).toBe(409);
+      expect(notPoll.body.code).toBe('trigger_not_poll');
+      // never polled yet: the state a poll Trigger starts with
+      expect((await operator(url)).body).toEqual({
+        triggerId,
+        cursor: null,
+        lastPollAt: null,
+        lastResult: null,
+        consecutiveFailures: 0,
+        quarantined: [],
+      });
     });
 
     it('PO-1 the poll-cursor body is validated before anything is recorded', async () => {
