@@ -1,3 +1,4 @@
+import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import type { PollLoop } from '../../src/adapters/poll/poll-loop.js';
 import type { PollCompleted, PollFailed } from '../../src/domain/poll/poll-events.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
@@ -112,6 +113,49 @@ export function pollingSuite(kind: StoreKind): void {
       ]);
       // PO-1: the cursor is never part of an Occurrence's input
       expect(JSON.stringify(occurrences)).not.toMatch(/c1|c2/);
+    });
+
+    it('OC-2 AD-1 PO-2 accepted poll items are admitted like any Occurrence, in page order, the item alone as input', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, {
+        '': {
+          items: [
+            { id: 'z9', n: 1 },
+            { id: 'a1', n: 2 },
+            { id: 'm5', n: 3 },
+          ],
+          next: 'after',
+        },
+      });
+      await pollNow(triggerId);
+      await t.app.get(AdmissionProcessor).subscription.catchUp();
+      await t.catchUp();
+      const list = await operator(`/v1/operator/occurrences?triggerId=${triggerId}`);
+      expect(list.status).toBe(200);
+      const items = list.body.items as Array<Record<string, any>>;
+      expect(items.map((o) => [o.externalId, o.kind, o.status, o.auth.state])).toEqual(
+        expect.arrayContaining([
+          ['z9', 'poll', 'admitted', 'internal'],
+          ['a1', 'poll', 'admitted', 'internal'],
+          ['m5', 'poll', 'admitted', 'internal'],
+        ]),
+      );
+      // acceptance order is the page's, not the order of the ids or of their stream names
+      const { rows } = await t.sql.query<{ id: string }>(
+        `SELECT data->>'externalId' AS id FROM events WHERE type = 'OccurrenceObserved' AND data->>'triggerId' = $1 ORDER BY position`,
+        [triggerId],
+      );
+      expect(rows.map((r) => r.id)).toEqual(['z9', 'a1', 'm5']);
+      const { rows: requests } = await t.sql.query<{ input: unknown }>(
+        `SELECT data->'request'->'input' AS input FROM events WHERE type = 'OccurrenceAdmitted' AND data->'request'->>'triggerId' = $1
+          ORDER BY data->'request'->'input'->>'n'`,
+        [triggerId],
+      );
+      expect(requests.map((r) => r.input)).toEqual([
+        { id: 'z9', n: 1 },
+        { id: 'a1', n: 2 },
+        { id: 'm5', n: 3 },
+      ]);
     });
 
     it('PO-3 the accepted Occurrences and the PollCompleted are one append: each Occurrence is in the same transaction', async () => {
