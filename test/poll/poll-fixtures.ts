@@ -6,7 +6,6 @@ import { handleCommand } from '../../src/commands/shared/write-kernel.js';
 import type { EventStore, RecordedEvent } from '../../src/domain/ports/event-store.js';
 import type { PollEvent } from '../../src/domain/poll/poll-events.js';
 import { pollStream, triggerStream } from '../../src/domain/shared/ids.js';
-import { CAPABILITIES } from '../../src/domain/trigger/trigger-authority.js';
 import { triggerDecider } from '../../src/domain/trigger/trigger.js';
 import type { SqlClient, SqlExecutor } from '../../src/projections/sql-client.js';
 
@@ -24,10 +23,7 @@ export const pollBlock = (url: string, extra: Record<string, unknown> = {}) => (
   ...extra,
 });
 
-/**
- * Revises a poll Trigger through the real decider, claiming polling for itself: the HTTP API refuses poll
- * Triggers until the deployment claims `wf.polling-initiation` (CP-1).
- */
+/** Revises a poll Trigger through the real decider, as PUT /v1/triggers would (the suites use both). */
 export async function revisePoll(
   store: EventStore,
   spec: { tenant: string; triggerId: string; missionId: string; poll: Record<string, unknown>; enabled?: boolean },
@@ -46,7 +42,7 @@ export async function revisePoll(
       actor: 'svc-test',
       at: (await store.now()).toISOString(),
       mission: await currentMission(store, tenant, missionId),
-      capabilities: [...CLAIMED_CAPABILITIES, CAPABILITIES.poll],
+      capabilities: CLAIMED_CAPABILITIES,
       pins: { tzdataVersion: process.versions.tz ?? 'unknown' },
     },
     { tenant, actor: 'svc-test', correlationId: `c-${triggerId}` },

@@ -4,7 +4,7 @@ import type { PollCompleted, PollFailed } from '../../src/domain/poll/poll-event
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
 import { json, PollUpstream } from '../support/poll-upstream.js';
-import { makeDue, occurrencesOf, pollBlock, pollEvents, pollLoop, revisePoll } from './poll-fixtures.js';
+import { makeDue, occurrencesOf, pollBlock, pollEvents, pollLoop } from './poll-fixtures.js';
 
 const TENANT = 'tenant-a';
 const MISSION = 'm-poll';
@@ -38,12 +38,14 @@ export function pollingSuite(kind: StoreKind): void {
     async function pollTrigger(extra: Record<string, unknown> = {}): Promise<{ triggerId: string; path: string }> {
       const triggerId = `t-poll-${++n}`;
       const path = `/${triggerId}`;
-      await revisePoll(t.infra.store, {
-        tenant: TENANT,
-        triggerId,
-        missionId: MISSION,
-        poll: pollBlock(upstream.url(path), extra),
+      // CP-1: the deployment claims wf.polling-initiation, so the API takes the poll block as it is
+      const put = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: { expectedRevision: 0, missionId: MISSION, type: 'poll', poll: pollBlock(upstream.url(path), extra) },
       });
+      expect(put.status).toBe(200);
       await t.catchUp();
       return { triggerId, path };
     }
@@ -385,6 +387,80 @@ export function pollingSuite(kind: StoreKind): void {
         consecutiveFailures: 0,
         quarantined: [],
       });
+    });
+
+    it('CP-1 TR-1 a poll Trigger is taken over HTTP with every poll default written out; disabled, it is not polled', async () => {
+      const triggerId = 't-poll-defaults';
+      const path = `/${triggerId}`;
+      upstream.pages(path, { '': { items: [{ id: 'd1' }] } });
+      const put = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: {
+          expectedRevision: 0,
+          missionId: MISSION,
+          type: 'poll',
+          enabled: false,
+          poll: {
+            connector: 'http-json@1',
+            url: upstream.url(path),
+            everySeconds: 1,
+            itemsPointer: '/items',
+            idPointer: '/id',
+          },
+        },
+      });
+      expect(put.status).toBe(200);
+      const read = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}` });
+      expect(read.body.poll).toEqual({
+        connector: 'http-json@1',
+        url: upstream.url(path),
+        everySeconds: 1,
+        itemsPointer: '/items',
+        idPointer: '/id',
+        cursorParam: null,
+        nextCursorPointer: null,
+        onInvalidItem: 'hold',
+        timeoutSeconds: 10,
+        maxResponseBytes: 1_048_576,
+        schema: { required: [] },
+      });
+      await t.catchUp();
+      await loop.runOnce();
+      expect(upstream.requestsTo(path)).toHaveLength(0);
+      const enable = await t.request({
+        method: 'POST',
+        url: `/v1/triggers/${triggerId}/enable`,
+        key: newKey(),
+        body: {},
+      });
+      expect(enable.status).toBe(200);
+      await t.catchUp();
+      await loop.runOnce();
+      expect(upstream.requestsTo(path)).toHaveLength(1);
+      const invalid = await t.request({
+        method: 'PUT',
+        url: '/v1/triggers/t-poll-invalid',
+        key: newKey(),
+        body: {
+          expectedRevision: 0,
+          missionId: MISSION,
+          type: 'poll',
+          poll: pollBlock('file:///etc/passwd', {
+            timeoutSeconds: 0,
+            maxResponseBytes: 10,
+            schema: { required: ['x'] },
+          }),
+        },
+      });
+      expect(invalid.status).toBe(422);
+      expect(invalid.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual([
+        '/poll/url',
+        '/poll/timeoutSeconds',
+        '/poll/maxResponseBytes',
+        '/poll/schema/required/0',
+      ]);
     });
 
     it('PO-1 the poll-cursor body is validated before anything is recorded', async () => {

@@ -56,7 +56,13 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     const response = await t.request({ method: 'GET', url: '/v1/capabilities' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      capabilities: ['wf.manual-initiation', 'wf.external-event-initiation', 'wf.scheduled-initiation', 'wf.overlap'],
+      capabilities: [
+        'wf.manual-initiation',
+        'wf.external-event-initiation',
+        'wf.scheduled-initiation',
+        'wf.polling-initiation',
+        'wf.overlap',
+      ],
     });
   });
 

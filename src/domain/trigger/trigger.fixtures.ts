@@ -21,6 +21,7 @@ export const CLAIMED_CAPABILITIES = [
   CAPABILITIES.manual,
   CAPABILITIES.webhook,
   CAPABILITIES.schedule,
+  CAPABILITIES.poll,
   CAPABILITIES.overlap,
 ];
 
