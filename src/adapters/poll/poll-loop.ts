@@ -32,7 +32,7 @@ const DUE_PER_ROUND = 100;
 const MIN_IDLE_MS = 20;
 const DEFAULT_MAX_IDLE_MS = 1_000;
 const DEFAULT_CONCURRENCY = 4;
-const DEFAULT_LEASE_MARGIN_MS = 10_000;
+const DEFAULT_LEASE_MARGIN_MS = 5_000;
 /** A row still active in the read model for a Trigger its stream no longer polls: looked at again this much later. */
 const NOT_POLLED_RETRY_MS = 1_000;
 

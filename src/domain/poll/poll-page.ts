@@ -43,10 +43,11 @@ export const MAX_FAILURE_DETAIL = 300;
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-export const pollFailure = (kind: PollFailureKind, detail: string): PollFailure => ({
-  kind,
-  detail: detail.length > MAX_FAILURE_DETAIL ? `${detail.slice(0, MAX_FAILURE_DETAIL)}…` : detail,
-});
+/** Reasons quote pointers and member names from the answer: kept short, since the poll state repeats them. */
+const bounded = (text: string): string =>
+  text.length > MAX_FAILURE_DETAIL ? `${text.slice(0, MAX_FAILURE_DETAIL)}…` : text;
+
+export const pollFailure = (kind: PollFailureKind, detail: string): PollFailure => ({ kind, detail: bounded(detail) });
 
 /**
  * The http-json@1 contract over a parsed answer: items at `itemsPointer` in array order, each id at `idPointer`
@@ -74,7 +75,12 @@ export function readPollPage(
 
 function pollItem(value: unknown, index: number, binding: Pick<PollBinding, 'idPointer' | 'schema'>): PollItem {
   const id = itemIdOf(value, binding.idPointer);
-  const item = (problem: string | null): PollItem => ({ index, itemId: id.ok ? id.id : null, value, problem });
+  const item = (problem: string | null): PollItem => ({
+    index,
+    itemId: id.ok ? id.id : null,
+    value,
+    problem: problem === null ? null : bounded(problem),
+  });
   if (!id.ok) return item(id.problem);
   // Stored as jsonb: what PostgreSQL would refuse is refused here, on the item alone.
   const violation = checkJsonBounds(value);

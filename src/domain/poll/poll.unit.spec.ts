@@ -195,6 +195,13 @@ describe('PO-2 reading a poll page', () => {
     expect(readPollPage({ items }, binding)).toMatchObject({ ok: false, failure: { kind: 'too_many_items' } });
   });
 
+  it('keeps an item problem short even when it quotes a hostile member name', () => {
+    const key = 'k'.repeat(100_000);
+    const result = readPollPage({ items: [{ id: 'a', [key]: 'x\u0000y' }] }, binding);
+    if (!result.ok) throw new Error('expected a page');
+    expect(result.page.items[0]!.problem!.length).toBeLessThanOrEqual(301);
+  });
+
   it('reads a numeric next cursor as its decimal text and an absent one as null', () => {
     expect(readPollPage({ items: [], next: 42 }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: '42' } });
     expect(readPollPage({ items: [] }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: null } });

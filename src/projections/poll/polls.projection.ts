@@ -1,5 +1,4 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
-import { OCCURRENCE_PAYLOAD_PATHS } from '../../domain/occurrence/occurrence-events.js';
 import { POLL_EVENT_TYPES, type PollEvent } from '../../domain/poll/poll-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import type { SqlQuery } from '../sql-client.js';
@@ -62,7 +61,6 @@ export function evolvePolls(event: RecordedEvent): SqlQuery[] {
 export const pollsProjection = statementProjection({
   name: POLLS_PROJECTION,
   handles: ['TriggerRevised', 'TriggerDeleted', ...POLL_EVENT_TYPES],
-  omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: pollsMigrations,
   // poll_due is the loop's, not the log's: a rebuild keeps it
   tables: ['rm_polls'],
