@@ -115,6 +115,22 @@ export function pollingSuite(kind: StoreKind): void {
       ]);
       // PO-1: the cursor is never part of an Occurrence's input
       expect(JSON.stringify(occurrences)).not.toMatch(/c1|c2/);
+
+      // PO-1: a cursor per binding: a revision polling another url does not hand it the old upstream's cursor
+      const moved = `${path}-moved`;
+      upstream.pages(moved, { '': { items: [{ id: 'a', v: 1 }], next: 'm1' } });
+      const revised = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: { expectedRevision: 1, missionId: MISSION, type: 'poll', poll: pollBlock(upstream.url(moved)) },
+      });
+      expect(revised.status).toBe(200);
+      await pollNow(triggerId);
+      expect(upstream.requestsTo(moved).map((r) => r.query.get('cursor'))).toEqual([null]);
+      // same Trigger, same item id: still the one Occurrence (PO-2)
+      expect(await occurrencesOf(t.sql, TENANT, triggerId)).toHaveLength(3);
+      expect((await views(triggerId)).poll.cursor).toBe('m1');
     });
 
     it('OC-2 AD-1 PO-2 accepted poll items are admitted like any Occurrence, in page order, the item alone as input', async () => {

@@ -3,7 +3,7 @@ import { isPollTrigger, loadPollState, type RecordedPoll, recordPoll } from '../
 import { currentTrigger } from '../../commands/shared/lookups.js';
 import type { EventStore } from '../../domain/ports/event-store.js';
 import type { PollConnector } from '../../domain/ports/poll-connector.js';
-import { nextPollDelaySeconds } from '../../domain/poll/poll.js';
+import { cursorFor, nextPollDelaySeconds } from '../../domain/poll/poll.js';
 import { claimPoll, duePolls, finishPoll, msUntilNextPoll, type PollKey } from '../../projections/poll/poll-due.js';
 import type { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { SqlClient } from '../../projections/sql-client.js';
@@ -102,7 +102,7 @@ export class PollLoop implements BackgroundTask {
       await finishPoll(sql, key, token, poll.everySeconds * 1000);
       return null;
     }
-    const fetched = await this.options.connector.fetch(poll, loaded.state.cursor);
+    const fetched = await this.options.connector.fetch(poll, cursorFor(loaded.state, poll.url));
     const recorded = await recordPoll(store, trigger, loaded.state.seq, fetched, this.append);
     await finishPoll(
       sql,

@@ -64,6 +64,7 @@ export function recordPoll(
             tenant,
             triggerId,
             triggerRevision: trigger.revision,
+            url: trigger.definition.poll.url,
             at,
             basedOnSeq,
             onInvalidItem: trigger.definition.poll.onInvalidItem,

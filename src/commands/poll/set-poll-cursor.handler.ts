@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
-import { pollDecider } from '../../domain/poll/poll.js';
+import { cursorFor, pollDecider } from '../../domain/poll/poll.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { pollStream } from '../../domain/shared/ids.js';
 import { reject } from '../../domain/shared/result.js';
@@ -41,6 +41,7 @@ export class SetPollCursorHandler implements ICommandHandler<SetPollCursorComman
         tenant: context.tenant,
         triggerId,
         at: now.toISOString(),
+        url: trigger.definition.poll.url,
         cursor,
         reason,
         actor: context.actor,
@@ -52,7 +53,7 @@ export class SetPollCursorHandler implements ICommandHandler<SetPollCursorComman
         answer: ([position]) => ({
           triggerId,
           cursor,
-          previous: loaded.state.cursor,
+          previous: cursorFor(loaded.state, trigger.definition.poll.url),
           released: loaded.state.held,
           position: position ?? loaded.position,
         }),

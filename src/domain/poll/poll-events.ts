@@ -21,6 +21,8 @@ export interface PollState {
   seq: number;
   /** Opaque, never part of an Occurrence's input (PO-1). */
   cursor: string | null;
+  /** The url the cursor belongs to: a revision polling another url starts without one (a cursor per binding). */
+  binding: string | null;
   lastPollAt: string | null;
   lastResult: PollResult | null;
   consecutiveFailures: number;
@@ -35,6 +37,7 @@ export const KEPT_QUARANTINED = 20;
 export const initialPollState: PollState = {
   seq: 0,
   cursor: null,
+  binding: null,
   lastPollAt: null,
   lastResult: null,
   consecutiveFailures: 0,

@@ -32,6 +32,8 @@ interface PollCommandBase {
 export interface RecordPoll extends PollCommandBase {
   type: 'RecordPoll';
   triggerRevision: number;
+  /** The binding polled: the Trigger revision's url. */
+  url: string;
   basedOnSeq: number;
   onInvalidItem: 'hold' | 'quarantine';
   outcome: { ok: false; failure: PollFailure } | { ok: true; nextCursor: string | null; items: CandidateItem[] };
@@ -39,12 +41,18 @@ export interface RecordPoll extends PollCommandBase {
 
 export interface SetPollCursor extends PollCommandBase {
   type: 'SetPollCursor';
+  /** The binding the cursor is for: the current revision's url. */
+  url: string;
   cursor: string | null;
   reason: string;
   actor: string;
 }
 
 export type PollCommand = RecordPoll | SetPollCursor;
+
+/** PO-1: the cursor of the binding polled now; none when the Trigger's url changed since it was recorded. */
+export const cursorFor = (state: Pick<PollState, 'cursor' | 'binding'>, url: string): string | null =>
+  state.binding === url ? state.cursor : null;
 
 export function evolvePoll(_state: PollState, event: PollEvent): PollState {
   return event.data.state;
@@ -71,6 +79,7 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
   const { tenant, triggerId, triggerRevision, at, outcome } = command;
   if (command.basedOnSeq !== state.seq || state.held !== null) return [];
   const base = { tenant, triggerId, triggerRevision, at };
+  const from = cursorFor(state, command.url);
   if (!outcome.ok) {
     const next: PollState = {
       ...state,
@@ -80,16 +89,17 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
       consecutiveFailures: state.consecutiveFailures + 1,
       lastError: outcome.failure,
     };
-    return [{ type: 'PollFailed', data: { ...base, cursor: state.cursor, failure: outcome.failure, state: next } }];
+    return [{ type: 'PollFailed', data: { ...base, cursor: from, failure: outcome.failure, state: next } }];
   }
   const { items, held } = dispose(outcome.items, command.onInvalidItem, at);
-  const to = held ? state.cursor : (outcome.nextCursor ?? state.cursor);
+  const to = held ? from : (outcome.nextCursor ?? from);
   const quarantined = items
     .filter((item) => item.disposition === 'quarantined')
     .map((item) => ({ itemId: item.itemId, index: item.index, reason: item.reason, at }));
   const next: PollState = {
     seq: state.seq + 1,
     cursor: to,
+    binding: command.url,
     lastPollAt: at,
     lastResult: held ? 'held' : 'ok',
     consecutiveFailures: 0,
@@ -97,7 +107,7 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
     held,
     quarantined: [...state.quarantined, ...quarantined].slice(-KEPT_QUARANTINED),
   };
-  return [{ type: 'PollCompleted', data: { ...base, cursor: { from: state.cursor, to }, items, held, state: next } }];
+  return [{ type: 'PollCompleted', data: { ...base, cursor: { from, to }, items, held, state: next } }];
 }
 
 /** In array order; a repeat within the page is a duplicate of its first sighting. `hold` stops before the item. */
@@ -125,11 +135,12 @@ function dispose(
 
 function setCursor(command: SetPollCursor, state: PollState): PollEvent[] {
   const { tenant, triggerId, at, actor, reason, cursor } = command;
-  const next: PollState = { ...state, seq: state.seq + 1, cursor, held: null };
+  const next: PollState = { ...state, seq: state.seq + 1, cursor, binding: command.url, held: null };
+  const from = cursorFor(state, command.url);
   return [
     {
       type: 'PollCursorSet',
-      data: { tenant, triggerId, at, actor, reason, from: state.cursor, to: cursor, released: state.held, state: next },
+      data: { tenant, triggerId, at, actor, reason, from, to: cursor, released: state.held, state: next },
     },
   ];
 }

@@ -12,6 +12,7 @@ import {
 
 const spec = deciderSpec(pollDecider);
 const AT = '2026-01-01T00:00:00.000Z';
+const URL_A = 'https://feed.test/a';
 const ids = { tenant: 'acme', triggerId: 't-poll' };
 
 const item = (index: number, itemId: string, observed = false): CandidateItem => ({
@@ -33,6 +34,7 @@ const poll = (items: CandidateItem[], nextCursor: string | null, extra: Partial<
   type: 'RecordPoll',
   ...ids,
   triggerRevision: 1,
+  url: URL_A,
   at: AT,
   basedOnSeq: 0,
   onInvalidItem: 'quarantine',
@@ -48,6 +50,7 @@ const failedPoll = (basedOnSeq = 0): RecordPoll => ({
 const setCursor = (cursor: string | null): SetPollCursor => ({
   type: 'SetPollCursor',
   ...ids,
+  url: URL_A,
   at: AT,
   cursor,
   reason: 'skip the broken item',
@@ -82,6 +85,7 @@ describe('PO-1..PO-4 the poll decider', () => {
           ...initialPollState,
           seq: 1,
           cursor: 'c1',
+          binding: URL_A,
           lastPollAt: AT,
           lastResult: 'ok',
         },
@@ -101,6 +105,15 @@ describe('PO-1..PO-4 the poll decider', () => {
   it('PO-1 an answer without a next cursor keeps the cursor', () => {
     const first = eventsOf([], poll([item(0, 'a')], 'c1'));
     expect(stateAfter(first, poll([], null, { basedOnSeq: 1 })).cursor).toBe('c1');
+  });
+
+  it('PO-1 the cursor belongs to its binding: a revision polling another url starts without one', () => {
+    const first = eventsOf([], poll([item(0, 'a')], 'c1'));
+    const moved = eventsOf(first, poll([item(0, 'x')], 'v1', { basedOnSeq: 1, url: 'https://feed.test/b' }));
+    const completed = moved[0]!;
+    if (completed.type !== 'PollCompleted') throw new Error('expected PollCompleted');
+    expect(completed.data.cursor).toEqual({ from: null, to: 'v1' });
+    expect(completed.data.state).toMatchObject({ cursor: 'v1', binding: 'https://feed.test/b' });
   });
 
   it('PO-4 a failure starts nothing, keeps the cursor, and counts failures in a row until a poll succeeds', () => {

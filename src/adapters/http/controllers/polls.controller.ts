@@ -9,6 +9,7 @@ import { currentTrigger } from '../../../commands/shared/lookups.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
 import type { PollHeld } from '../../../domain/poll/poll-events.js';
+import { cursorFor } from '../../../domain/poll/poll.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { Problem, problems } from '../problems/problem.js';
 import { Ctx } from './request-context.js';
@@ -48,7 +49,7 @@ export class PollsController {
     const { state } = await loadPollState(this.store, context.tenant, triggerId);
     return {
       triggerId,
-      cursor: state.cursor,
+      cursor: cursorFor(state, trigger.definition.poll.url),
       lastPollAt: state.lastPollAt,
       lastResult: state.lastResult,
       consecutiveFailures: state.consecutiveFailures,
