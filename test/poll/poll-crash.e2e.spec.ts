@@ -19,14 +19,17 @@ async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<
   }
 }
 
-/** PO-3 with a real `reveille serve`: SIGKILL while a poll's page is in flight, then a restart on the same schema. */
-describe('PO-3 a poller killed mid-poll (REVEILLE_BACKGROUND=on)', () => {
+/**
+ * PO-3 with a real `reveille serve`: SIGKILL while a poll's page is in flight, then a restart on the same schema;
+ * with `thread` the poller runs in the background worker thread.
+ */
+describe.each(['on', 'thread'] as const)('PO-3 a poller killed mid-poll (REVEILLE_BACKGROUND=%s)', (background) => {
   let serve: ServeProcess;
   let upstream: PollUpstream;
 
   beforeAll(async () => {
     upstream = await PollUpstream.start();
-    serve = await startServe({ background: 'on', scope: 'missions:write triggers:write operator:read' });
+    serve = await startServe({ background, scope: 'missions:write triggers:write operator:read' });
   }, 180_000);
   afterAll(async () => {
     await serve?.close();
