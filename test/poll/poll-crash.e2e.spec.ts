@@ -36,6 +36,15 @@ describe.each(['on', 'thread'] as const)('PO-3 a poller killed mid-poll (REVEILL
     await upstream?.close();
   });
 
+  it('OP-4 the poll loop is one of the running background tasks', async () => {
+    const readiness = (await (await fetch(`${serve.baseUrl}/health/ready`)).json()) as {
+      details: { subscriptions: { running: string[] } };
+    };
+    expect(readiness.details.subscriptions.running).toContain(
+      background === 'thread' ? 'background-thread/poller:poll' : 'poller:poll',
+    );
+  });
+
   it('the restarted service fetches the same page again: every item one Occurrence, none skipped', async () => {
     let firstSeen = false;
     upstream.on('/feed', (request, res) => {
