@@ -33,6 +33,7 @@ import { OperatorModule } from './adapters/modules/operator.module.js';
 import { SchedulesModule } from './adapters/modules/schedules.module.js';
 import { IngressModule } from './adapters/ingress/ingress.module.js';
 import { ExecutionsModule } from './adapters/modules/executions.module.js';
+import { PollsModule } from './adapters/modules/polls.module.js';
 import { WakeupModule } from './adapters/wakeup/wakeup.module.js';
 import type { Migration } from './projections/migration.js';
 import { eventStoreMigrations } from './adapters/eventstore/sql/migrations.js';
@@ -51,6 +52,7 @@ export const featureModules: Type[] = [
   IngressModule,
   SchedulesModule,
   ExecutionsModule,
+  PollsModule,
   WakeupModule,
   MetricsModule,
 ];

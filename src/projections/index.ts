@@ -5,6 +5,7 @@ import type { Projection } from './runner/projection.js';
 import { foldedTogether } from './runner/projection-group.js';
 import { sourceBindingsProjection } from './source-bindings/source-bindings.projection.js';
 import { schedulesProjection } from './scheduler/schedules.projection.js';
+import { pollsProjection } from './poll/polls.projection.js';
 import { triggerHealthProjection } from './trigger-health/trigger-health.projection.js';
 
 /**
@@ -20,6 +21,7 @@ export const projections: Projection[] = [
   schedulesProjection,
   pendingExecutionsProjection,
   executionsProjection,
+  pollsProjection,
 ];
 
 /** The projection that folds `name`: itself, or the group it folds in. */

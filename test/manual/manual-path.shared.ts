@@ -209,34 +209,29 @@ export function manualPathSuite(kind: StoreKind): void {
       );
     });
 
-    it('CP-1 a Trigger type the deployment does not claim is rejected naming the capability', async () => {
+    it('CP-1 an entry the deployment does not claim is rejected naming the capability', async () => {
       const { missionId } = await setup();
       const response = await t.request({
         method: 'PUT',
-        url: '/v1/triggers/t-poll',
+        url: '/v1/triggers/t-batched',
         key: newKey(),
-        body: {
-          missionId,
-          type: 'poll',
-          poll: {
-            connector: 'http-json@1',
-            url: 'http://127.0.0.1:9/items',
-            everySeconds: 60,
-            itemsPointer: '/items',
-            idPointer: '/id',
-          },
-        },
+        body: { missionId, type: 'manual', batch: { size: 10 } },
       });
       expect(response.status).toBe(422);
       expect(response.body).toMatchObject({
         code: 'capability_unsupported',
-        errors: [{ pointer: '/type', message: expect.stringContaining('wf.polling-initiation') }],
+        errors: [{ pointer: '/batch', message: expect.stringContaining('wf.batching') }],
       });
       const claimed = (await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities;
       expect(claimed).toEqual(
-        expect.arrayContaining(['wf.manual-initiation', 'wf.external-event-initiation', 'wf.scheduled-initiation']),
+        expect.arrayContaining([
+          'wf.manual-initiation',
+          'wf.external-event-initiation',
+          'wf.scheduled-initiation',
+          'wf.polling-initiation',
+        ]),
       );
-      expect(claimed).not.toContain('wf.polling-initiation');
+      expect(claimed).not.toContain('wf.batching');
     });
 
     it('AD-2 budget exhaustion blocks with budget_exhausted once the Mission hour is used up', async () => {

@@ -55,6 +55,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.manual-initiation',
         'wf.external-event-initiation',
         'wf.scheduled-initiation',
+        'wf.polling-initiation',
         'wf.overlap',
         'wf.guards',
         'wf.prefilters',

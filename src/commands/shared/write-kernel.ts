@@ -18,14 +18,21 @@ export interface Write<R> {
 export function write<R>(
   store: EventStore,
   attempt: (attemptNumber: number) => Promise<Write<R>>,
-  options?: RetryOptions,
+  options?: RetryOptions & { append?: BatchAppender },
 ): Promise<R> {
+  const append = options?.append ?? ((batch: readonly StreamAppend[]) => appendAll(store, batch));
   return retryOnConflict(async (attemptNumber) => {
     const decided = await attempt(attemptNumber);
-    const positions = decided.appends.length === 0 ? [] : await appendAll(store, decided.appends);
+    const positions = decided.appends.length === 0 ? [] : await append(decided.appends);
     return decided.answer(positions);
   }, options);
 }
+
+/**
+ * Appends a batch and answers each append's last position; throws WrongExpectedRevision when a stream moved.
+ * The default is `appendAll`; a writer whose streams must reach the log in batch order passes its own.
+ */
+export type BatchAppender = (batch: readonly StreamAppend[]) => Promise<number[]>;
 
 export interface Handled<S, E> {
   state: S;

@@ -38,3 +38,6 @@ export const overlapStream = (tenant: string, triggerId: string): string => `ove
 /** AD-4 `unchanged@1`: the last admitted digest of one resource of one Trigger (the key is the resource's canonical JSON). */
 export const baselineStream = (tenant: string, triggerId: string, resourceKey: string): string =>
   `baseline-${hashId(tenant, triggerId, resourceKey)}`;
+
+/** PO-1..PO-4: one poll Trigger's cursor and every poll's dispositions (state in every event). */
+export const pollStream = (tenant: string, triggerId: string): string => `poll-${hashId(tenant, triggerId)}`;

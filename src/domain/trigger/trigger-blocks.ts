@@ -31,7 +31,16 @@ export interface PollBinding {
   nextCursorPointer: string | null;
   /** PO-4: an invalid item holds the cursor for an operator, or is quarantined explicitly. */
   onInvalidItem: 'hold' | 'quarantine';
+  /** A slower answer is a PollFailed (`timeout`). */
+  timeoutSeconds: number;
+  /** A longer answer is cut off while it streams in and is a PollFailed (`too_large`): memory stays bounded. */
+  maxResponseBytes: number;
+  /** Same form as a source's: pointers every item must hold (PO-2). */
+  schema: { required: string[] };
 }
+
+export const POLL_DEFAULTS = { timeoutSeconds: 10, maxResponseBytes: 1_048_576 } as const;
+const MAX_POLL_SCHEMA_POINTERS = 64;
 
 export interface CoalesceRule {
   match: { pointer: string; equals: unknown };
@@ -98,6 +107,9 @@ export function pollBlock(read: FieldReader, raw: Raw): PollBinding | undefined 
     'cursorParam',
     'nextCursorPointer',
     'onInvalidItem',
+    'timeoutSeconds',
+    'maxResponseBytes',
+    'schema',
   ]);
   const poll = {
     connector: read.oneOf(raw, at, 'connector', ['http-json@1'] as const),
@@ -108,8 +120,34 @@ export function pollBlock(read: FieldReader, raw: Raw): PollBinding | undefined 
     cursorParam: read.string(raw, at, 'cursorParam', { fallback: null }),
     nextCursorPointer: read.pointer(raw, at, 'nextCursorPointer', false),
     onInvalidItem: read.oneOf(raw, at, 'onInvalidItem', ['hold', 'quarantine'] as const, 'hold'),
+    timeoutSeconds: read.integer(raw, at, 'timeoutSeconds', {
+      min: 1,
+      max: 120,
+      fallback: POLL_DEFAULTS.timeoutSeconds,
+    }),
+    maxResponseBytes: read.integer(raw, at, 'maxResponseBytes', {
+      min: 1024,
+      max: 16 * 1_048_576,
+      fallback: POLL_DEFAULTS.maxResponseBytes,
+    }),
+    schema: pollSchema(read, raw.schema),
   };
   return Object.values(poll).every((v) => v !== undefined) ? (poll as PollBinding) : undefined;
+}
+
+function pollSchema(read: FieldReader, value: unknown): PollBinding['schema'] | undefined {
+  const at = '/poll/schema';
+  if (value === undefined || value === null) return { required: [] };
+  if (!isRecord(value)) return read.fail(at, 'schema must be an object');
+  read.onlyKnown(value, at, ['required']);
+  const required = read.array(
+    value,
+    at,
+    'required',
+    (item, p) => (isJsonPointer(item) ? item : read.fail(p, 'must be a JSON pointer starting with "/"')),
+    { max: MAX_POLL_SCHEMA_POINTERS, fallback: [] },
+  );
+  return required && { required: [...new Set(required)] };
 }
 
 function httpUrl(read: FieldReader, value: unknown): string | undefined {

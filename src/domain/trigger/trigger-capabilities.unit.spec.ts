@@ -59,17 +59,13 @@ describe('Trigger', () => {
         .given()
         .when(revise({ capabilities: CLAIMED_CAPABILITIES, definition: everyBlock }))
         .thenRejects('capability_unsupported', {
-          detail:
-            'unsupported capabilities: wf.dedupe-windows, wf.coalescing, wf.batching, wf.guards, wf.prefilters, wf.causality',
+          detail: 'unsupported capabilities: wf.dedupe-windows, wf.coalescing, wf.batching, wf.causality',
           errors: (
             [
               ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
               ['/coalesce/0', 'wf.coalescing'],
               ['/coalesce/1', 'wf.coalescing'],
               ['/batch', 'wf.batching'],
-              ['/guard', 'wf.guards'],
-              ['/prefilters/0', 'wf.prefilters'],
-              ['/prefilters/1', 'wf.prefilters'],
               ['/causality', 'wf.causality'],
             ] as const
           ).map(([pointer, capability]) => ({ pointer, message: refusal(capability) })),
@@ -112,7 +108,8 @@ describe('Trigger', () => {
       it('enabling it is refused naming the entry, so the guard is never run ignored', () =>
         spec
           .given([old])
-          .when(toggle(true, { capabilities: CLAIMED_CAPABILITIES }))
+          // A deployment that does not claim guards (as before BA-2 landed).
+          .when(toggle(true, { capabilities: CLAIMED_CAPABILITIES.filter((c) => c !== CAPABILITIES.guards) }))
           .thenRejects('capability_unsupported', {
             detail: 'unsupported capabilities: wf.guards',
             errors: [{ pointer: '/guard', message: refusal('wf.guards') }],

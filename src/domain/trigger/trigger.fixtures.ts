@@ -21,7 +21,10 @@ export const CLAIMED_CAPABILITIES = [
   CAPABILITIES.manual,
   CAPABILITIES.webhook,
   CAPABILITIES.schedule,
+  CAPABILITIES.poll,
   CAPABILITIES.overlap,
+  CAPABILITIES.guards,
+  CAPABILITIES.prefilters,
 ];
 
 export const grants: MissionGrants = {

@@ -1,6 +1,7 @@
 import type { SqlExecutor } from '../sql-client.js';
 import { decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
 import { listOccurrences, type OccurrenceView, type Page } from '../occurrences/occurrences.queries.js';
+import { withPollHealth } from '../poll/poll-health.js';
 import { withScheduleHealth } from '../scheduler/schedule-health.js';
 import type { ScheduleHealth, TriggerHealth, TriggerHealthDetail, TriggerHealthRow } from './trigger-health.view.js';
 
@@ -110,6 +111,7 @@ export async function listTriggerHealth(
   );
   const items = rows.slice(0, page.limit).map(toRow);
   await withScheduleHealth(sql, tenant, items, pinnedTzdata(rows), runningTzdata);
+  await withPollHealth(sql, tenant, items);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > page.limit && last ? encodeCursor(CURSOR_LIST, [last.triggerId]) : null };
 }
@@ -127,6 +129,7 @@ export async function getTriggerHealth(
   const recent = await listOccurrences(sql, tenant, { triggerId, limit: RECENT_OCCURRENCES });
   const detail: TriggerHealthDetail = { ...toRow(row), recentOccurrences: recent.items };
   const schedules = await withScheduleHealth(sql, tenant, [detail], pinnedTzdata([row]), runningTzdata);
+  await withPollHealth(sql, tenant, [detail]);
   if (row.type === 'schedule') {
     const found = schedules.get(triggerId) ?? { boundary: null, skipped: [], held: [] };
     detail.schedule = {

@@ -11,6 +11,7 @@ import {
 } from '../../../projections/occurrences/occurrences.queries.js';
 import { ProjectionRunners } from '../../runner/projection-runners.js';
 import { SCHEDULES_PROJECTION } from '../../../projections/scheduler/schedules.projection.js';
+import { POLLS_PROJECTION } from '../../../projections/poll/polls.projection.js';
 import { TRIGGER_HEALTH_PROJECTION } from '../../../projections/trigger-health/trigger-health.projection.js';
 import { getTriggerHealth, listTriggerHealth } from '../../../projections/trigger-health/trigger-health.queries.js';
 import { RequireScope } from '../auth/auth.decorators.js';
@@ -35,7 +36,11 @@ export class OperatorController {
   @RequireScope('operator:read')
   async listTriggers(@Ctx() context: CommandContext, @Query() query: RawQuery) {
     const params = readParams(query);
-    const fresh = await this.caughtUp(params.minPosition, [TRIGGER_HEALTH_PROJECTION, SCHEDULES_PROJECTION]);
+    const fresh = await this.caughtUp(params.minPosition, [
+      TRIGGER_HEALTH_PROJECTION,
+      SCHEDULES_PROJECTION,
+      POLLS_PROJECTION,
+    ]);
     const page = await paged(() =>
       listTriggerHealth(this.sql, context.tenant, { limit: params.limit, cursor: params.cursor }),
     );
@@ -54,6 +59,7 @@ export class OperatorController {
       TRIGGER_HEALTH_PROJECTION,
       OCCURRENCES_PROJECTION,
       SCHEDULES_PROJECTION,
+      POLLS_PROJECTION,
     ]);
     const detail = await getTriggerHealth(this.sql, context.tenant, triggerId);
     if (!detail) throw problems.notFound();

@@ -28,6 +28,7 @@ const TITLES: Record<string, string> = {
   not_found: 'Not found',
   BAD_REQUEST: 'Bad request',
   trigger_not_manual: 'Not a manual Trigger',
+  trigger_not_poll: 'Not a poll Trigger',
   payload_conflict: 'Payload conflict',
   invalid_definition: 'Invalid definition',
   authority_widening: 'Authority wider than the Mission grants',

@@ -1,0 +1,31 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { EVENT_STORE } from '../../commands/shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { AppendSignal } from '../../projections/runner/append-signal.js';
+import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
+import { SubscriptionRegistry } from '../runner/subscription-registry.js';
+import { HttpJsonConnector } from './http-json-connector.js';
+import { PollLoop } from './poll-loop.js';
+
+/** Runs where the background tasks run; any number of processes may run one (ownership is in `poll_due`). */
+@Injectable()
+export class PollLoopService {
+  private readonly logger = new Logger('Poller');
+  readonly loop: PollLoop;
+
+  constructor(
+    @Inject(EVENT_STORE) store: EventStore,
+    @Inject(SQL_CLIENT) sql: SqlClient,
+    signal: AppendSignal,
+    registry: SubscriptionRegistry,
+  ) {
+    this.loop = new PollLoop({
+      store,
+      sql,
+      signal,
+      connector: new HttpJsonConnector(),
+      onError: (error) => this.logger.error(`poller: ${(error as Error).message}`),
+    });
+    registry.register(this.loop);
+  }
+}

@@ -1,0 +1,178 @@
+import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports/event-store.js';
+import type { PollFetch } from '../../domain/ports/poll-connector.js';
+import { deriveDeliveryKey, occurrenceIdFor, pollIdentity } from '../../domain/dedupe/dedupe-identity.js';
+import {
+  deliveredEvidence,
+  observedOccurrence,
+  observingTrigger,
+} from '../../domain/occurrence/observed-occurrence.js';
+import type { OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import type { PollEvent, PollState } from '../../domain/poll/poll-events.js';
+import type { PollItem } from '../../domain/poll/poll-page.js';
+import { type CandidateItem, pollDecider } from '../../domain/poll/poll.js';
+import { occurrenceStream, pollStream } from '../../domain/shared/ids.js';
+import type { DefinedTrigger } from '../../domain/trigger/trigger.js';
+import { type Loaded, loadLatest, toNewEvent } from '../shared/aggregate.js';
+import { accepted, appendOf, type BatchAppender, write } from '../shared/write-kernel.js';
+
+export const POLLER_ACTOR = 'reveille:poller';
+
+export type PollTrigger = DefinedTrigger & { definition: { poll: NonNullable<DefinedTrigger['definition']['poll']> } };
+
+export const isPollTrigger = (trigger: DefinedTrigger): trigger is PollTrigger =>
+  trigger.definition.type === 'poll' && trigger.definition.poll !== null;
+
+export interface RecordedPoll {
+  /** `stale`: the stream moved since the fetch was based on it; nothing was recorded. */
+  outcome: 'recorded' | 'stale';
+  events: PollEvent[];
+  state: PollState;
+  /** The Occurrences this poll created, in acceptance order. */
+  occurrenceIds: string[];
+  position: number;
+}
+
+/** A poll stream's every event carries the whole state: the last one is read, never the history. */
+export const loadPollState = (store: EventStore, tenant: string, triggerId: string): Promise<Loaded<PollState>> =>
+  loadLatest(store, pollStream(tenant, triggerId), pollDecider);
+
+/**
+ * PO-2/PO-3: one append, all or nothing on the SQL stores: the Occurrence of every accepted item (each at
+ * "no stream", its identity Trigger + item id) and the poll event at the revision read. A racing writer fails the
+ * append; the retry re-reads, and a fetch based on a state no longer current records nothing.
+ */
+export function recordPoll(
+  store: EventStore,
+  trigger: PollTrigger,
+  basedOnSeq: number,
+  fetched: PollFetch,
+  /** All or nothing, each stream in batch order: the Occurrences reach admission in the page's order (PO-2). */
+  append?: BatchAppender,
+): Promise<RecordedPoll> {
+  const { tenant, triggerId } = trigger;
+  const stream = pollStream(tenant, triggerId);
+  return write<RecordedPoll>(
+    store,
+    async () => {
+      const [now, loaded] = await Promise.all([store.now(), loadPollState(store, tenant, triggerId)]);
+      const at = now.toISOString();
+      const candidates = fetched.ok ? await candidatesOf(store, trigger, fetched.page.items) : [];
+      const events = accepted(
+        pollDecider.decide(
+          {
+            type: 'RecordPoll',
+            tenant,
+            triggerId,
+            triggerRevision: trigger.revision,
+            url: trigger.definition.poll.url,
+            at,
+            basedOnSeq,
+            onInvalidItem: trigger.definition.poll.onInvalidItem,
+            outcome: fetched.ok
+              ? { ok: true, nextCursor: fetched.page.nextCursor, items: candidates.map((c) => c.candidate) }
+              : { ok: false, failure: fetched.failure },
+          },
+          loaded.state,
+        ),
+      );
+      if (events.length === 0)
+        return {
+          appends: [],
+          answer: () => ({
+            outcome: 'stale' as const,
+            events,
+            state: loaded.state,
+            occurrenceIds: [],
+            position: loaded.position,
+          }),
+        };
+      const state = events.reduce(pollDecider.evolve, loaded.state);
+      const metadata: EventMetadata = { tenant, actor: POLLER_ACTOR, correlationId: `poll:${triggerId}:${state.seq}` };
+      const occurrences = acceptedOccurrences(trigger, events, candidates, at);
+      const appends: StreamAppend[] = [
+        ...occurrences.map((o) => ({
+          streamId: occurrenceStream(o.data.dedupeHash),
+          events: [toNewEvent(o, { ...metadata, causationId: `poll:${triggerId}:${o.data.externalId}` })],
+          expected: 'no_stream' as const,
+        })),
+        appendOf(stream, events, metadata, loaded),
+      ];
+      return {
+        appends,
+        answer: (positions) => ({
+          outcome: 'recorded' as const,
+          events,
+          state,
+          occurrenceIds: occurrences.map((o) => o.data.occurrenceId),
+          position: positions[positions.length - 1] ?? loaded.position,
+        }),
+      };
+    },
+    { append },
+  );
+}
+
+interface Candidate {
+  candidate: CandidateItem;
+  item: PollItem;
+  key: { key: string; subject: string | null } | null;
+}
+
+/** Enrich, then decide: each item's identity (DD-1, same scope as external events) and whether it is recorded. */
+async function candidatesOf(store: EventStore, trigger: PollTrigger, items: readonly PollItem[]): Promise<Candidate[]> {
+  const candidates: Candidate[] = items.map((item) => {
+    const invalid = (problem: string): Candidate => ({
+      candidate: { index: item.index, itemId: item.itemId, problem, occurrenceId: null, observed: false },
+      item,
+      key: null,
+    });
+    if (item.problem !== null || item.itemId === null) return invalid(item.problem ?? 'the item has no id');
+    const derived = deriveDeliveryKey(trigger.definition.dedupe, item.itemId, item.value);
+    if (!derived.ok) return invalid(`${derived.message} (${derived.pointer})`);
+    const identity = pollIdentity(trigger.tenant, trigger, derived.key, derived.subject);
+    return {
+      candidate: {
+        index: item.index,
+        itemId: item.itemId,
+        problem: null,
+        occurrenceId: occurrenceIdFor(identity),
+        observed: false,
+      },
+      item,
+      key: { key: derived.key, subject: derived.subject },
+    };
+  });
+  const identified = candidates.filter((c) => c.candidate.occurrenceId !== null);
+  const streams = identified.map((c) => occurrenceStream(c.candidate.occurrenceId!));
+  const reads = store.readStreams
+    ? await store.readStreams(streams.map((streamId) => ({ streamId, fromRevision: 0 })))
+    : await Promise.all(streams.map((streamId) => store.readStream(streamId, { maxCount: 1 })));
+  identified.forEach((c, i) => (c.candidate.observed = (reads[i]?.length ?? 0) > 0));
+  return candidates;
+}
+
+/** The item alone is the Occurrence's input: the cursor never is (PO-1). */
+function acceptedOccurrences(
+  trigger: PollTrigger,
+  events: readonly PollEvent[],
+  candidates: readonly Candidate[],
+  at: string,
+): OccurrenceObserved[] {
+  const byIndex = new Map(candidates.map((c) => [c.item.index, c]));
+  const completed = events.find((e) => e.type === 'PollCompleted');
+  if (!completed) return [];
+  return completed.data.items.flatMap((disposition) => {
+    if (disposition.disposition !== 'accepted') return [];
+    const candidate = byIndex.get(disposition.index)!;
+    const identity = pollIdentity(trigger.tenant, trigger, candidate.key!.key, candidate.key!.subject);
+    const data = observedOccurrence({
+      kind: 'poll',
+      trigger: observingTrigger(trigger),
+      dedupeIdentity: identity,
+      evidence: deliveredEvidence(candidate.item.value),
+      observedAt: at,
+      externalId: disposition.itemId,
+    });
+    return [{ type: 'OccurrenceObserved' as const, data }];
+  });
+}

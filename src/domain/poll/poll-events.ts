@@ -1,0 +1,89 @@
+import type { DomainEvent } from '../shared/decider.js';
+import type { PollFailure } from './poll-page.js';
+
+/** PO-4 `onInvalidItem: "hold"`: the item the poll stopped before, until an operator sets the cursor. */
+export interface PollHeld {
+  itemId: string | null;
+  index: number;
+  reason: string;
+  at: string;
+}
+
+export type QuarantinedItem = PollHeld;
+
+export type PollResult = 'ok' | 'failed' | 'held';
+
+/**
+ * A poll Trigger's poll state (PO-1). Every poll event carries the whole state after it, so a poller reads the
+ * stream's last event only; `seq` counts the events, and a fetch decided on `seq` n is recorded only at n.
+ */
+export interface PollState {
+  seq: number;
+  /** Opaque, never part of an Occurrence's input (PO-1). */
+  cursor: string | null;
+  /** The url the cursor belongs to: a revision polling another url starts without one (a cursor per binding). */
+  binding: string | null;
+  lastPollAt: string | null;
+  lastResult: PollResult | null;
+  consecutiveFailures: number;
+  lastError: PollFailure | null;
+  held: PollHeld | null;
+  /** The newest KEPT_QUARANTINED quarantined items, oldest first; every one stays in its PollCompleted. */
+  quarantined: QuarantinedItem[];
+}
+
+export const KEPT_QUARANTINED = 20;
+
+export const initialPollState: PollState = {
+  seq: 0,
+  cursor: null,
+  binding: null,
+  lastPollAt: null,
+  lastResult: null,
+  consecutiveFailures: 0,
+  lastError: null,
+  held: null,
+  quarantined: [],
+};
+
+/** A repeated item is a `duplicate` disposition, never a second Occurrence (PO-2). */
+export type ItemDisposition =
+  | { index: number; itemId: string; disposition: 'accepted' | 'duplicate'; occurrenceId: string }
+  | { index: number; itemId: string | null; disposition: 'quarantined'; reason: string };
+
+interface PollEventBase {
+  tenant: string;
+  triggerId: string;
+  at: string;
+  state: PollState;
+}
+
+/**
+ * PO-3: appended in one append with the Occurrence of every accepted item; the cursor moves from→to only with
+ * the disposition of every item before it. A hold stops before the invalid item, the cursor unmoved.
+ */
+export type PollCompleted = DomainEvent<
+  'PollCompleted',
+  PollEventBase & {
+    triggerRevision: number;
+    cursor: { from: string | null; to: string | null };
+    items: ItemDisposition[];
+    held: PollHeld | null;
+  }
+>;
+
+/** PO-4: nothing starts and the cursor stays; the next poll backs off. */
+export type PollFailed = DomainEvent<
+  'PollFailed',
+  PollEventBase & { triggerRevision: number; cursor: string | null; failure: PollFailure }
+>;
+
+/** PO-1: an operator's cursor, for later polls only; releases a hold. */
+export type PollCursorSet = DomainEvent<
+  'PollCursorSet',
+  PollEventBase & { actor: string; reason: string; from: string | null; to: string | null; released: PollHeld | null }
+>;
+
+export type PollEvent = PollCompleted | PollFailed | PollCursorSet;
+
+export const POLL_EVENT_TYPES: readonly PollEvent['type'][] = ['PollCompleted', 'PollFailed', 'PollCursorSet'];

@@ -1,0 +1,172 @@
+import type { Decider } from '../shared/decider.js';
+import { reject, type Rejection } from '../shared/result.js';
+import {
+  initialPollState,
+  type ItemDisposition,
+  KEPT_QUARANTINED,
+  type PollEvent,
+  type PollHeld,
+  type PollState,
+} from './poll-events.js';
+import type { PollFailure } from './poll-page.js';
+
+/** An item of the fetched page with the facts the handler looked up: its Occurrence id and whether it exists. */
+export interface CandidateItem {
+  index: number;
+  itemId: string | null;
+  /** Set when the item cannot become an Occurrence (no id, schema, no dedupe key); then occurrenceId is null. */
+  problem: string | null;
+  occurrenceId: string | null;
+  /** An Occurrence of this identity is already recorded. */
+  observed: boolean;
+}
+
+interface PollCommandBase {
+  tenant: string;
+  triggerId: string;
+  /** Database clock. */
+  at: string;
+}
+
+/** The outcome of one fetch, decided against the state it was fetched from (`basedOnSeq`). */
+export interface RecordPoll extends PollCommandBase {
+  type: 'RecordPoll';
+  triggerRevision: number;
+  /** The binding polled: the Trigger revision's url. */
+  url: string;
+  basedOnSeq: number;
+  onInvalidItem: 'hold' | 'quarantine';
+  outcome: { ok: false; failure: PollFailure } | { ok: true; nextCursor: string | null; items: CandidateItem[] };
+}
+
+export interface SetPollCursor extends PollCommandBase {
+  type: 'SetPollCursor';
+  /** The binding the cursor is for: the current revision's url. */
+  url: string;
+  cursor: string | null;
+  reason: string;
+  actor: string;
+}
+
+export type PollCommand = RecordPoll | SetPollCursor;
+
+/** PO-1: the cursor of the binding polled now; none when the Trigger's url changed since it was recorded. */
+export const cursorFor = (state: Pick<PollState, 'cursor' | 'binding'>, url: string): string | null =>
+  state.binding === url ? state.cursor : null;
+
+export function evolvePoll(_state: PollState, event: PollEvent): PollState {
+  return event.data.state;
+}
+
+/**
+ * PO-2..PO-4. A fetch based on an older state than the stream's (another poller recorded meanwhile, or an
+ * operator set the cursor) records nothing: its page may belong to a cursor that is no longer current.
+ */
+export function decidePoll(command: PollCommand, state: PollState): PollEvent[] | Rejection {
+  switch (command.type) {
+    case 'RecordPoll':
+      return recordPoll(command, state);
+    case 'SetPollCursor':
+      return setCursor(command, state);
+    default: {
+      const _: never = command;
+      return reject('unknown_command');
+    }
+  }
+}
+
+function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
+  const { tenant, triggerId, triggerRevision, at, outcome } = command;
+  if (command.basedOnSeq !== state.seq || state.held !== null) return [];
+  const base = { tenant, triggerId, triggerRevision, at };
+  const from = cursorFor(state, command.url);
+  if (!outcome.ok) {
+    const next: PollState = {
+      ...state,
+      seq: state.seq + 1,
+      lastPollAt: at,
+      lastResult: 'failed',
+      consecutiveFailures: state.consecutiveFailures + 1,
+      lastError: outcome.failure,
+    };
+    return [{ type: 'PollFailed', data: { ...base, cursor: from, failure: outcome.failure, state: next } }];
+  }
+  const { items, held } = dispose(outcome.items, command.onInvalidItem, at);
+  const to = held ? from : (outcome.nextCursor ?? from);
+  const quarantined = items
+    .filter((item) => item.disposition === 'quarantined')
+    .map((item) => ({ itemId: item.itemId, index: item.index, reason: item.reason, at }));
+  const next: PollState = {
+    seq: state.seq + 1,
+    cursor: to,
+    binding: command.url,
+    lastPollAt: at,
+    lastResult: held ? 'held' : 'ok',
+    consecutiveFailures: 0,
+    lastError: null,
+    held,
+    quarantined: [...state.quarantined, ...quarantined].slice(-KEPT_QUARANTINED),
+  };
+  return [{ type: 'PollCompleted', data: { ...base, cursor: { from, to }, items, held, state: next } }];
+}
+
+/** In array order; a repeat within the page is a duplicate of its first sighting. `hold` stops before the item. */
+function dispose(
+  candidates: readonly CandidateItem[],
+  onInvalidItem: RecordPoll['onInvalidItem'],
+  at: string,
+): { items: ItemDisposition[]; held: PollHeld | null } {
+  const items: ItemDisposition[] = [];
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    const { index, itemId, occurrenceId } = candidate;
+    if (candidate.problem !== null || occurrenceId === null || itemId === null) {
+      const reason = candidate.problem ?? 'the item has no identity';
+      if (onInvalidItem === 'hold') return { items, held: { itemId, index, reason, at } };
+      items.push({ index, itemId, disposition: 'quarantined', reason });
+      continue;
+    }
+    const duplicate = candidate.observed || seen.has(occurrenceId);
+    seen.add(occurrenceId);
+    items.push({ index, itemId, disposition: duplicate ? 'duplicate' : 'accepted', occurrenceId });
+  }
+  return { items, held: null };
+}
+
+function setCursor(command: SetPollCursor, state: PollState): PollEvent[] {
+  const { tenant, triggerId, at, actor, reason, cursor } = command;
+  const next: PollState = { ...state, seq: state.seq + 1, cursor, binding: command.url, held: null };
+  const from = cursorFor(state, command.url);
+  return [
+    {
+      type: 'PollCursorSet',
+      data: { tenant, triggerId, at, actor, reason, from, to: cursor, released: state.held, state: next },
+    },
+  ];
+}
+
+export const pollDecider: Decider<PollState, PollEvent, PollCommand> = {
+  initialState: initialPollState,
+  evolve: evolvePoll,
+  decide: decidePoll,
+};
+
+/** Items of a completed poll that become Occurrences, in acceptance order. */
+export const acceptedItems = (events: readonly PollEvent[]): number[] =>
+  events.flatMap((e) =>
+    e.type === 'PollCompleted' ? e.data.items.filter((i) => i.disposition === 'accepted').map((i) => i.index) : [],
+  );
+
+/** PO-4 backoff: each failure in a row doubles the wait, up to an hour (or the interval, if longer). */
+export function nextPollDelaySeconds(everySeconds: number, consecutiveFailures: number): number {
+  if (consecutiveFailures <= 0) return everySeconds;
+  return Math.min(everySeconds * 2 ** Math.min(consecutiveFailures, 16), Math.max(everySeconds, 3600));
+}
+
+/** OP-1: this many failed polls in a row make the Trigger `degraded`. */
+export const DEGRADED_AFTER_FAILURES = 3;
+
+export function pollHealth(state: Pick<PollState, 'held' | 'consecutiveFailures'>): 'ok' | 'degraded' | 'held' {
+  if (state.held !== null) return 'held';
+  return state.consecutiveFailures >= DEGRADED_AFTER_FAILURES ? 'degraded' : 'ok';
+}

@@ -1,0 +1,222 @@
+import { deciderSpec } from '../shared/given-when-then.js';
+import { initialPollState, type PollEvent, type PollState } from './poll-events.js';
+import { pollFailure, readPollPage } from './poll-page.js';
+import {
+  type CandidateItem,
+  nextPollDelaySeconds,
+  pollDecider,
+  pollHealth,
+  type RecordPoll,
+  type SetPollCursor,
+} from './poll.js';
+
+const spec = deciderSpec(pollDecider);
+const AT = '2026-01-01T00:00:00.000Z';
+const URL_A = 'https://feed.test/a';
+const ids = { tenant: 'acme', triggerId: 't-poll' };
+
+const item = (index: number, itemId: string, observed = false): CandidateItem => ({
+  index,
+  itemId,
+  problem: null,
+  occurrenceId: `occ-${itemId}`,
+  observed,
+});
+const invalid = (index: number, problem: string, itemId: string | null = null): CandidateItem => ({
+  index,
+  itemId,
+  problem,
+  occurrenceId: null,
+  observed: false,
+});
+
+const poll = (items: CandidateItem[], nextCursor: string | null, extra: Partial<RecordPoll> = {}): RecordPoll => ({
+  type: 'RecordPoll',
+  ...ids,
+  triggerRevision: 1,
+  url: URL_A,
+  at: AT,
+  basedOnSeq: 0,
+  onInvalidItem: 'quarantine',
+  outcome: { ok: true, nextCursor, items },
+  ...extra,
+});
+
+const failedPoll = (basedOnSeq = 0): RecordPoll => ({
+  ...poll([], null, { basedOnSeq }),
+  outcome: { ok: false, failure: pollFailure('http_status', 'the upstream answered 500') },
+});
+
+const setCursor = (cursor: string | null): SetPollCursor => ({
+  type: 'SetPollCursor',
+  ...ids,
+  url: URL_A,
+  at: AT,
+  cursor,
+  reason: 'skip the broken item',
+  actor: 'ops',
+});
+
+const stateAfter = (events: PollEvent[], command: RecordPoll | SetPollCursor): PollState =>
+  spec.given(events).when(command).thenState();
+
+const eventsOf = (events: PollEvent[], command: RecordPoll | SetPollCursor): PollEvent[] => {
+  const result = spec.given(events).when(command).result();
+  if (!Array.isArray(result)) throw new Error(JSON.stringify(result));
+  return result;
+};
+
+describe('PO-1..PO-4 the poll decider', () => {
+  it('PO-3 records every item in array order and moves the cursor from→to in one PollCompleted', () => {
+    const [completed] = eventsOf([], poll([item(0, 'a'), item(1, 'b')], 'c1'));
+    expect(completed).toEqual({
+      type: 'PollCompleted',
+      data: {
+        ...ids,
+        triggerRevision: 1,
+        at: AT,
+        cursor: { from: null, to: 'c1' },
+        items: [
+          { index: 0, itemId: 'a', disposition: 'accepted', occurrenceId: 'occ-a' },
+          { index: 1, itemId: 'b', disposition: 'accepted', occurrenceId: 'occ-b' },
+        ],
+        held: null,
+        state: {
+          ...initialPollState,
+          seq: 1,
+          cursor: 'c1',
+          binding: URL_A,
+          lastPollAt: AT,
+          lastResult: 'ok',
+        },
+      },
+    });
+  });
+
+  it('PO-2 an item already observed, or repeated within the page, is a duplicate disposition', () => {
+    const [completed] = eventsOf([], poll([item(0, 'a', true), item(1, 'b'), item(2, 'b')], null));
+    expect(completed!.type === 'PollCompleted' && completed!.data.items.map((i) => i.disposition)).toEqual([
+      'duplicate',
+      'accepted',
+      'duplicate',
+    ]);
+  });
+
+  it('PO-1 an answer without a next cursor keeps the cursor', () => {
+    const first = eventsOf([], poll([item(0, 'a')], 'c1'));
+    expect(stateAfter(first, poll([], null, { basedOnSeq: 1 })).cursor).toBe('c1');
+  });
+
+  it('PO-1 the cursor belongs to its binding: a revision polling another url starts without one', () => {
+    const first = eventsOf([], poll([item(0, 'a')], 'c1'));
+    const moved = eventsOf(first, poll([item(0, 'x')], 'v1', { basedOnSeq: 1, url: 'https://feed.test/b' }));
+    const completed = moved[0]!;
+    if (completed.type !== 'PollCompleted') throw new Error('expected PollCompleted');
+    expect(completed.data.cursor).toEqual({ from: null, to: 'v1' });
+    expect(completed.data.state).toMatchObject({ cursor: 'v1', binding: 'https://feed.test/b' });
+  });
+
+  it('PO-4 a failure starts nothing, keeps the cursor, and counts failures in a row until a poll succeeds', () => {
+    const first = eventsOf([], poll([item(0, 'a')], 'c1'));
+    const failed = eventsOf(first, failedPoll(1));
+    expect(failed).toEqual([
+      {
+        type: 'PollFailed',
+        data: expect.objectContaining({ cursor: 'c1', failure: { kind: 'http_status', detail: expect.any(String) } }),
+      },
+    ]);
+    const twice = [...first, ...failed, ...eventsOf([...first, ...failed], failedPoll(2))];
+    const state = twice.reduce(pollDecider.evolve, initialPollState);
+    expect(state).toMatchObject({ cursor: 'c1', consecutiveFailures: 2, lastResult: 'failed' });
+    expect(stateAfter(twice, poll([], null, { basedOnSeq: 3 }))).toMatchObject({
+      consecutiveFailures: 0,
+      lastError: null,
+    });
+  });
+
+  it('PO-4 quarantine records an invalid item with its reason and goes on', () => {
+    const events = eventsOf([], poll([item(0, 'a'), invalid(1, 'the item has no id at /id'), item(2, 'c')], 'c1'));
+    const completed = events[0]!;
+    if (completed.type !== 'PollCompleted') throw new Error('expected PollCompleted');
+    expect(completed.data.items).toEqual([
+      { index: 0, itemId: 'a', disposition: 'accepted', occurrenceId: 'occ-a' },
+      { index: 1, itemId: null, disposition: 'quarantined', reason: 'the item has no id at /id' },
+      { index: 2, itemId: 'c', disposition: 'accepted', occurrenceId: 'occ-c' },
+    ]);
+    expect(completed.data.state).toMatchObject({
+      cursor: 'c1',
+      held: null,
+      quarantined: [{ itemId: null, index: 1, reason: 'the item has no id at /id', at: AT }],
+    });
+  });
+
+  it('PO-4 hold stops before the invalid item with the cursor unmoved; later polls record nothing until the cursor is set', () => {
+    const command = poll([item(0, 'a'), invalid(1, 'schema', 'b'), item(2, 'c')], 'c1', { onInvalidItem: 'hold' });
+    const held = eventsOf([], command);
+    const completed = held[0]!;
+    if (completed.type !== 'PollCompleted') throw new Error('expected PollCompleted');
+    expect(completed.data.items).toEqual([{ index: 0, itemId: 'a', disposition: 'accepted', occurrenceId: 'occ-a' }]);
+    expect(completed.data.cursor).toEqual({ from: null, to: null });
+    expect(completed.data.held).toEqual({ itemId: 'b', index: 1, reason: 'schema', at: AT });
+    expect(pollHealth(completed.data.state)).toBe('held');
+    spec
+      .given(held)
+      .when(poll([item(0, 'z')], 'c9', { basedOnSeq: 1 }))
+      .then([]);
+    const released = eventsOf(held, setCursor('c1'));
+    expect(released).toEqual([
+      {
+        type: 'PollCursorSet',
+        data: {
+          ...ids,
+          at: AT,
+          actor: 'ops',
+          reason: 'skip the broken item',
+          from: null,
+          to: 'c1',
+          released: { itemId: 'b', index: 1, reason: 'schema', at: AT },
+          state: expect.objectContaining({ seq: 2, cursor: 'c1', held: null }),
+        },
+      },
+    ]);
+    expect(stateAfter([...held, ...released], poll([item(0, 'd')], 'c2', { basedOnSeq: 2 })).cursor).toBe('c2');
+  });
+
+  it('PO-3 a fetch based on an older state records nothing (another poller, or an operator, got there first)', () =>
+    spec
+      .given(eventsOf([], poll([item(0, 'a')], 'c1')))
+      .when(poll([item(0, 'a')], 'c1', { basedOnSeq: 0 }))
+      .then([]));
+
+  it('PO-4 backs off after failures: the interval doubles per failure in a row, capped', () => {
+    expect([0, 1, 2, 3].map((n) => nextPollDelaySeconds(1, n))).toEqual([1, 2, 4, 8]);
+    expect(nextPollDelaySeconds(60, 30)).toBe(3600);
+    expect(nextPollDelaySeconds(7200, 5)).toBe(7200);
+  });
+
+  it('OP-1 repeated failures make the Trigger degraded', () => {
+    expect(pollHealth({ held: null, consecutiveFailures: 2 })).toBe('ok');
+    expect(pollHealth({ held: null, consecutiveFailures: 3 })).toBe('degraded');
+  });
+});
+
+describe('PO-2 reading a poll page', () => {
+  const binding = { itemsPointer: '/items', idPointer: '/id', nextCursorPointer: '/next', schema: { required: [] } };
+
+  it('refuses a page longer than the append of one poll may hold', () => {
+    const items = Array.from({ length: 1001 }, (_, i) => ({ id: i }));
+    expect(readPollPage({ items }, binding)).toMatchObject({ ok: false, failure: { kind: 'too_many_items' } });
+  });
+
+  it('keeps an item problem short even when it quotes a hostile member name', () => {
+    const key = 'k'.repeat(100_000);
+    const result = readPollPage({ items: [{ id: 'a', [key]: 'x\u0000y' }] }, binding);
+    if (!result.ok) throw new Error('expected a page');
+    expect(result.page.items[0]!.problem!.length).toBeLessThanOrEqual(301);
+  });
+
+  it('reads a numeric next cursor as its decimal text and an absent one as null', () => {
+    expect(readPollPage({ items: [], next: 42 }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: '42' } });
+    expect(readPollPage({ items: [] }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: null } });
+  });
+});

@@ -1,0 +1,71 @@
+import type { SqlExecutor } from '../sql-client.js';
+import { isoSql } from '../occurrences/cursor.js';
+
+export interface PollKey {
+  tenant: string;
+  triggerId: string;
+}
+
+/** Active poll Triggers due by the database clock and owned by no live lease; never polled ones first. */
+export async function duePolls(sql: SqlExecutor, limit: number): Promise<PollKey[]> {
+  const { rows } = await sql.query<{ tenant: string; trigger_id: string }>({
+    name: 'reveille_due_polls',
+    text: `SELECT p.tenant, p.trigger_id FROM rm_polls p LEFT JOIN poll_due d ON d.tenant = p.tenant AND d.trigger_id = p.trigger_id
+            WHERE p.active AND (d.tenant IS NULL OR (d.next_poll_at <= statement_timestamp()
+                  AND (d.lease_until IS NULL OR d.lease_until <= statement_timestamp())))
+            ORDER BY d.next_poll_at NULLS FIRST, p.tenant, p.trigger_id LIMIT $1`,
+    values: [limit],
+  });
+  return rows.map((r) => ({ tenant: r.tenant, triggerId: r.trigger_id }));
+}
+
+/**
+ * Compare-and-set on the database clock: of any number of pollers only one gets the row while it is due and
+ * unleased (a racing insert waits on the key, then finds the lease taken). Returns when it was claimed.
+ */
+export async function claimPoll(
+  sql: SqlExecutor,
+  key: PollKey,
+  leaseMs: number,
+  token: string,
+): Promise<{ claimedAt: string } | null> {
+  const { rows } = await sql.query<{ claimed_at: string }>({
+    name: 'reveille_claim_poll',
+    text: `INSERT INTO poll_due AS d (tenant, trigger_id, next_poll_at, lease_until, lease_token, claimed_at)
+           VALUES ($1, $2, statement_timestamp(), statement_timestamp() + $3 * interval '1 millisecond', $4, statement_timestamp())
+           ON CONFLICT (tenant, trigger_id) DO UPDATE SET lease_until = EXCLUDED.lease_until, lease_token = EXCLUDED.lease_token,
+             claimed_at = EXCLUDED.claimed_at
+           WHERE d.next_poll_at <= statement_timestamp() AND (d.lease_until IS NULL OR d.lease_until <= statement_timestamp())
+           RETURNING ${isoSql('claimed_at')} AS claimed_at`,
+    values: [key.tenant, key.triggerId, leaseMs, token],
+  });
+  return rows[0] ? { claimedAt: rows[0].claimed_at } : null;
+}
+
+/**
+ * The next poll is due `delayMs` after this one was claimed: a poller that was down polls once when it is back,
+ * never once per missed interval. Only the lease's holder can finish it.
+ */
+export async function finishPoll(sql: SqlExecutor, key: PollKey, token: string, delayMs: number): Promise<boolean> {
+  const { rowCount } = await sql.query({
+    name: 'reveille_finish_poll',
+    text: `UPDATE poll_due SET next_poll_at = claimed_at + $4 * interval '1 millisecond', lease_until = NULL, lease_token = NULL
+            WHERE tenant = $1 AND trigger_id = $2 AND lease_token = $3`,
+    values: [key.tenant, key.triggerId, token, delayMs],
+  });
+  return rowCount > 0;
+}
+
+/** Milliseconds until the next active poll Trigger is due or its lease runs out (0: due now; null: none). */
+export async function msUntilNextPoll(sql: SqlExecutor): Promise<number | null> {
+  const { rows } = await sql.query<{ ms: string | number | null }>({
+    name: 'reveille_next_poll_in',
+    text: `SELECT EXTRACT(EPOCH FROM min(CASE WHEN d.tenant IS NULL THEN statement_timestamp()
+                                             ELSE GREATEST(d.next_poll_at, COALESCE(d.lease_until, d.next_poll_at)) END)
+                                     - statement_timestamp()) * 1000 AS ms
+             FROM rm_polls p LEFT JOIN poll_due d ON d.tenant = p.tenant AND d.trigger_id = p.trigger_id WHERE p.active`,
+    values: [],
+  });
+  const ms = rows[0]?.ms;
+  return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
+}

@@ -1,0 +1,38 @@
+import type { PollState } from '../../domain/poll/poll-events.js';
+import { pollHealth } from '../../domain/poll/poll.js';
+import { isoSql } from '../occurrences/cursor.js';
+import type { SqlExecutor } from '../sql-client.js';
+import type { TriggerHealthRow } from '../trigger-health/trigger-health.view.js';
+
+/** The recovery action of a held poll (PO-4): the operator sets the cursor. */
+export const pollCursorRecovery = (triggerId: string) => ({
+  action: 'set_poll_cursor',
+  method: 'PUT',
+  href: `/v1/operator/triggers/${encodeURIComponent(triggerId)}/poll-cursor`,
+});
+
+/**
+ * OP-1 for poll Triggers: `held` while a hold waits for the operator, `degraded` after repeated failed polls, and
+ * the next poll the loop has planned as `nextFireAt`.
+ */
+export async function withPollHealth(sql: SqlExecutor, tenant: string, rows: TriggerHealthRow[]): Promise<void> {
+  const polls = rows.filter((row) => row.type === 'poll');
+  if (polls.length === 0) return;
+  const { rows: found } = await sql.query<{ trigger_id: string; state: PollState | null; next_poll_at: string | null }>(
+    `SELECT p.trigger_id, p.state, ${isoSql('d.next_poll_at')} AS next_poll_at
+       FROM rm_polls p LEFT JOIN poll_due d ON d.tenant = p.tenant AND d.trigger_id = p.trigger_id
+      WHERE p.tenant = $1 AND p.trigger_id = ANY($2::text[])`,
+    [tenant, polls.map((row) => row.triggerId)],
+  );
+  const byTrigger = new Map(found.map((r) => [r.trigger_id, r]));
+  for (const row of polls) {
+    const poll = byTrigger.get(row.triggerId);
+    if (!poll || !row.enabled || row.deleted) continue;
+    row.nextFireAt = poll.next_poll_at;
+    const health = poll.state ? pollHealth(poll.state) : 'ok';
+    if (health === 'held') {
+      row.health = 'held';
+      row.recovery = [pollCursorRecovery(row.triggerId), ...row.recovery];
+    } else if (health === 'degraded' && row.health === 'ok') row.health = 'degraded';
+  }
+}

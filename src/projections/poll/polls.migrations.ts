@@ -1,0 +1,36 @@
+import type { Migration } from '../migration.js';
+
+/**
+ * `rm_polls` is the read model of poll Triggers and their poll state (rebuilt from the log). `poll_due` is not
+ * derived from the log and survives a rebuild: the poll loop's own schedule and lease per Trigger, compared and
+ * set against the database clock, so several processes poll each Trigger once per interval (PO-3).
+ */
+export const pollsMigrations: Migration[] = [
+  {
+    id: '0370_rm_polls',
+    sql: `
+      CREATE TABLE IF NOT EXISTS rm_polls (
+        tenant            text NOT NULL,
+        trigger_id        text NOT NULL,
+        trigger_revision  integer NOT NULL DEFAULT 0,
+        -- a poll Trigger that is enabled and not deleted: the loop polls it
+        active            boolean NOT NULL DEFAULT false,
+        -- the poll stream's last state (PollState) and its seq: a replayed event never moves it back
+        poll_seq          integer NOT NULL DEFAULT 0,
+        state             jsonb,
+        last_position     bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (tenant, trigger_id)
+      );
+      CREATE INDEX IF NOT EXISTS rm_polls_active ON rm_polls (tenant, trigger_id) WHERE active;
+      CREATE TABLE IF NOT EXISTS poll_due (
+        tenant        text NOT NULL,
+        trigger_id    text NOT NULL,
+        next_poll_at  timestamptz NOT NULL,
+        -- while set and in the future, one poller owns the Trigger's poll
+        lease_until   timestamptz,
+        lease_token   text,
+        claimed_at    timestamptz,
+        PRIMARY KEY (tenant, trigger_id)
+      )`,
+  },
+];

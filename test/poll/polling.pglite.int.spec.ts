@@ -1,0 +1,3 @@
+import { pollingSuite } from './polling.shared.js';
+
+pollingSuite('pglite');

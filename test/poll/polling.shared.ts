@@ -1,0 +1,494 @@
+import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
+import type { PollLoop } from '../../src/adapters/poll/poll-loop.js';
+import type { PollCompleted, PollFailed } from '../../src/domain/poll/poll-events.js';
+import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { missionGrants } from '../support/grants.js';
+import { json, PollUpstream } from '../support/poll-upstream.js';
+import { makeDue, occurrencesOf, pollBlock, pollEvents, pollLoop } from './poll-fixtures.js';
+
+const TENANT = 'tenant-a';
+const MISSION = 'm-poll';
+const MiB = 1_048_576;
+
+export function pollingSuite(kind: StoreKind): void {
+  describe(`PO-1..PO-4 polling a real upstream (${kind})`, () => {
+    let t: TestApp;
+    let upstream: PollUpstream;
+    let loop: PollLoop;
+    let n = 0;
+
+    beforeAll(async () => {
+      upstream = await PollUpstream.start();
+      t = await startTestApp(kind, { autostart: false });
+      const put = await t.request({
+        method: 'PUT',
+        url: `/v1/missions/${MISSION}`,
+        key: newKey(),
+        body: { state: 'active', grants: missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 10 }) },
+      });
+      expect(put.status).toBe(200);
+      loop = pollLoop(t.infra.store, t.sql, { signal: t.infra.signal });
+    });
+    afterAll(async () => {
+      await t?.close();
+      await upstream?.close();
+    });
+
+    /** A poll Trigger on its own upstream path, known to the poll loop. */
+    async function pollTrigger(extra: Record<string, unknown> = {}): Promise<{ triggerId: string; path: string }> {
+      const triggerId = `t-poll-${++n}`;
+      const path = `/${triggerId}`;
+      // CP-1: the deployment claims wf.polling-initiation, so the API takes the poll block as it is
+      const put = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: { expectedRevision: 0, missionId: MISSION, type: 'poll', poll: pollBlock(upstream.url(path), extra) },
+      });
+      expect(put.status).toBe(200);
+      await t.catchUp();
+      return { triggerId, path };
+    }
+
+    /** One poll of the Trigger now, whatever its interval. */
+    async function pollNow(triggerId: string) {
+      await makeDue(t.sql, TENANT, triggerId);
+      return loop.pollTrigger({ tenant: TENANT, triggerId });
+    }
+
+    const operator = async (url: string) =>
+      t.request({ method: 'GET', url, token: await t.token({ scope: 'operator:read' }) });
+    /** OP-1 row and PO-1 poll view, after the read models folded. */
+    const views = async (triggerId: string) => {
+      await t.catchUp();
+      const [row, poll] = await Promise.all([
+        operator(`/v1/operator/triggers/${triggerId}`),
+        operator(`/v1/operator/triggers/${triggerId}/poll`),
+      ]);
+      expect([row.status, poll.status]).toEqual([200, 200]);
+      return { row: row.body, poll: poll.body };
+    };
+
+    const completed = async (triggerId: string) =>
+      (await pollEvents(t.infra.store, TENANT, triggerId)).map((e) => ({ type: e.type, data: e.data })) as Array<
+        PollCompleted | PollFailed
+      >;
+
+    it('PO-1 PO-2 PO-3 pages with cursors: each item once, in array order, the cursor moving from→to with every disposition', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, {
+        '': {
+          items: [
+            { id: 'a', v: 1 },
+            { id: 'b', v: 2 },
+          ],
+          next: 'c1',
+        },
+        c1: {
+          items: [
+            { id: 'b', v: 2 },
+            { id: 'c', v: 3 },
+          ],
+          next: 'c2',
+        },
+        c2: { items: [], next: null },
+      });
+      // new poll Triggers are due at once: the loop's own pass finds it
+      expect(await loop.runOnce()).toBe(1);
+      await pollNow(triggerId);
+      await pollNow(triggerId);
+      expect(upstream.requestsTo(path).map((r) => r.query.get('cursor'))).toEqual([null, 'c1', 'c2']);
+      const occurrences = await occurrencesOf(t.sql, TENANT, triggerId);
+      // PO-2: b came again on the second page: a duplicate disposition, never a second Occurrence
+      expect(occurrences).toEqual([
+        { externalId: 'a', kind: 'poll', input: { id: 'a', v: 1 } },
+        { externalId: 'b', kind: 'poll', input: { id: 'b', v: 2 } },
+        { externalId: 'c', kind: 'poll', input: { id: 'c', v: 3 } },
+      ]);
+      const polls = await completed(triggerId);
+      expect(
+        polls.map((p) => p.type === 'PollCompleted' && [p.data.cursor, p.data.items.map((i) => i.disposition)]),
+      ).toEqual([
+        [{ from: null, to: 'c1' }, ['accepted', 'accepted']],
+        [{ from: 'c1', to: 'c2' }, ['duplicate', 'accepted']],
+        [{ from: 'c2', to: 'c2' }, []],
+      ]);
+      // PO-1: the cursor is never part of an Occurrence's input
+      expect(JSON.stringify(occurrences)).not.toMatch(/c1|c2/);
+
+      // PO-1: a cursor per binding: a revision polling another url does not hand it the old upstream's cursor
+      const moved = `${path}-moved`;
+      upstream.pages(moved, { '': { items: [{ id: 'a', v: 1 }], next: 'm1' } });
+      const revised = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: { expectedRevision: 1, missionId: MISSION, type: 'poll', poll: pollBlock(upstream.url(moved)) },
+      });
+      expect(revised.status).toBe(200);
+      await pollNow(triggerId);
+      expect(upstream.requestsTo(moved).map((r) => r.query.get('cursor'))).toEqual([null]);
+      // same Trigger, same item id: still the one Occurrence (PO-2)
+      expect(await occurrencesOf(t.sql, TENANT, triggerId)).toHaveLength(3);
+      expect((await views(triggerId)).poll.cursor).toBe('m1');
+    });
+
+    it('OC-2 AD-1 PO-2 accepted poll items are admitted like any Occurrence, in page order, the item alone as input', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, {
+        '': {
+          items: [
+            { id: 'z9', n: 1 },
+            { id: 'a1', n: 2 },
+            { id: 'm5', n: 3 },
+          ],
+          next: 'after',
+        },
+      });
+      await pollNow(triggerId);
+      await t.app.get(AdmissionProcessor).subscription.catchUp();
+      await t.catchUp();
+      const list = await operator(`/v1/operator/occurrences?triggerId=${triggerId}`);
+      expect(list.status).toBe(200);
+      const items = list.body.items as Array<Record<string, any>>;
+      expect(items.map((o) => [o.externalId, o.kind, o.status, o.auth.state])).toEqual(
+        expect.arrayContaining([
+          ['z9', 'poll', 'admitted', 'internal'],
+          ['a1', 'poll', 'admitted', 'internal'],
+          ['m5', 'poll', 'admitted', 'internal'],
+        ]),
+      );
+      // acceptance order is the page's, not the order of the ids or of their stream names
+      const { rows } = await t.sql.query<{ id: string }>(
+        `SELECT data->>'externalId' AS id FROM events WHERE type = 'OccurrenceObserved' AND data->>'triggerId' = $1 ORDER BY position`,
+        [triggerId],
+      );
+      expect(rows.map((r) => r.id)).toEqual(['z9', 'a1', 'm5']);
+      const { rows: requests } = await t.sql.query<{ input: unknown }>(
+        `SELECT data->'request'->'input' AS input FROM events WHERE type = 'OccurrenceAdmitted' AND data->'request'->>'triggerId' = $1
+          ORDER BY data->'request'->'input'->>'n'`,
+        [triggerId],
+      );
+      expect(requests.map((r) => r.input)).toEqual([
+        { id: 'z9', n: 1 },
+        { id: 'a1', n: 2 },
+        { id: 'm5', n: 3 },
+      ]);
+    });
+
+    it('PO-3 the accepted Occurrences and the PollCompleted are one append: each Occurrence is in the same transaction', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, { '': { items: [{ id: 'x' }, { id: 'y' }], next: 'n1' } });
+      await pollNow(triggerId);
+      const { rows } = await t.sql.query<{ type: string; transaction_id: string }>(
+        `SELECT type, transaction_id::text FROM events WHERE (type = 'OccurrenceObserved' AND data->>'triggerId' = $1)
+            OR (type = 'PollCompleted' AND data->>'triggerId' = $1) ORDER BY position`,
+        [triggerId],
+      );
+      expect(rows.map((r) => r.type)).toEqual(['OccurrenceObserved', 'OccurrenceObserved', 'PollCompleted']);
+      expect(new Set(rows.map((r) => r.transaction_id)).size).toBe(1);
+    });
+
+    it('PO-4 an upstream 500, a timeout, a non-JSON body and a 10 MiB answer are each a PollFailed: nothing starts, the cursor stays', async () => {
+      const { triggerId, path } = await pollTrigger();
+      let mode = 'page';
+      upstream.on(path, (request, res) => {
+        if (mode === 'page') return json(res, { items: [{ id: `i-${request.query.get('cursor') ?? 0}` }], next: 'c1' });
+        if (mode === '500') return json(res, { error: 'boom' }, 500);
+        if (mode === 'slow') return; // never answers: the 1 s timeout
+        if (mode === 'html') return void res.end('<html>oops</html>');
+        res.setHeader('content-type', 'application/json');
+        res.write('{"items":[],"pad":"');
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        let sent = 0;
+        const push = (): void => {
+          while (sent < 10 * MiB && !res.destroyed) {
+            sent += chunk.length;
+            if (!res.write(chunk)) return void res.once('drain', push);
+          }
+          if (!res.destroyed) res.end('"}');
+        };
+        push();
+      });
+      await pollNow(triggerId);
+      const failures: string[] = [];
+      for (mode of ['500', 'slow', 'html', 'huge']) {
+        const recorded = await pollNow(triggerId);
+        expect(recorded?.events.map((e) => e.type)).toEqual(['PollFailed']);
+        const failed = recorded!.events[0] as PollFailed;
+        expect(failed.data.cursor).toBe('c1');
+        failures.push(failed.data.failure.kind);
+      }
+      expect(failures).toEqual(['http_status', 'timeout', 'not_json', 'too_large']);
+      const failing = await views(triggerId);
+      expect(failing.row).toMatchObject({ health: 'degraded', type: 'poll' });
+      expect(failing.poll).toEqual({
+        triggerId,
+        cursor: 'c1',
+        lastPollAt: expect.any(String),
+        lastResult: 'failed',
+        consecutiveFailures: 4,
+        lastError: { kind: 'too_large', detail: expect.stringContaining('maxResponseBytes') },
+        quarantined: [],
+      });
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['i-0']);
+      mode = 'page';
+      const after = await pollNow(triggerId);
+      // the page after the failures is still the one after c1: nothing was skipped
+      expect(upstream.requestsTo(path).at(-1)!.query.get('cursor')).toBe('c1');
+      expect(after?.state).toMatchObject({ consecutiveFailures: 0, cursor: 'c1', lastResult: 'ok' });
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['i-0', 'i-c1']);
+      const recovered = await views(triggerId);
+      expect(recovered.row.health).toBe('ok');
+      expect(recovered.poll).toMatchObject({ lastResult: 'ok', consecutiveFailures: 0 });
+      expect(recovered.poll).not.toHaveProperty('lastError');
+    });
+
+    it('OP-1 one failed poll is not yet degraded', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.on(path, (_, res) => json(res, {}, 500));
+      await pollNow(triggerId);
+      await pollNow(triggerId);
+      const { row, poll } = await views(triggerId);
+      expect(poll.consecutiveFailures).toBe(2);
+      expect(row.health).toBe('ok');
+      expect(Date.parse(row.nextFireAt)).toBeGreaterThan(Date.parse(poll.lastPollAt));
+    });
+
+    it('PO-4 after a failure the next poll backs off: it is due later than the interval', async () => {
+      const { triggerId, path } = await pollTrigger({ everySeconds: 2 });
+      upstream.on(path, (_, res) => json(res, {}, 503));
+      await pollNow(triggerId);
+      await pollNow(triggerId);
+      const { rows } = await t.sql.query<{ wait_ms: string }>(
+        `SELECT EXTRACT(EPOCH FROM next_poll_at - claimed_at) * 1000 AS wait_ms FROM poll_due WHERE tenant = $1 AND trigger_id = $2`,
+        [TENANT, triggerId],
+      );
+      // two failures in a row: 2 s × 2²
+      expect(Number(rows[0]!.wait_ms)).toBe(8000);
+    });
+
+    it('PO-4 quarantine: an item without an id or failing the schema is recorded as quarantined and the poll goes on', async () => {
+      const { triggerId, path } = await pollTrigger({ schema: { required: ['/kind'] } });
+      upstream.pages(path, {
+        '': { items: [{ id: 'q1', kind: 'k' }, { kind: 'k' }, { id: 'q3' }, { id: 'q4', kind: 'k' }], next: 'qc' },
+      });
+      const recorded = await pollNow(triggerId);
+      const event = recorded!.events[0] as PollCompleted;
+      expect(event.data.items).toEqual([
+        { index: 0, itemId: 'q1', disposition: 'accepted', occurrenceId: expect.any(String) },
+        { index: 1, itemId: null, disposition: 'quarantined', reason: 'the item has no id at /id' },
+        { index: 2, itemId: 'q3', disposition: 'quarantined', reason: 'the item lacks required members: /kind' },
+        { index: 3, itemId: 'q4', disposition: 'accepted', occurrenceId: expect.any(String) },
+      ]);
+      expect(event.data.cursor).toEqual({ from: null, to: 'qc' });
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['q1', 'q4']);
+      const { row, poll } = await views(triggerId);
+      expect(row.health).toBe('ok');
+      expect(poll).toMatchObject({ cursor: 'qc', lastResult: 'ok' });
+      expect(poll.quarantined).toEqual([
+        { index: 1, reason: 'the item has no id at /id', at: expect.any(String) },
+        { itemId: 'q3', index: 2, reason: 'the item lacks required members: /kind', at: expect.any(String) },
+      ]);
+    });
+
+    it('PO-4 PO-1 hold: the poll stops before the invalid item, the cursor unmoved, until an operator sets the cursor', async () => {
+      const { triggerId, path } = await pollTrigger({ onInvalidItem: 'hold' });
+      upstream.pages(path, {
+        '': { items: [{ id: 'h1' }, { id: { no: 'good' } }, { id: 'h3' }], next: 'hc1' },
+        hc1: { items: [{ id: 'h4' }], next: 'hc2' },
+      });
+      const holding = await pollNow(triggerId);
+      const event = holding!.events[0] as PollCompleted;
+      expect(event.data.items.map((i) => i.itemId)).toEqual(['h1']);
+      expect(event.data.cursor).toEqual({ from: null, to: null });
+      expect(event.data.held).toMatchObject({ itemId: null, index: 1 });
+      // held: due again, yet never fetched
+      expect(await pollNow(triggerId)).toBeNull();
+      expect(upstream.requestsTo(path)).toHaveLength(1);
+      const held = await views(triggerId);
+      expect(held.row).toMatchObject({
+        health: 'held',
+        recovery: [
+          { action: 'set_poll_cursor', method: 'PUT', href: `/v1/operator/triggers/${triggerId}/poll-cursor` },
+        ],
+      });
+      expect(held.poll).toMatchObject({
+        cursor: null,
+        lastResult: 'held',
+        held: { index: 1, reason: 'the item id must be a string or an integer' },
+      });
+      expect(held.poll.held).not.toHaveProperty('itemId');
+
+      const token = await t.token({ scope: 'operator:recover' });
+      const body = { cursor: 'hc1', reason: 'item 1 is broken upstream; skip its page' };
+      const forbidden = await t.request({
+        method: 'PUT',
+        url: `/v1/operator/triggers/${triggerId}/poll-cursor`,
+        token: await t.token({ scope: 'operator:read' }),
+        key: newKey(),
+        body,
+      });
+      expect(forbidden.status).toBe(403);
+      const noKey = await t.request({
+        method: 'PUT',
+        url: `/v1/operator/triggers/${triggerId}/poll-cursor`,
+        token,
+        body,
+      });
+      expect(noKey.status).toBe(400);
+      const key = newKey();
+      const set = await t.request({
+        method: 'PUT',
+        url: `/v1/operator/triggers/${triggerId}/poll-cursor`,
+        token,
+        key,
+        body,
+      });
+      expect(set.status).toBe(200);
+      expect(set.body).toMatchObject({ triggerId, cursor: 'hc1', previous: null, released: { index: 1 } });
+      // a retry with the same key replays the answer and records nothing more
+      const replay = await t.request({
+        method: 'PUT',
+        url: `/v1/operator/triggers/${triggerId}/poll-cursor`,
+        token,
+        key,
+        body,
+      });
+      expect(replay.body).toEqual(set.body);
+      const recorded = (await pollEvents(t.infra.store, TENANT, triggerId)).filter((e) => e.type === 'PollCursorSet');
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0]!.data).toMatchObject({ from: null, to: 'hc1', reason: body.reason, actor: 'svc-test' });
+
+      const resumed = await pollNow(triggerId);
+      expect(upstream.requestsTo(path).at(-1)!.query.get('cursor')).toBe('hc1');
+      expect((resumed!.events[0] as PollCompleted).data.cursor).toEqual({ from: 'hc1', to: 'hc2' });
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['h1', 'h4']);
+      const released = await views(triggerId);
+      expect(released.row.health).toBe('ok');
+      expect(released.poll).toMatchObject({ cursor: 'hc2', lastResult: 'ok' });
+      expect(released.poll).not.toHaveProperty('held');
+    });
+
+    it('PO-1 the poll view needs operator:read, names only poll Triggers, and is tenant-scoped', async () => {
+      const { triggerId } = await pollTrigger();
+      const url = `/v1/operator/triggers/${triggerId}/poll`;
+      expect((await t.request({ method: 'GET', url, token: await t.token({ scope: 'triggers:write' }) })).status).toBe(
+        403,
+      );
+      expect((await t.request({ method: 'GET', url, token: null })).status).toBe(401);
+      const foreign = await t.request({
+        method: 'GET',
+        url,
+        token: await t.token({ tenant: 'tenant-b', scope: 'operator:read' }),
+      });
+      expect(foreign.status).toBe(404);
+      expect((await operator('/v1/operator/triggers/nothing-here/poll')).status).toBe(404);
+      const manual = await t.request({
+        method: 'PUT',
+        url: '/v1/triggers/t-manual-not-poll',
+        key: newKey(),
+        body: { expectedRevision: 0, missionId: MISSION, type: 'manual' },
+      });
+      expect(manual.status).toBe(200);
+      const notPoll = await operator('/v1/operator/triggers/t-manual-not-poll/poll');
+      expect(notPoll.status).toBe(409);
+      expect(notPoll.body.code).toBe('trigger_not_poll');
+      // never polled yet: the state a poll Trigger starts with
+      expect((await operator(url)).body).toEqual({
+        triggerId,
+        cursor: null,
+        lastPollAt: null,
+        lastResult: null,
+        consecutiveFailures: 0,
+        quarantined: [],
+      });
+    });
+
+    it('CP-1 TR-1 a poll Trigger is taken over HTTP with every poll default written out; disabled, it is not polled', async () => {
+      const triggerId = 't-poll-defaults';
+      const path = `/${triggerId}`;
+      upstream.pages(path, { '': { items: [{ id: 'd1' }] } });
+      const put = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: {
+          expectedRevision: 0,
+          missionId: MISSION,
+          type: 'poll',
+          enabled: false,
+          poll: {
+            connector: 'http-json@1',
+            url: upstream.url(path),
+            everySeconds: 1,
+            itemsPointer: '/items',
+            idPointer: '/id',
+          },
+        },
+      });
+      expect(put.status).toBe(200);
+      const read = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}` });
+      expect(read.body.poll).toEqual({
+        connector: 'http-json@1',
+        url: upstream.url(path),
+        everySeconds: 1,
+        itemsPointer: '/items',
+        idPointer: '/id',
+        cursorParam: null,
+        nextCursorPointer: null,
+        onInvalidItem: 'hold',
+        timeoutSeconds: 10,
+        maxResponseBytes: 1_048_576,
+        schema: { required: [] },
+      });
+      await t.catchUp();
+      await loop.runOnce();
+      expect(upstream.requestsTo(path)).toHaveLength(0);
+      const enable = await t.request({
+        method: 'POST',
+        url: `/v1/triggers/${triggerId}/enable`,
+        key: newKey(),
+        body: {},
+      });
+      expect(enable.status).toBe(200);
+      await t.catchUp();
+      await loop.runOnce();
+      expect(upstream.requestsTo(path)).toHaveLength(1);
+      const invalid = await t.request({
+        method: 'PUT',
+        url: '/v1/triggers/t-poll-invalid',
+        key: newKey(),
+        body: {
+          expectedRevision: 0,
+          missionId: MISSION,
+          type: 'poll',
+          poll: pollBlock('file:///etc/passwd', {
+            timeoutSeconds: 0,
+            maxResponseBytes: 10,
+            schema: { required: ['x'] },
+          }),
+        },
+      });
+      expect(invalid.status).toBe(422);
+      expect(invalid.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual([
+        '/poll/url',
+        '/poll/timeoutSeconds',
+        '/poll/maxResponseBytes',
+        '/poll/schema/required/0',
+      ]);
+    });
+
+    it('PO-1 the poll-cursor body is validated before anything is recorded', async () => {
+      const { triggerId } = await pollTrigger();
+      const token = await t.token({ scope: 'operator:recover' });
+      const put = (body: unknown, id = triggerId) =>
+        t.request({ method: 'PUT', url: `/v1/operator/triggers/${id}/poll-cursor`, token, key: newKey(), body });
+      expect((await put({ cursor: 'x\u0001y', reason: 'r' })).status).toBe(400);
+      expect((await put({ cursor: 'x'.repeat(2049), reason: 'r' })).status).toBe(400);
+      expect((await put({ cursor: 'ok', reason: '   ' })).status).toBe(400);
+      expect((await put({ cursor: 'ok', reason: 'r' }, 'no-such-trigger')).status).toBe(404);
+      expect(await pollEvents(t.infra.store, TENANT, triggerId)).toEqual([]);
+    });
+  });
+}
