@@ -32,6 +32,7 @@ import { OperatorModule } from './adapters/modules/operator.module.js';
 import { SchedulesModule } from './adapters/modules/schedules.module.js';
 import { IngressModule } from './adapters/ingress/ingress.module.js';
 import { ExecutionsModule } from './adapters/modules/executions.module.js';
+import { AuditModule } from './adapters/modules/audit.module.js';
 import { WakeupModule } from './adapters/wakeup/wakeup.module.js';
 import type { Migration } from './projections/migration.js';
 import { eventStoreMigrations } from './adapters/eventstore/sql/migrations.js';
@@ -50,6 +51,7 @@ export const featureModules: Type[] = [
   SchedulesModule,
   ExecutionsModule,
   WakeupModule,
+  AuditModule,
 ];
 
 /** The event log first, then what derives from it. */
