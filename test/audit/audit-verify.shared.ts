@@ -72,7 +72,15 @@ export function auditVerifySuite(kind: StoreKind): void {
     }
 
     it('AU-2 passes a clean log: every event and stream checked, every read model equal to its rebuild', async () => {
+      // The rebuild must not touch anything live: checkpoints (with their updated_at) and rows stay as they were.
+      const liveState = async () => ({
+        checkpoints: (await t.sql.query('SELECT * FROM checkpoints ORDER BY name')).rows,
+        occurrences: (await t.sql.query('SELECT to_jsonb(o)::text AS row FROM rm_occurrences o ORDER BY 1')).rows,
+        executions: (await t.sql.query('SELECT to_jsonb(e)::text AS row FROM rm_executions e ORDER BY 1')).rows,
+      });
+      const before = await liveState();
       const report = await verify();
+      expect(await liveState()).toEqual(before);
       const log = await t.infra.store.readAll({ maxCount: 10_000 });
       expect(report).toMatchObject({ ok: true, violations: 0, byRule: {}, listed: [], from: 0 });
       expect(report.events).toBe(log.length);

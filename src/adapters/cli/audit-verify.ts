@@ -1,3 +1,4 @@
+import { isResumable } from '../../commands/audit/audit-reads.js';
 import { verifyLog } from '../../commands/audit/verify-log.js';
 import type { AuditRule, AuditViolation, RuleTally } from '../../domain/audit/audit-rules.js';
 import type { EventStore } from '../../domain/ports/event-store.js';
@@ -136,6 +137,8 @@ export async function auditVerifyCommand(options: Record<string, string | true>,
   const json = options.json === true;
   const infra = await openInfrastructure(loadConfig(), composition.migrations());
   try {
+    if (fromText !== undefined && !(await isResumable(infra.store, Number(fromText))))
+      throw new UsageError(`--from ${fromText}: the log holds no event at this position`);
     const report = await auditVerify(infra, {
       from: fromText === undefined ? 0 : Number(fromText),
       showProgress: !json || process.stderr.isTTY,
