@@ -95,7 +95,8 @@ export async function auditBench(args: string[]): Promise<void> {
       const pagesSeconds = seconds(pages);
       const cpu = process.cpuUsage();
       const pass = performance.now();
-      const summary = await verifyLog(store, { upcast: (e) => new UpcasterRegistry().upcast(e) });
+      const upcasters = new UpcasterRegistry();
+      const summary = await verifyLog(store, { upcast: (e) => upcasters.upcast(e) });
       const passSeconds = seconds(pass);
       const passCpu = process.cpuUsage(cpu);
       const whole = await auditVerify({ sql, store, upcasters: new UpcasterRegistry() });

@@ -21,16 +21,23 @@ export async function verifyLog(store: EventStore, options: VerifyLogOptions = {
   const auditor = new LogAuditor(options.upcast);
   const pageSize = options.pageSize ?? 2000;
   let checked = 0;
-  for (let after = options.from ?? 0; ;) {
-    const page = await store.readAll({ after, maxCount: pageSize, raw: true });
+  const read = (after: number) => store.readAll({ after, maxCount: pageSize, raw: true });
+  // The next page is read while this one is checked: the pass costs the larger of the two, not their sum.
+  for (let next = read(options.from ?? 0); ;) {
+    const page = await next;
+    const full = page.length === pageSize;
+    if (full) {
+      next = read(page[page.length - 1]!.position);
+      // Awaited on the next turn; a check that throws first must not leave it an unhandled rejection.
+      next.catch(() => undefined);
+    }
     for (const event of page) {
       if (options.from && !auditor.knows(event.streamId)) await seed(store, auditor, event);
       auditor.check(event);
     }
     checked += page.length;
     options.onProgress?.(checked);
-    if (page.length < pageSize) return auditor.summary();
-    after = page[page.length - 1]!.position;
+    if (!full) return auditor.summary();
   }
 }
 
