@@ -18,8 +18,9 @@ const CHAIN_DETAIL: Record<ChainProblem, string> = {
  * replay sees them through `upcast`, as the command side does (AU-3).
  */
 export class LogAuditor {
-  private readonly tips = new Map<string, ChainTip>();
-  private readonly checkedStreams = new Set<string>();
+  /** `checked`: the stream had an event checked, not only seeded (counts it once without a second set of ids). */
+  private readonly tips = new Map<string, ChainTip & { checked: boolean }>();
+  private streams = 0;
   private readonly replays: StreamReplays = newReplays();
   private readonly byRule: Partial<Record<AuditRule, RuleTally>> = {};
   private readonly listed: AuditViolation[] = [];
@@ -33,7 +34,7 @@ export class LogAuditor {
 
   /** History before `--from`: folded so later events have their context, never reported. */
   seed(event: RecordedEvent): void {
-    this.tips.set(event.streamId, { revision: event.revision, hash: event.hash });
+    this.tips.set(event.streamId, { revision: event.revision, hash: event.hash, checked: false });
     try {
       replayEvent(this.replays, this.upcast(event), () => undefined);
     } catch {
@@ -48,13 +49,17 @@ export class LogAuditor {
 
   check(event: RecordedEvent): void {
     this.events += 1;
-    this.checkedStreams.add(event.streamId);
     const at = { streamId: event.streamId, position: event.position, revision: event.revision };
-    for (const problem of chainProblems(this.tips.get(event.streamId) ?? null, event))
-      this.report({ ...at, rule: problem, detail: CHAIN_DETAIL[problem] });
     const tip = this.tips.get(event.streamId);
+    for (const problem of chainProblems(tip ?? null, event))
+      this.report({ ...at, rule: problem, detail: CHAIN_DETAIL[problem] });
+    if (!tip?.checked) this.streams += 1;
     // The next event follows this one's hash, but the highest revision seen: two swapped rows are reported, not every later one.
-    this.tips.set(event.streamId, { revision: Math.max(event.revision, tip?.revision ?? -1), hash: event.hash });
+    this.tips.set(event.streamId, {
+      revision: Math.max(event.revision, tip?.revision ?? -1),
+      hash: event.hash,
+      checked: true,
+    });
     const report = (rule: ReplayRule, detail: string) => this.report({ ...at, rule, detail });
     let upcast: RecordedEvent;
     try {
@@ -68,7 +73,7 @@ export class LogAuditor {
   summary(): AuditSummary {
     return {
       events: this.events,
-      streams: this.checkedStreams.size,
+      streams: this.streams,
       violations: this.violations,
       byRule: structuredClone(this.byRule),
       listed: [...this.listed],

@@ -33,11 +33,21 @@ interface Requested {
   decidedAt: string;
 }
 
+/**
+ * A decided Occurrence: all a later event can still break is "one decision", so the folded state (the whole
+ * observation) is let go. Kept small because a long log holds one per Occurrence.
+ */
+interface Decided {
+  status: 'decided_once';
+  decision: 'admitted' | 'blocked';
+}
+
 /** Each stream's folded state, by category; the categories without a decider only keep their chain. */
 export interface StreamReplays {
   missions: Map<string, MissionState>;
-  occurrences: Map<string, OccurrenceState>;
-  requests: Map<string, Requested>;
+  occurrences: Map<string, OccurrenceState | Decided>;
+  /** By execution id; `started` once its stream began (the execution's state holds the request from then on). */
+  requests: Map<string, Requested | 'started'>;
   /** `null`: the stream cannot be replayed (its request was never admitted), reported once. */
   executions: Map<string, ExecutionState | null>;
   folds: Map<string, unknown>;
@@ -103,18 +113,25 @@ function replayFold(replays: StreamReplays, event: RecordedEvent): void {
 function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: Report): void {
   const state = replays.occurrences.get(event.streamId) ?? initialOccurrenceState;
   const occurrenceEvent = domainEvent<OccurrenceEvent>(event);
-  if (occurrenceEvent.type === 'OccurrenceAdmitted' || occurrenceEvent.type === 'OccurrenceBlocked') {
-    if (state.status === 'absent') report('decision_without_observation', `${event.type} before OccurrenceObserved`);
-    if (state.status === 'decided')
-      report('second_decision', `${event.type} after the Occurrence was already ${state.decision}`);
+  const decision = occurrenceEvent.type === 'OccurrenceAdmitted' || occurrenceEvent.type === 'OccurrenceBlocked';
+  if (state.status === 'decided_once') {
+    if (decision) report('second_decision', `${event.type} after the Occurrence was already ${state.decision}`);
+    return;
   }
+  if (decision && state.status === 'absent')
+    report('decision_without_observation', `${event.type} before OccurrenceObserved`);
+  if (decision && state.status === 'decided')
+    report('second_decision', `${event.type} after the Occurrence was already ${state.decision}`);
   if (occurrenceEvent.type === 'OccurrenceAdmitted' && state.status !== 'decided')
     checkAdmission(replays, occurrenceEvent.data, report);
   const next = evolveOccurrence(state, occurrenceEvent);
-  replays.occurrences.set(
-    event.streamId,
-    next.status === 'absent' ? next : { ...next, occurrence: { ...next.occurrence, input: null } },
-  );
+  if (next.status === 'decided')
+    replays.occurrences.set(event.streamId, { status: 'decided_once', decision: next.decision });
+  else
+    replays.occurrences.set(
+      event.streamId,
+      next.status === 'absent' ? next : { ...next, occurrence: { ...next.occurrence, input: null } },
+    );
 }
 
 function checkAdmission(
@@ -151,12 +168,13 @@ function replayExecution(replays: StreamReplays, event: RecordedEvent, report: R
   if (state === undefined) {
     const { executionId } = executionEvent.data;
     const requested = replays.requests.get(executionId);
-    if (!requested || executionStream(executionId) !== event.streamId) {
+    if (!requested || requested === 'started' || executionStream(executionId) !== event.streamId) {
       report('execution_without_admission', `no admission requested execution ${executionId} before ${event.type}`);
       replays.executions.set(event.streamId, null);
       return;
     }
     state = requestedExecution(requested.request, requested.decidedAt);
+    replays.requests.set(executionId, 'started');
   }
   if (state.status !== 'absent') {
     if (executionEvent.type === 'ExecutionClaimed') {
