@@ -34,6 +34,7 @@ import { SchedulesModule } from './adapters/modules/schedules.module.js';
 import { IngressModule } from './adapters/ingress/ingress.module.js';
 import { ExecutionsModule } from './adapters/modules/executions.module.js';
 import { PollsModule } from './adapters/modules/polls.module.js';
+import { AuditModule } from './adapters/modules/audit.module.js';
 import { WakeupModule } from './adapters/wakeup/wakeup.module.js';
 import type { Migration } from './projections/migration.js';
 import { eventStoreMigrations } from './adapters/eventstore/sql/migrations.js';
@@ -55,6 +56,7 @@ export const featureModules: Type[] = [
   PollsModule,
   WakeupModule,
   MetricsModule,
+  AuditModule,
 ];
 
 /** The event log first, then what derives from it. */

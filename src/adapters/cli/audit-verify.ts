@@ -1,0 +1,151 @@
+import { isResumable } from '../../commands/audit/audit-reads.js';
+import { verifyLog } from '../../commands/audit/verify-log.js';
+import type { AuditRule, AuditViolation, RuleTally } from '../../domain/audit/audit-rules.js';
+import type { EventStore } from '../../domain/ports/event-store.js';
+import { checkReadModels, type TableComparison } from '../../projections/audit/read-model-check.js';
+import { projections } from '../../projections/index.js';
+import type { SqlClient } from '../../projections/sql-client.js';
+import { loadConfig } from '../config/config.js';
+import { openInfrastructure } from '../eventstore/infrastructure.js';
+import { eventStoreMigrations, runMigrations } from '../eventstore/sql/migrations.js';
+import type { UpcasterRegistry } from '../eventstore/upcasters.js';
+import { stringOption, UsageError } from './args.js';
+import type { Composition } from './composition.js';
+import { progress } from './progress.js';
+
+/** What `reveille audit verify --json` prints; `ok` is false exactly when it exits 1. */
+export interface VerifyReport {
+  ok: boolean;
+  from: number;
+  events: number;
+  streams: number;
+  /** The log pass alone (chains and replay); the read models' rebuild and comparison take readModelSeconds. */
+  seconds: number;
+  eventsPerSecond: number;
+  readModelSeconds: number;
+  violations: number;
+  byRule: Partial<Record<AuditRule, RuleTally>>;
+  /** In log order; the first 1000. */
+  listed: AuditViolation[];
+  readModels: TableComparison[];
+}
+
+export interface VerifyTarget {
+  sql: SqlClient;
+  store: EventStore;
+  upcasters: UpcasterRegistry;
+}
+
+/** AU-2: the log's chains, the domain replay and invariants, then the read models rebuilt and compared. */
+export async function auditVerify(
+  target: VerifyTarget,
+  options: { from?: number; showProgress?: boolean } = {},
+): Promise<VerifyReport> {
+  const from = options.from ?? 0;
+  const started = performance.now();
+  const bar = options.showProgress
+    ? progress('audit verify', Math.max((await target.store.headPosition()) - from, 0))
+    : null;
+  const log = await verifyLog(target.store, {
+    from,
+    upcast: (event) => target.upcasters.upcast(event),
+    onProgress: (checked) => bar?.update(checked),
+  });
+  bar?.stop();
+  const seconds = (performance.now() - started) / 1000;
+  // Positions stand in for the count of events a rebuild folds: a progress bar needs no exact total.
+  const total = options.showProgress ? await target.store.headPosition() : 0;
+  const rebuilds = options.showProgress ? rebuildProgress(total) : null;
+  const readModels = await checkReadModels(target.sql, target.store, projections, {
+    // The checkpoints table; the scratch copy of the events table stays empty.
+    migrations: eventStoreMigrations,
+    run: (sql, migrations) => runMigrations(sql, migrations),
+    onProgress: rebuilds?.update,
+  });
+  rebuilds?.stop();
+  const readModelSeconds = (performance.now() - started) / 1000 - seconds;
+  const differing = readModels.filter((table) => table.status === 'differs');
+  const byRule = { ...log.byRule };
+  if (differing.length > 0) byRule.read_model_mismatch = { count: differing.length, firstPositions: [] };
+  const violations = log.violations + differing.length;
+  return {
+    ok: violations === 0,
+    from,
+    events: log.events,
+    streams: log.streams,
+    seconds: Math.round(seconds * 1000) / 1000,
+    eventsPerSecond: seconds > 0 ? Math.round(log.events / seconds) : log.events,
+    readModelSeconds: Math.round(readModelSeconds * 1000) / 1000,
+    violations,
+    byRule,
+    listed: log.listed,
+    readModels,
+  };
+}
+
+/** One bar per read model rebuilt into the scratch schema, the previous one closed when the next starts. */
+function rebuildProgress(total: number) {
+  let current: { name: string; bar: ReturnType<typeof progress> } | null = null;
+  return {
+    update(name: string, handled: number) {
+      if (current?.name !== name) {
+        current?.bar.stop();
+        current = { name, bar: progress(`rebuild ${name} (scratch schema)`, total) };
+      }
+      current.bar.update(handled);
+    },
+    stop: () => current?.bar.stop(),
+  };
+}
+
+/** One line per violation naming rule, stream and position, then the summary. */
+export function formatReport(report: VerifyReport): string {
+  const lines: string[] = [];
+  for (const v of report.listed)
+    lines.push(`violation ${v.rule}: stream ${v.streamId} position ${v.position} revision ${v.revision} — ${v.detail}`);
+  if (report.listed.length < report.violations - (report.byRule.read_model_mismatch?.count ?? 0))
+    lines.push(`… ${report.violations - report.listed.length} more (see --json for the counts)`);
+  for (const t of report.readModels.filter((table) => table.status !== 'equal'))
+    lines.push(
+      t.status === 'differs'
+        ? `violation read_model_mismatch: read model ${t.projection} table ${t.table} — ${t.onlyLive} row(s) only live, ${t.onlyRebuilt} only rebuilt; ${t.detail ?? ''}`
+        : `read model ${t.projection} table ${t.table} not compared: ${t.detail ?? ''}`,
+    );
+  lines.push(
+    `checked ${report.events} events in ${report.streams} streams from position ${report.from} in ${report.seconds} s (${report.eventsPerSecond} events/s)`,
+  );
+  const equal = report.readModels.filter((table) => table.status === 'equal').length;
+  lines.push(
+    `read models: ${equal} of ${report.readModels.length} tables equal to a rebuild from position 0 (${report.readModelSeconds} s)`,
+  );
+  const rules = Object.entries(report.byRule) as Array<[AuditRule, RuleTally]>;
+  if (rules.length === 0) lines.push('no violations');
+  for (const [rule, tally] of rules)
+    lines.push(
+      `${rule}: ${tally.count}${tally.firstPositions.length ? ` (first at position ${tally.firstPositions.join(', ')})` : ''}`,
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+const POSITION = /^(0|[1-9][0-9]{0,15})$/;
+
+/** `reveille audit verify [--from P] [--json]`: exit code 1 on any violation. */
+export async function auditVerifyCommand(options: Record<string, string | true>, composition: Composition) {
+  const fromText = stringOption(options, 'from');
+  if (fromText !== undefined && !(POSITION.test(fromText) && Number.isSafeInteger(Number(fromText))))
+    throw new UsageError('--from needs a store position (a non-negative integer)');
+  const json = options.json === true;
+  const infra = await openInfrastructure(loadConfig(), composition.migrations());
+  try {
+    if (fromText !== undefined && !(await isResumable(infra.store, Number(fromText))))
+      throw new UsageError(`--from ${fromText}: the log holds no event at this position`);
+    const report = await auditVerify(infra, {
+      from: fromText === undefined ? 0 : Number(fromText),
+      showProgress: !json || process.stderr.isTTY,
+    });
+    process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    if (!report.ok) process.exitCode = 1;
+  } finally {
+    await infra.close();
+  }
+}

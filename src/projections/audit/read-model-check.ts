@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { EventStore } from '../../domain/ports/event-store.js';
+import type { Migration } from '../migration.js';
+import { loadCheckpoint } from '../runner/checkpoints.js';
+import type { Projection } from '../runner/projection.js';
+import { ProjectionRunner } from '../runner/projection-runner.js';
+import type { SqlClient, SqlExecutor } from '../sql-client.js';
+
+export interface TableComparison {
+  projection: string;
+  table: string;
+  status: 'equal' | 'differs' | 'not_compared';
+  live: number;
+  rebuilt: number;
+  /** Rows (as whole-row JSON, counted with multiplicity) only the live table holds, and only the rebuilt one. */
+  onlyLive: number;
+  onlyRebuilt: number;
+  detail?: string;
+}
+
+export interface ReadModelCheckOptions {
+  /** Creates the schema-level tables a runner needs (checkpoints), besides the projections' own migrations. */
+  migrations: Migration[];
+  run: (sql: SqlClient, migrations: Migration[]) => Promise<unknown>;
+  onProgress?: (projection: string, handled: number) => void;
+}
+
+/**
+ * AU-2, OP-3: every read model rebuilt from position 0 into a scratch schema of the same database, then compared
+ * row for row with the live one; the scratch schema is dropped afterwards. Nothing live is written. A live read
+ * model whose checkpoint is not where the rebuild ended (a server still folding) is not compared.
+ */
+export async function checkReadModels(
+  sql: SqlClient,
+  store: EventStore,
+  projections: readonly Projection[],
+  options: ReadModelCheckOptions,
+): Promise<TableComparison[]> {
+  const { rows } = await sql.query<{ schema: string }>('SELECT current_schema() AS schema');
+  const live = rows[0]!.schema;
+  const scratch = `reveille_verify_${randomBytes(6).toString('hex')}`;
+  await sql.query(`CREATE SCHEMA ${scratch}`);
+  try {
+    const scoped = inSchema(sql, scratch);
+    await options.run(scoped, [...options.migrations, ...projections.flatMap((p) => p.migrations)]);
+    const comparisons: TableComparison[] = [];
+    for (const projection of projections) {
+      const runner = new ProjectionRunner(scoped, store, projection, { batchSize: 1000 });
+      await runner.rebuild((handled) => options.onProgress?.(projection.name, handled));
+      const rebuiltAt = await runner.position();
+      const liveAt = await loadCheckpoint(sql, `projection:${projection.name}`);
+      for (const table of projection.tables) {
+        const { samples, ...counts } = await compareTable(sql, quoted(live), quoted(scratch), table);
+        const base = { projection: projection.name, table, ...counts };
+        if (liveAt !== rebuiltAt)
+          comparisons.push({
+            ...base,
+            status: 'not_compared',
+            detail: `the live read model is at position ${liveAt}, the rebuild reached ${rebuiltAt}`,
+          });
+        else if (counts.onlyLive + counts.onlyRebuilt === 0) comparisons.push({ ...base, status: 'equal' });
+        else comparisons.push({ ...base, status: 'differs', detail: samples.join('; ') });
+      }
+    }
+    return comparisons;
+  } finally {
+    await sql.query(`DROP SCHEMA IF EXISTS ${scratch} CASCADE`);
+  }
+}
+
+const quoted = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
+
+async function compareTable(sql: SqlClient, live: string, scratch: string, table: string) {
+  const [l, r] = [`${live}.${table}`, `${scratch}.${table}`];
+  const row = (alias: string) => `to_jsonb(${alias})::text`;
+  const { rows } = await sql.query<{
+    live: string;
+    rebuilt: string;
+    only_live: string;
+    only_rebuilt: string;
+    sample_live: string | null;
+    sample_rebuilt: string | null;
+  }>(
+    `SELECT (SELECT count(*) FROM ${l}) AS live, (SELECT count(*) FROM ${r}) AS rebuilt,
+            (SELECT count(*) FROM (SELECT ${row('a')} FROM ${l} a EXCEPT ALL SELECT ${row('b')} FROM ${r} b) d) AS only_live,
+            (SELECT count(*) FROM (SELECT ${row('b')} FROM ${r} b EXCEPT ALL SELECT ${row('a')} FROM ${l} a) d) AS only_rebuilt,
+            (SELECT left(min(t), 300) FROM (SELECT ${row('a')} AS t FROM ${l} a EXCEPT SELECT ${row('b')} FROM ${r} b) d) AS sample_live,
+            (SELECT left(min(t), 300) FROM (SELECT ${row('b')} AS t FROM ${r} b EXCEPT SELECT ${row('a')} FROM ${l} a) d) AS sample_rebuilt`,
+  );
+  const result = rows[0]!;
+  return {
+    live: Number(result.live),
+    rebuilt: Number(result.rebuilt),
+    onlyLive: Number(result.only_live),
+    onlyRebuilt: Number(result.only_rebuilt),
+    samples: [
+      ...(result.sample_live ? [`only live: ${result.sample_live}`] : []),
+      ...(result.sample_rebuilt ? [`only rebuilt: ${result.sample_rebuilt}`] : []),
+    ],
+  };
+}
+
+/**
+ * The same database seen through `schema` alone: each statement runs in a transaction that sets search_path
+ * locally, so unqualified names (every projection's SQL) resolve to the scratch tables, never to live ones,
+ * while other connections and statements keep theirs.
+ */
+function inSchema(sql: SqlClient, schema: string): SqlClient {
+  const within = <T>(work: (tx: SqlExecutor) => Promise<T>) =>
+    sql.transaction(async (tx) => {
+      await tx.query(`SELECT set_config('search_path', $1, true)`, [schema]);
+      return work(tx);
+    });
+  return {
+    kind: sql.kind,
+    query: (query, values) => within((tx) => tx.query(query, values)),
+    transaction: within,
+    exec: (script) =>
+      within(async (tx) => {
+        if (tx.exec) await tx.exec(script);
+        else await tx.query(script);
+      }),
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,3 @@
+import { auditFeedSuite } from './audit-feed.shared.js';
+
+auditFeedSuite('pglite');

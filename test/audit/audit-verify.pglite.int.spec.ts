@@ -1,0 +1,3 @@
+import { auditVerifySuite } from './audit-verify.shared.js';
+
+auditVerifySuite('pglite');
