@@ -70,6 +70,31 @@ export function sourceViewSuite(kind: StoreKind): void {
       expect((await view(s.sourceId, s.token)).body.counts.refused).toEqual({ payload_too_large: 1 });
     });
 
+    it('OP-1 a webhook Trigger health row shows its source latest authentication and counts redeliveries', async () => {
+      const s = await webhookSetup(t, 'health');
+      const health = async () =>
+        (await t.request({ method: 'GET', url: `/v1/operator/triggers/${s.triggerId}`, token: s.token })).body;
+      expect(await health()).toMatchObject({ auth: null, counts: { duplicate: 0 } });
+      const body = JSON.stringify({ type: 'push', id: 'evt-h' });
+      const headers = standardHeaders(s.secret, body, { id: 'msg_h1' });
+      expect((await post(t, s.sourceId, body, headers)).status).toBe(202);
+      expect((await post(t, s.sourceId, body, headers)).status).toBe(200);
+      expect((await post(t, s.sourceId, body, headers)).status).toBe(200);
+      const verified = await health();
+      expect(verified).toMatchObject({
+        auth: { lastResult: 'verified', keyId: expect.any(String), reason: null, at: expect.any(String) },
+        counts: { duplicate: 2 },
+      });
+      const forged = { ...standardHeaders(s.secret, body, { id: 'msg_h2' }), 'webhook-signature': 'v1,AAAA' };
+      expect((await post(t, s.sourceId, body, forged)).status).toBe(401);
+      const failed = await health();
+      expect(failed.auth).toMatchObject({ lastResult: 'failed', keyId: null, reason: 'signature_invalid' });
+      expect(failed.counts.duplicate).toBe(2);
+      const listed = await t.request({ method: 'GET', url: '/v1/operator/triggers', token: s.token });
+      const row = listed.body.items.find((r: { triggerId: string }) => r.triggerId === s.triggerId);
+      expect(row).toMatchObject({ auth: { lastResult: 'failed' }, counts: { duplicate: 2 } });
+    });
+
     it('SEC-2 another tenant sees a plain 404; an unknown source is 404 and a malformed id 400', async () => {
       const s = await webhookSetup(t, 'private');
       expect((await view(s.sourceId, await t.token({ tenant: 'tenant-b' }))).status).toBe(404);

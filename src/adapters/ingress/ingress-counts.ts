@@ -6,6 +6,14 @@ export type IngressOutcome = 'accepted' | 'duplicate' | 'ignored' | 'refused';
 
 const FLUSH_MS = 1_000;
 
+interface AuthOutcome {
+  sourceId: string;
+  result: 'verified' | 'unverified' | 'failed';
+  keyId: string | null;
+  reason: string | null;
+  at: Date;
+}
+
 interface Tally {
   sourceId: string;
   outcome: IngressOutcome;
@@ -24,6 +32,10 @@ interface Tally {
 export class IngressCounts implements OnApplicationShutdown {
   private readonly logger = new Logger('Ingress');
   private pending = new Map<string, Tally>();
+  /** The latest authentication outcome per source: only the last one is ever shown. */
+  private auths = new Map<string, AuthOutcome>();
+  /** Redeliveries per Trigger (tenant + id): the 200 that appends nothing. */
+  private duplicates = new Map<string, { tenant: string; triggerId: string; count: number; lastAt: Date }>();
   private flushing: Promise<void> = Promise.resolve();
   private readonly timer = setInterval(() => void this.flush(), FLUSH_MS).unref();
 
@@ -38,6 +50,23 @@ export class IngressCounts implements OnApplicationShutdown {
     } else this.pending.set(key, { sourceId, outcome, reason, count: 1, lastAt: new Date() });
   }
 
+  /** OP-1: a delivery's authentication outcome; the health row of each Trigger on the source shows the latest. */
+  authenticated(
+    sourceId: string,
+    outcome: { result: 'verified' | 'unverified' | 'failed'; keyId: string | null; reason?: string },
+  ): void {
+    this.auths.set(sourceId, { sourceId, ...outcome, reason: outcome.reason ?? null, at: new Date() });
+  }
+
+  duplicate(tenant: string, triggerId: string): void {
+    const key = `${tenant}\u0000${triggerId}`;
+    const seen = this.duplicates.get(key);
+    if (seen) {
+      seen.count += 1;
+      seen.lastAt = new Date();
+    } else this.duplicates.set(key, { tenant, triggerId, count: 1, lastAt: new Date() });
+  }
+
   /** Adds what was counted since the last flush; a failed flush keeps its counts for the next one. */
   flush(): Promise<void> {
     this.flushing = this.flushing.then(() => this.write());
@@ -50,6 +79,59 @@ export class IngressCounts implements OnApplicationShutdown {
   }
 
   private async write(): Promise<void> {
+    await Promise.all([this.writeTallies(), this.writeAuths(), this.writeDuplicates()]);
+  }
+
+  private async writeAuths(): Promise<void> {
+    if (this.auths.size === 0) return;
+    const auths = [...this.auths.values()];
+    this.auths = new Map();
+    try {
+      await (this.sql.unflushed ?? this.sql).query(
+        `INSERT INTO ingress_auth (source_id, result, key_id, reason, at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
+         ON CONFLICT (source_id) DO UPDATE
+           SET result = EXCLUDED.result, key_id = EXCLUDED.key_id, reason = EXCLUDED.reason, at = EXCLUDED.at
+           WHERE EXCLUDED.at >= ingress_auth.at`,
+        [
+          auths.map((a) => a.sourceId),
+          auths.map((a) => a.result),
+          auths.map((a) => a.keyId),
+          auths.map((a) => a.reason),
+          auths.map((a) => a.at.toISOString()),
+        ],
+      );
+    } catch (error) {
+      auths.forEach((a) => (this.auths.get(a.sourceId)?.at ?? 0) < a.at && this.auths.set(a.sourceId, a));
+      this.logger.warn(`ingress auth outcomes not written (kept for the next try): ${(error as Error).message}`);
+    }
+  }
+
+  private async writeDuplicates(): Promise<void> {
+    if (this.duplicates.size === 0) return;
+    const duplicates = [...this.duplicates.values()];
+    this.duplicates = new Map();
+    try {
+      await (this.sql.unflushed ?? this.sql).query(
+        `INSERT INTO trigger_duplicates (tenant, trigger_id, count, last_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::timestamptz[])
+         ON CONFLICT (tenant, trigger_id) DO UPDATE
+           SET count = trigger_duplicates.count + EXCLUDED.count,
+               last_at = GREATEST(trigger_duplicates.last_at, EXCLUDED.last_at)`,
+        [
+          duplicates.map((d) => d.tenant),
+          duplicates.map((d) => d.triggerId),
+          duplicates.map((d) => d.count),
+          duplicates.map((d) => d.lastAt.toISOString()),
+        ],
+      );
+    } catch (error) {
+      for (const d of duplicates) for (let i = 0; i < d.count; i++) this.duplicate(d.tenant, d.triggerId);
+      this.logger.warn(`duplicate counts not written (kept for the next try): ${(error as Error).message}`);
+    }
+  }
+
+  private async writeTallies(): Promise<void> {
     if (this.pending.size === 0) return;
     const tallies = [...this.pending.values()];
     this.pending = new Map();
@@ -139,4 +221,47 @@ export async function sourceIngressView(
 
 function iso(value: Date | string): string {
   return new Date(value).toISOString();
+}
+
+export interface TriggerIngress {
+  auth: {
+    lastResult: 'verified' | 'unverified' | 'failed';
+    keyId: string | null;
+    reason: string | null;
+    at: string;
+  } | null;
+  duplicate: number;
+}
+
+/** OP-1: per Trigger of `tenant`, its source's latest authentication outcome and its redeliveries. */
+export async function triggerIngress(
+  sql: SqlClient,
+  tenant: string,
+  triggerIds: readonly string[],
+): Promise<Map<string, TriggerIngress>> {
+  if (triggerIds.length === 0) return new Map();
+  const { rows } = await sql.query<{
+    trigger_id: string;
+    result: TriggerIngress['auth'] extends infer A ? (A extends { lastResult: infer R } ? R : never) : never;
+    key_id: string | null;
+    reason: string | null;
+    at: Date | string | null;
+    duplicates: string | null;
+  }>(
+    `SELECT t.id AS trigger_id, a.result, a.key_id, a.reason, a.at, d.count AS duplicates
+       FROM unnest($2::text[]) AS t(id)
+       LEFT JOIN rm_source_bindings b ON b.tenant = $1 AND b.trigger_id = t.id AND NOT b.deleted
+       LEFT JOIN ingress_auth a ON a.source_id = b.source_id
+       LEFT JOIN trigger_duplicates d ON d.tenant = $1 AND d.trigger_id = t.id`,
+    [tenant, triggerIds],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.trigger_id,
+      {
+        auth: r.result && r.at ? { lastResult: r.result, keyId: r.key_id, reason: r.reason, at: iso(r.at) } : null,
+        duplicate: Number(r.duplicates ?? 0),
+      },
+    ]),
+  );
 }

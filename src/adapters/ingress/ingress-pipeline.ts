@@ -123,7 +123,11 @@ export class IngressPipeline {
       toleranceSeconds: definition.toleranceSeconds,
       now: await this.clock.now(),
     });
-    if (!verified.ok) return this.reject(source, delivery, verified.status, verified.code, verified.detail);
+    if (!verified.ok) {
+      this.counts.authenticated(source.sourceId, { result: 'failed', keyId: null, reason: verified.code });
+      return this.reject(source, delivery, verified.status, verified.code, verified.detail);
+    }
+    this.counts.authenticated(source.sourceId, { result: verified.authState, keyId: verified.keyId });
 
     const backlog = this.backpressure.check(source.tenant, source.sourceId);
     if (backlog) {
@@ -203,6 +207,7 @@ export class IngressPipeline {
       if (observation.outcome === 'observed')
         this.backpressure.accepted(source.tenant, source.sourceId, observation.position);
       accepted.push({ triggerId, occurrenceId: observation.occurrenceId, status: observation.outcome });
+      if (observation.outcome === 'duplicate') this.counts.duplicate(source.tenant, triggerId);
     }
     const allDuplicates = accepted.length > 0 && accepted.every((a) => a.status === 'duplicate');
     this.counts.count(source.sourceId, accepted.length === 0 ? 'ignored' : allDuplicates ? 'duplicate' : 'accepted');

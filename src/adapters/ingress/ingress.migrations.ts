@@ -38,6 +38,22 @@ export const ingressMigrations: Migration[] = [
         count      bigint NOT NULL,
         last_at    timestamptz NOT NULL,
         PRIMARY KEY (source_id, outcome, reason)
+      );
+      -- OP-1: the latest authentication outcome per source (what a Trigger's health row shows as auth)
+      CREATE TABLE IF NOT EXISTS ingress_auth (
+        source_id  text PRIMARY KEY,
+        result     text NOT NULL,
+        key_id     text,
+        reason     text,
+        at         timestamptz NOT NULL
+      );
+      -- OP-1: redeliveries per Trigger, which append nothing to the log and so are counted here
+      CREATE TABLE IF NOT EXISTS trigger_duplicates (
+        tenant      text NOT NULL,
+        trigger_id  text NOT NULL,
+        count       bigint NOT NULL,
+        last_at     timestamptz NOT NULL,
+        PRIMARY KEY (tenant, trigger_id)
       )`,
   },
 ];

@@ -10,6 +10,8 @@ import {
   type OccurrenceStatus,
 } from '../../../projections/occurrences/occurrences.queries.js';
 import { ProjectionRunners } from '../../runner/projection-runners.js';
+import { IngressCounts, triggerIngress } from '../../ingress/ingress-counts.js';
+import type { TriggerHealthRow } from '../../../projections/trigger-health/trigger-health.view.js';
 import { SCHEDULES_PROJECTION } from '../../../projections/scheduler/schedules.projection.js';
 import { POLLS_PROJECTION } from '../../../projections/poll/polls.projection.js';
 import { TRIGGER_HEALTH_PROJECTION } from '../../../projections/trigger-health/trigger-health.projection.js';
@@ -30,6 +32,7 @@ export class OperatorController {
   constructor(
     @Inject(SQL_CLIENT) private readonly sql: SqlClient,
     private readonly runners: ProjectionRunners,
+    private readonly ingress: IngressCounts,
   ) {}
 
   @Get('triggers')
@@ -44,7 +47,8 @@ export class OperatorController {
     const page = await paged(() =>
       listTriggerHealth(this.sql, context.tenant, { limit: params.limit, cursor: params.cursor }),
     );
-    return fresh ? page : { ...page, stale: true };
+    const items = await this.withIngress(context.tenant, page.items);
+    return fresh ? { ...page, items } : { ...page, items, stale: true };
   }
 
   @Get('triggers/:triggerId')
@@ -61,8 +65,9 @@ export class OperatorController {
       SCHEDULES_PROJECTION,
       POLLS_PROJECTION,
     ]);
-    const detail = await getTriggerHealth(this.sql, context.tenant, triggerId);
-    if (!detail) throw problems.notFound();
+    const found = await getTriggerHealth(this.sql, context.tenant, triggerId);
+    if (!found) throw problems.notFound();
+    const [detail] = await this.withIngress(context.tenant, [found]);
     return fresh ? detail : { ...detail, stale: true };
   }
 
@@ -94,6 +99,23 @@ export class OperatorController {
   }
 
   /** Read-your-writes: waits (≤ 2 s each, in parallel) until every read model behind the answer folded P. */
+  /**
+   * OP-1: what the log does not hold — the source's latest authentication outcome and the redeliveries
+   * (which append nothing) — from the ingress counts, this process's own written first.
+   */
+  private async withIngress<R extends TriggerHealthRow>(tenant: string, rows: R[]) {
+    await this.ingress.flush();
+    const ingress = await triggerIngress(
+      this.sql,
+      tenant,
+      rows.map((r) => r.triggerId),
+    );
+    return rows.map((row) => {
+      const seen = ingress.get(row.triggerId);
+      return { ...row, auth: seen?.auth ?? null, counts: { ...row.counts, duplicate: seen?.duplicate ?? 0 } };
+    });
+  }
+
   private async caughtUp(minPosition: number | undefined, names: string[]): Promise<boolean> {
     const reached = await Promise.all(names.map((name) => this.runners.waitFor(name, minPosition)));
     return reached.every(Boolean);
