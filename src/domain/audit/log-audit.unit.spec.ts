@@ -109,6 +109,26 @@ describe('AU-2 log auditor', () => {
     expect(report.byRule.claim_not_fenced).toEqual({ count: 1, firstPositions: [5] });
   });
 
+  it('counts a suppression (BA-2, AD-4) as a decision: after an admission it is a second decision, and before one too', () => {
+    const write = logWriter();
+    const suppressed = (id: string) => ({
+      occurrenceId: id,
+      reason: 'guard_false',
+      evidence: {},
+      decidedAt: '2026-01-01T00:00:00.000Z',
+    });
+    const other = 'b'.repeat(64);
+    const report = audit([
+      write(occurrence, 'OccurrenceObserved', observed),
+      write(occurrence, 'OccurrenceAdmitted', admitted()),
+      write(occurrence, 'OccurrenceSuppressed', suppressed(occurrenceId)),
+      write(`occurrence-${other}`, 'OccurrenceObserved', { ...observed, occurrenceId: other }),
+      write(`occurrence-${other}`, 'OccurrenceSuppressed', suppressed(other)),
+      write(`occurrence-${other}`, 'OccurrenceSuppressed', suppressed(other)),
+    ]);
+    expect(report.rules).toEqual(['second_decision@3', 'second_decision@6']);
+  });
+
   it('reports an event the domain fold refuses as replay_failed', () => {
     const write = logWriter();
     const report = audit([

@@ -12,7 +12,12 @@ import { evolveExecution } from '../execution/evolve-execution.js';
 import { executionIdFor } from '../execution/execution.js';
 import { evolveMission, initialMissionState, type MissionEvent, type MissionState } from '../mission/mission.js';
 import type { ExecutionRequest, OccurrenceEvent } from '../occurrence/occurrence-events.js';
-import { evolveOccurrence, initialOccurrenceState, type OccurrenceState } from '../occurrence/occurrence.js';
+import {
+  evolveOccurrence,
+  initialOccurrenceState,
+  type OccurrenceDecision,
+  type OccurrenceState,
+} from '../occurrence/occurrence.js';
 import type { RecordedEvent } from '../ports/event-store.js';
 import { executionStream, missionStream } from '../shared/ids.js';
 import { evolveSource, initialSourceState, type SourceEvent, type SourceState } from '../source/source.js';
@@ -39,7 +44,7 @@ interface Requested {
  */
 interface Decided {
   status: 'decided_once';
-  decision: 'admitted' | 'blocked';
+  decision: OccurrenceDecision;
 }
 
 /** Each stream's folded state, by category; the categories without a decider only keep their chain. */
@@ -109,11 +114,13 @@ function replayFold(replays: StreamReplays, event: RecordedEvent): void {
   replays.folds.set(event.streamId, fold.evolve(state as never, domainEvent<never>(event)));
 }
 
+const DECISION_TYPES: readonly string[] = ['OccurrenceAdmitted', 'OccurrenceBlocked', 'OccurrenceSuppressed'];
+
 /** One decision per Occurrence (AD-1), one request per admission (EX-1), none for a cancelled Mission. */
 function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: Report): void {
   const state = replays.occurrences.get(event.streamId) ?? initialOccurrenceState;
   const occurrenceEvent = domainEvent<OccurrenceEvent>(event);
-  const decision = occurrenceEvent.type === 'OccurrenceAdmitted' || occurrenceEvent.type === 'OccurrenceBlocked';
+  const decision = DECISION_TYPES.includes(occurrenceEvent.type);
   if (state.status === 'decided_once') {
     if (decision) report('second_decision', `${event.type} after the Occurrence was already ${state.decision}`);
     return;
