@@ -28,7 +28,8 @@ export async function serve(composition: Composition): Promise<void> {
   // off: an HTTP-only process (e.g. ingress nodes), another process runs admission and read models;
   // thread: they run in a worker thread of this process (see BackgroundThread).
   const app = await composition.createApp(config, infra, { startSubscriptions: config.background === 'on' });
-  app.enableShutdownHooks();
+  // process.exit after the shutdown hooks, so the embedded store's lock is removed on the way out
+  app.enableShutdownHooks([], { useProcessExit: true });
   if (config.background === 'thread') startBackgroundThread(app, composition.workerEntry);
   await app.listen({ port: config.port, host: config.host });
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
