@@ -27,6 +27,14 @@ export interface SqlClient extends SqlExecutor {
    * for rows that a later synchronous commit in the same database must flush before anyone relies on them.
    */
   readonly unflushed?: SqlExecutor;
+  /** Optional (PostgreSQL): a connection of its own, outside the pool, kept until closed. */
+  openSession?(): Promise<SqlSession>;
+  close(): Promise<void>;
+}
+
+export interface SqlSession extends SqlExecutor {
+  /** Called once if the connection drops; the session is then unusable. */
+  onLost(listener: () => void): void;
   close(): Promise<void>;
 }
 
