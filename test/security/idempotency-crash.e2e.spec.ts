@@ -1,6 +1,6 @@
 import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
 import { UpcasterRegistry } from '../../src/adapters/eventstore/upcasters.js';
-import { missionStream } from '../../src/domain/shared/ids.js';
+import { executionStream, missionStream, sourceStream } from '../../src/domain/shared/ids.js';
 import { AppendSignal } from '../../src/projections/runner/append-signal.js';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
 
@@ -30,7 +30,7 @@ describe.each(['postgres', 'pglite'] as const)(
       serve = await startServe({
         store,
         background: 'on',
-        scope: 'missions:write triggers:write occurrences:write operator:read',
+        scope: 'missions:write sources:write triggers:write occurrences:write executions:write operator:read',
         env: { REVEILLE_TEST_ONLY_CRASH_AFTER_COMMIT: CRASH },
       });
     }, 120_000);
@@ -111,6 +111,43 @@ describe.each(['postgres', 'pglite'] as const)(
 
       const again = await serve.call('POST', '/v1/triggers/t-crash/occurrences', FIRE, { key: `${CRASH}fire` });
       expect(again).toMatchObject({ status: 202, body: retry.body });
+    }, 120_000);
+
+    it('WH-3 a key creation without a key id answers its key again (secret null), never a second key', async () => {
+      expect((await serve.call('PUT', '/v1/sources/s-crash', { scheme: 'standard-webhooks' })).status).toBe(200);
+      await crashingCall('POST', '/v1/sources/s-crash/keys', {}, `${CRASH}key`);
+
+      const retry = await serve.call('POST', '/v1/sources/s-crash/keys', {}, { key: `${CRASH}key` });
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotency-replayed')).toBe('true');
+      expect(retry.body).toMatchObject({ sourceId: 's-crash', keyId: expect.any(String), generation: 1, secret: null });
+      const source = await serve.call('GET', '/v1/sources/s-crash');
+      expect(source.body.keys.map((k: { keyId: string }) => k.keyId)).toEqual([retry.body.keyId]);
+      const events = await eventsOf(sourceStream('acme', 's-crash'));
+      if (events) expect(events.map((e) => e.type)).toEqual(['SourceRevised', 'SourceKeyAdded']);
+    }, 120_000);
+
+    it('EX-2 a claim answers its fence again, and takes no second claim', async () => {
+      const fired = await serve.call('POST', '/v1/triggers/t-crash/occurrences?wait=decision', FIRE);
+      expect(fired).toMatchObject({ status: 200, body: { status: 'admitted' } });
+      const { executionId } = fired.body as { executionId: string };
+      const claimPath = `/v1/executions/${executionId}/claim`;
+      await crashingCall('POST', claimPath, { consumerId: 'worker-1' }, `${CRASH}claim`);
+
+      const retry = await serve.call('POST', claimPath, { consumerId: 'worker-1' }, { key: `${CRASH}claim` });
+      expect(retry.status).toBe(200);
+      expect(retry.headers.get('idempotency-replayed')).toBe('true');
+      expect(retry.body).toMatchObject({ executionId, fence: 1, generation: 1 });
+
+      const events = await eventsOf(executionStream(executionId));
+      if (events) expect(events.map((e) => e.type)).toEqual(['ExecutionClaimed']);
+      const rival = await serve.call('POST', claimPath, { consumerId: 'worker-2' });
+      expect(rival).toMatchObject({ status: 409, body: { code: 'already_claimed' } });
+      const completed = await serve.call('POST', `/v1/executions/${executionId}/complete`, {
+        fence: 1,
+        outcome: 'succeeded',
+      });
+      expect(completed.status).toBe(200);
     }, 120_000);
   },
 );

@@ -4,6 +4,7 @@ import { CommandRejected } from '../../domain/shared/errors.js';
 import { isRejection, type Rejection } from '../../domain/shared/result.js';
 import { asDomainEvent, type Loaded, loadAggregate, toNewEvent } from './aggregate.js';
 import { requestOf, type RequestIdentity } from './command-context.js';
+import { findOwnWrite } from './own-write.js';
 import { reportReplayedWrite } from './replayed-writes.js';
 import { retryOnConflict, type RetryOptions } from './retry-on-conflict.js';
 
@@ -76,25 +77,17 @@ async function loadWithOwnWrite<S, E extends DomainEvent>(
   request: RequestIdentity,
 ): Promise<{ loaded: Loaded<S>; own: Handled<S, E> | null }> {
   const recorded = await store.readStream(streamId);
-  const isOwn = (event: RecordedEvent) => {
-    const written = requestOf(event.metadata);
-    return written?.key === request.key && written.fingerprint === request.fingerprint;
-  };
   const fold = (events: readonly RecordedEvent[]) =>
     events.reduce((state, e) => decider.evolve(state, asDomainEvent<E>(e)), decider.initialState);
   const last = recorded[recorded.length - 1];
   const loaded = { state: fold(recorded), revision: last?.revision ?? -1, position: last?.position ?? 0 };
-  const end = recorded.findLastIndex(isOwn);
-  if (end < 0) return { loaded, own: null };
-  let start = end;
-  while (start > 0 && isOwn(recorded[start - 1]!)) start--;
-  const through = recorded.slice(0, end + 1);
+  const own = findOwnWrite(recorded, request);
   return {
     loaded,
-    own: {
-      state: fold(through),
-      events: recorded.slice(start, end + 1).map((e) => asDomainEvent<E>(e)),
-      position: recorded[end]!.position,
+    own: own && {
+      state: fold(own.through),
+      events: own.own.map((e) => asDomainEvent<E>(e)),
+      position: own.position,
     },
   };
 }
