@@ -42,7 +42,7 @@ export async function runCli(argv: string[], composition: Composition): Promise<
     if (unknown.length > 0) throw new UsageError(`unknown option --${unknown[0]}`);
     await RUN[command.name]!(options, composition);
   } catch (error) {
-    const code = EXIT_CODES[(error as Error | null)?.name ?? ''];
+    const code = EXIT_CODES[(error as Error | null)?.name ?? ''] ?? (isAddressInUse(error) ? 1 : undefined);
     if (code === undefined) throw error;
     const prefix = command ? `reveille ${command.name}` : 'reveille';
     const hint = error instanceof UsageError ? ` (see ${command ? prefix : 'reveille'} --help)` : '';
@@ -59,3 +59,6 @@ function findCommand(positional: string[]): CommandUsage {
   if (prefix && positional.length === 1) throw new UsageError(`"${typed}" needs a subcommand: ${prefix.name}`);
   throw new UsageError(`unknown command "${typed}"; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
 }
+
+/** Another process listens on PORT: something to act on, not a bug. */
+const isAddressInUse = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE';
