@@ -3,6 +3,7 @@
  * Each bench is an `(args) => Promise<void>`; add new ones to `benches`.
  */
 import { appendBench } from './append.js';
+import { chaosBench } from './chaos/main.js';
 import { deliverBench } from './deliver.js';
 import { ingressBench } from './ingress.js';
 import { manualBench } from './manual.js';
@@ -10,6 +11,7 @@ import { schedulesBench } from './schedules.js';
 
 const benches: Record<string, (args: string[]) => Promise<void>> = {
   append: appendBench,
+  chaos: chaosBench,
   deliver: deliverBench,
   ingress: ingressBench,
   manual: manualBench,

@@ -1,10 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadOrCreateDevKeys, mintDevToken } from '../src/adapters/http/auth/dev-keys.js';
+
+/** The compiled service beside this file (dist/bench → dist/src), or dist/ when run from the sources (tests). */
+function serviceEntry(): string {
+  const beside = join(import.meta.dirname, '..', 'src', 'main.js');
+  return existsSync(beside) ? beside : join(import.meta.dirname, '..', 'dist', 'src', 'main.js');
+}
 
 export interface ServiceProcess {
   baseUrl: string;
@@ -26,29 +32,25 @@ export async function startService(
   env: Record<string, string> = {},
   shared?: { schema: string; dataDir: string },
 ): Promise<ServiceProcess> {
-  const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const databaseUrl = env.DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
   const schema = shared?.schema ?? `bench_${randomBytes(5).toString('hex')}`;
   const dataDir = shared?.dataDir ?? mkdtempSync(join(tmpdir(), 'reveille-bench-'));
   // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the service under load.
   const nodeArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : [];
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...nodeArgs, join(import.meta.dirname, '..', 'src', 'main.js'), 'serve'],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: 'development',
-        REVEILLE_AUTH: 'dev',
-        DATABASE_URL: databaseUrl,
-        REVEILLE_DB_SCHEMA: schema,
-        REVEILLE_DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        ...env,
-      },
-      stdio: ['ignore', process.env.BENCH_SERVICE_LOG ? 'inherit' : 'ignore', 'pipe'],
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, serviceEntry(), 'serve'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      REVEILLE_AUTH: 'dev',
+      DATABASE_URL: databaseUrl,
+      REVEILLE_DB_SCHEMA: schema,
+      REVEILLE_DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...env,
     },
-  );
+    stdio: ['ignore', process.env.BENCH_SERVICE_LOG ? 'inherit' : 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const baseUrl = `http://127.0.0.1:${port}`;

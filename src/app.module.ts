@@ -22,6 +22,7 @@ import { IdempotencyStore } from './adapters/http/idempotency/idempotency.store.
 import { IdempotencySweeper } from './adapters/http/idempotency/idempotency-sweeper.js';
 import { ProblemDetailsFilter } from './adapters/http/problems/problem-details.filter.js';
 import { validationPipe } from './adapters/http/validation.js';
+import { MetricsModule } from './adapters/modules/metrics.module.js';
 import { ProjectionRunners } from './adapters/runner/projection-runners.js';
 import { SubscriptionRegistry } from './adapters/runner/subscription-registry.js';
 import { StartupReadiness } from './adapters/runner/startup-readiness.js';
@@ -40,6 +41,7 @@ import { ingressMigrations } from './adapters/ingress/ingress.migrations.js';
 import { sourcesMigrations } from './adapters/sources/sources.migrations.js';
 import { projections } from './projections/index.js';
 import { type AppOptions, createHttpApp } from './adapters/http/http-app.js';
+import { LifecycleLog } from './adapters/http/logging/lifecycle-log.js';
 
 export const featureModules: Type[] = [
   MissionsModule,
@@ -50,6 +52,7 @@ export const featureModules: Type[] = [
   SchedulesModule,
   ExecutionsModule,
   WakeupModule,
+  MetricsModule,
 ];
 
 /** The event log first, then what derives from it. */
@@ -97,6 +100,7 @@ export class AppModule {
         ProjectionRunners,
         StartupReadiness,
         IdempotencySweeper,
+        LifecycleLog,
         { provide: APP_GUARD, useClass: AuthGuard },
         // Registration order is nesting order: the result interceptor must see what idempotency returns.
         { provide: APP_INTERCEPTOR, useClass: HttpResultInterceptor },
@@ -118,5 +122,5 @@ export async function createApp(
   infra: Infrastructure,
   options: AppOptions = {},
 ): Promise<NestFastifyApplication> {
-  return createHttpApp(await AppModule.forRoot(config, infra), config.timeouts, options);
+  return createHttpApp(await AppModule.forRoot(config, infra), config, options);
 }

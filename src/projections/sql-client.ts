@@ -27,6 +27,8 @@ export interface SqlClient extends SqlExecutor {
    * for rows that a later synchronous commit in the same database must flush before anyone relies on them.
    */
   readonly unflushed?: SqlExecutor;
+  /** Optional: messages between the processes sharing this database (and schema); PGlite has one process only. */
+  readonly notifications?: SqlNotifications;
   /** Optional (PostgreSQL): a connection of its own, outside the pool, kept until closed. */
   openSession?(): Promise<SqlSession>;
   close(): Promise<void>;
@@ -36,6 +38,13 @@ export interface SqlSession extends SqlExecutor {
   /** Called once if the connection drops; the session is then unusable. */
   onLost(listener: () => void): void;
   close(): Promise<void>;
+}
+
+/** PostgreSQL LISTEN/NOTIFY: at most once, in commit order, lost while a listener is disconnected. */
+export interface SqlNotifications {
+  notify(topic: string, payload: string): Promise<void>;
+  /** One dedicated connection, reconnected when lost; the answer stops it. */
+  listen(topic: string, onMessage: (payload: string) => void): () => Promise<void>;
 }
 
 export const SQL_CLIENT = Symbol('SQL_CLIENT');

@@ -63,6 +63,24 @@ describe('REVEILLE_BACKGROUND=thread: one process, background work on its own ev
     expect(health.body).toMatchObject({ counts: { observed: 1, admitted: 1 } });
   });
 
+  it('OP-4 /metrics on the HTTP thread shows the schedule fire delays and folds the background thread made', async () => {
+    const start = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
+    const schedule = { engine: 'interval@1', expression: 'PT1S', timezone: 'UTC', start, missed: { policy: 'skip' } };
+    expect((await call('PUT', '/v1/triggers/t-every', { missionId: 'm-1', type: 'schedule', schedule })).status).toBe(
+      200,
+    );
+    const fireDelays = /^reveille_schedule_fire_delay_seconds_count (\d+)$/m;
+    const scheduled = /^reveille_occurrences_total\{kind="schedule",status="observed"\} (\d+)$/m;
+    const deadline = Date.now() + 15_000;
+    let text = '';
+    for (;;) {
+      text = await (await fetch(`${serve.baseUrl}/metrics`)).text();
+      if (Number(fireDelays.exec(text)?.[1] ?? 0) >= 1 && Number(scheduled.exec(text)?.[1] ?? 0) >= 1) break;
+      if (Date.now() > deadline) throw new Error(`no fire delay reached /metrics:\n${text}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
   it('stops with the process on SIGTERM, the thread first, without a crash report', async () => {
     const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
       serve.child.once('exit', (code, signal) => resolve({ code, signal })),

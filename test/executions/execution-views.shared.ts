@@ -338,20 +338,21 @@ export function executionViewsSuite(kind: StoreKind): void {
     });
 
     it('EX-5 a claim held past maxRuntimeSeconds is overdue by the database clock, in the list and the detail', async () => {
-      const { triggerId } = await setup({ delivery: { maxRuntimeSeconds: 1 } });
+      // 3 s, not 1: a loaded machine must still read the claim back before its runtime is up.
+      const { triggerId } = await setup({ delivery: { maxRuntimeSeconds: 3 } });
       const [slow, idle] = await admitted(triggerId, 2);
       await claim(slow!);
       await t.catchUp();
       expect((await get(`/v1/operator/executions/${slow}`)).body.overdue).toBe(false);
-      await sleep(1_300);
+      await sleep(3_300);
       const detail = await get(`/v1/operator/executions/${slow}`);
-      expect(detail.body).toMatchObject({ status: 'claimed', overdue: true, delivery: { maxRuntimeSeconds: 1 } });
+      expect(detail.body).toMatchObject({ status: 'claimed', overdue: true, delivery: { maxRuntimeSeconds: 3 } });
       const rows = (await get(`/v1/executions?triggerId=${triggerId}`)).body.items;
       const overdue = Object.fromEntries(
         rows.map((r: { executionId: string; overdue: boolean }) => [r.executionId, r.overdue]),
       );
       expect(overdue).toEqual({ [idle!]: false, [slow!]: true });
-      expect(rows[0]).toMatchObject({ maxRuntimeSeconds: 1 });
+      expect(rows[0]).toMatchObject({ maxRuntimeSeconds: 3 });
       // Overdue is shown, never acted on: the claim still holds and completes normally.
       const fence = detail.body.claim.fence;
       expect((await post(slow!, 'complete', { fence, outcome: 'succeeded' })).status).toBe(200);

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { TrustedClock } from '../../src/commands/shared/trusted-clock.js';
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
-import { occurrenceStream } from '../../src/domain/shared/ids.js';
+import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
+import { occurrenceStream, triggerStream } from '../../src/domain/shared/ids.js';
+import { triggerRevised } from '../sources/fixtures.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { githubHeaders, post, standardHeaders, webhookSetup } from './ingress-client.js';
 
@@ -224,16 +226,23 @@ export function ingressSuite(kind: StoreKind): void {
       const first = JSON.stringify({ type: 'push', id: 'before-move' });
       expect((await post(t, s.sourceId, first, standardHeaders(s.secret, first))).body.occurrences).toHaveLength(1);
       const other = await webhookSetup(t, 'moved-to');
-      const token = s.token;
-      const revised = await t.request({
-        method: 'PUT',
-        url: `/v1/triggers/${s.triggerId}`,
-        key: newKey(),
-        token,
-        body: { missionId: s.missionId, type: 'webhook', source: { sourceId: other.sourceId, eventTypes: [] } },
-      });
-      expect(revised.status).toBe(200);
-      // No catch-up: the read model (and the ingress's remembered bindings) still map s.sourceId to the Trigger.
+      // Written by another process (a store without this process's append signal): this one does not know to wait
+      // for the fold, and its read model (and remembered bindings) still map s.sourceId to the Trigger.
+      const elsewhere = new SqlEventStore(t.sql);
+      await elsewhere.append(
+        triggerStream('tenant-a', s.triggerId),
+        [
+          triggerRevised({
+            tenant: 'tenant-a',
+            triggerId: s.triggerId,
+            revision: 2,
+            missionId: s.missionId,
+            sourceId: other.sourceId,
+            eventTypes: [],
+          }),
+        ],
+        0,
+      );
       const stale = JSON.stringify({ type: 'push', id: 'after-move' });
       const answer = await post(t, s.sourceId, stale, standardHeaders(s.secret, stale));
       expect(answer.status).toBe(202);
@@ -405,7 +414,10 @@ export function ingressSuite(kind: StoreKind): void {
           expect([a.headers['retry-after'], a.body.reason]).toEqual([expect.any(String), 'source_rate']),
         );
         answers.forEach((a) => expect([401, 429]).toContain(a.status));
-        expect(queries).toBeLessThan(40); // source lookups (≤ 1/s) and sampled audit rows, never one per request
+        // Per second at most: a source lookup, 5 sampled audit rows, one flush of the ingress counts and a clock
+        // sample; a loaded machine takes longer over the storm, never one query per request (300).
+        const seconds = (performance.now() - started) / 1000;
+        expect(queries).toBeLessThan(Math.min(150, 20 + 8 * seconds));
       } finally {
         t.sql.query = original;
       }

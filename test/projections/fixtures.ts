@@ -11,6 +11,7 @@ import type {
   ObservedOccurrence,
   OccurrenceAdmitted,
   OccurrenceBlocked,
+  OccurrenceSuppressed,
   DeliveryConflictRecorded,
   OccurrenceKind,
 } from '../../src/domain/occurrence/occurrence-events.js';
@@ -153,6 +154,17 @@ export function blockedEvent(
 ): NewEvent {
   const data: OccurrenceBlocked['data'] = { occurrenceId: o.occurrenceId, reason, evidence, decidedAt };
   return { type: 'OccurrenceBlocked', data, metadata: meta(o.tenant) };
+}
+
+/** BA-2/AD-4: decided without starting anything (a guard false, a prefilter terminating). */
+export function suppressedEvent(
+  o: ObservedOccurrence,
+  reason: ReasonCode,
+  evidence: Record<string, unknown>,
+  decidedAt = o.observedAt,
+): NewEvent {
+  const data: OccurrenceSuppressed['data'] = { occurrenceId: o.occurrenceId, reason, evidence, decidedAt };
+  return { type: 'OccurrenceSuppressed', data, metadata: meta(o.tenant) };
 }
 
 export function conflictEvent(o: ObservedOccurrence, digest: string, at: string): NewEvent {

@@ -65,15 +65,29 @@ function scenario(seed: number): RecordedEvent[] {
             firedAt: '2026-03-01T11:00:00.123Z',
             decidedAt: '2026-03-01T11:00:00.456Z',
             request: {},
+            // AD-4: an admission records what its prefilters found (no extra draw: the seeds stay as they were).
+            ...(i % 3 === 0 ? { prefilters: [{ filter: 'unchanged', version: 1, baseline: null, index: 0 }] } : {}),
           },
           tenant,
         );
-      else
+      else if (random() < 0.6)
         push(
           'OccurrenceBlocked',
           {
             occurrenceId: target.occurrenceId,
             reason: 'trigger_disabled',
+            evidence: { n: i, note: "it's" },
+            decidedAt: '2026-03-01T11:00:01.000Z',
+          },
+          tenant,
+        );
+      // BA-2/AD-4: suppressed decisions fold like blocked ones, under their own status.
+      else
+        push(
+          'OccurrenceSuppressed',
+          {
+            occurrenceId: target.occurrenceId,
+            reason: 'guard_false',
             evidence: { n: i, note: "it's" },
             decidedAt: '2026-03-01T11:00:01.000Z',
           },

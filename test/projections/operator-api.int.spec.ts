@@ -79,7 +79,7 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
         reason: null,
         observedAt: at(5),
       },
-      counts: { observed: 5, admitted: 3, blocked: { budget_exhausted: 2 } },
+      counts: { observed: 5, admitted: 3, blocked: { budget_exhausted: 2 }, suppressed: {} },
       executions: { pending: 3, claimed: 0, retrying: 0, dead: 0 },
       tzdataDrift: false,
       recovery: [],

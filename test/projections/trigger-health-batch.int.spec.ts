@@ -66,12 +66,25 @@ function scenario(seed: number): RecordedEvent[] {
           { occurrenceId: target!.occurrenceId, executionId: `e-${i}`, firedAt, decidedAt, request: {} },
           metadataTenant,
         );
-      else
+      // BA-2/AD-4: every fourth refusal is a suppression, counted by reason on its own (no extra draw, so
+      // each seed's scenario is otherwise unchanged).
+      else if (i % 4 !== 0)
         push(
           'OccurrenceBlocked',
           {
             occurrenceId: target!.occurrenceId,
             reason: pick(['budget_exhausted', 'trigger_disabled', 'internal_error']),
+            evidence: {},
+            decidedAt,
+          },
+          metadataTenant,
+        );
+      else
+        push(
+          'OccurrenceSuppressed',
+          {
+            occurrenceId: target!.occurrenceId,
+            reason: pick(['guard_false', 'unchanged']),
             evidence: {},
             decidedAt,
           },
@@ -116,10 +129,14 @@ describe('OP-1 OP-3 trigger health folded in batches equals folded one by one', 
       expect(batched).toEqual(oneByOne);
       // The scenario must exercise what the batch fold merges: counts, decisions and last occurrences.
       const rows = (
-        oneByOne as { rm_trigger_health: Array<{ admitted: number; blocked: object; last_status: string }> }
+        oneByOne as {
+          rm_trigger_health: Array<{ admitted: number; blocked: object; suppressed: object; last_status: string }>;
+        }
       ).rm_trigger_health;
       expect(rows.some((r) => r.admitted > 0) && rows.some((r) => Object.keys(r.blocked).length > 0)).toBe(true);
-      expect(rows.map((r) => r.last_status)).toEqual(expect.arrayContaining(['admitted', 'blocked']));
+      expect(rows.some((r) => Object.keys(r.suppressed).length > 0)).toBe(true);
+      expect(rows.map((r) => r.last_status)).toContain('admitted');
+      expect(rows.some((r) => r.last_status === 'blocked' || r.last_status === 'suppressed')).toBe(true);
       // …and against the events themselves: one count per Occurrence, however often it was delivered.
       const distinct = new Set(
         events

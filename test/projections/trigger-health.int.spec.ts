@@ -12,6 +12,7 @@ import {
   conflictEvent,
   occurrence,
   scheduleDefinition,
+  suppressedEvent,
   triggerDeleted,
   triggerRevised,
 } from './fixtures.js';
@@ -24,6 +25,7 @@ const h2 = occurrence({ triggerId: 't-hook', key: 'h2', observedAt: at(5) });
 const h3 = occurrence({ triggerId: 't-hook', key: 'h3', observedAt: at(3) });
 const h4 = occurrence({ triggerId: 't-hook', key: 'h4', observedAt: at(10) });
 const g1 = occurrence({ triggerId: 't-guard', key: 'g1', observedAt: at(1) });
+const g2 = occurrence({ triggerId: 't-guard', key: 'g2', observedAt: at(0, 30) });
 const s1 = occurrence({ triggerId: 't-sched', kind: 'schedule', key: '2026-03-01T10:30:00.000Z', observedAt: at(30) });
 const foreign = occurrence({ tenant: 'globex', triggerId: 't-hook', key: 'h1', observedAt: at(0) });
 const budget = { windowStart: '2026-03-01T10:00:00.000Z', consumed: 10, limit: 10 };
@@ -59,6 +61,8 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
       g1,
       blockedEvent(g1, 'guard_fault', { pointer: '/lane', problem: 'queue key is not a string, number or boolean' }),
     );
+    // Older than g1, so g1 stays the last Occurrence; counted apart from the blocks (BA-2).
+    await appendOccurrence(store, g2, suppressedEvent(g2, 'guard_false', { clause: '/guard', pointer: '/a' }));
     await appendOccurrence(store, s1, admittedEvent(s1, 'e-s1', at(30, 1)));
     await appendOccurrence(store, foreign);
     // e-2 is claimed; e-s1 was claimed and completed (and a replayed-looking second claim moves nothing).
@@ -105,7 +109,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
         reason: 'budget_exhausted',
         observedAt: at(10),
       },
-      counts: { observed: 4, admitted: 2, blocked: { budget_exhausted: 2 } },
+      counts: { observed: 4, admitted: 2, blocked: { budget_exhausted: 2 }, suppressed: {} },
       executions: { pending: 1, claimed: 1, retrying: 0, dead: 0 },
       tzdataDrift: false,
       recovery: [],
@@ -125,7 +129,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
     expect(byId['t-guard']).toMatchObject({
       health: 'degraded',
       lastOccurrence: { status: 'blocked', reason: 'guard_fault' },
-      counts: { blocked: { guard_fault: 1 } },
+      counts: { observed: 2, blocked: { guard_fault: 1 }, suppressed: { guard_false: 1 } },
     });
     expect(byId['t-sched']).toMatchObject({
       health: 'ok',

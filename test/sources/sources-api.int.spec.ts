@@ -69,6 +69,31 @@ describe('Sources API on postgres (WH-3, SEC-2, SEC-3)', () => {
     });
   });
 
+  it('WH-6 a webhook Trigger naming a source its tenant does not hold is 422 invalid_definition at /source/sourceId', async () => {
+    const s = id();
+    expect((await api.put(s, { scheme: 'standard-webhooks' })).status).toBe(200);
+    const grants = { maxExecutionsPerHour: 10, maxConcurrent: 1, resourceScopes: [], classification: 'internal' };
+    const putAs = async (tenant: string, url: string, body: unknown) =>
+      t.request({ method: 'PUT', url, key: newKey(), token: await t.token({ tenant }), body });
+    for (const tenant of ['tenant-a', 'tenant-b']) {
+      const mission = await putAs(tenant, '/v1/missions/m-src', {
+        state: 'active',
+        grants: { ...grants, acceptLowerTrust: false, maxCausalDepth: 2 },
+      });
+      expect(mission.status).toBe(200);
+    }
+    const trigger = (sourceId: string) => ({ missionId: 'm-src', type: 'webhook', source: { sourceId } });
+    const missing = await putAs('tenant-a', '/v1/triggers/t-src', trigger('src-never-created'));
+    expect(missing.status).toBe(422);
+    expect(missing.body).toMatchObject({
+      code: 'invalid_definition',
+      errors: [{ pointer: '/source/sourceId', message: 'no source "src-never-created" exists in this tenant' }],
+    });
+    // Another tenant's source of that id is not this tenant's: no binding across tenants.
+    expect((await putAs('tenant-b', '/v1/triggers/t-src', trigger(s))).status).toBe(422);
+    expect((await putAs('tenant-a', '/v1/triggers/t-src', trigger(s))).status).toBe(200);
+  });
+
   it('expectedRevision 0 on an existing source, or a stale n, is 409 revision_conflict with currentRevision', async () => {
     const s = id();
     await api.put(s, { scheme: 'unsigned' });

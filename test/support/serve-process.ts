@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBuilt } from '../../scripts/build-if-needed.js';
-import type { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
+import { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
 import { loadOrCreateDevKeys, mintDevToken } from '../../src/adapters/http/auth/dev-keys.js';
 import { allMigrations } from '../../src/app.module.js';
 import { dropSchema, freshPostgres, TEST_DATABASE_URL } from './databases.js';
@@ -22,10 +22,14 @@ export interface ServeProcess {
   baseUrl: string;
   /** PostgreSQL only: nothing else may open the embedded store while the server holds it. */
   sql: PgSqlClient;
+  /** What a second process needs to share this one's database and dev keys (`joining`). */
+  schema: string;
   dataDir: string;
   /** What `serve` is run with, for other `reveille` commands on the same store. */
   env: Record<string, string>;
   stderr(): string;
+  /** The service's log lines (Nest writes info and debug to stdout, errors to stderr). */
+  stdout(): string;
   /** The /health/ready answers seen while waiting for readiness (the latest start's). */
   readiness: Array<{ status: number; body: any }>;
   /** A JSON command with the token and an idempotency key (a fresh one unless given). */
@@ -51,17 +55,31 @@ export async function startServe(options: {
   env?: Record<string, string>;
   /** Readiness with a degraded part (e.g. the wakeup transport) still counts. */
   degradedIsReady?: boolean;
+  /** Another process on that one's schema and dev keys; closing it leaves the schema to the first. */
+  joining?: ServeProcess;
   store?: 'postgres' | 'pglite';
 }): Promise<ServeProcess> {
   ensureBuilt();
   const embedded = options.store === 'pglite';
-  const postgres = embedded ? null : await freshPostgres(allMigrations(), { max: 2 });
-  const dataDir = mkdtempSync(join(tmpdir(), 'reveille-serve-'));
+  const postgres = embedded
+    ? null
+    : options.joining
+      ? {
+          sql: await PgSqlClient.connect({
+            connectionString: TEST_DATABASE_URL,
+            schema: options.joining.schema,
+            max: 2,
+          }),
+          schema: options.joining.schema,
+        }
+      : await freshPostgres(allMigrations(), { max: 2 });
+  const schema = postgres?.schema ?? '';
+  const dataDir = options.joining?.dataDir ?? mkdtempSync(join(tmpdir(), 'reveille-serve-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
     DATABASE_URL: postgres ? TEST_DATABASE_URL : '',
-    REVEILLE_DB_SCHEMA: postgres?.schema ?? '',
+    REVEILLE_DB_SCHEMA: schema,
     REVEILLE_DATA_DIR: dataDir,
     REVEILLE_AUTH: 'dev',
     REVEILLE_BACKGROUND: options.background,
@@ -75,11 +93,15 @@ export async function startServe(options: {
     spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), 'serve'], {
       cwd: ROOT,
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
   let stderr = '';
+  let stdout = '';
   let child = spawnServe();
-  const listen = () => child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const listen = () => {
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  };
   listen();
   const token = await mintDevToken(await loadOrCreateDevKeys(dataDir), {
     tenant: options.tenant ?? 'acme',
@@ -122,9 +144,11 @@ export async function startServe(options: {
       if (!postgres) throw new Error('the embedded store is the server process’s alone');
       return postgres.sql;
     },
+    schema,
     dataDir,
     env,
     stderr: () => stderr,
+    stdout: () => stdout,
     get readiness() {
       return readiness;
     },
@@ -160,7 +184,7 @@ export async function startServe(options: {
       await kill();
       if (postgres) {
         await postgres.sql.close();
-        await dropSchema(postgres.schema);
+        if (!options.joining) await dropSchema(postgres.schema);
       }
     },
   };

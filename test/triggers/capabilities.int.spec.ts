@@ -17,11 +17,6 @@ const UNIMPLEMENTED = {
     { match: { pointer: '/kind', equals: 'tick' }, mode: 'latest', windowMs: 5000 },
   ],
   batch: { size: 10, maxWaitMs: 60000 },
-  guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }] },
-  prefilters: [
-    { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
-    { id: 'relevant', version: 1, pointer: '/kind', in: ['a'] },
-  ],
   causality: { maxDepth: 2 },
 };
 
@@ -56,11 +51,18 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     const response = await t.request({ method: 'GET', url: '/v1/capabilities' });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      capabilities: ['wf.manual-initiation', 'wf.external-event-initiation', 'wf.scheduled-initiation', 'wf.overlap'],
+      capabilities: [
+        'wf.manual-initiation',
+        'wf.external-event-initiation',
+        'wf.scheduled-initiation',
+        'wf.overlap',
+        'wf.guards',
+        'wf.prefilters',
+      ],
     });
   });
 
-  it('CP-1 BA-1 BA-2 AD-4 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+  it('CP-1 BA-1 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-every', {
       expectedRevision: 0,
@@ -76,9 +78,6 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         ['/coalesce/0', 'wf.coalescing'],
         ['/coalesce/1', 'wf.coalescing'],
         ['/batch', 'wf.batching'],
-        ['/guard', 'wf.guards'],
-        ['/prefilters/0', 'wf.prefilters'],
-        ['/prefilters/1', 'wf.prefilters'],
         ['/causality', 'wf.causality'],
       ].map(([pointer, capability]) => ({
         pointer,
@@ -98,7 +97,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
   });
 
-  it('CP-1 BA-3 AD-5 overlap skip, resource lanes and every default written out are accepted', async () => {
+  it('CP-1 BA-2 AD-4 BA-3 AD-5 guards, prefilters, overlap skip, resource lanes and every default written out are accepted', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-ok', {
       missionId,
@@ -107,8 +106,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       queueByPointer: '/resource/id',
       dedupe: { windowSeconds: 604800 },
       coalesce: [],
-      prefilters: [],
-      guard: null,
+      prefilters: [
+        { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
+        { id: 'relevant', version: 1, pointer: '/kind', in: ['a'] },
+        { id: 'window', version: 1, timezone: 'Europe/Berlin', days: ['mon'], from: '09:00', until: '17:00' },
+      ],
+      guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
       batch: null,
       causality: null,
     });
@@ -116,18 +119,19 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect((await t.request({ method: 'GET', url: '/v1/triggers/t-cap-ok' })).body).toMatchObject({
       overlap: 'skip',
       queueByPointer: '/resource/id',
+      guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
     });
   });
 
   it('CP-1 a revision stored before the refusal keeps loading; it may be disabled, not enabled again', async () => {
     const missionId = await mission();
     const triggerId = 't-cap-stored';
-    await t.infra.store.append(triggerStream(TENANT, triggerId), [storedWithGuard(triggerId, missionId)], 'no_stream');
+    await t.infra.store.append(triggerStream(TENANT, triggerId), [storedWithBatch(triggerId, missionId)], 'no_stream');
     await t.catchUp();
 
     const read = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}` });
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ revision: 1, guard: { pointer: '/action', equals: 'opened' } });
+    expect(read.body).toMatchObject({ revision: 1, batch: { size: 10, maxWaitMs: 60000 } });
     const revisions = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}/revisions` });
     expect(revisions.status).toBe(200);
     expect(revisions.body.items).toHaveLength(1);
@@ -136,7 +140,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       method: 'POST',
       url: `/v1/triggers/${triggerId}/disable`,
       key: newKey(),
-      body: { reason: 'guard not implemented' },
+      body: { reason: 'batching not implemented' },
     });
     expect(disabled.status).toBe(200);
     const enabled = await t.request({
@@ -148,7 +152,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(enabled.status).toBe(422);
     expect(enabled.body).toMatchObject({
       code: 'capability_unsupported',
-      errors: [{ pointer: '/guard', message: 'needs capability wf.guards, which this deployment does not claim' }],
+      errors: [{ pointer: '/batch', message: 'needs capability wf.batching, which this deployment does not claim' }],
     });
     // A new revision must drop the block to be accepted.
     const revised = await putTrigger(triggerId, { missionId, type: 'manual', enabled: true });
@@ -157,16 +161,16 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
   });
 });
 
-/** A TriggerRevised with a guard, as a deployment that accepted guards would have recorded it. */
-function storedWithGuard(triggerId: string, missionId: string): NewEvent {
+/** A TriggerRevised with a batch block, as a deployment that accepted batching would have recorded it. */
+function storedWithBatch(triggerId: string, missionId: string): NewEvent {
   const at = '2026-03-01T10:00:00.000Z';
   const decision = triggerDecider.decide(
     {
       type: 'ReviseTrigger',
       tenant: TENANT,
       triggerId,
-      definition: { missionId, type: 'manual', guard: { pointer: '/action', equals: 'opened' } },
-      reason: 'recorded before CP-1 refused guards',
+      definition: { missionId, type: 'manual', batch: { size: 10, maxWaitMs: 60000 } },
+      reason: 'recorded before CP-1 refused batching',
       actor: 'svc-test',
       at,
       mission: {

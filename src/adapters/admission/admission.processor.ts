@@ -8,6 +8,7 @@ import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { Subscription } from '../../projections/runner/subscription.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { AdmitOccurrencesCommand } from '../../commands/admit-occurrence/admit-occurrences.command.js';
+import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
 import type { ReveilleConfig } from '../config/config.js';
 import { CONFIG } from '../config/config.token.js';
 
@@ -26,7 +27,10 @@ export class AdmissionProcessor {
     registry: SubscriptionRegistry,
     private readonly commands: CommandBus,
     @Inject(CONFIG) config: ReveilleConfig,
+    decisions: DecisionNotifier,
   ) {
+    // OP-4: the operator views hold every decision; the log has them only when asked for (debug).
+    decisions.onDecided((decision) => this.logger.debug({ msg: 'decided', ...decision }));
     this.subscription = new Subscription({
       name: NAME,
       store,

@@ -36,6 +36,8 @@ export class BackgroundThread implements BackgroundTask {
     private readonly entry: URL,
     /** `claim-next` waits on the HTTP thread; the wakeup dispatcher runs in the worker. */
     private readonly wakeups?: InProcessWakeups,
+    /** The worker's schedule fire delays, into the registry /metrics serves. */
+    private readonly fireDelays?: (seconds: readonly number[]) => void,
   ) {}
 
   get error(): unknown {
@@ -98,6 +100,8 @@ export class BackgroundThread implements BackgroundTask {
         return message.wakeups.forEach(({ wakeup, position }) => this.wakeups?.notify(wakeup, position));
       case 'folded':
         return this.folded(message.projection);
+      case 'metrics':
+        return this.fireDelays?.(message.fireDelays);
     }
   }
 

@@ -9,6 +9,7 @@ import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import type { FromBackground, ToBackground } from './messages.js';
 import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
+import { Metrics } from '../metrics/metrics.js';
 
 /** REVEILLE_BACKGROUND=thread: the same application without an HTTP listener, on its own event loop. */
 export async function runBackgroundWorker(composition: Composition): Promise<void> {
@@ -33,6 +34,11 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
   app.get(InProcessWakeups).onNotified((wakeup, position) => {
     if (wakeups.length === 0) setImmediate(() => post({ type: 'wakeups', wakeups: wakeups.splice(0) }));
     wakeups.push({ wakeup, position });
+  });
+  let fireDelays: number[] = [];
+  app.get(Metrics).onFireDelays((seconds) => {
+    if (fireDelays.length === 0) setImmediate(() => post({ type: 'metrics', fireDelays: fireDelays.splice(0) }));
+    fireDelays.push(...seconds);
   });
   for (const [name, runner] of app.get(ProjectionRunners).runners)
     runner.onFolded(() => post({ type: 'folded', projection: name }));

@@ -9,4 +9,6 @@ export type FromBackground =
   | { type: 'failing'; failing: Array<{ name: string; error: string }> }
   | { type: 'decided'; decisions: DecisionMade[] }
   | { type: 'wakeups'; wakeups: Array<{ wakeup: Wakeup; position: number }> }
-  | { type: 'folded'; projection: string };
+  | { type: 'folded'; projection: string }
+  /** Schedule fire delays observed here, for the HTTP thread's /metrics (OP-4). */
+  | { type: 'metrics'; fireDelays: number[] };

@@ -1,3 +1,4 @@
+import { Metrics } from '../metrics/metrics.js';
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -60,6 +61,7 @@ function startBackgroundThread(app: INestApplication, entry: URL): void {
     (name) => runners.runners.get(name)?.notifyFolded(),
     entry,
     app.get(InProcessWakeups),
+    (seconds) => app.get(Metrics).fireDelays(seconds),
   );
   app.get(SubscriptionRegistry).start(thread);
 }

@@ -49,9 +49,21 @@ export function loadConfig(env: Env = process.env): ReveilleConfig {
   };
 }
 
-/** Dev mode is never the production default (SEC-5). */
+/** A secret key shorter than this is not a key an operator generated (`openssl rand -base64 32` gives 44). */
+export const MIN_PRODUCTION_SECRET_KEY_LENGTH = 32;
+
+/**
+ * Dev mode is never the production default (SEC-5), and production never keeps source secrets in plain
+ * text: a forgotten REVEILLE_SECRET_KEY would otherwise go unnoticed until the database leaks.
+ */
 export function assertStartable(config: ReveilleConfig): void {
   if (config.auth.mode === 'jwks' && !config.auth.jwksUrl && !config.auth.jwksFile) {
     throw new ConfigError('REVEILLE_AUTH=jwks needs REVEILLE_JWKS_URL or REVEILLE_JWKS_FILE');
+  }
+  if (config.production && (config.secretKey ?? '').length < MIN_PRODUCTION_SECRET_KEY_LENGTH) {
+    throw new ConfigError(
+      `NODE_ENV=production needs REVEILLE_SECRET_KEY of at least ${MIN_PRODUCTION_SECRET_KEY_LENGTH} characters ` +
+        '(source secrets are sealed with it), e.g. `openssl rand -base64 32`',
+    );
   }
 }

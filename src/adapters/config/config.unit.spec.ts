@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { ConfigError, loadConfig } from './config.js';
+import { assertStartable, ConfigError, loadConfig } from './config.js';
 
 describe('REVEILLE_BACKGROUND', () => {
   const pg = { DATABASE_URL: 'postgres://127.0.0.1/test' };
@@ -38,5 +38,26 @@ describe('WH-8 limits on undecided Occurrences', () => {
       );
     }
     expect(() => loadConfig({ REVEILLE_MAX_OUTSTANDING_PER_SOURCE: 'NaN' })).toThrow(ConfigError);
+  });
+});
+
+describe('SEC-5 what production refuses to start without', () => {
+  const production = { NODE_ENV: 'production', REVEILLE_JWKS_URL: 'https://idp.example/jwks.json' };
+  const generatedKey = 'Jt2p8C2m1m7Wb6mJ4s9Qh0kq3yQmVnZr8u5xY1aB2cE=';
+
+  it('refuses production without REVEILLE_SECRET_KEY, or with one too short to be a generated key', () => {
+    expect(() => assertStartable(loadConfig(production))).toThrow(/REVEILLE_SECRET_KEY of at least 32 characters/);
+    expect(() => assertStartable(loadConfig({ ...production, REVEILLE_SECRET_KEY: 'changeme' }))).toThrow(ConfigError);
+  });
+
+  it('starts production with a generated key and a JWKS source, and development without either', () => {
+    expect(() => assertStartable(loadConfig({ ...production, REVEILLE_SECRET_KEY: generatedKey }))).not.toThrow();
+    expect(() => assertStartable(loadConfig({}))).not.toThrow();
+  });
+
+  it('still names the missing JWKS source first in production', () => {
+    expect(() => assertStartable(loadConfig({ NODE_ENV: 'production', REVEILLE_SECRET_KEY: generatedKey }))).toThrow(
+      'REVEILLE_AUTH=jwks needs REVEILLE_JWKS_URL or REVEILLE_JWKS_FILE',
+    );
   });
 });

@@ -1,6 +1,6 @@
 import type { Readings, Section } from './readings.js';
 import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../commands/claim-next-execution/claim-next-execution.dto.js';
-import { ConfigError, integer, text } from './variable.js';
+import { ConfigError, integer, oneOf, text } from './variable.js';
 
 export const PORT = integer('PORT', { min: 0, max: 65535 }, 3000);
 export const HOST = text('HOST', {
@@ -53,12 +53,18 @@ export interface HttpTimeouts {
 /** WH-1: JSON bodies (REST and ingress payloads) nested deeper than this answer 400. */
 export const REVEILLE_MAX_JSON_DEPTH = integer('REVEILLE_MAX_JSON_DEPTH', { min: 1, max: 1000 }, 64);
 
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** OP-4: request and refusal lines at info; decisions and Nest's bootstrap wiring at debug. */
+export const REVEILLE_LOG_LEVEL = oneOf('REVEILLE_LOG_LEVEL', LOG_LEVELS, '`info`');
+
 export interface HttpSettings {
   port: number;
   host: string;
   idempotencyRetentionHours: number;
   timeouts: HttpTimeouts;
   maxJsonDepth: number;
+  logLevel: LogLevel;
 }
 
 export const httpSection: Section<HttpSettings> = {
@@ -71,6 +77,7 @@ export const httpSection: Section<HttpSettings> = {
     REVEILLE_HTTP_IDLE_TIMEOUT_MS,
     REVEILLE_HTTP_KEEP_ALIVE_TIMEOUT_MS,
     REVEILLE_MAX_JSON_DEPTH,
+    REVEILLE_LOG_LEVEL,
   ],
   settings: (readings: Readings) => ({
     port: readings.get(PORT),
@@ -78,6 +85,7 @@ export const httpSection: Section<HttpSettings> = {
     idempotencyRetentionHours: readings.get(REVEILLE_IDEMPOTENCY_RETENTION_HOURS),
     timeouts: timeouts(readings),
     maxJsonDepth: readings.get(REVEILLE_MAX_JSON_DEPTH),
+    logLevel: readings.get(REVEILLE_LOG_LEVEL) ?? 'info',
   }),
 };
 

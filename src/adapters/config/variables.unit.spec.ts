@@ -81,6 +81,12 @@ const cases: Record<string, Cases> = {
     ],
     bad: ['0', '99', '600001', 'idle'],
   },
+  REVEILLE_LOG_LEVEL: {
+    setting: (c) => c.logLevel,
+    unset: 'info',
+    good: [same('debug'), same('silent')],
+    bad: ['verbose', 'INFO', 'trace'],
+  },
   REVEILLE_MAX_JSON_DEPTH: {
     setting: (c) => c.maxJsonDepth,
     unset: 64,
@@ -292,6 +298,7 @@ describe('The configuration', () => {
       idempotencyRetentionHours: 24,
       timeouts: { headersMs: 10_000, requestMs: 30_000, idleMs: 30_000, keepAliveMs: 5_000 },
       maxJsonDepth: 64,
+      logLevel: 'info',
       databaseUrl: null,
       databaseSchema: null,
       databasePool: 40,

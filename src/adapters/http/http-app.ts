@@ -1,18 +1,23 @@
 import 'reflect-metadata';
-import { ConsoleLogger, type DynamicModule, type LoggerService } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { type DynamicModule, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { ReveilleConfig } from '../config/config.js';
-import type { HttpTimeouts } from '../config/http.section.js';
+import type { HttpSettings } from '../config/http.section.js';
 import { CONFIG } from '../config/config.token.js';
 import { STATUS_OVERRIDE } from './http-result.js';
 import { serverTimeoutOptions } from './server-timeouts.js';
 import { registerJsonBounds } from './json-bounds.hook.js';
+import { registerRequestLog } from './logging/request-log.hook.js';
+import { ServiceLogger } from './logging/service-logger.js';
 import { IngressPipeline } from '../ingress/ingress-pipeline.js';
 import { registerIngressRoute } from '../ingress/ingress.route.js';
 import { SourceCache } from '../ingress/source-cache.js';
+import { IngressCounts } from '../ingress/ingress-counts.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
+import { Metrics } from '../metrics/metrics.js';
 
 export interface AppOptions {
   logger?: LoggerService | false;
@@ -24,27 +29,48 @@ export interface AppOptions {
 
 const COMMAND_BODY_LIMIT = 1024 * 1024;
 
+/** Unique across restarts and processes, cheap per request; never taken from the sender (hostile input). */
+function requestIds(): () => string {
+  const boot = randomBytes(4).toString('hex');
+  let next = 0;
+  return () => `${boot}-${(next++).toString(36)}`;
+}
+
 /** Builds the HTTP application around the composition root's module (serve, tests and benchmarks share this). */
 export async function createHttpApp(
   root: DynamicModule,
-  timeouts: HttpTimeouts,
+  { timeouts, logLevel }: Pick<HttpSettings, 'timeouts' | 'logLevel'>,
   options: AppOptions = {},
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: COMMAND_BODY_LIMIT,
     trustProxy: false,
+    genReqId: requestIds(),
     ...serverTimeoutOptions(timeouts),
   });
   const app = await NestFactory.create<NestFastifyApplication>(root, adapter, {
-    logger: options.logger ?? new ConsoleLogger({ json: true }),
+    logger: options.logger ?? new ServiceLogger(logLevel),
     abortOnError: false,
   });
   if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
+  const metrics = app.get(Metrics);
+  // Route templates only, so no tenant or resource id becomes a label (OP-4).
+  fastify.addHook('onResponse', async (request, reply) =>
+    metrics.httpAnswered(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    ),
+  );
+  registerRequestLog(fastify);
   registerJsonBounds(fastify, app.get<symbol, ReveilleConfig>(CONFIG).maxJsonDepth);
   registerIngressRoute(fastify, {
     pipeline: app.get(IngressPipeline),
     sources: app.get(SourceCache),
+    answered: (status) => metrics.ingressAnswered(status),
+    counts: app.get(IngressCounts),
     globalRate: app.get<symbol, ReveilleConfig>(CONFIG).ingressRate,
   });
   fastify.addHook('onSend', async (request, reply, payload) => {

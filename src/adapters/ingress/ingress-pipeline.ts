@@ -21,11 +21,13 @@ import {
 } from '../../domain/occurrence/observed-occurrence.js';
 import { Backpressure } from './backpressure.js';
 import { IngressAudit } from './ingress-audit.js';
+import { IngressCounts } from './ingress-counts.js';
 import { type IngressAnswer, answer, problemAnswer, shed } from './ingress-answer.js';
 import { type ParsedPayload, parsePayload } from './payload.js';
 import { GITHUB_REPLAY_HORIZON_SECONDS, recordDelivery, type ReplayVerdict } from './replay-store.js';
 import { type IngressSource, SourceRegistry } from './source-registry.js';
 import { TriggerBindings } from './trigger-bindings.js';
+import { DefinitionFreshness } from './definition-freshness.js';
 import { CONFIG } from '../config/config.token.js';
 import type { ReveilleConfig } from '../config/config.js';
 import type { SourceBinding } from '../../domain/trigger/trigger-blocks.js';
@@ -65,7 +67,9 @@ export class IngressPipeline {
     private readonly sources: SourceRegistry,
     private readonly bindings: TriggerBindings,
     private readonly audit: IngressAudit,
+    private readonly counts: IngressCounts,
     private readonly backpressure: Backpressure,
+    private readonly freshness: DefinitionFreshness,
     @Inject(CONFIG) private readonly config: Pick<ReveilleConfig, 'maxJsonDepth'>,
   ) {}
 
@@ -101,10 +105,13 @@ export class IngressPipeline {
     refusal: IngressAnswer,
   ): IngressAnswer {
     this.audit.record(source.sourceId, reason, refusal.status, delivery.body.length);
+    this.counts.count(source.sourceId, 'refused', reason);
     return refusal;
   }
 
   private async process(source: IngressSource, delivery: IngressDelivery): Promise<IngressAnswer> {
+    // The Trigger writes this delivery must see mapped: every one answered before it started (WH-7).
+    const unfolded = this.freshness.pending();
     const { definition } = source;
     const format = classifyContentType(delivery.rawHeaders);
     if (!format.ok) return this.reject(source, delivery, 400, 'malformed_request', format.detail);
@@ -131,6 +138,11 @@ export class IngressPipeline {
       );
     }
 
+    if (!(await this.freshness.folded(unfolded)))
+      return problemAnswer(503, 'store_unavailable', 'The Trigger bindings are catching up; retry the delivery.', {
+        'Retry-After': '1',
+      });
+
     // The replay record and the mapping need nothing from each other, so their round trips overlap;
     // the replay verdict is still taken first, and nothing is appended before both are in.
     const [replay, mapping] = await Promise.all([
@@ -143,6 +155,7 @@ export class IngressPipeline {
     const { parsed, triggers } = mapping;
     if (triggers === null) {
       this.audit.record(source.sourceId, 'no_subscriber', 202, delivery.body.length);
+      this.counts.count(source.sourceId, 'ignored');
       return answer(202, { occurrences: [] });
     }
     const evidence = deliveredEvidence(parsed.payload);
@@ -192,6 +205,7 @@ export class IngressPipeline {
       accepted.push({ triggerId, occurrenceId: observation.occurrenceId, status: observation.outcome });
     }
     const allDuplicates = accepted.length > 0 && accepted.every((a) => a.status === 'duplicate');
+    this.counts.count(source.sourceId, accepted.length === 0 ? 'ignored' : allDuplicates ? 'duplicate' : 'accepted');
     return answer(allDuplicates ? 200 : 202, { occurrences: accepted });
   }
 

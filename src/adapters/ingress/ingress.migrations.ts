@@ -27,4 +27,17 @@ export const ingressMigrations: Migration[] = [
       );
       CREATE INDEX IF NOT EXISTS ingress_audit_source ON ingress_audit (source_id, at)`,
   },
+  {
+    id: '0309_ingress_counts',
+    sql: `
+      -- Per-source delivery counts (accepted, duplicate, ignored, refused by reason), added once a second
+      CREATE TABLE IF NOT EXISTS ingress_counts (
+        source_id  text NOT NULL,
+        outcome    text NOT NULL,
+        reason     text NOT NULL,
+        count      bigint NOT NULL,
+        last_at    timestamptz NOT NULL,
+        PRIMARY KEY (source_id, outcome, reason)
+      )`,
+  },
 ];

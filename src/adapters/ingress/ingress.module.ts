@@ -1,13 +1,23 @@
 import { Module } from '@nestjs/common';
 import { Backpressure } from './backpressure.js';
 import { IngressAudit } from './ingress-audit.js';
+import { IngressCounts } from './ingress-counts.js';
 import { IngressPipeline } from './ingress-pipeline.js';
 import { ReplaySweeper } from './replay-sweeper.js';
 import { SourceCache } from './source-cache.js';
+import { DefinitionFreshness } from './definition-freshness.js';
 
 /** Webhook ingress; its route is registered on Fastify directly (see registerIngressRoute). */
 @Module({
-  providers: [IngressAudit, Backpressure, SourceCache, IngressPipeline, ReplaySweeper],
-  exports: [IngressPipeline, SourceCache, IngressAudit],
+  providers: [
+    IngressAudit,
+    IngressCounts,
+    Backpressure,
+    SourceCache,
+    DefinitionFreshness,
+    IngressPipeline,
+    ReplaySweeper,
+  ],
+  exports: [IngressPipeline, SourceCache, IngressAudit, IngressCounts],
 })
 export class IngressModule {}

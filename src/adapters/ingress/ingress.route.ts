@@ -7,6 +7,7 @@ import { IngressPipeline } from './ingress-pipeline.js';
 import { type IngressAnswer, problemAnswer, shed } from './ingress-answer.js';
 import type { IngressSource } from './source-registry.js';
 import { SourceCache } from './source-cache.js';
+import { IngressCounts } from './ingress-counts.js';
 import { TokenBuckets } from './token-bucket.js';
 
 /** The largest body any source may allow; each source's own limit is enforced while reading. */
@@ -29,6 +30,9 @@ export function registerIngressRoute(
   deps: {
     pipeline: IngressPipeline;
     sources: SourceCache;
+    /** Every answer, whatever step gave it (OP-4). */
+    answered: (status: number) => void;
+    counts: IngressCounts;
     globalRate: { perSecond: number; burst: number };
   },
 ): void {
@@ -38,6 +42,8 @@ export function registerIngressRoute(
     scope.addContentTypeParser('*', (request, payload, done) =>
       readCapped(payload, (request as IngressRequest).ingressSource?.definition.maxBodyBytes ?? 0, done),
     );
+
+    scope.addHook('onResponse', async (_request, reply) => deps.answered(reply.statusCode));
 
     scope.addHook('onRequest', async (raw, reply) => {
       const request = raw as IngressRequest;
@@ -59,10 +65,13 @@ export function registerIngressRoute(
       if (!source) return send(reply, problemAnswer(404, 'not_found', 'No such source.'));
       const limit = source.definition.rateLimit;
       const own = buckets.take(`rate:${source.tenant}:${sourceId}`, limit.perSecond, limit.burst);
-      if (!own.ok)
+      if (!own.ok) {
+        deps.counts.count(sourceId, 'refused', 'source_rate');
         return send(reply, shed('source_rate', 'This source is over its rate limit.', own.retryAfterSeconds));
+      }
       const declared = Number(request.headers['content-length'] ?? 0);
       if (declared > source.definition.maxBodyBytes) {
+        deps.counts.count(sourceId, 'refused', 'payload_too_large');
         dropRestOfBody(request.raw);
         cutAfterAnswer(request.raw, reply.raw);
         return send(
@@ -74,6 +83,13 @@ export function registerIngressRoute(
     });
 
     scope.setErrorHandler((error: { statusCode?: number; message: string; name?: string }, request, reply) => {
+      const known = (request as IngressRequest).ingressSource;
+      if (known && error.statusCode && error.statusCode < 500)
+        deps.counts.count(
+          known.sourceId,
+          'refused',
+          error.statusCode === 413 ? 'payload_too_large' : 'malformed_request',
+        );
       if (error.name === 'StoreUnavailable')
         return send(
           reply,

@@ -8,7 +8,8 @@ const MAX_ENTRIES = 10_000;
 /**
  * Source definitions and keys for at most a second, unknown ids included, so an unauthenticated
  * flood within the rate limit costs at most one lookup per source per second (WH-8). A retired key
- * may verify for up to a second on another process; admission re-checks it (key_revoked, AD-2).
+ * may verify for up to a second on another process (this one forgets at once, DefinitionFreshness); admission
+ * re-checks it (key_revoked, AD-2).
  */
 @Injectable()
 export class SourceCache {
@@ -24,8 +25,8 @@ export class SourceCache {
     return this.cache.has(sourceId);
   }
 
-  /** This process changed the source (new key, retired key): drop what it remembers. */
-  forget(sourceId: string): void {
-    this.cache.forget(sourceId);
+  /** This process changed a source (definition, new key, retired key): the next delivery reads it afresh (WH-3). */
+  forgetAll(): void {
+    this.cache.clear();
   }
 }

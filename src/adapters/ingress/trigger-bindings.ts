@@ -28,6 +28,10 @@ export class TriggerBindings {
     runners?.runners.get(SOURCE_BINDINGS_PROJECTION)?.onFolded(() => this.cache.clear());
   }
 
+  forgetAll(): void {
+    this.cache.clear();
+  }
+
   forEvent(tenant: string, sourceId: string, eventType: string | null): Promise<BoundTrigger[]> {
     return this.cache.get(JSON.stringify([tenant, sourceId, eventType]), async () =>
       (await boundTriggerIds(this.sql, tenant, sourceId, eventType)).map((triggerId) => ({ triggerId })),

@@ -26,7 +26,7 @@ export class ProjectionRunners {
 
   constructor(
     @Inject(SQL_CLIENT) sql: SqlClient,
-    @Inject(EVENT_STORE) store: EventStore,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     signal: AppendSignal,
     registry: SubscriptionRegistry,
     @Inject(CONFIG) config: ReveilleConfig,
@@ -59,6 +59,21 @@ export class ProjectionRunners {
     const deadline = Date.now() + MAX_WAIT_MS;
     for (;;) {
       if (await runner.hasReached(position)) return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(20);
+    }
+  }
+
+  /**
+   * For reads folded straight from the log (definitions, an execution's streams): they are as fresh as the store,
+   * so they wait only until P is in it, in the log's own order (false: the caller answers `stale: true`).
+   */
+  async waitForStore(position: number | undefined): Promise<boolean> {
+    if (!position || position <= 0) return true;
+    const deadline = Date.now() + MAX_WAIT_MS;
+    for (;;) {
+      const head = await this.store.headPosition();
+      if (head > 0 && (await this.store.isAtOrBefore(position, head))) return true;
       if (Date.now() >= deadline) return false;
       await sleep(20);
     }

@@ -22,7 +22,7 @@ export interface MaterializerOptions {
   onError?: (error: unknown) => void;
   /** `cpuMs` includes whatever else ran between the stage's slices. */
   onStaged?: (instant: string, staged: number, ms: number, cpuMs: number) => void;
-  onCommitted?: (fired: readonly string[]) => void;
+  onCommitted?: (fired: readonly string[], now: string) => void;
 }
 
 export interface MaterializeStats {

@@ -7,6 +7,7 @@ import { type EventStore } from '../../domain/ports/event-store.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { ScheduleMaterializer } from './schedule-materializer.js';
+import { Metrics } from '../metrics/metrics.js';
 
 /** Any number of processes may run one. */
 @Injectable()
@@ -20,6 +21,7 @@ export class ScheduleMaterializerService {
     @Inject(CLOCK) clock: Clock,
     signal: AppendSignal,
     registry: SubscriptionRegistry,
+    metrics: Metrics,
   ) {
     this.materializer = new ScheduleMaterializer({
       store,
@@ -27,6 +29,8 @@ export class ScheduleMaterializerService {
       clock,
       signal,
       onError: (error) => this.logger.error(`materializer: ${(error as Error).message}`),
+      // The pass's database now: how late each instant fired (OP-4).
+      onCommitted: (fired, now) => metrics.fireDelays(fired.map((at) => (Date.parse(now) - Date.parse(at)) / 1000)),
     });
     registry.register(this.materializer);
   }

@@ -242,7 +242,7 @@ export class ScheduleMaterializer {
         return claimed.length - failed.length;
       });
       this.options.signal?.notify();
-      this.options.onCommitted?.(fired);
+      this.options.onCommitted?.(fired, now);
       for (const key of Object.keys(local) as (keyof MaterializeStats)[]) stats[key] += local[key];
       stats.failed += failed.length;
       for (const row of stale) await this.recover(row, now, stats);
@@ -287,7 +287,7 @@ export class ScheduleMaterializer {
     );
     if (outcome.kind === 'decided') {
       addDecision(stats, outcome.events);
-      this.options.onCommitted?.(firedInstants(outcome.events));
+      this.options.onCommitted?.(firedInstants(outcome.events), now);
     }
     stats.conflicts += outcome.conflicts;
     return outcome.kind === 'decided';

@@ -97,6 +97,14 @@ export class WakeupDispatcher implements OnApplicationShutdown {
       : { status: 'up', transport: 'redis', stream, behind };
   }
 
+  /** OP-4: how old the first event past the checkpoint is; the in-process transport sends as it folds (0). */
+  async lagSeconds(): Promise<number> {
+    if (!this.redis) return 0;
+    const [next] = await this.store.readAll({ after: await loadCheckpoint(this.sql, WAKEUP_DISPATCHER), maxCount: 1 });
+    if (!next) return 0;
+    return Math.max(0, ((await this.store.now()).getTime() - Date.parse(next.recordedAt)) / 1000);
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.subscription.stop();
     await this.redis?.close();

@@ -5,6 +5,7 @@ import {
   admitInOrder,
   type AdmittedInOrder,
   authenticatingKey,
+  baselineTarget,
   budgetDecider,
   type BudgetState,
   budgetWindowStart,
@@ -16,6 +17,7 @@ import {
   stripeOf,
 } from '../../domain/admission/index.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
+import { baselineDecider, type BaselineState } from '../../domain/prefilter/baseline.js';
 import type { ObservedOccurrence, OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
 import {
@@ -79,6 +81,7 @@ export async function admissionWrite(
         budget: read.budget.state,
         concurrency: read.slots?.state ?? initialMissionSlots,
         overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
+        baselines: new Map([...read.baselines].map(([id, loaded]) => [id, loaded.state])),
       },
     );
     return { items, read, admitted, appends: admissionAppends(read, items, admitted) };
@@ -122,6 +125,7 @@ async function readAdmissions(
       missionStreamId: missionStream(tenant, missionId),
       missionId,
       triggerIds: [...new Set(occurrences.map((o) => o.triggerId))],
+      occurrences,
       sourceIds: [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))],
     };
   });
@@ -143,15 +147,17 @@ async function readAdmissions(
     plans.map(async (plan) => {
       const { tenant, missionId, triggerIds, sourceIds } = plan;
       const triggers = triggerIds.map((id) => byStream.get(triggerStream(tenant, id))!.state as TriggerState);
-      const [overlap, slots] = await Promise.all([
+      const byId = new Map(triggerIds.map((id, i) => [id, triggers[i]!]));
+      const [overlap, slots, baselines] = await Promise.all([
         loadOverlap(store, tenant, triggerIds, triggers),
         takesSlotsAtAdmission(triggers) ? loadMissionSlots(store, tenant, missionId) : undefined,
+        loadBaselines(store, plan.occurrences, byId),
       ]);
       const view: AdmissionView = {
         now,
         windowStart,
         mission: byStream.get(plan.missionStreamId)!.state as MissionState,
-        triggers: new Map(triggerIds.map((id, i) => [id, triggers[i]!])),
+        triggers: byId,
         sources: new Map(sourceIds.map((id) => [id, byStream.get(sourceStream(tenant, id))!.state as SourceState])),
       };
       return {
@@ -162,6 +168,7 @@ async function readAdmissions(
         slots,
         overlap,
         overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
+        baselines,
       };
     }),
   );
@@ -194,6 +201,26 @@ async function loadOverlap(
   return new Map(skipping.map((id, i) => [id, loaded[i]!]));
 }
 
+/**
+ * AD-4: only Occurrences whose Trigger filters `unchanged@1` read a baseline, one stream per resource, after the
+ * Trigger is known; every Occurrence of one resource in the batch shares the read (and its later admissions).
+ */
+async function loadBaselines(
+  store: EventStore,
+  occurrences: readonly ObservedOccurrence[],
+  triggers: ReadonlyMap<string, TriggerState>,
+): Promise<Map<string, Loaded<BaselineState>>> {
+  const streamIds = [
+    ...new Set(
+      occurrences.flatMap(
+        (o) => baselineTarget(o.tenant, o.triggerId, triggers.get(o.triggerId)!, o.input)?.streamId ?? [],
+      ),
+    ),
+  ];
+  const loaded = await Promise.all(streamIds.map((id) => loadLatest(store, id, baselineDecider)));
+  return new Map(streamIds.map((id, i) => [id, loaded[i]!]));
+}
+
 interface AdmissionRead {
   view: AdmissionView;
   budgetStreamId: string;
@@ -202,6 +229,7 @@ interface AdmissionRead {
   slots: LoadedMissionSlots | undefined;
   overlap: Map<string, Loaded<OverlapState>>;
   overlapStreamId: (triggerId: string) => string;
+  baselines: Map<string, Loaded<BaselineState>>;
 }
 
 function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitted: AdmittedInOrder): StreamAppend[] {
@@ -220,6 +248,9 @@ function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitt
   // At the revision read, so a racing admitter of the same Trigger conflicts and decides again (BA-3).
   for (const [triggerId, events] of admitted.overlap)
     appends.push(appendOf(read.overlapStreamId(triggerId), events, countersMetadata, read.overlap.get(triggerId)!));
+  // At the revision read, so a racing admission of the same resource conflicts and compares again (AD-4).
+  for (const [streamId, events] of admitted.baselines)
+    appends.push(appendOf(streamId, events, countersMetadata, read.baselines.get(streamId)!));
   items.forEach(({ streamId, expected }, i) =>
     appends.push({ streamId, events: admitted.steps[i]!.decision.map((e) => toNewEvent(e, metadata[i]!)), expected }),
   );

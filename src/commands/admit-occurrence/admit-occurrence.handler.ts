@@ -58,10 +58,11 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
 }
 
 function resultOf(occurrenceId: string, step: AdmissionStep, positions: readonly number[]): AdmissionResult {
-  const admitted = step.decision[0]!.type === 'OccurrenceAdmitted';
+  const type = step.decision[0]!.type;
+  const admitted = type === 'OccurrenceAdmitted';
   return {
     occurrenceId,
-    decision: admitted ? 'admitted' : 'blocked',
+    decision: admitted ? 'admitted' : type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked',
     executionId: admitted ? step.executionId : null,
     position: positions[positions.length - 1]!,
   };

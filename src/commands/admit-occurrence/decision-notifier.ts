@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
+import type { OccurrenceDecision } from '../../domain/occurrence/occurrence.js';
 
 /** A decision as it was appended: AD-1 makes it final, so it may be answered without reading it back. */
 export interface DecisionMade {
   occurrenceId: string;
-  status: 'admitted' | 'blocked';
+  status: OccurrenceDecision;
   reason: string | null;
   executionId: string | null;
   /** The decision event's position in the log (read-your-writes for the read models). */
@@ -69,5 +70,7 @@ export function decisionMade(
     return { occurrenceId, status: 'admitted', reason: null, executionId: event.data.executionId, position };
   if (event.type === 'OccurrenceBlocked')
     return { occurrenceId, status: 'blocked', reason: event.data.reason, executionId: null, position };
+  if (event.type === 'OccurrenceSuppressed')
+    return { occurrenceId, status: 'suppressed', reason: event.data.reason, executionId: null, position };
   throw new Error(`${event.type} is not a decision`);
 }

@@ -8,7 +8,7 @@ import { triggerStream } from '../../domain/shared/ids.js';
 import { triggerDecider } from '../../domain/trigger/trigger.js';
 import { handleCommand } from '../shared/write-kernel.js';
 import { metadataOf } from '../shared/command-context.js';
-import { currentMission } from '../shared/lookups.js';
+import { currentMission, currentSource } from '../shared/lookups.js';
 import { ReviseTriggerCommand, type TriggerRevisionResult } from './revise-trigger.command.js';
 
 @CommandHandler(ReviseTriggerCommand)
@@ -22,7 +22,10 @@ export class ReviseTriggerHandler implements ICommandHandler<ReviseTriggerComman
     const { expectedRevision, reason, ...definition } = body;
     const missionId = typeof definition.missionId === 'string' ? definition.missionId : null;
     // The Mission is looked up now: authority is checked against its *current* grants (TR-2).
-    const mission = missionId ? await currentMission(this.store, context.tenant, missionId) : initialMissionState;
+    const [mission, sourceDefined] = await Promise.all([
+      missionId ? currentMission(this.store, context.tenant, missionId) : initialMissionState,
+      webhookSourceDefined(this.store, context.tenant, definition),
+    ]);
     const handled = await handleCommand(
       this.store,
       triggerStream(context.tenant, triggerId),
@@ -39,6 +42,7 @@ export class ReviseTriggerHandler implements ICommandHandler<ReviseTriggerComman
         mission,
         capabilities: this.capabilities,
         pins: { tzdataVersion: process.versions.tz ?? 'unknown' },
+        sourceDefined,
       },
       metadataOf(context),
     );
@@ -48,4 +52,15 @@ export class ReviseTriggerHandler implements ICommandHandler<ReviseTriggerComman
       position: handled.position,
     };
   }
+}
+
+/** A webhook Trigger must name a source of its tenant (else deliveries could never reach it); undefined: not one. */
+async function webhookSourceDefined(
+  store: EventStore,
+  tenant: string,
+  definition: Record<string, unknown>,
+): Promise<boolean | undefined> {
+  const source = definition.source as { sourceId?: unknown } | undefined;
+  if (definition.type !== 'webhook' || typeof source?.sourceId !== 'string') return undefined;
+  return (await currentSource(store, tenant, source.sourceId)).status !== 'absent';
 }

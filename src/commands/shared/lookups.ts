@@ -1,6 +1,7 @@
 import type { EventStore } from '../../domain/ports/event-store.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
-import { missionStream, triggerStream } from '../../domain/shared/ids.js';
+import { missionStream, sourceStream, triggerStream } from '../../domain/shared/ids.js';
+import { sourceDecider, type SourceState } from '../../domain/source/source.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
 import { loadAggregate } from './aggregate.js';
 
@@ -10,3 +11,6 @@ export const currentMission = async (store: EventStore, tenant: string, missionI
 
 export const currentTrigger = async (store: EventStore, tenant: string, triggerId: string): Promise<TriggerState> =>
   (await loadAggregate(store, triggerStream(tenant, triggerId), triggerDecider)).state;
+
+export const currentSource = async (store: EventStore, tenant: string, sourceId: string): Promise<SourceState> =>
+  (await loadAggregate(store, sourceStream(tenant, sourceId), sourceDecider)).state;

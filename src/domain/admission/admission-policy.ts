@@ -1,5 +1,8 @@
 import { isWithin } from '../shared/classification.js';
 import { resolvePointer } from '../shared/json-pointer.js';
+import { evaluateGuard, type GuardClause } from '../guard/index.js';
+import type { BaselineState } from '../prefilter/baseline.js';
+import { runPrefilters } from '../prefilter/registry.js';
 import type { MissionState } from '../mission/mission.js';
 import type { DeliveryPolicy } from '../execution/delivery-policy.js';
 import type { ObservedOccurrence, SlotTakenAt } from '../occurrence/occurrence-events.js';
@@ -20,6 +23,11 @@ export interface AdmissionFacts {
   triggerRunning: boolean;
   /** Which one, for the evidence of `overlap_skip`. */
   runningExecutionId?: string | null;
+  /**
+   * AD-4 `unchanged@1`: the baseline of the Occurrence's resource as read with this decision, by resource key
+   * (`null`: none admitted yet). Absent or without the key: not read, so the filter is inconclusive.
+   */
+  baselines?: ReadonlyMap<string, BaselineState>;
 }
 
 export type AdmissionVerdict =
@@ -32,11 +40,20 @@ export type AdmissionVerdict =
       delivery: DeliveryPolicy;
       /** BA-3: present only when the Trigger skips overlaps, so the execution releases its marker when terminal. */
       overlap?: 'skip';
+      /** AD-4: what each prefilter found when all passed (a first sighting shows `baseline: null`). */
+      prefilters?: Record<string, unknown>[];
     }
-  | { admitted: false; reason: ReasonCode; evidence: Record<string, unknown> };
+  | {
+      admitted: false;
+      /** BA-2/AD-4: `suppressed` when the Occurrence was not wanted (guard false, prefilter), else `blocked`. */
+      outcome: 'blocked' | 'suppressed';
+      reason: ReasonCode;
+      evidence: Record<string, unknown>;
+    };
 
 type Occurrence = Pick<
   ObservedOccurrence,
+  | 'occurrenceId'
   | 'tenant'
   | 'triggerId'
   | 'triggerRevision'
@@ -46,18 +63,29 @@ type Occurrence = Pick<
   | 'classification'
   | 'causal'
   | 'input'
+  | 'observedAt'
+  | 'scheduledAt'
 >;
 
 const block = (reason: ReasonCode, evidence: Record<string, unknown>): AdmissionVerdict => ({
   admitted: false,
+  outcome: 'blocked',
+  reason,
+  evidence,
+});
+
+const suppress = (reason: ReasonCode, evidence: Record<string, unknown>): AdmissionVerdict => ({
+  admitted: false,
+  outcome: 'suppressed',
   reason,
   evidence,
 });
 
 /**
  * AD-2 re-check against current state, first failing check wins: Trigger, revision, Mission (the authority
- * standing, shared with EX-4 recovery), trust, key, scope, classification, causality, lane key, overlap,
- * budget, concurrency (opt-in `block` only).
+ * standing, shared with EX-4 recovery), trust, key, scope, classification, causality, guard (BA-2), prefilters
+ * (AD-4), lane key, overlap, budget, concurrency (opt-in `block` only). Guard and prefilters run before every
+ * counter, so an unwanted Occurrence never spends budget, takes a slot or wakes a consumer.
  */
 export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): AdmissionVerdict {
   const standing = authorityStanding(occurrence, facts.trigger, facts.mission);
@@ -103,6 +131,24 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
   const loop = ancestry === 'unknown' ? [] : ancestry.filter((entry) => entry.triggerId === occurrence.triggerId);
   if (loop.length > 0) return block('causal_loop', { triggerId: occurrence.triggerId, via: loop });
 
+  if (definition.guard) {
+    const guard = guardVerdict(definition.guard, occurrence.input, trigger.revision);
+    if (guard) return guard;
+  }
+  // AD-4: after the guard, before every counter, so a filtered Occurrence wakes nothing and spends nothing.
+  const filtered =
+    definition.prefilters.length === 0
+      ? null
+      : runPrefilters(definition.prefilters, {
+          occurrenceId: occurrence.occurrenceId,
+          input: occurrence.input,
+          acceptedAt: occurrence.scheduledAt ?? occurrence.observedAt,
+          triggerRevision: trigger.revision,
+          baselines: facts.baselines ?? new Map(),
+        });
+  if (filtered?.outcome === 'terminate') return suppress(filtered.reason, filtered.evidence);
+  if (filtered?.outcome === 'inconclusive') return block(filtered.reason, filtered.evidence);
+
   const lane = laneOf(definition.queueByPointer, occurrence);
   if (lane === null)
     return block('guard_fault', {
@@ -134,7 +180,19 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     slotTakenAt,
     delivery: { ...definition.delivery, backoff: { ...definition.delivery.backoff } },
     ...(definition.overlap === 'skip' ? { overlap: 'skip' as const } : {}),
+    ...(filtered ? { prefilters: filtered.evidence } : {}),
   };
+}
+
+/** BA-2: false suppresses with `guard_false`, a fault blocks with `guard_fault`; evidence names the deciding clause. */
+function guardVerdict(guard: GuardClause, input: unknown, triggerRevision: number): AdmissionVerdict | null {
+  const outcome = evaluateGuard(guard, input);
+  if (outcome.result === 'true') return null;
+  const { clause, pointer, test } = outcome.decidedBy;
+  const decided = { triggerRevision, clause: `/guard${clause}`, ...(pointer ? { pointer, test } : {}) };
+  if (outcome.result === 'false') return suppress('guard_false', decided);
+  const { fault, at, found } = outcome;
+  return block('guard_fault', { ...decided, fault, ...(at !== undefined ? { at } : {}), ...(found ? { found } : {}) });
 }
 
 /**

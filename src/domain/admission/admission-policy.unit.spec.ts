@@ -59,6 +59,7 @@ describe('AD-2 admission policy', () => {
     it('trigger_deleted when absent or deleted', () => {
       expect(verdict({ trigger: { status: 'absent' } })).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'trigger_deleted',
         evidence: { triggerId: 't-1', currentRevision: null },
       });
@@ -68,6 +69,7 @@ describe('AD-2 admission policy', () => {
     it('revision_superseded with both revisions as evidence', () =>
       expect(verdict({ trigger: trigger({ revision: 3 }) })).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'revision_superseded',
         evidence: { triggerRevision: 2, currentRevision: 3 },
       }));
@@ -92,6 +94,7 @@ describe('AD-2 admission policy', () => {
     ] as const)('%s → %s with the Mission state as evidence', (state, reason) =>
       expect(verdict({ mission: mission(state) })).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason,
         evidence: { missionId: 'm-1', missionState: state, missionRevision: 3 },
       }),
@@ -118,6 +121,7 @@ describe('AD-2 admission policy', () => {
         ),
       ).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'lower_trust_not_allowed',
         evidence: { authState: 'unverified', triggerAcceptsLowerTrust: false, missionAcceptsLowerTrust: true },
       });
@@ -125,6 +129,7 @@ describe('AD-2 admission policy', () => {
     it('key_revoked names the key that authenticated the delivery', () =>
       expect(verdict({ keyRevoked: true })).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'key_revoked',
         evidence: { sourceId: 'gh', keyId: 'k1', keyGeneration: 1 },
       }));
@@ -134,6 +139,7 @@ describe('AD-2 admission policy', () => {
     it('scope_violation for a resource outside the Trigger scopes, even if the Mission allows it', () =>
       expect(verdict({}, observed({ resourceRefs: ['repo:acme/api', 'repo:acme/web'] }))).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'scope_violation',
         evidence: {
           violation: 'resource_scope',
@@ -147,6 +153,7 @@ describe('AD-2 admission policy', () => {
     it('scope_violation for a classification above the tighter ceiling', () =>
       expect(verdict({}, observed({ classification: 'confidential' }))).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'scope_violation',
         evidence: { violation: 'classification', classification: 'confidential', ceiling: 'internal' },
       }));
@@ -167,6 +174,7 @@ describe('AD-2 admission policy', () => {
     it('causal_depth_exceeded above the Mission depth', () =>
       expect(verdict({}, child(5, 'unknown'))).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'causal_depth_exceeded',
         evidence: { depth: 5, maxDepth: 4 },
       }));
@@ -195,11 +203,100 @@ describe('AD-2 admission policy', () => {
         ),
       ).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'causal_loop',
         evidence: { triggerId: 't-1', via: [{ occurrenceId: 'o1', triggerId: 't-1' }] },
       }));
     it('unknown ancestry links to nothing and is not a loop', () =>
       expect(reasonOf({}, child(1, 'unknown'))).toBe('admitted'));
+  });
+
+  describe('BA-2 guards (input: action opened, resource api)', () => {
+    const guarded = (guard: NonNullable<ReturnType<typeof trigger>['definition']['guard']>, over = {}) =>
+      trigger({}, { guard, ...over });
+    it('a true guard admits', () =>
+      expect(reasonOf({ trigger: guarded({ pointer: '/action', in: ['opened', 'reopened'] }) })).toBe('admitted'));
+    it('a false guard suppresses with guard_false, naming the clause that decided and the revision', () =>
+      expect(
+        verdict({
+          trigger: guarded({
+            all: [
+              { pointer: '/resource/id', exists: true },
+              { pointer: '/action', equals: 'closed' },
+            ],
+          }),
+        }),
+      ).toEqual({
+        admitted: false,
+        outcome: 'suppressed',
+        reason: 'guard_false',
+        evidence: { triggerRevision: 2, clause: '/guard/all/1', pointer: '/action', test: 'equals' },
+      }));
+    it('a fault blocks with guard_fault, distinct from false (hostile: a string where gt expects a number)', () =>
+      expect(verdict({ trigger: guarded({ pointer: '/action', gt: 3 }) })).toEqual({
+        admitted: false,
+        outcome: 'blocked',
+        reason: 'guard_fault',
+        evidence: {
+          triggerRevision: 2,
+          clause: '/guard',
+          pointer: '/action',
+          test: 'gt',
+          fault: 'not_a_number',
+          found: 'string',
+        },
+      }));
+    it('a pointer through a non-object is a fault, naming where the walk stopped', () =>
+      expect(verdict({ trigger: guarded({ pointer: '/action/by', exists: false }) })).toMatchObject({
+        outcome: 'blocked',
+        reason: 'guard_fault',
+        evidence: { fault: 'through_non_object', at: '/action', found: 'string' },
+      }));
+    it('runs before budget and overlap, so an unwanted Occurrence is never counted against them', () => {
+      const full = { windowStart: '2026-03-01T10:00:00.000Z', consumed: 10, alreadyCountedThisOccurrence: false };
+      const closed = guarded({ pointer: '/action', equals: 'closed' }, { overlap: 'skip' });
+      expect(reasonOf({ trigger: closed, budget: full, triggerRunning: true })).toBe('guard_false');
+    });
+    it('never overrides authority: a disabled Trigger is still trigger_disabled', () =>
+      expect(reasonOf({ trigger: trigger({ enabled: false }, { guard: { pointer: '/action', equals: 'x' } }) })).toBe(
+        'trigger_disabled',
+      ));
+  });
+
+  describe('AD-4 prefilters (input: action opened, resource api)', () => {
+    const relevant = { id: 'relevant', version: 1, pointer: '/action', in: ['closed'] };
+    const full = { windowStart: '2026-03-01T10:00:00.000Z', consumed: 10, alreadyCountedThisOccurrence: false };
+    it('a terminating filter suppresses before budget and overlap', () =>
+      expect(
+        verdict({
+          trigger: trigger({}, { prefilters: [relevant], overlap: 'skip' }),
+          budget: full,
+          triggerRunning: true,
+        }),
+      ).toMatchObject({
+        admitted: false,
+        outcome: 'suppressed',
+        reason: 'irrelevant',
+        evidence: { filter: 'relevant', index: 0 },
+      }));
+    it('the guard decides first', () =>
+      expect(
+        reasonOf({ trigger: trigger({}, { prefilters: [relevant], guard: { pointer: '/action', equals: 'x' } }) }),
+      ).toBe('guard_false'));
+    it('an inconclusive filter blocks with filter_inconclusive', () =>
+      expect(verdict({ trigger: trigger({}, { prefilters: [{ ...relevant, pointer: '/missing' }] }) })).toMatchObject({
+        outcome: 'blocked',
+        reason: 'filter_inconclusive',
+        evidence: { problem: 'value missing' },
+      }));
+    it('the window reads a schedule at its intended instant, not when it was observed', () => {
+      const window = { id: 'window', version: 1, timezone: 'UTC', days: ['sun'], from: '10:00', until: '10:15' };
+      const late = observed({ scheduledAt: '2026-03-01T10:10:00.000Z', observedAt: '2026-03-01T10:15:00.000Z' });
+      expect(reasonOf({ trigger: trigger({}, { prefilters: [window] }) }, late)).toBe('admitted');
+      expect(reasonOf({ trigger: trigger({}, { prefilters: [window] }) }, { ...late, scheduledAt: null })).toBe(
+        'outside_window',
+      );
+    });
   });
 
   describe('AD-5 lanes and BA-3 overlap', () => {
@@ -211,6 +308,7 @@ describe('AD-2 admission policy', () => {
     it('guard_fault when the key is not a scalar', () =>
       expect(verdict({ trigger: queued }, observed({ input: { resource: { id: { nested: 1 } } } }))).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'guard_fault',
         evidence: { pointer: '/resource/id', problem: 'queue key is not a string, number or boolean' },
       }));
@@ -231,6 +329,7 @@ describe('AD-2 admission policy', () => {
     it('budget_exhausted at the effective hourly limit', () =>
       expect(verdict({ budget: budget(10) })).toEqual({
         admitted: false,
+        outcome: 'blocked',
         reason: 'budget_exhausted',
         evidence: { windowStart: '2026-03-01T10:00:00.000Z', consumed: 10, limit: 10 },
       }));

@@ -6,7 +6,9 @@ import { CommandRejected } from '../shared/errors.js';
 import { isRejection } from '../shared/result.js';
 import { isKeyRetired, type SourceState } from '../source/source.js';
 import type { TriggerState } from '../trigger/trigger.js';
+import { type BaselineEvent, type BaselineState, evolveBaseline, recordBaseline } from '../prefilter/baseline.js';
 import type { AdmissionFacts } from './admission-policy.js';
+import { baselineTarget, type BaselineTarget } from './baselines.js';
 import {
   type BudgetConsumed,
   budgetDecider,
@@ -44,6 +46,8 @@ export interface MissionCounters {
   concurrency: MissionSlots;
   /** BA-3: by Trigger id, the markers of the batch's Triggers that skip overlaps; a missing one runs nothing. */
   overlap?: ReadonlyMap<string, OverlapState>;
+  /** AD-4: by baseline stream, the `unchanged@1` baselines read for the batch; a missing one was not read. */
+  baselines?: ReadonlyMap<string, BaselineState>;
 }
 
 /** `consumed` is empty when the Occurrence was already counted (a retry reuses its execution). */
@@ -53,6 +57,8 @@ export interface AdmissionStep {
   slot: ConcurrencyEvent[];
   /** BA-3: the Trigger's overlap marker taken by this admission. */
   overlap: OverlapEvent[];
+  /** AD-4: the resource's baseline advanced by this admission, with the stream it goes to. */
+  baseline: { streamId: string; events: BaselineEvent[] } | null;
   executionId: string | null;
 }
 
@@ -63,6 +69,8 @@ export interface AdmittedInOrder {
   slots: ConcurrencyEvent[];
   /** By Trigger id, in acceptance order. */
   overlap: ReadonlyMap<string, OverlapEvent[]>;
+  /** By baseline stream, in acceptance order. */
+  baselines: ReadonlyMap<string, BaselineEvent[]>;
   counters: MissionCounters;
 }
 
@@ -86,6 +94,7 @@ export function admitInOrder(
     budget: mergeBudgetConsumed(steps.flatMap((s) => s.consumed)),
     slots: mergeSlotsTaken(steps.flatMap((s) => s.slot)),
     overlap: overlapByTrigger(steps),
+    baselines: baselinesByStream(steps),
     counters,
   };
 }
@@ -104,8 +113,14 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
   const running = blockingExecution(overlapOf(counters, occurrence.triggerId), executionIdFor(occurrenceId));
   const counted = countedExecution(budget, occurrenceId);
   const key = authenticatingKey(occurrence);
+  const trigger = view.triggers.get(occurrence.triggerId)!;
+  const target = baselineTarget(tenant, occurrence.triggerId, trigger, occurrence.input);
+  // An earlier admission of this batch is already in the counters, so it is this one's baseline (AD-4).
+  const baselines = new Map<string, BaselineState>();
+  if (target && counters.baselines?.has(target.streamId))
+    baselines.set(target.key, counters.baselines.get(target.streamId)!);
   const facts: AdmissionFacts = {
-    trigger: view.triggers.get(occurrence.triggerId)!,
+    trigger,
     mission: view.mission,
     budget: {
       windowStart: view.windowStart,
@@ -116,12 +131,13 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
     keyRevoked: key ? isKeyRetired(view.sources.get(key.sourceId)!, key.keyId) : false,
     triggerRunning: running !== null,
     runningExecutionId: running,
+    baselines,
   };
   // A retry after a crash between the budget append and the decision reuses the counted execution.
   const executionId = counted ?? executionIdFor(occurrenceId);
   const decision = decide(state, executionId, view.now, facts);
   const admitted = decision[0]?.type === 'OccurrenceAdmitted' ? decision[0] : null;
-  if (!admitted) return { decision, consumed: [], slot: [], overlap: [], executionId: null };
+  if (!admitted) return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
   const { limits } = admitted.data.request;
   const consumed =
     counted !== null
@@ -148,15 +164,50 @@ function admissionStep(state: ObservedState, view: AdmissionView, counters: Miss
     admitted.data.request.overlap === 'skip'
       ? startExecution(occurrence, executionId, view.now, overlapOf(counters, occurrence.triggerId))
       : [];
+  const baseline = target ? advanceBaseline(occurrence, target, trigger, view.now, counters) : null;
   // AD-2: queued executions take their slot when claimed; only the opt-in `block` takes it here.
-  if (admitted.data.request.slotTakenAt !== 'admission') return { decision, consumed, slot: [], overlap, executionId };
+  if (admitted.data.request.slotTakenAt !== 'admission')
+    return { decision, consumed, slot: [], overlap, baseline, executionId };
   const slot = takeMissionSlot(
     { tenant, missionId, executionId, limit: limits.maxConcurrent, at: view.now },
     concurrency,
     ([first]) => first!,
   );
   if (isRejection(slot)) return blockedAfterAll(state, view, { ...facts, activeExecutions: Number.MAX_SAFE_INTEGER });
-  return { decision, consumed, slot, overlap, executionId };
+  return { decision, consumed, slot, overlap, baseline, executionId };
+}
+
+/** AD-4: an admission that passed `unchanged@1` becomes its resource's baseline (its digest is a string then). */
+function advanceBaseline(
+  occurrence: ObservedOccurrence,
+  target: BaselineTarget,
+  trigger: TriggerState,
+  at: string,
+  counters: MissionCounters,
+): AdmissionStep['baseline'] {
+  if (target.digest === null || trigger.status !== 'defined') return null;
+  const { tenant, triggerId, occurrenceId } = occurrence;
+  const events = recordBaseline(
+    {
+      type: 'RecordBaseline',
+      tenant,
+      triggerId,
+      resource: target.resource,
+      digest: target.digest,
+      occurrenceId,
+      triggerRevision: trigger.revision,
+      at,
+    },
+    counters.baselines?.get(target.streamId) ?? null,
+  );
+  return events.length > 0 ? { streamId: target.streamId, events } : null;
+}
+
+function baselinesByStream(steps: readonly AdmissionStep[]): Map<string, BaselineEvent[]> {
+  const byStream = new Map<string, BaselineEvent[]>();
+  for (const { baseline } of steps)
+    if (baseline) byStream.set(baseline.streamId, [...(byStream.get(baseline.streamId) ?? []), ...baseline.events]);
+  return byStream;
 }
 
 const overlapOf = (counters: MissionCounters, triggerId: string): OverlapState =>
@@ -186,16 +237,23 @@ function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionC
   const overlap = new Map(counters.overlap ?? []);
   for (const event of step.overlap)
     overlap.set(event.data.triggerId, overlapDecider.evolve(overlapOf(counters, event.data.triggerId), event));
+  const baselines = new Map(counters.baselines ?? []);
+  if (step.baseline)
+    baselines.set(
+      step.baseline.streamId,
+      step.baseline.events.reduce(evolveBaseline, baselines.get(step.baseline.streamId) ?? null),
+    );
   return {
     budget: step.consumed.reduce(budgetDecider.evolve, counters.budget),
     concurrency: step.slot.reduce(evolveMissionSlots, counters.concurrency),
     ...(counters.overlap || step.overlap.length > 0 ? { overlap } : {}),
+    ...(counters.baselines || step.baseline ? { baselines } : {}),
   };
 }
 
 function blockedAfterAll(state: ObservedState, view: AdmissionView, facts: AdmissionFacts): AdmissionStep {
   const decision = decide(state, executionIdFor(state.occurrence.occurrenceId), view.now, facts);
-  return { decision, consumed: [], slot: [], overlap: [], executionId: null };
+  return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
 }
 
 function decide(state: ObservedState, executionId: string, now: string, facts: AdmissionFacts): OccurrenceEvent[] {

@@ -7,3 +7,4 @@ export * from './slot-stripes.js';
 export * from './admit-in-order.js';
 export * from './overlap.js';
 export * from './standing.js';
+export * from './baselines.js';

@@ -80,12 +80,29 @@ export type OccurrenceObserved = DomainEvent<'OccurrenceObserved', ObservedOccur
 /** AD-1: admitted once, with the execution request in the same append (EX-1). */
 export type OccurrenceAdmitted = DomainEvent<
   'OccurrenceAdmitted',
-  { occurrenceId: string; executionId: string; firedAt: string; request: ExecutionRequest; decidedAt: string }
+  {
+    occurrenceId: string;
+    executionId: string;
+    firedAt: string;
+    request: ExecutionRequest;
+    decidedAt: string;
+    /** AD-4: what each prefilter found when all passed (a first sighting is recorded with `baseline: null`). */
+    prefilters?: Record<string, unknown>[];
+  }
 >;
 
 /** AD-1: blocked once, with a stable reason (AD-3) and evidence. */
 export type OccurrenceBlocked = DomainEvent<
   'OccurrenceBlocked',
+  { occurrenceId: string; reason: ReasonCode; evidence: Record<string, unknown>; decidedAt: string }
+>;
+
+/**
+ * AD-1: decided once, starting nothing and waking no one: a guard was false (BA-2) or a prefilter terminated
+ * (AD-4). Distinct from blocked: the Occurrence was not wanted, no rule refused it.
+ */
+export type OccurrenceSuppressed = DomainEvent<
+  'OccurrenceSuppressed',
   { occurrenceId: string; reason: ReasonCode; evidence: Record<string, unknown>; decidedAt: string }
 >;
 
@@ -95,4 +112,5 @@ export type DeliveryConflictRecorded = DomainEvent<
   { occurrenceId: string; conflictingDigest: string; at: string }
 >;
 
-export type OccurrenceEvent = OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | DeliveryConflictRecorded;
+export type OccurrenceEvent =
+  OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | OccurrenceSuppressed | DeliveryConflictRecorded;

@@ -18,11 +18,14 @@ export type OccurrenceState =
       status: 'decided';
       occurrence: ObservedOccurrence;
       conflictingDigests: string[];
-      decision: 'admitted' | 'blocked';
+      decision: OccurrenceDecision;
       executionId: string | null;
       reason: ReasonCode | null;
       decidedAt: string;
     };
+
+/** AD-1: what an Occurrence was decided as (BA-2/AD-4 suppression is not a block). */
+export type OccurrenceDecision = 'admitted' | 'blocked' | 'suppressed';
 
 /** Record a delivery as an Occurrence, or as a duplicate / payload conflict of an existing one. */
 export type ObserveOccurrence = { type: 'ObserveOccurrence' } & ObservedOccurrence;
@@ -49,18 +52,26 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
         ? state
         : { ...state, conflictingDigests: [...state.conflictingDigests, event.data.conflictingDigest] };
     case 'OccurrenceAdmitted':
-    case 'OccurrenceBlocked': {
       if (state.status !== 'observed') return state;
-      const admitted = event.type === 'OccurrenceAdmitted';
       return {
         ...state,
         status: 'decided',
-        decision: admitted ? 'admitted' : 'blocked',
-        executionId: admitted ? event.data.executionId : null,
-        reason: admitted ? null : event.data.reason,
+        decision: 'admitted',
+        executionId: event.data.executionId,
+        reason: null,
         decidedAt: event.data.decidedAt,
       };
-    }
+    case 'OccurrenceBlocked':
+    case 'OccurrenceSuppressed':
+      if (state.status !== 'observed') return state;
+      return {
+        ...state,
+        status: 'decided',
+        decision: event.type === 'OccurrenceBlocked' ? 'blocked' : 'suppressed',
+        executionId: null,
+        reason: event.data.reason,
+        decidedAt: event.data.decidedAt,
+      };
     default: {
       const _: never = event;
       return state;
@@ -126,13 +137,12 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
   const verdict = admissionPolicy(occurrence, command.facts);
   const { occurrenceId } = occurrence;
   const decidedAt = command.now;
-  if (!verdict.admitted)
+  if (!verdict.admitted) {
+    const data = { occurrenceId, reason: verdict.reason, evidence: verdict.evidence, decidedAt };
     return [
-      {
-        type: 'OccurrenceBlocked',
-        data: { occurrenceId, reason: verdict.reason, evidence: verdict.evidence, decidedAt },
-      },
+      verdict.outcome === 'suppressed' ? { type: 'OccurrenceSuppressed', data } : { type: 'OccurrenceBlocked', data },
     ];
+  }
   const { executionId, now: firedAt } = command;
   const { tenant, missionId, triggerId, triggerRevision, input, resourceRefs, scheduledAt } = occurrence;
   const request = {
@@ -152,7 +162,10 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
     delivery: verdict.delivery,
     ...(verdict.overlap ? { overlap: verdict.overlap } : {}),
   };
-  return [{ type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt, request, decidedAt } }];
+  const prefilters = verdict.prefilters ? { prefilters: verdict.prefilters } : {};
+  return [
+    { type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt, request, decidedAt, ...prefilters } },
+  ];
 }
 
 export function decideOccurrence(command: OccurrenceCommand, state: OccurrenceState): OccurrenceEvent[] | Rejection {

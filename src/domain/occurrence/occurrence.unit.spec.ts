@@ -7,6 +7,7 @@ import type {
   OccurrenceAdmitted,
   OccurrenceBlocked,
   OccurrenceObserved,
+  OccurrenceSuppressed,
 } from './occurrence-events.js';
 import { classifyDelivery, MAX_RECORDED_CONFLICTS, occurrenceDecider } from './occurrence.js';
 import { admit, manualObserved, mission, NOW, observe, observed, OBSERVED_AT, trigger } from './occurrence.fixtures.js';
@@ -164,6 +165,33 @@ describe('Occurrence', () => {
         .given([wasObserved])
         .when(admit({ trigger: trigger({ revision: 3 }) }))
         .then([blocked('revision_superseded', { triggerRevision: 2, currentRevision: 3 })]));
+  });
+
+  describe('BA-2 a guard that is false', () => {
+    const closedOnly = trigger({}, { guard: { pointer: '/action', equals: 'closed' } });
+    const suppressed: OccurrenceSuppressed = {
+      type: 'OccurrenceSuppressed',
+      data: {
+        occurrenceId: occurrence.occurrenceId,
+        reason: 'guard_false',
+        evidence: { triggerRevision: 2, clause: '/guard', pointer: '/action', test: 'equals' },
+        decidedAt: NOW,
+      },
+    };
+    it('suppresses with guard_false and requests no execution', () =>
+      spec
+        .given([wasObserved])
+        .when(admit({ trigger: closedOnly }))
+        .then([suppressed]));
+    it('is the decision: a later admission returns [] even once the guard would pass', () =>
+      spec.given([wasObserved, suppressed]).when(admit()).then([]));
+    it('folds into a decided state without an execution', () =>
+      expect(spec.given([wasObserved, suppressed]).when(admit()).thenState()).toMatchObject({
+        status: 'decided',
+        decision: 'suppressed',
+        reason: 'guard_false',
+        executionId: null,
+      }));
   });
 
   describe('SC-4 scheduled occurrences', () => {

@@ -34,3 +34,7 @@ export const concurrencyStripeStream = (tenant: string, missionId: string, strip
 
 /** BA-3: the running execution of one Trigger that skips overlaps (state in every event). */
 export const overlapStream = (tenant: string, triggerId: string): string => `overlap-${hashId(tenant, triggerId)}`;
+
+/** AD-4 `unchanged@1`: the last admitted digest of one resource of one Trigger (the key is the resource's canonical JSON). */
+export const baselineStream = (tenant: string, triggerId: string, resourceKey: string): string =>
+  `baseline-${hashId(tenant, triggerId, resourceKey)}`;

@@ -1,3 +1,6 @@
+import { type GuardClause, validateGuard } from '../guard/guard-clause.js';
+import type { PrefilterSpec } from '../prefilter/prefilter.js';
+import { MAX_PREFILTERS, validatePrefilter } from '../prefilter/registry.js';
 import { DEFAULT_DELIVERY_POLICY, DELIVERY_BOUNDS, type DeliveryPolicy } from '../execution/delivery-policy.js';
 import { CLASSIFICATION_LEVELS, type Classification } from '../shared/classification.js';
 import { FieldReader, isRecord, type Raw } from '../shared/fields.js';
@@ -42,21 +45,11 @@ export interface BatchPolicy {
   partitionPointer: string | null;
 }
 
-/** BA-2 guard grammar: combinators over leaf tests on JSON pointers into the validated payload. */
-export type GuardExpression =
-  | { all: GuardExpression[] }
-  | { any: GuardExpression[] }
-  | { not: GuardExpression }
-  | { pointer: string; equals: unknown }
-  | { pointer: string; in: unknown[] }
-  | { pointer: string; exists: boolean };
+/** BA-2: the guard grammar lives in `src/domain/guard`; this name is kept for the definition's field. */
+export type GuardExpression = GuardClause;
 
-/** AD-4: a deterministic prefilter with id and version; other members are its parameters. */
-export interface PrefilterSpec {
-  id: string;
-  version: number;
-  [parameter: string]: unknown;
-}
+/** AD-4: the registry of versioned prefilters lives in `src/domain/prefilter`. */
+export type { PrefilterSpec };
 
 /** TR-2: what a Trigger may do, never more than its Mission grants. */
 export interface TriggerConstraints {
@@ -74,8 +67,6 @@ export interface TriggerConstraints {
 
 export const ON_CONCURRENCY_LIMIT = ['queue', 'block'] as const;
 export type OnConcurrencyLimit = (typeof ON_CONCURRENCY_LIMIT)[number];
-
-const MAX_GUARD_DEPTH = 8;
 
 export function sourceBlock(read: FieldReader, raw: Raw): SourceBinding | undefined {
   read.onlyKnown(raw, '/source', ['sourceId', 'eventTypes']);
@@ -158,46 +149,15 @@ export function batchBlock(read: FieldReader, raw: Raw): BatchPolicy | undefined
     : undefined;
 }
 
-export function guardExpression(read: FieldReader, value: unknown, at: string, depth = 1): GuardExpression | undefined {
-  if (!isRecord(value)) return read.fail(at, 'guard must be an object');
-  if (depth > MAX_GUARD_DEPTH) return read.fail(at, `guard nests deeper than ${MAX_GUARD_DEPTH}`);
-  const keys = Object.keys(value);
-  if (keys.length === 1 && (keys[0] === 'all' || keys[0] === 'any')) {
-    const key = keys[0];
-    const list = value[key];
-    if (!Array.isArray(list) || list.length === 0 || list.length > 32)
-      return read.fail(pointerTo(at, key), `${key} must be a list of 1 to 32 guards`);
-    const items = list.map((item, index) =>
-      guardExpression(read, item, pointerTo(pointerTo(at, key), index), depth + 1),
-    );
-    if (!items.every((item) => item !== undefined)) return undefined;
-    return key === 'all' ? { all: items as GuardExpression[] } : { any: items as GuardExpression[] };
-  }
-  if (keys.length === 1 && keys[0] === 'not') {
-    const inner = guardExpression(read, value.not, `${at}/not`, depth + 1);
-    return inner && { not: inner };
-  }
-  const test = keys.filter((key) => key !== 'pointer');
-  if (!isJsonPointer(value.pointer) || test.length !== 1) {
-    return read.fail(at, 'guard must be {all:[…]}, {any:[…]}, {not:…} or {pointer, equals | in | exists}');
-  }
-  const pointer = value.pointer;
-  switch (test[0]) {
-    case 'equals':
-      return { pointer, equals: value.equals };
-    case 'in':
-      return Array.isArray(value.in) ? { pointer, in: value.in } : read.fail(`${at}/in`, 'in must be an array');
-    case 'exists':
-      return typeof value.exists === 'boolean'
-        ? { pointer, exists: value.exists }
-        : read.fail(`${at}/exists`, 'exists must be true or false');
-    default:
-      return read.fail(pointerTo(at, test[0] ?? ''), `unknown guard test "${test[0]}"`);
-  }
+export function guardExpression(read: FieldReader, value: unknown, at: string): GuardExpression | undefined {
+  return validateGuard(read, value, at);
 }
 
 export function prefiltersBlock(read: FieldReader, raw: Raw): PrefilterSpec[] | undefined {
-  const filters = read.array(raw, '', 'prefilters', (item, at) => prefilter(read, item, at), { max: 16, fallback: [] });
+  const filters = read.array(raw, '', 'prefilters', (item, at) => validatePrefilter(read, item, at), {
+    max: MAX_PREFILTERS,
+    fallback: [],
+  });
   if (!filters) return undefined;
   const duplicate = filters.findIndex(
     (filter, index) => filters.findIndex((other) => other.id === filter.id) !== index,
@@ -205,16 +165,6 @@ export function prefiltersBlock(read: FieldReader, raw: Raw): PrefilterSpec[] | 
   return duplicate === -1
     ? filters
     : read.fail(`/prefilters/${duplicate}/id`, 'prefilter ids must be unique within a Trigger');
-}
-
-function prefilter(read: FieldReader, item: unknown, at: string): PrefilterSpec | undefined {
-  if (!isRecord(item)) return read.fail(at, 'must be an object');
-  const id = read.string(item, at, 'id', { max: 64 });
-  const version = read.integer(item, at, 'version', { min: 1, max: 1000 });
-  const badPointer = Object.keys(item).some(
-    (key) => key.endsWith('Pointer') && read.pointer(item, at, key, false) === undefined,
-  );
-  return id && version !== undefined && !badPointer ? { ...item, id, version } : undefined;
 }
 
 export function causalityBlock(read: FieldReader, raw: Raw): { maxDepth: number } | undefined {

@@ -205,7 +205,7 @@ describe('TR-1 trigger definitions', () => {
         '/queueByPointer',
         '/guard/matches',
         '/prefilters/0/version',
-        '/prefilters/1/baselinePointer',
+        '/prefilters/1/id',
         '/causality/maxDepth',
       ]));
     it('refuses unknown members rather than ignoring a misspelt policy', () =>

@@ -53,6 +53,8 @@ export interface ReviseTrigger extends TriggerCommandBase {
   /** CP-1: capabilities this deployment claims. */
   capabilities: readonly string[];
   pins: TriggerPins;
+  /** Whether the source a webhook Trigger names exists in the tenant (looked up for webhook Triggers only). */
+  sourceDefined?: boolean;
 }
 
 /** Enable or disable a Trigger: a revision with the same definition except `enabled`. */
@@ -187,6 +189,12 @@ export function reviseTrigger(command: ReviseTrigger, state: TriggerState): Trig
   const conflict = revisionConflict(command, state);
   if (conflict) return conflict;
   const submitted = validated.value;
+  if (submitted.type === 'webhook' && command.sourceDefined === false)
+    return reject('invalid_definition', {
+      errors: [
+        { pointer: '/source/sourceId', message: `no source "${submitted.source?.sourceId}" exists in this tenant` },
+      ],
+    });
   const mission = liveMission(command.mission, command.tenant, submitted.missionId);
   if (isRejection(mission)) return mission;
   const unsupported = capabilityUnsupported(submitted, command.capabilities);

@@ -64,4 +64,12 @@ export const occurrencesMigrations: Migration[] = [
         ON CONFLICT (tenant, source_id) DO NOTHING;
       DROP INDEX IF EXISTS rm_occurrences_outstanding`,
   },
+  {
+    // BA-2/AD-4: a guard or prefilter decides an Occurrence `suppressed` (OccurrenceSuppressed), which is no block.
+    id: '0303_rm_occurrences_suppressed',
+    sql: `
+      ALTER TABLE rm_occurrences DROP CONSTRAINT IF EXISTS rm_occurrences_status_check;
+      ALTER TABLE rm_occurrences ADD CONSTRAINT rm_occurrences_status_check
+        CHECK (status IN ('observed', 'admitted', 'blocked', 'suppressed'))`,
+  },
 ];

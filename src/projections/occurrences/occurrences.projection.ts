@@ -7,6 +7,7 @@ import {
   type OccurrenceBlocked,
   type OccurrenceEvent,
   type OccurrenceObserved,
+  type OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
 import type { Projection } from '../runner/projection.js';
 import { statementProjection } from '../runner/statement-projection.js';
@@ -19,6 +20,7 @@ const HANDLES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceObserved',
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
+  'OccurrenceSuppressed',
   'DeliveryConflictRecorded',
 ];
 
@@ -73,34 +75,60 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   ];
 }
 
+/** AD-4: what the prefilters found on an admission (a first sighting's `baseline: null`), else nothing. */
+const admittedEvidence = (d: Partial<OccurrenceAdmitted['data']>): string | null =>
+  d.prefilters ? json({ prefilters: d.prefilters }) : null;
+
 /** Decided once (AD-1): only an observed row changes, so a replay rewrites nothing. */
 function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] {
   const d = event.data;
   return [
     {
       text: movingUndecided(
-        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = $3, fired_at = ${msSql('$4')}, decided_at = ${msSql('$5')}, last_position = $6
+        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = $3, fired_at = ${msSql('$4')}, decided_at = ${msSql('$5')}, last_position = $6,
+                decision_evidence = $7::jsonb
           WHERE ${ROW} AND status = 'observed'`,
         -1,
       ),
-      values: [d.occurrenceId, event.metadata.tenant ?? null, d.executionId, d.firedAt, d.decidedAt, event.position],
+      values: [
+        d.occurrenceId,
+        event.metadata.tenant ?? null,
+        d.executionId,
+        d.firedAt,
+        d.decidedAt,
+        event.position,
+        admittedEvidence(d),
+      ],
     },
   ];
 }
 
-function blocked(event: RecordedEvent<OccurrenceBlocked['data']>): SqlQuery[] {
+/** Blocked or suppressed (BA-2, AD-4): a reason and the policy's evidence, no execution. */
+function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppressed'): SqlQuery[] {
   const d = event.data;
   return [
     {
       text: movingUndecided(
-        `UPDATE rm_occurrences o SET status = 'blocked', reason = $3, decision_evidence = $4::jsonb, decided_at = ${msSql('$5')}, last_position = $6
+        `UPDATE rm_occurrences o SET status = $7, reason = $3, decision_evidence = $4::jsonb, decided_at = ${msSql('$5')}, last_position = $6
           WHERE ${ROW} AND status = 'observed'`,
         -1,
       ),
-      values: [d.occurrenceId, event.metadata.tenant ?? null, d.reason, json(d.evidence), d.decidedAt, event.position],
+      values: [
+        d.occurrenceId,
+        event.metadata.tenant ?? null,
+        d.reason,
+        json(d.evidence),
+        d.decidedAt,
+        event.position,
+        status,
+      ],
     },
   ];
 }
+
+type RefusalData = OccurrenceBlocked['data'] | OccurrenceSuppressed['data'];
+const refusalStatus = (type: string): 'blocked' | 'suppressed' =>
+  type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked';
 
 /** OC-4: counted once per conflict event: the increment only follows a first insert of the event id. */
 function conflict(event: RecordedEvent<DeliveryConflictRecorded['data']>): SqlQuery[] {
@@ -127,7 +155,8 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
     case 'OccurrenceAdmitted':
       return admitted(event as RecordedEvent<OccurrenceAdmitted['data']>);
     case 'OccurrenceBlocked':
-      return blocked(event as RecordedEvent<OccurrenceBlocked['data']>);
+    case 'OccurrenceSuppressed':
+      return refused(event as RecordedEvent<RefusalData>, refusalStatus(event.type));
     case 'DeliveryConflictRecorded':
       return conflict(event as RecordedEvent<DeliveryConflictRecorded['data']>);
     default:
@@ -143,21 +172,23 @@ const OBSERVED_COLUMNS = `tenant text, occurrence_id text, trigger_id text, trig
 const STILL_OBSERVED_ROW_OF_X = `WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_array_elements($1::jsonb)->>'occurrence_id'))
                 AND o.occurrence_id = x.occurrence_id AND o.tenant = COALESCE(x.tenant, o.tenant) AND o.status = 'observed'`;
 
-type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<OccurrenceBlocked['data']>;
+type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<RefusalData>;
+const isDecision = (e: RecordedEvent): e is Decision =>
+  e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked' || e.type === 'OccurrenceSuppressed';
 
 function decidedColumns(decision: Decision) {
-  const d = decision.data as Partial<OccurrenceAdmitted['data'] & OccurrenceBlocked['data']>;
+  const d = decision.data as Partial<OccurrenceAdmitted['data'] & RefusalData>;
   return decision.type === 'OccurrenceAdmitted'
     ? {
         status: 'admitted',
         reason: null,
-        decision_evidence: null,
+        decision_evidence: d.prefilters ? { prefilters: d.prefilters } : null,
         execution_id: d.executionId,
         fired_at: d.firedAt,
         decided_at: d.decidedAt,
       }
     : {
-        status: 'blocked',
+        status: refusalStatus(decision.type),
         reason: d.reason,
         decision_evidence: d.evidence ?? null,
         execution_id: null,
@@ -200,10 +231,7 @@ function pairDecisions(
 function evolveRun(run: RecordedEvent[]): SqlQuery[] {
   const statements: SqlQuery[] = [];
   const observed = run.filter((e) => e.type === 'OccurrenceObserved') as RecordedEvent<OccurrenceObserved['data']>[];
-  const { decisionOf, unpaired } = pairDecisions(
-    observed,
-    run.filter((e) => e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked') as Decision[],
-  );
+  const { decisionOf, unpaired } = pairDecisions(observed, run.filter(isDecision));
   if (observed.length > 0) {
     const rows = observed.map((event, ord) => {
       const { data: o, position } = event;
@@ -267,25 +295,26 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       execution_id: d.executionId,
       fired_at: d.firedAt,
       decided_at: d.decidedAt,
+      evidence: d.prefilters ? { prefilters: d.prefilters } : null,
       last_position: position,
     }));
     statements.push({
       text: movingUndecided(
-        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
-           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, last_position bigint)
+        `UPDATE rm_occurrences o SET status = 'admitted', execution_id = x.execution_id, fired_at = ${msSql('x.fired_at')}, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position,
+                decision_evidence = x.evidence
+           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, execution_id text, fired_at timestamptz, decided_at timestamptz, evidence jsonb, last_position bigint)
           ${STILL_OBSERVED_ROW_OF_X}`,
         -1,
       ),
       values: [json(rows)],
     });
   }
-  const blockedEvents = unpaired.filter((e) => e.type === 'OccurrenceBlocked') as RecordedEvent<
-    OccurrenceBlocked['data']
-  >[];
-  if (blockedEvents.length > 0) {
-    const rows = blockedEvents.map(({ data: d, metadata, position }) => ({
+  const refusedEvents = unpaired.filter((e) => e.type !== 'OccurrenceAdmitted') as RecordedEvent<RefusalData>[];
+  if (refusedEvents.length > 0) {
+    const rows = refusedEvents.map(({ type, data: d, metadata, position }) => ({
       occurrence_id: d.occurrenceId,
       tenant: metadata.tenant ?? null,
+      status: refusalStatus(type),
       reason: d.reason,
       evidence: d.evidence ?? null,
       decided_at: d.decidedAt,
@@ -293,8 +322,8 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
     }));
     statements.push({
       text: movingUndecided(
-        `UPDATE rm_occurrences o SET status = 'blocked', reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
-           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
+        `UPDATE rm_occurrences o SET status = x.status, reason = x.reason, decision_evidence = x.evidence, decided_at = ${msSql('x.decided_at')}, last_position = x.last_position
+           FROM jsonb_to_recordset($1::jsonb) AS x(occurrence_id text, tenant text, status text, reason text, evidence jsonb, decided_at timestamptz, last_position bigint)
           ${STILL_OBSERVED_ROW_OF_X}`,
         -1,
       ),

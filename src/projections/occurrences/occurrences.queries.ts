@@ -2,7 +2,7 @@ import type { SqlExecutor } from '../sql-client.js';
 import type { CausalLink, OccurrenceKind } from '../../domain/occurrence/occurrence-events.js';
 import { decodeCursor, encodeCursor, InvalidCursor, isoSql } from './cursor.js';
 
-export const OCCURRENCE_STATUSES = ['observed', 'admitted', 'blocked'] as const;
+export const OCCURRENCE_STATUSES = ['observed', 'admitted', 'blocked', 'suppressed'] as const;
 export type OccurrenceStatus = (typeof OCCURRENCE_STATUSES)[number];
 
 /** The Occurrence detail of the explorer (OP-2). */
@@ -23,7 +23,10 @@ export interface OccurrenceView {
   dedupeIdentity: Record<string, unknown>;
   executionId: string | null;
   causal: CausalLink;
-  /** Blocked: the admission policy's evidence; otherwise what was observed (digest, refs, classification). */
+  /**
+   * Blocked or suppressed: the admission policy's evidence; otherwise what was observed (digest, refs,
+   * classification), for an admission with what its prefilters found (`prefilters`, AD-4).
+   */
   evidence: Record<string, unknown>;
   /** Deliveries of the same identity with another payload (OC-4). */
   conflicts: number;
@@ -90,7 +93,11 @@ function toView(row: OccurrenceRow): OccurrenceView {
     dedupeIdentity: row.dedupe_identity,
     executionId: row.execution_id,
     causal: row.causal,
-    evidence: row.status === 'blocked' && row.decision_evidence ? row.decision_evidence : row.evidence,
+    // Admitted: what was observed plus what the prefilters found (AD-4); otherwise the decision's own evidence.
+    evidence:
+      row.status === 'admitted'
+        ? { ...row.evidence, ...(row.decision_evidence ?? {}) }
+        : (row.decision_evidence ?? row.evidence),
     conflicts: Number(row.conflicts),
   };
 }

@@ -12,11 +12,11 @@ interface Waiter {
  */
 export class AppendSignal {
   private waiters: Waiter[] = [];
-  private readonly listeners: Array<(types: readonly string[] | undefined) => void> = [];
+  private readonly listeners: Array<(types: readonly string[] | undefined, position?: number) => void> = [];
 
-  /** `types` undefined: unknown, every waiter wakes. */
-  notify(types?: readonly string[]): void {
-    this.listeners.forEach((listener) => listener(types));
+  /** `types` undefined: unknown, every waiter wakes. `position`: the append's last event, when the store knows it. */
+  notify(types?: readonly string[], position?: number): void {
+    this.listeners.forEach((listener) => listener(types, position));
     const woken: Waiter[] = [];
     const waiting: Waiter[] = [];
     for (const waiter of this.waiters) (concerns(waiter, types) ? woken : waiting).push(waiter);
@@ -25,7 +25,7 @@ export class AppendSignal {
   }
 
   /** Every notification as it happens (the background thread forwards them, types included). */
-  onNotify(listener: (types: readonly string[] | undefined) => void): void {
+  onNotify(listener: (types: readonly string[] | undefined, position?: number) => void): void {
     this.listeners.push(listener);
   }
 

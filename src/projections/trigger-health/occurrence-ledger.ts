@@ -4,7 +4,7 @@ import type { SqlExecutor } from '../sql-client.js';
 interface LedgerRow {
   tenant: string;
   triggerId: string;
-  status: 'observed' | 'admitted' | 'blocked';
+  status: 'observed' | 'admitted' | 'blocked' | 'suppressed';
 }
 
 /** Counts each Occurrence once: the explorer folds right after this read model, in the same transaction. */
@@ -49,7 +49,7 @@ export class OccurrenceLedger {
   }
 
   /** The rows this decision is the first for (AD-1); a tenant-less decision matches the id in any tenant. */
-  decide(occurrenceId: string, tenant: string | null, status: 'admitted' | 'blocked'): LedgerRow[] {
+  decide(occurrenceId: string, tenant: string | null, status: Exclude<LedgerRow['status'], 'observed'>): LedgerRow[] {
     const first = (this.rows.get(occurrenceId) ?? []).filter(
       (r) => r.status === 'observed' && (tenant === null || r.tenant === tenant),
     );

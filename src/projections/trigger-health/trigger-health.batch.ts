@@ -4,11 +4,12 @@ import type {
   OccurrenceAdmitted,
   OccurrenceBlocked,
   OccurrenceObserved,
+  OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
 import type { OccurrenceLedger } from './occurrence-ledger.js';
 
 type OccurrenceEvent = RecordedEvent<
-  OccurrenceObserved['data'] | OccurrenceAdmitted['data'] | OccurrenceBlocked['data']
+  OccurrenceObserved['data'] | OccurrenceAdmitted['data'] | OccurrenceBlocked['data'] | OccurrenceSuppressed['data']
 >;
 
 interface Touch {
@@ -23,6 +24,7 @@ interface TriggerTotals {
   observed: number;
   admitted: number;
   blocked: Record<string, number>;
+  suppressed: Record<string, number>;
   fireAtMs: number | null;
   fireAt: string | null;
   last: Touch;
@@ -57,6 +59,7 @@ export async function foldOccurrenceRun(
           observed: 0,
           admitted: 0,
           blocked: {},
+          suppressed: {},
           fireAtMs: null,
           fireAt: null,
           last: { order: -1, position: 0 },
@@ -85,7 +88,8 @@ export async function foldOccurrenceRun(
       touch(t, order, e.position);
       continue;
     }
-    const status = e.type === 'OccurrenceAdmitted' ? 'admitted' : 'blocked';
+    const status =
+      e.type === 'OccurrenceAdmitted' ? 'admitted' : e.type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked';
     for (const row of ledger.decide(e.data.occurrenceId, (e.metadata.tenant as string | undefined) ?? null, status)) {
       const t = totalsOf(row.tenant, row.triggerId);
       touch(t, order, e.position);
@@ -96,8 +100,9 @@ export async function foldOccurrenceRun(
         if (t.fireAtMs === null || Date.parse(firedAt) > t.fireAtMs)
           [t.fireAtMs, t.fireAt] = [Date.parse(firedAt), firedAt];
       } else {
-        reason = (e.data as OccurrenceBlocked['data']).reason;
-        t.blocked[reason] = (t.blocked[reason] ?? 0) + 1;
+        reason = (e.data as OccurrenceBlocked['data'] | OccurrenceSuppressed['data']).reason;
+        const byReason = status === 'suppressed' ? t.suppressed : t.blocked;
+        byReason[reason] = (byReason[reason] ?? 0) + 1;
       }
       decided.push({ tenant: row.tenant, triggerId: row.triggerId, occurrenceId: e.data.occurrenceId, status, reason });
     }
@@ -119,15 +124,19 @@ export async function foldOccurrenceRun(
       ],
     );
   }
-  const withDecisions = all.filter((t) => t.admitted > 0 || Object.keys(t.blocked).length > 0);
+  const withDecisions = all.filter(
+    (t) => t.admitted > 0 || Object.keys(t.blocked).length > 0 || Object.keys(t.suppressed).length > 0,
+  );
   if (withDecisions.length > 0) {
     await tx.query(
       `UPDATE rm_trigger_health h SET admitted = h.admitted + u.admitted,
               blocked = h.blocked || COALESCE((SELECT jsonb_object_agg(b.key, to_jsonb(COALESCE((h.blocked ->> b.key)::int, 0) + b.value::int))
                                                  FROM jsonb_each_text(u.blocked) b), '{}'::jsonb),
+              suppressed = h.suppressed || COALESCE((SELECT jsonb_object_agg(b.key, to_jsonb(COALESCE((h.suppressed ->> b.key)::int, 0) + b.value::int))
+                                                 FROM jsonb_each_text(u.suppressed) b), '{}'::jsonb),
               last_fire_at = GREATEST(h.last_fire_at, date_trunc('milliseconds', u.fire_at)),
               last_position = u.last_position
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[]) AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position)
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[], $7::jsonb[]) AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position, suppressed)
         WHERE h.tenant = u.tenant AND h.trigger_id = u.trigger_id`,
       [
         withDecisions.map((t) => t.tenant),
@@ -136,6 +145,7 @@ export async function foldOccurrenceRun(
         withDecisions.map((t) => JSON.stringify(t.blocked)),
         withDecisions.map((t) => t.fireAt),
         withDecisions.map((t) => t.last.position),
+        withDecisions.map((t) => JSON.stringify(t.suppressed)),
       ],
     );
   }
@@ -157,7 +167,7 @@ export async function foldOccurrenceRun(
   }
   if (decided.length > 0) {
     await tx.query(
-      `UPDATE rm_trigger_health h SET last_status = d.status, last_reason = CASE WHEN d.status = 'blocked' THEN d.reason ELSE h.last_reason END
+      `UPDATE rm_trigger_health h SET last_status = d.status, last_reason = CASE WHEN d.status IN ('blocked', 'suppressed') THEN d.reason ELSE h.last_reason END
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(tenant, trigger_id, occurrence_id, status, reason)
         WHERE h.tenant = d.tenant AND h.trigger_id = d.trigger_id AND h.last_occurrence_id = d.occurrence_id`,
       [

@@ -101,4 +101,9 @@ export const triggerHealthMigrations: Migration[] = [
                ON c.tenant = t.tenant AND c.trigger_id = t.trigger_id
        WHERE h.tenant = t.tenant AND h.trigger_id = t.trigger_id`,
   },
+  {
+    // OP-1: counts by disposition and reason — Occurrences a guard or prefilter suppressed (BA-2, AD-4) are no blocks.
+    id: '0314_rm_trigger_health_suppressed',
+    sql: `ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS suppressed jsonb NOT NULL DEFAULT '{}'::jsonb`,
+  },
 ];

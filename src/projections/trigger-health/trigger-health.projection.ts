@@ -5,6 +5,7 @@ import {
   type OccurrenceAdmitted,
   type OccurrenceBlocked,
   type OccurrenceObserved,
+  type OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';
@@ -17,13 +18,15 @@ import { triggerHealthMigrations } from './trigger-health.migrations.js';
 
 export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
 
-type Handled = TriggerRevised | TriggerDeleted | OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked;
+type Handled =
+  TriggerRevised | TriggerDeleted | OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | OccurrenceSuppressed;
 const HANDLES: readonly string[] = [
   'TriggerRevised',
   'TriggerDeleted',
   'OccurrenceObserved',
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
+  'OccurrenceSuppressed',
   ...EXECUTION_EVENT_TYPES,
 ];
 
@@ -90,7 +93,7 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
 }
 
 /** The explorer row gives the Trigger, and counts the decision once (AD-1): only while that row is still observed. */
-const decide = (status: 'admitted' | 'blocked', set: string) => `
+const decide = (status: 'admitted' | 'blocked' | 'suppressed', set: string) => `
   WITH decided AS (
     SELECT tenant, trigger_id, occurrence_id FROM rm_occurrences
      WHERE occurrence_id = $1 AND tenant = COALESCE($2::text, tenant) AND status = 'observed')
@@ -109,12 +112,16 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   ];
 }
 
-function blocked(event: RecordedEvent<OccurrenceBlocked['data']>): SqlQuery[] {
+/** OP-1 counts by disposition and reason: blocked and suppressed (BA-2, AD-4) each by their reason. */
+function refused(
+  event: RecordedEvent<OccurrenceBlocked['data'] | OccurrenceSuppressed['data']>,
+  status: 'blocked' | 'suppressed',
+): SqlQuery[] {
   const d = event.data;
-  const set = `blocked = jsonb_set(h.blocked, ARRAY[$4::text], to_jsonb(COALESCE((h.blocked ->> $4::text)::int, 0) + 1)),
+  const set = `${status} = jsonb_set(h.${status}, ARRAY[$4::text], to_jsonb(COALESCE((h.${status} ->> $4::text)::int, 0) + 1)),
     last_reason = CASE WHEN h.last_occurrence_id = d.occurrence_id THEN $4::text ELSE h.last_reason END`;
   return [
-    { text: decide('blocked', set), values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.reason] },
+    { text: decide(status, set), values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.reason] },
   ];
 }
 
@@ -129,7 +136,9 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
     case 'OccurrenceAdmitted':
       return admitted(event as RecordedEvent<OccurrenceAdmitted['data']>);
     case 'OccurrenceBlocked':
-      return blocked(event as RecordedEvent<OccurrenceBlocked['data']>);
+      return refused(event as RecordedEvent<OccurrenceBlocked['data']>, 'blocked');
+    case 'OccurrenceSuppressed':
+      return refused(event as RecordedEvent<OccurrenceSuppressed['data']>, 'suppressed');
     default:
       return isExecutionEvent(event) ? evolveExecutionCounts(event) : [];
   }

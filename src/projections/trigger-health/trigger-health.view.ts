@@ -14,7 +14,13 @@ export interface TriggerHealthRow {
   nextFireAt: string | null;
   lastFireAt: string | null;
   lastOccurrence: { occurrenceId: string; status: string; reason: string | null; observedAt: string } | null;
-  counts: { observed: number; admitted: number; blocked: Record<string, number> };
+  /** By disposition; blocked and suppressed (BA-2, AD-4) by reason. */
+  counts: {
+    observed: number;
+    admitted: number;
+    blocked: Record<string, number>;
+    suppressed: Record<string, number>;
+  };
   executions: { pending: number; claimed: number; retrying: number; dead: number };
   tzdataDrift: boolean;
   recovery: Array<{ action: string; method: string; href: string }>;

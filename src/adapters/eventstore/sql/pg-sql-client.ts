@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { SqlClient, SqlExecutor, SqlQuery, SqlResult, SqlSession } from '../../../projections/sql-client.js';
 import { translateStoreError } from './store-errors.js';
+import { PgNotifications } from './pg-notifications.js';
 
 export interface PgClientOptions {
   connectionString: string;
@@ -18,14 +19,17 @@ export class PgSqlClient implements SqlClient {
   private readonly pool: pg.Pool;
   private readonly unflushedPool: pg.Pool;
   readonly unflushed: SqlExecutor;
+  readonly notifications: PgNotifications;
 
   private constructor(
     pool: pg.Pool,
     unflushedPool: pg.Pool,
+    options: PgClientOptions,
     private readonly clientConfig: pg.ClientConfig,
   ) {
     this.pool = pool;
     this.unflushedPool = unflushedPool;
+    this.notifications = new PgNotifications(pool, options.connectionString, options.schema);
     // An idle client losing its connection must not crash the process; the next query reports it.
     this.pool.on('error', () => undefined);
     this.unflushedPool.on('error', () => undefined);
@@ -48,6 +52,7 @@ export class PgSqlClient implements SqlClient {
     const client = new PgSqlClient(
       pool(options.max ?? 20, searchPath),
       pool(UNFLUSHED_POOL_SIZE, `${searchPath} -c synchronous_commit=off`),
+      options,
       config(searchPath),
     );
     if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);

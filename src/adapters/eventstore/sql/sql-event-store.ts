@@ -98,7 +98,7 @@ export class SqlEventStore implements EventStore {
       const [event] = prepared as [PreparedEvent];
       const appended = await this.newStreams.submit({ streamId, event });
       if (appended) {
-        this.signal?.notify([event.type]);
+        this.signal?.notify([event.type], appended.position);
         return result(streamId, [{ ...event, streamId, revision: 0, ...appended, prevHash: null }]);
       }
       // The stream exists (or the batch could not tell): the ordinary path gives the exact answer.
@@ -132,7 +132,10 @@ export class SqlEventStore implements EventStore {
     try {
       const rows = await this.insert(streamId, events, at);
       if (rows.length === events.length) {
-        this.signal?.notify(events.map((e) => e.type));
+        this.signal?.notify(
+          events.map((e) => e.type),
+          Math.max(...rows.map((row) => Number(row.position))),
+        );
         return result(
           streamId,
           rows.map((row, i) => {
@@ -265,8 +268,12 @@ export class SqlEventStore implements EventStore {
   async appendStreams(batch: readonly StreamAppend[]): Promise<number[]> {
     try {
       const appended = await appendBatch(this.sql, batch);
-      this.signal?.notify(batch.flatMap((append) => append.events.map((e) => e.type)));
-      return appended.map((events) => events[events.length - 1]?.position ?? 0);
+      const positions = appended.map((events) => events[events.length - 1]?.position ?? 0);
+      this.signal?.notify(
+        batch.flatMap((append) => append.events.map((e) => e.type)),
+        Math.max(...positions),
+      );
+      return positions;
     } catch (error) {
       if (!(error instanceof BatchConflict)) throw error;
       throw await this.batchConflict(batch, error);

@@ -16,7 +16,7 @@ import { SQL_CLIENT, type SqlClient } from '../../../projections/sql-client.js';
 import { ProjectionRunners } from '../../runner/projection-runners.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { historyOf } from './execution-history.js';
-import { paged, type RawQuery, readParams } from './read-params.js';
+import { marked, minPositionOf, paged, type RawQuery, readParams } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
 
@@ -59,18 +59,18 @@ export class ExecutionViewsController {
   }
 
   /**
-   * Folded from the execution's own streams, so it is always as fresh as the log (`?minPosition` is accepted
-   * and always met). Never the payload.
+   * Folded from the execution's own streams, so it is as fresh as the log: `?minPosition` waits for the store
+   * only. Never the payload.
    */
   @Get('v1/operator/executions/:executionId')
   @RequireScope('operator:read')
-  @Problems([404, 'not_found'])
+  @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
   async get(
     @Ctx() context: CommandContext,
     @Param('executionId', ResourceId) executionId: string,
     @Query() query: RawQuery,
   ) {
-    readParams(query);
+    const fresh = await this.runners.waitForStore(minPositionOf(query));
     const { state, position } = await loadExecution(this.store, context.tenant, executionId);
     const [events, now] = await Promise.all([this.store.readStream(executionStream(executionId)), this.store.now()]);
     const { input: _payload, ...request } = requestView(state.request);
@@ -108,6 +108,7 @@ export class ExecutionViewsController {
       position,
       // The same fold as the state above (events appended since the state was read are left for the next read).
       history: historyOf(events.filter((e) => e.position <= position)),
+      ...(fresh ? {} : { stale: true as const }),
     };
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Put } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
@@ -11,6 +11,8 @@ import { missionDecider } from '../../../domain/mission/mission.js';
 import { missionStream } from '../../../domain/shared/ids.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { problems } from '../problems/problem.js';
+import { ProjectionRunners } from '../../runner/projection-runners.js';
+import { marked, minPositionOf, type RawQuery } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
 
@@ -21,6 +23,7 @@ export class MissionsController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly runners: ProjectionRunners,
   ) {}
 
   @Put(':missionId')
@@ -38,19 +41,21 @@ export class MissionsController {
     return this.commands.execute(new ReviseMissionCommand(context, missionId, body));
   }
 
-  /** Read straight from the Mission's stream: definitions are small and must be current. */
+  /** Read straight from the Mission's stream: definitions are small and must be current (`?minPosition`: the store's). */
   @Get(':missionId')
   @RequireScope('operator:read')
-  @Problems([404, 'not_found'])
-  async get(@Ctx() context: CommandContext, @Param('missionId', ResourceId) missionId: string) {
+  @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
+  async get(
+    @Ctx() context: CommandContext,
+    @Param('missionId', ResourceId) missionId: string,
+    @Query() query: RawQuery,
+  ) {
+    const fresh = await this.runners.waitForStore(minPositionOf(query));
     const { state } = await loadAggregate(this.store, missionStream(context.tenant, missionId), missionDecider);
     if (state.status === 'absent') throw problems.notFound();
-    return {
-      missionId,
-      revision: state.revision,
-      state: state.state,
-      grants: state.grants,
-      updatedAt: state.updatedAt,
-    };
+    return marked(
+      { missionId, revision: state.revision, state: state.state, grants: state.grants, updatedAt: state.updatedAt },
+      fresh,
+    );
   }
 }

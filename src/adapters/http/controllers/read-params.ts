@@ -81,6 +81,16 @@ export function readParams(query: RawQuery, filters: ListFilters = {}): ReadPara
   return params;
 }
 
+/** For reads that take no list parameters: `?minPosition` alone, validated as for lists (400 with `?minPosition`). */
+export function minPositionOf(query: RawQuery): number | undefined {
+  return readParams({ minPosition: query.minPosition }).minPosition;
+}
+
+/** api.md: an answer given before the read models reached `?minPosition` says so. */
+export function marked<T extends object>(body: T, fresh: boolean): T | (T & { stale: true }) {
+  return fresh ? body : { ...body, stale: true };
+}
+
 /** A foreign or forged cursor is the client's mistake, not a server fault. */
 export async function paged<T>(read: () => Promise<T>): Promise<T> {
   try {

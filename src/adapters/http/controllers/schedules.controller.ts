@@ -13,6 +13,8 @@ import { compareTzdata } from '../../../domain/schedule/tzdata.js';
 import { RequireScope } from '../auth/auth.decorators.js';
 import { WithoutIdempotencyKey } from '../idempotency/idempotency.decorators.js';
 import { Problem, problems } from '../problems/problem.js';
+import { ProjectionRunners } from '../../runner/projection-runners.js';
+import { marked, minPositionOf } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
 import { preview, previewWindow, readPreviewBody } from './schedule-preview.js';
@@ -26,6 +28,7 @@ export class SchedulesController {
     private readonly commands: CommandBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly runners: ProjectionRunners,
   ) {}
 
   /** Pure computation, nothing stored: no Idempotency-Key. */
@@ -47,6 +50,7 @@ export class SchedulesController {
     @Query() query: Record<string, unknown>,
   ) {
     const window = previewWindow(query.after, query.count, '?');
+    const fresh = await this.runners.waitForStore(minPositionOf(query));
     const trigger = await currentTrigger(this.store, context.tenant, triggerId);
     if (trigger.status === 'absent' || trigger.deleted) throw problems.notFound();
     const schedule = trigger.definition.schedule;
@@ -64,13 +68,16 @@ export class SchedulesController {
       window.count,
     );
     const pinned = trigger.pins?.tzdataVersion ?? null;
-    return {
-      ...answer,
-      triggerId,
-      revision: trigger.revision,
-      pinnedTzdataVersion: pinned,
-      tzdataDrift: compareTzdata(pinned, answer.tzdataVersion).drift,
-    };
+    return marked(
+      {
+        ...answer,
+        triggerId,
+        revision: trigger.revision,
+        pinnedTzdataVersion: pinned,
+        tzdataDrift: compareTzdata(pinned, answer.tzdataVersion).drift,
+      },
+      fresh,
+    );
   }
 
   @Post('operator/triggers/:triggerId/schedule/release')

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
@@ -15,6 +15,8 @@ import { sourceDecider } from '../../../domain/source/source.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { RedactOnReplay } from '../idempotency/idempotency.decorators.js';
 import { problems } from '../problems/problem.js';
+import { ProjectionRunners } from '../../runner/projection-runners.js';
+import { marked, minPositionOf, type RawQuery } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
 
@@ -26,6 +28,7 @@ export class SourcesController {
   constructor(
     private readonly commands: CommandBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly runners: ProjectionRunners,
   ) {}
 
   @Put(':sourceId')
@@ -46,7 +49,9 @@ export class SourcesController {
   /** Read straight from the source's stream; another tenant's source is the same 404 as a missing one. */
   @Get(':sourceId')
   @RequireScope('operator:read')
-  async get(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string) {
+  @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
+  async get(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string, @Query() query: RawQuery) {
+    const fresh = await this.runners.waitForStore(minPositionOf(query));
     const { state } = await loadAggregate(this.store, sourceStream(context.tenant, sourceId), sourceDecider);
     if (state.status === 'absent') throw problems.notFound();
     const keys = state.keys.map(({ keyId, generation, retired, addedAt, retiredAt }) => ({
@@ -56,7 +61,7 @@ export class SourcesController {
       addedAt,
       retiredAt,
     }));
-    return { sourceId, revision: state.revision, ...state.definition, keys, updatedAt: state.revisedAt };
+    return marked({ sourceId, revision: state.revision, ...state.definition, keys, updatedAt: state.revisedAt }, fresh);
   }
 
   /** 201 with the secret, shown this once; a replay of the same Idempotency-Key answers `secret: null`. */

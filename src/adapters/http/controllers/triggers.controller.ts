@@ -17,6 +17,8 @@ import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { HttpResult } from '../http-result.js';
 import { problems } from '../problems/problem.js';
 import { DecisionWaiter } from './decision-waiter.js';
+import { ProjectionRunners } from '../../runner/projection-runners.js';
+import { marked, minPositionOf, type RawQuery } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
 
@@ -28,6 +30,7 @@ export class TriggersController {
     private readonly commands: CommandBus,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly decisions: DecisionWaiter,
+    private readonly runners: ProjectionRunners,
   ) {}
 
   @Put(':triggerId')
@@ -60,24 +63,40 @@ export class TriggersController {
     return this.commands.execute(new SetTriggerEnabledCommand(context, triggerId, false, body ?? {}));
   }
 
+  /** Definitions are read straight from their streams: `?minPosition` waits for the store only. */
   @Get(':triggerId')
   @RequireScope('operator:read')
-  async get(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string) {
+  @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
+  async get(
+    @Ctx() context: CommandContext,
+    @Param('triggerId', ResourceId) triggerId: string,
+    @Query() query: RawQuery,
+  ) {
+    const fresh = await this.runners.waitForStore(minPositionOf(query));
     const trigger = await currentTrigger(this.store, context.tenant, triggerId);
     if (trigger.status === 'absent' || trigger.deleted) throw problems.notFound();
-    return {
-      triggerId,
-      revision: trigger.revision,
-      ...trigger.definition,
-      dedupeEpoch: trigger.dedupeEpoch,
-      pins: trigger.pins,
-      revisedAt: trigger.revisedAt,
-    };
+    return marked(
+      {
+        triggerId,
+        revision: trigger.revision,
+        ...trigger.definition,
+        dedupeEpoch: trigger.dedupeEpoch,
+        pins: trigger.pins,
+        revisedAt: trigger.revisedAt,
+      },
+      fresh,
+    );
   }
 
   @Get(':triggerId/revisions')
   @RequireScope('operator:read')
-  async revisions(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string) {
+  @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
+  async revisions(
+    @Ctx() context: CommandContext,
+    @Param('triggerId', ResourceId) triggerId: string,
+    @Query() query: RawQuery,
+  ) {
+    const fresh = await this.runners.waitForStore(minPositionOf(query));
     const events = await this.store.readStream(triggerStream(context.tenant, triggerId));
     if (events.length === 0) throw problems.notFound();
     const items = events
@@ -92,7 +111,7 @@ export class TriggersController {
           definition: withDeliveryDefaults(data.definition),
         };
       });
-    return { items, nextCursor: null };
+    return marked({ items, nextCursor: null }, fresh);
   }
 
   /** The Idempotency-Key is the manual delivery identity: a retry replays, a new key fires again. */

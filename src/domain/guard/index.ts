@@ -1,0 +1,2 @@
+export * from './guard-clause.js';
+export * from './evaluate-guard.js';

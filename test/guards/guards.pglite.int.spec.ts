@@ -1,0 +1,3 @@
+import { guardsSuite } from './guards.shared.js';
+
+guardsSuite('pglite');

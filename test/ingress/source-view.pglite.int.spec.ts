@@ -1,0 +1,3 @@
+import { sourceViewSuite } from './source-view.shared.js';
+
+sourceViewSuite('pglite');

@@ -1,0 +1,3 @@
+import { prefiltersSuite } from './prefilters.shared.js';
+
+prefiltersSuite('pglite');
