@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlClient, SqlSession } from '../../../projections/sql-client.js';
 
+const RETRY_SESSION_MS = 30_000;
+
 /**
  * Who holds an in-flight Idempotency-Key, so a retry after a crash need not wait out the lease (SEC-3).
  * Embedded: one process per data directory (its lock), so a holder that is not this process is gone.
@@ -11,13 +13,15 @@ import type { SqlClient, SqlSession } from '../../../projections/sql-client.js';
 export class KeyHolders {
   private readonly embedded = `embedded:${randomUUID()}`;
   private session: Promise<{ session: SqlSession; holder: string } | null> | null = null;
+  /** After a failed attempt, claims go on under their leases alone for a while rather than each trying to connect. */
+  private nextAttemptAt = 0;
 
   constructor(private readonly sql: SqlClient) {}
 
   /** This process, as recorded on the keys it claims; null when nobody could check it is alive. */
   async me(): Promise<string | null> {
     if (this.sql.kind === 'pglite') return this.embedded;
-    if (!this.sql.openSession) return null;
+    if (!this.sql.openSession || (this.session === null && Date.now() < this.nextAttemptAt)) return null;
     this.session ??= this.openSession();
     return (await this.session)?.holder ?? null;
   }
@@ -57,6 +61,7 @@ export class KeyHolders {
       return { session, holder: `pg:${row.pid}:${row.started}` };
     } catch {
       this.session = null;
+      this.nextAttemptAt = Date.now() + RETRY_SESSION_MS;
       return null;
     }
   }
