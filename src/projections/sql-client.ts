@@ -29,6 +29,14 @@ export interface SqlClient extends SqlExecutor {
   readonly unflushed?: SqlExecutor;
   /** Optional: messages between the processes sharing this database (and schema); PGlite has one process only. */
   readonly notifications?: SqlNotifications;
+  /** Optional (PostgreSQL): a connection of its own, outside the pool, kept until closed. */
+  openSession?(): Promise<SqlSession>;
+  close(): Promise<void>;
+}
+
+export interface SqlSession extends SqlExecutor {
+  /** Called once if the connection drops; the session is then unusable. */
+  onLost(listener: () => void): void;
   close(): Promise<void>;
 }
 

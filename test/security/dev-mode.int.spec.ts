@@ -60,6 +60,6 @@ describe('SEC-5 development mode', () => {
     }
 
     expect(() => cli(['token'], { ...env, NODE_ENV: 'production' })).toThrow(/development mode/);
-    expect(() => cli(['token', '--ttl', '900'], env)).toThrow(/ttl/);
+    expect(() => cli(['token', '--tenant', 'acme', '--ttl', '900'], env)).toThrow(/ttl/);
   });
 });

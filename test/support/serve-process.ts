@@ -13,24 +13,37 @@ import { freePort } from './free-port.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** `reveille serve` from the build, in its own process, on PostgreSQL in a fresh schema, with a dev token. */
+/**
+ * `reveille serve` from the build, in its own process, with a dev token: on PostgreSQL in a fresh schema,
+ * or (`store: 'pglite'`) on the embedded store in its data directory.
+ */
 export interface ServeProcess {
   child: ChildProcess;
   baseUrl: string;
+  /** PostgreSQL only: nothing else may open the embedded store while the server holds it. */
   sql: PgSqlClient;
   /** What a second process needs to share this one's database and dev keys (`joining`). */
   schema: string;
   dataDir: string;
+  /** What `serve` is run with, for other `reveille` commands on the same store. */
+  env: Record<string, string>;
   stderr(): string;
   /** The service's log lines (Nest writes info and debug to stdout, errors to stderr). */
   stdout(): string;
   /** The /health/ready answers seen while waiting for readiness (the latest start's). */
   readiness: Array<{ status: number; body: any }>;
-  /** A JSON command with the token and a fresh idempotency key. */
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  /** A JSON command with the token and an idempotency key (a fresh one unless given). */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { key?: string },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   /** SIGKILL: a crash, nothing shut down gracefully. */
   kill(): Promise<void>;
-  /** A new process on the same schema, data directory and port, once it is ready. */
+  /** SIGTERM: a clean stop; resolves with how the process ended. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** A new process on the same schema, data directory and port, once it is ready (the old one is SIGKILLed). */
   restart(): Promise<void>;
   close(): Promise<void>;
 }
@@ -44,33 +57,42 @@ export async function startServe(options: {
   degradedIsReady?: boolean;
   /** Another process on that one's schema and dev keys; closing it leaves the schema to the first. */
   joining?: ServeProcess;
+  store?: 'postgres' | 'pglite';
 }): Promise<ServeProcess> {
   ensureBuilt();
-  const { sql, schema } = options.joining
-    ? {
-        sql: await PgSqlClient.connect({ connectionString: TEST_DATABASE_URL, schema: options.joining.schema, max: 2 }),
-        schema: options.joining.schema,
-      }
-    : await freshPostgres(allMigrations(), { max: 2 });
+  const embedded = options.store === 'pglite';
+  const postgres = embedded
+    ? null
+    : options.joining
+      ? {
+          sql: await PgSqlClient.connect({
+            connectionString: TEST_DATABASE_URL,
+            schema: options.joining.schema,
+            max: 2,
+          }),
+          schema: options.joining.schema,
+        }
+      : await freshPostgres(allMigrations(), { max: 2 });
+  const schema = postgres?.schema ?? '';
   const dataDir = options.joining?.dataDir ?? mkdtempSync(join(tmpdir(), 'reveille-serve-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    DATABASE_URL: postgres ? TEST_DATABASE_URL : '',
+    REVEILLE_DB_SCHEMA: schema,
+    REVEILLE_DATA_DIR: dataDir,
+    REVEILLE_AUTH: 'dev',
+    REVEILLE_BACKGROUND: options.background,
+    EVENTSTORE_URL: '',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    NODE_ENV: 'test',
+    ...options.env,
+  };
   const spawnServe = () =>
     spawn(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), 'serve'], {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: TEST_DATABASE_URL,
-        REVEILLE_DB_SCHEMA: schema,
-        REVEILLE_DATA_DIR: dataDir,
-        REVEILLE_AUTH: 'dev',
-        REVEILLE_BACKGROUND: options.background,
-        EVENTSTORE_URL: '',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        NODE_ENV: 'test',
-        ...options.env,
-      },
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   let stderr = '';
@@ -118,27 +140,40 @@ export async function startServe(options: {
       return child;
     },
     baseUrl,
-    sql,
+    get sql(): PgSqlClient {
+      if (!postgres) throw new Error('the embedded store is the server process’s alone');
+      return postgres.sql;
+    },
     schema,
     dataDir,
+    env,
     stderr: () => stderr,
     stdout: () => stdout,
     get readiness() {
       return readiness;
     },
-    async call(method, path, body) {
+    async call(method, path, body, callOptions = {}) {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${token}`,
           'content-type': 'application/json',
-          'idempotency-key': randomUUID(),
+          'idempotency-key': callOptions.key ?? randomUUID(),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       return { status: response.status, body: await response.json(), headers: response.headers };
     },
     kill,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null)
+        return { code: child.exitCode, signal: child.signalCode };
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once('exit', (code, signal) => resolve({ code, signal })),
+      );
+      child.kill('SIGTERM');
+      return exited;
+    },
     async restart() {
       await kill();
       child = spawnServe();
@@ -146,9 +181,11 @@ export async function startServe(options: {
       await untilReady();
     },
     async close() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await sql.close();
-      if (!options.joining) await dropSchema(schema);
+      await kill();
+      if (postgres) {
+        await postgres.sql.close();
+        if (!options.joining) await dropSchema(postgres.schema);
+      }
     },
   };
 }

@@ -17,6 +17,7 @@ import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { stringOption, UsageError } from './args.js';
+import { tokenRequest } from './token-options.js';
 import { progress } from './progress.js';
 
 type Options = Record<string, string | true>;
@@ -28,7 +29,8 @@ export async function serve(composition: Composition): Promise<void> {
   // off: an HTTP-only process (e.g. ingress nodes), another process runs admission and read models;
   // thread: they run in a worker thread of this process (see BackgroundThread).
   const app = await composition.createApp(config, infra, { startSubscriptions: config.background === 'on' });
-  app.enableShutdownHooks();
+  // process.exit after the shutdown hooks, so the embedded store's lock is removed on the way out
+  app.enableShutdownHooks([], { useProcessExit: true });
   if (config.background === 'thread') startBackgroundThread(app, composition.workerEntry);
   await app.listen({ port: config.port, host: config.host });
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
@@ -79,18 +81,9 @@ export async function token(options: Options): Promise<void> {
   const config = loadConfig();
   if (config.auth.mode !== 'dev')
     throw new UsageError('tokens are minted only in development mode (REVEILLE_AUTH=dev)');
-  const tenant = stringOption(options, 'tenant') ?? 'dev';
-  const scope = stringOption(options, 'scope') ?? SCOPES.join(' ');
-  const ttl = Number(stringOption(options, 'ttl') ?? 300);
+  const request = tokenRequest(options);
   const keys = await loadOrCreateDevKeys(config.dataDir);
-  const jwt = await mintDevToken(keys, {
-    tenant,
-    scope,
-    subject: stringOption(options, 'subject'),
-    ttlSeconds: ttl,
-    issuer: config.auth.issuer,
-    audience: config.auth.audience,
-  });
+  const jwt = await mintDevToken(keys, { ...request, issuer: config.auth.issuer, audience: config.auth.audience });
   process.stdout.write(`${jwt}\n`);
 }
 

@@ -4,33 +4,63 @@ import { migrate, rebuildProjections, serve, token } from './commands.js';
 import type { Composition } from './composition.js';
 import { scheduler } from './scheduler.js';
 import { auditVerifyCommand } from './audit-verify.js';
+import { type CommandUsage, commandHelp, COMMANDS, overview } from './usage.js';
+import { packageVersion } from './version.js';
 
-const USAGE = `usage: reveille <command>
-  serve                               run the HTTP service (default)
-  migrate                             apply database migrations
-  token --tenant T --scope "…" [--ttl 300] [--subject S]   mint a development token
-  projections rebuild [--name N]      rebuild read models from position 0
-  audit verify [--from P] [--json]    check the log's hash chains and invariants and the read models (exit 1 on a violation)
-  scheduler [--once] [--claim none] [--batch-size N]   run a schedule materializer alone (--once: decide what is due, exit)
-`;
+type Options = Record<string, string | true>;
+type Run = (options: Options, composition: Composition) => Promise<void>;
 
+const RUN: Record<string, Run> = {
+  serve: (_, composition) => serve(composition),
+  migrate: (_, composition) => migrate(composition),
+  token: (options) => token(options),
+  'projections rebuild': rebuildProjections,
+  'audit verify': auditVerifyCommand,
+  scheduler,
+};
+
+/** Errors a user can act on: one line, no stack. Anything else is a bug and keeps its stack. */
+const EXIT_CODES: Record<string, number> = {
+  UsageError: 2,
+  ConfigError: 2,
+  EmbeddedStoreLocked: 1,
+  StoreUnavailable: 1,
+};
+
+/** No command starts nothing (api.md "CLI"): only `serve` runs a server, and only when asked. */
 export async function runCli(argv: string[], composition: Composition): Promise<void> {
-  const { positional, options } = parseArgs(argv);
-  const [command = 'serve', sub] = positional;
+  const { positional, options } = parseArgs(argv.map((arg) => (arg === '-h' ? '--help' : arg)));
+  let command: CommandUsage | undefined;
   try {
-    if (options.help) return void process.stdout.write(USAGE);
-    if (command === 'serve') return await serve(composition);
-    if (command === 'migrate') return await migrate(composition);
-    if (command === 'token') return await token(options);
-    if (command === 'projections' && sub === 'rebuild') return await rebuildProjections(options, composition);
-    if (command === 'audit' && sub === 'verify') return await auditVerifyCommand(options, composition);
-    if (command === 'scheduler') return await scheduler(options, composition);
-    throw new UsageError(`unknown command "${positional.join(' ')}"`);
-  } catch (error) {
-    if (error instanceof UsageError || (error as Error).name === 'ConfigError') {
-      process.stderr.write(`reveille: ${(error as Error).message}\n${error instanceof UsageError ? USAGE : ''}`);
-      process.exit(2);
+    if (options.version && positional.length === 0) return void process.stdout.write(`${packageVersion()}\n`);
+    if (positional.length === 0) {
+      if (options.help) return void process.stdout.write(overview());
+      process.stderr.write(overview());
+      return process.exit(2);
     }
-    throw error;
+    command = findCommand(positional);
+    if (options.help) return void process.stdout.write(commandHelp(command));
+    const unknown = Object.keys(options).filter((name) => !command!.options.includes(name));
+    if (unknown.length > 0) throw new UsageError(`unknown option --${unknown[0]}`);
+    await RUN[command.name]!(options, composition);
+  } catch (error) {
+    const code = EXIT_CODES[(error as Error | null)?.name ?? ''] ?? (isAddressInUse(error) ? 1 : undefined);
+    if (code === undefined) throw error;
+    const prefix = command ? `reveille ${command.name}` : 'reveille';
+    const hint = error instanceof UsageError ? ` (see ${command ? prefix : 'reveille'} --help)` : '';
+    process.stderr.write(`${prefix}: ${(error as Error).message}${hint}\n`);
+    process.exit(code);
   }
 }
+
+function findCommand(positional: string[]): CommandUsage {
+  const typed = positional.join(' ');
+  const command = COMMANDS.find((c) => typed === c.name);
+  if (command) return command;
+  const prefix = COMMANDS.find((c) => c.name.startsWith(`${positional[0]} `));
+  if (prefix && positional.length === 1) throw new UsageError(`"${typed}" needs a subcommand: ${prefix.name}`);
+  throw new UsageError(`unknown command "${typed}"; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+}
+
+/** Another process listens on PORT: something to act on, not a bug. */
+const isAddressInUse = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE';

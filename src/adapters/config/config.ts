@@ -4,6 +4,7 @@ import { type HttpSettings, httpSection } from './http.section.js';
 import { type IngressSettings, ingressSection } from './ingress.section.js';
 import { Readings } from './readings.js';
 import { type StorageSettings, storageSection } from './storage.section.js';
+import { type TestOnlySettings, testOnlySection } from './test-only.section.js';
 import { type WakeupSettings, wakeupSection } from './wakeup.section.js';
 import { ConfigError, type Env, type Variable } from './variable.js';
 
@@ -12,9 +13,24 @@ export type { BackgroundMode } from './background.section.js';
 
 /** Read once at startup; the README's "Configuration" table documents it. */
 export interface ReveilleConfig
-  extends HttpSettings, StorageSettings, AuthSettings, BackgroundSettings, IngressSettings, WakeupSettings {}
+  extends
+    HttpSettings,
+    StorageSettings,
+    AuthSettings,
+    BackgroundSettings,
+    IngressSettings,
+    WakeupSettings,
+    TestOnlySettings {}
 
-const sections = [httpSection, storageSection, authSection, backgroundSection, ingressSection, wakeupSection] as const;
+const sections = [
+  httpSection,
+  storageSection,
+  authSection,
+  backgroundSection,
+  ingressSection,
+  wakeupSection,
+  testOnlySection,
+] as const;
 
 /** The README's table is checked against this list. */
 export const CONFIG_VARIABLES: readonly Variable<unknown>[] = sections.flatMap((section) => section.variables);
@@ -29,6 +45,7 @@ export function loadConfig(env: Env = process.env): ReveilleConfig {
     ...backgroundSection.settings(readings),
     ...ingressSection.settings(readings),
     ...wakeupSection.settings(readings),
+    ...testOnlySection.settings(readings),
   };
 }
 

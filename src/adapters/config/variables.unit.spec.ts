@@ -266,6 +266,12 @@ const cases: Record<string, Cases> = {
     ],
     bad: ['999', '0', '1.5', 'lots'],
   },
+  REVEILLE_TEST_ONLY_CRASH_AFTER_COMMIT: {
+    setting: (c) => c.testOnly.crashAfterCommitKeyPrefix,
+    unset: null,
+    good: [same('crash-'), same('k')],
+    bad: ['with space', 'x'.repeat(256)],
+  },
 };
 
 function refusal(env: Env): ConfigError {
@@ -308,7 +314,14 @@ describe('The configuration', () => {
       ingressRate: { perSecond: 2_000, burst: 4_000 },
       maxOutstanding: { perSource: 10_000, global: 100_000 },
       wakeups: { redisUrl: null, stream: 'reveille:wakeups', maxLen: 100_000 },
+      testOnly: { crashAfterCommitKeyPrefix: null },
     });
+  });
+
+  it('SEC-3 refuses the test-only crash switch in production', () => {
+    expect(refusal({ NODE_ENV: 'production', REVEILLE_TEST_ONLY_CRASH_AFTER_COMMIT: 'crash-' }).message).toBe(
+      'REVEILLE_TEST_ONLY_CRASH_AFTER_COMMIT is for tests and refused when NODE_ENV=production',
+    );
   });
 
   it('names every bad variable of one start in one refusal', () => {

@@ -6,6 +6,7 @@ import type { EventStore } from '../../domain/ports/event-store.js';
 import { type Migration } from '../../projections/migration.js';
 import { runMigrations } from './sql/migrations.js';
 import { PgSqlClient } from './sql/pg-sql-client.js';
+import { lockDataDir } from './sql/data-dir-lock.js';
 import { PgliteSqlClient } from './sql/pglite-sql-client.js';
 import type { SqlClient } from '../../projections/sql-client.js';
 import { SqlEventStore } from './sql/sql-event-store.js';
@@ -27,7 +28,8 @@ export async function openSqlClient(config: ReveilleConfig): Promise<SqlClient> 
       max: config.databasePool,
     });
   mkdirSync(config.dataDir, { recursive: true });
-  return PgliteSqlClient.open(join(config.dataDir, 'pgdata'));
+  // Before PGlite touches the files: a second process on them would corrupt the store.
+  return PgliteSqlClient.open(join(config.dataDir, 'pgdata'), lockDataDir(config.dataDir));
 }
 
 export async function openInfrastructure(

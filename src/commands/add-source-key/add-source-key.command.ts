@@ -5,8 +5,8 @@ export interface SourceKeyCreated {
   sourceId: string;
   keyId: string;
   generation: number;
-  /** Shown in this response only (WH-3); the idempotency store keeps it as null. */
-  secret: string;
+  /** Shown in this response only (WH-3); the idempotency store keeps it as null, and a replay answers null. */
+  secret: string | null;
   position: number;
 }
 

@@ -10,7 +10,9 @@ import { reject } from '../../domain/shared/result.js';
 import { sourceDecider, type AddSourceKey, type SourceKeyAdded } from '../../domain/source/source.js';
 import { loadAggregate } from '../shared/aggregate.js';
 import { accepted, appendOf, write } from '../shared/write-kernel.js';
-import { metadataOf } from '../shared/command-context.js';
+import { metadataOf, type RequestIdentity } from '../shared/command-context.js';
+import { findOwnWrite } from '../shared/own-write.js';
+import { reportReplayedWrite } from '../shared/replayed-writes.js';
 import { CommandRejected } from '../../domain/shared/errors.js';
 import { AddSourceKeyCommand, type SourceKeyCreated } from './add-source-key.command.js';
 
@@ -46,9 +48,11 @@ export class AddSourceKeyHandler implements ICommandHandler<AddSourceKeyCommand>
       at: (await this.store.now()).toISOString(),
     };
     let material: { secret: string; sealed: string } | null = null;
-    return write(
+    return write<SourceKeyCreated>(
       this.store,
       async () => {
+        const replayed = context.idempotency && (await this.ownKey(stream, context.idempotency));
+        if (replayed) return { appends: [], answer: () => ({ sourceId, ...replayed }) };
         const loaded = await loadAggregate(this.store, stream, sourceDecider);
         const added = accepted(sourceDecider.decide(command, loaded.state))[0] as SourceKeyAdded | undefined;
         if (!added || loaded.state.status !== 'defined') throw new Error('AddSourceKey decided no key');
@@ -66,6 +70,18 @@ export class AddSourceKeyHandler implements ICommandHandler<AddSourceKeyCommand>
       },
       { maxAttempts: MAX_ATTEMPTS },
     );
+  }
+
+  /**
+   * The key this request already added, when a run of it committed before its answer was stored: that key,
+   * never a second one under a new random id (decision 9). Its secret was shown to nobody and stays sealed.
+   */
+  private async ownKey(stream: string, request: RequestIdentity) {
+    const own = findOwnWrite(await this.store.readStream(stream), request);
+    const added = own?.own.find((e) => e.type === 'SourceKeyAdded')?.data as SourceKeyAdded['data'] | undefined;
+    if (!own || !added) return null;
+    reportReplayedWrite();
+    return { keyId: added.keyId, generation: added.generation, secret: null, position: own.position };
   }
 
   /** A given secret is checked against the scheme (422 at /secret, never echoed); else one is generated. */

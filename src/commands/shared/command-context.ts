@@ -5,6 +5,13 @@ export interface CommandContext {
   tenant: string;
   actor: string;
   correlationId: string;
+  /** The request's Idempotency-Key and fingerprint (SEC-3), so a retry can find what it already wrote. */
+  idempotency?: RequestIdentity;
+}
+
+export interface RequestIdentity {
+  key: string;
+  fingerprint: string;
 }
 
 export const metadataOf = (context: CommandContext, causationId?: string): EventMetadata => ({
@@ -12,4 +19,13 @@ export const metadataOf = (context: CommandContext, causationId?: string): Event
   actor: context.actor,
   correlationId: context.correlationId,
   ...(causationId ? { causationId } : {}),
+  ...(context.idempotency
+    ? { idempotencyKey: context.idempotency.key, requestFingerprint: context.idempotency.fingerprint }
+    : {}),
 });
+
+/** The request an event was written for, when it was written for one. */
+export function requestOf(metadata: EventMetadata): RequestIdentity | null {
+  const { idempotencyKey: key, requestFingerprint: fingerprint } = metadata;
+  return typeof key === 'string' && typeof fingerprint === 'string' ? { key, fingerprint } : null;
+}

@@ -24,6 +24,9 @@ import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-even
 import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
 import { cachedSlotReads, endStripeLeases, type LoadedMissionSlots, slotRelease, slotTake } from './mission-slots.js';
 import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
+import { requestOf } from './command-context.js';
+import { findOwnWrite } from './own-write.js';
+import { reportReplayedWrite } from './replayed-writes.js';
 import { accepted, appendOf, write } from './write-kernel.js';
 
 export type { KnownExecution };
@@ -92,6 +95,9 @@ function admissionIn(occurrence: readonly RecordedEvent[], executionId: string):
 
 interface LoadedForTransition {
   loaded: Loaded<KnownExecution>;
+  /** The execution's events as read, so a retried request finds its own (decision 9). */
+  lifecycle: readonly RecordedEvent[];
+  fold: (events: readonly RecordedEvent[]) => KnownExecution;
   /** The Mission's slot stripes, when they could be read in the same round trip. */
   slots?: LoadedMissionSlots;
 }
@@ -125,17 +131,19 @@ async function loadForTransition(
   if (!known) rememberAdmission(store, executionId, admission);
   const { request, decidedAt } = admission;
   const decider = executionDeciderFor(request, decidedAt);
-  const last = lifecycle[lifecycle.length - 1];
-  const loaded = {
-    state: lifecycle.reduce(
+  const fold = (events: readonly RecordedEvent[]) =>
+    events.reduce(
       (state, e) => decider.evolve(state, asDomainEvent<ExecutionEvent>(e)),
       decider.initialState,
-    ) as KnownExecution,
+    ) as KnownExecution;
+  const last = lifecycle[lifecycle.length - 1];
+  const loaded = {
+    state: fold(lifecycle),
     revision: last?.revision ?? -1,
     position: last?.position ?? admission.position,
   };
   const slots = slotReads && request.missionId === missionId ? slotReads.finish(read.slice(known ? 1 : 2)) : undefined;
-  return { loaded, ...(slots ? { slots } : {}) };
+  return { loaded, lifecycle, fold, ...(slots ? { slots } : {}) };
 }
 
 /** Another tenant's execution does not exist for the caller. */
@@ -161,9 +169,21 @@ export function transitionExecution(
   missionHint?: string,
 ): Promise<{ state: KnownExecution; events: ExecutionEvent[]; position: number }> {
   const leases: string[] = [];
+  const retried = requestOf(metadata);
   return write(store, async () => {
     endStripeLeases(leases);
-    const { loaded, slots } = await loadForTransition(store, tenant, command.executionId, missionHint);
+    const { loaded, lifecycle, fold, slots } = await loadForTransition(store, tenant, command.executionId, missionHint);
+    const own = retried ? findOwnWrite(lifecycle, retried) : null;
+    if (own) {
+      // This request already moved the execution (its answer was lost): that answer, no second transition
+      reportReplayedWrite();
+      const replayed = {
+        state: fold(own.through),
+        events: own.own.map((e) => asDomainEvent<ExecutionEvent>(e)),
+        position: own.position,
+      };
+      return { appends: [], answer: () => replayed };
+    }
     const events = accepted(decideExecution(command, loaded.state));
     const after = events.reduce(evolveExecution, loaded.state);
     const appends: StreamAppend[] = [];

@@ -1,8 +1,11 @@
-import type { EventMetadata, EventStore, StreamAppend } from '../../domain/ports/event-store.js';
+import type { EventMetadata, EventStore, RecordedEvent, StreamAppend } from '../../domain/ports/event-store.js';
 import type { Decider, DomainEvent } from '../../domain/shared/decider.js';
 import { CommandRejected } from '../../domain/shared/errors.js';
 import { isRejection, type Rejection } from '../../domain/shared/result.js';
-import { type Loaded, loadAggregate, toNewEvent } from './aggregate.js';
+import { asDomainEvent, type Loaded, loadAggregate, toNewEvent } from './aggregate.js';
+import { requestOf, type RequestIdentity } from './command-context.js';
+import { findOwnWrite } from './own-write.js';
+import { reportReplayedWrite } from './replayed-writes.js';
 import { retryOnConflict, type RetryOptions } from './retry-on-conflict.js';
 
 export interface Write<R> {
@@ -47,8 +50,16 @@ export function handleCommand<S, E extends DomainEvent, C>(
   command: C,
   metadata: EventMetadata,
 ): Promise<Handled<S, E>> {
+  const request = requestOf(metadata);
   return write(store, async () => {
-    const loaded = await loadAggregate<S, E>(store, streamId, decider);
+    const { loaded, own } = request
+      ? await loadWithOwnWrite<S, E>(store, streamId, decider, request)
+      : { loaded: await loadAggregate<S, E>(store, streamId, decider), own: null };
+    if (own) {
+      // This request already committed here (its answer was lost): the same answer, never a second effect
+      reportReplayedWrite();
+      return { appends: [], answer: () => own };
+    }
     const events = accepted(decider.decide(command, loaded.state));
     return {
       appends: events.length === 0 ? [] : [appendOf(streamId, events, metadata, loaded)],
@@ -59,6 +70,33 @@ export function handleCommand<S, E extends DomainEvent, C>(
       }),
     };
   });
+}
+
+/**
+ * The whole stream, past the aggregate cache (which may hold a state the events of an earlier run are
+ * folded into), and what this request's own events left behind: the state right after them, them, and
+ * the position of the last (decision 9, docs/architecture.md).
+ */
+async function loadWithOwnWrite<S, E extends DomainEvent>(
+  store: EventStore,
+  streamId: string,
+  decider: Pick<Decider<S, E, never>, 'initialState' | 'evolve'>,
+  request: RequestIdentity,
+): Promise<{ loaded: Loaded<S>; own: Handled<S, E> | null }> {
+  const recorded = await store.readStream(streamId);
+  const fold = (events: readonly RecordedEvent[]) =>
+    events.reduce((state, e) => decider.evolve(state, asDomainEvent<E>(e)), decider.initialState);
+  const last = recorded[recorded.length - 1];
+  const loaded = { state: fold(recorded), revision: last?.revision ?? -1, position: last?.position ?? 0 };
+  const own = findOwnWrite(recorded, request);
+  return {
+    loaded,
+    own: own && {
+      state: fold(own.through),
+      events: own.own.map((e) => asDomainEvent<E>(e)),
+      position: own.position,
+    },
+  };
 }
 
 export function accepted<E>(decision: E[] | Rejection): E[] {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { SqlClient, SqlExecutor, SqlQuery, SqlResult } from '../../../projections/sql-client.js';
+import type { SqlClient, SqlExecutor, SqlQuery, SqlResult, SqlSession } from '../../../projections/sql-client.js';
 import { translateStoreError } from './store-errors.js';
 import { PgNotifications } from './pg-notifications.js';
 
@@ -21,7 +21,12 @@ export class PgSqlClient implements SqlClient {
   readonly unflushed: SqlExecutor;
   readonly notifications: PgNotifications;
 
-  private constructor(pool: pg.Pool, unflushedPool: pg.Pool, options: PgClientOptions) {
+  private constructor(
+    pool: pg.Pool,
+    unflushedPool: pg.Pool,
+    options: PgClientOptions,
+    private readonly clientConfig: pg.ClientConfig,
+  ) {
     this.pool = pool;
     this.unflushedPool = unflushedPool;
     this.notifications = new PgNotifications(pool, options.connectionString, options.schema);
@@ -38,17 +43,17 @@ export class PgSqlClient implements SqlClient {
     if (options.schema !== undefined && !IDENTIFIER.test(options.schema))
       throw new Error(`invalid schema name ${options.schema}`);
     const searchPath = options.schema ? `-c search_path=${options.schema}` : '';
-    const pool = (max: number, settings: string) =>
-      new pg.Pool({
-        connectionString: options.connectionString,
-        max,
-        connectionTimeoutMillis: 5000,
-        options: settings.trim() || undefined,
-      });
+    const config = (settings: string): pg.ClientConfig => ({
+      connectionString: options.connectionString,
+      connectionTimeoutMillis: 5000,
+      options: settings.trim() || undefined,
+    });
+    const pool = (max: number, settings: string) => new pg.Pool({ ...config(settings), max });
     const client = new PgSqlClient(
       pool(options.max ?? 20, searchPath),
       pool(UNFLUSHED_POOL_SIZE, `${searchPath} -c synchronous_commit=off`),
       options,
+      config(searchPath),
     );
     if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
     return client;
@@ -87,6 +92,32 @@ export class PgSqlClient implements SqlClient {
     await this.query(script);
   }
 
+  async openSession(): Promise<SqlSession> {
+    const client = new pg.Client(this.clientConfig);
+    const lost: Array<() => void> = [];
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      lost.splice(0).forEach((listener) => listener());
+    };
+    client.on('error', end);
+    client.on('end', end);
+    try {
+      await client.connect();
+    } catch (error) {
+      throw translateStoreError(error);
+    }
+    return {
+      query: (q, v) => run(client, q, v),
+      onLost: (listener) => (ended ? listener() : lost.push(listener)),
+      close: async () => {
+        lost.length = 0;
+        await client.end().catch(() => undefined);
+      },
+    };
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.pool.end(), this.unflushedPool.end()]);
   }
@@ -101,7 +132,7 @@ async function exec(connection: pg.PoolClient | pg.Pool, script: string): Promis
 }
 
 async function run<R>(
-  target: pg.Pool | pg.PoolClient,
+  target: pg.Pool | pg.PoolClient | pg.Client,
   query: string | SqlQuery,
   values?: unknown[],
 ): Promise<SqlResult<R>> {

@@ -1,15 +1,25 @@
 import { PGlite } from '@electric-sql/pglite';
 import type { SqlClient, SqlExecutor, SqlQuery, SqlResult } from '../../../projections/sql-client.js';
+import type { DataDirLock } from './data-dir-lock.js';
 import { translateStoreError } from './store-errors.js';
 
 /** Embedded PostgreSQL (WebAssembly, in-process): the default when DATABASE_URL is unset. */
 export class PgliteSqlClient implements SqlClient {
   readonly kind = 'pglite' as const;
 
-  private constructor(private readonly db: PGlite) {}
+  private constructor(
+    private readonly db: PGlite,
+    private readonly lock?: DataDirLock,
+  ) {}
 
-  static async open(dataDir?: string): Promise<PgliteSqlClient> {
-    return new PgliteSqlClient(await PGlite.create(dataDir ? { dataDir } : {}));
+  /** `lock`: the data directory's, held until close (one process per embedded store). */
+  static async open(dataDir?: string, lock?: DataDirLock): Promise<PgliteSqlClient> {
+    try {
+      return new PgliteSqlClient(await PGlite.create(dataDir ? { dataDir } : {}), lock);
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
   }
 
   async query<R>(query: string | SqlQuery, values?: unknown[]): Promise<SqlResult<R>> {
@@ -36,6 +46,7 @@ export class PgliteSqlClient implements SqlClient {
 
   async close(): Promise<void> {
     if (!this.db.closed) await this.db.close();
+    this.lock?.release();
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { MAX_LIFETIME_SECONDS } from './token-verifier.js';
 import { exportJWK, generateKeyPair, importJWK, type JSONWebKeySet, type JWK, SignJWT } from 'jose';
 
 /** SEC-5: a local RSA key pair for development mode only, kept in the data directory. */
@@ -44,8 +45,9 @@ export interface MintOptions {
 }
 
 export async function mintDevToken(keys: DevKeys, options: MintOptions): Promise<string> {
-  const ttl = options.ttlSeconds ?? 300;
-  if (ttl > 300 || ttl < 1) throw new Error('--ttl must be between 1 and 300 seconds (SEC-1)');
+  const ttl = options.ttlSeconds ?? MAX_LIFETIME_SECONDS;
+  if (ttl > MAX_LIFETIME_SECONDS || ttl < 1)
+    throw new Error(`a token lives 1 to ${MAX_LIFETIME_SECONDS} seconds (SEC-1)`);
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ tenant: options.tenant, scope: options.scope })
     .setProtectedHeader({ alg: 'RS256', kid: keys.kid, typ: 'JWT' })

@@ -4,7 +4,8 @@ import { isPrintableName } from '../../../domain/shared/json-bounds.js';
 import type { Principal } from './principal.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-const MAX_LIFETIME_SECONDS = 300;
+/** SEC-1: `exp - iat`; the CLI mints nothing longer. */
+export const MAX_LIFETIME_SECONDS = 300;
 const CLOCK_TOLERANCE_SECONDS = 30;
 /** Verified tokens kept; a client sends the same token until it expires, so a few cover a busy deployment. */
 const REMEMBERED_TOKENS = 1_000;

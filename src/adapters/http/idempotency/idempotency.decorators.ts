@@ -8,3 +8,6 @@ export const WithoutIdempotencyKey = () => SetMetadata(SKIP_IDEMPOTENCY, true);
 
 /** Body members blanked (null) in the stored response, so a replay never discloses a secret. */
 export const RedactOnReplay = (...members: string[]) => SetMetadata(REDACT_ON_STORE, members);
+
+/** Where the interceptor leaves the claimed key and fingerprint for the command context (`Ctx`). */
+export const REQUEST_IDENTITY = Symbol('reveille.requestIdentity');

@@ -6,7 +6,10 @@ import { from, lastValueFrom, type Observable } from 'rxjs';
 import { PRINCIPAL, type Principal } from '../auth/principal.js';
 import { HttpResult } from '../http-result.js';
 import { Problem } from '../problems/problem.js';
-import { REDACT_ON_STORE, SKIP_IDEMPOTENCY } from './idempotency.decorators.js';
+import { noticingReplayedWrites } from '../../../commands/shared/replayed-writes.js';
+import { CONFIG } from '../../config/config.token.js';
+import type { ReveilleConfig } from '../../config/config.js';
+import { REDACT_ON_STORE, REQUEST_IDENTITY, SKIP_IDEMPOTENCY } from './idempotency.decorators.js';
 import { IdempotencyStore, type KeyRequest } from './idempotency.store.js';
 import { isValidIdempotencyKey, operationName, requestFingerprint } from './fingerprint.js';
 
@@ -20,6 +23,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     @Inject(IdempotencyStore) private readonly keys: IdempotencyStore,
+    @Inject(CONFIG) private readonly config: ReveilleConfig,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -94,21 +98,34 @@ export class IdempotencyInterceptor implements NestInterceptor {
       await sleep(25);
     }
 
-    let result: unknown;
+    // The command's events carry the key, so a run after a crash finds what the first one committed
+    (request as unknown as Record<symbol, unknown>)[REQUEST_IDENTITY] = { key, fingerprint: claim.fingerprint };
+    let ran: { result: unknown; replayed: boolean };
     try {
-      result = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      ran = await noticingReplayedWrites(() => lastValueFrom(next.handle(), { defaultValue: undefined }));
     } catch (error) {
       await this.keys.release(claim).catch(() => undefined);
       throw error;
     }
+    const { result, replayed } = ran;
     const status = result instanceof HttpResult ? result.status : this.defaultStatus(context, request.method);
     const body = result instanceof HttpResult ? result.body : result;
     if (status >= 200 && status < 300) {
+      if (!replayed) this.crashIfTestAsks(key);
       await this.keys.complete(claim, status, this.redact(context, body));
     } else {
       await this.keys.release(claim);
     }
-    return result;
+    if (!replayed) return result;
+    // Answered from the events an earlier run committed: the answer that run never stored (SEC-3)
+    const headers = result instanceof HttpResult ? result.headers : {};
+    return new HttpResult(status, this.redact(context, body), { ...headers, 'Idempotency-Replayed': 'true' });
+  }
+
+  /** REVEILLE_TEST_ONLY_CRASH_AFTER_COMMIT: the crash between a commit and its stored answer, on demand (a replay commits nothing). */
+  private crashIfTestAsks(key: string): void {
+    const prefix = this.config.testOnly.crashAfterCommitKeyPrefix;
+    if (prefix !== null && key.startsWith(prefix)) process.kill(process.pid, 'SIGKILL');
   }
 
   private defaultStatus(context: ExecutionContext, method: string): number {

@@ -20,4 +20,9 @@ export const idempotencyMigrations: Migration[] = [
       );
       CREATE INDEX IF NOT EXISTS idempotency_keys_expiry ON idempotency_keys (expires_at)`,
   },
+  {
+    id: '0101_idempotency_key_holder',
+    // Which process holds an in-flight key: a retry takes over from a process that is gone (key-holders.ts)
+    sql: `ALTER TABLE idempotency_keys ADD COLUMN IF NOT EXISTS holder text`,
+  },
 ];

@@ -1,5 +1,7 @@
+import type { OnApplicationShutdown } from '@nestjs/common';
 import type { SqlClient } from '../../../projections/sql-client.js';
 import { StatementBatcher } from '../../eventstore/sql/statement-batcher.js';
+import { KeyHolders } from './key-holders.js';
 
 export type KeyClaim =
   | { kind: 'claimed' }
@@ -14,6 +16,11 @@ export interface KeyRequest {
   fingerprint: string;
 }
 
+interface Claim {
+  request: KeyRequest;
+  holder: string | null;
+}
+
 interface Answer {
   request: KeyRequest;
   status: number;
@@ -22,10 +29,10 @@ interface Answer {
 
 const LEASE_SECONDS = 60;
 
-const CLAIM_SQL = `INSERT INTO idempotency_keys (tenant, key, operation, fingerprint, state, lease_until, expires_at)
+const CLAIM_SQL = `INSERT INTO idempotency_keys (tenant, key, operation, fingerprint, state, lease_until, expires_at, holder)
   SELECT u.tenant, u.key, u.operation, u.fingerprint, 'in_flight',
-         now() + make_interval(secs => $5::int), now() + make_interval(hours => $6::int)
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(tenant, key, operation, fingerprint)
+         now() + make_interval(secs => $5::int), now() + make_interval(hours => $6::int), u.holder
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $7::text[]) AS u(tenant, key, operation, fingerprint, holder)
   ON CONFLICT (tenant, key) DO NOTHING
   RETURNING tenant, key`;
 
@@ -42,25 +49,34 @@ const keyOf = ({ tenant, key }: Pick<KeyRequest, 'tenant' | 'key'>) => JSON.stri
  * answers of requests that arrive together share one statement (and its commit) each: two of the three commits
  * of a manual fire were these.
  */
-export class IdempotencyStore {
-  private readonly claims = new StatementBatcher<KeyRequest, boolean>((batch) => this.insertClaims(batch));
+export class IdempotencyStore implements OnApplicationShutdown {
+  private readonly claims = new StatementBatcher<Claim, boolean>((batch) => this.insertClaims(batch));
   private readonly answers = new StatementBatcher<Answer, void>((batch) => this.storeAnswers(batch));
+  private readonly holders: KeyHolders;
 
   constructor(
     private readonly sql: SqlClient,
     private readonly retentionHours: number,
-  ) {}
+  ) {
+    this.holders = new KeyHolders(sql);
+  }
 
+  /**
+   * A key in flight under a lease run out, or held by a process that is gone, is taken over: the request
+   * runs again, and finds its own events if the first run committed them (decision 9, docs/architecture.md).
+   */
   async claim(request: KeyRequest): Promise<KeyClaim> {
-    if (await this.claims.submit(request)) return { kind: 'claimed' };
+    const holder = await this.holders.me();
+    if (await this.claims.submit({ request, holder })) return { kind: 'claimed' };
     const { rows } = await this.sql.query<{
       fingerprint: string;
       state: string;
       response_status: number | null;
       response_body: unknown;
       lease_expired: boolean;
+      holder: string | null;
     }>(
-      `SELECT fingerprint, state, response_status, response_body, lease_until < now() AS lease_expired
+      `SELECT fingerprint, state, response_status, response_body, lease_until < now() AS lease_expired, holder
          FROM idempotency_keys WHERE tenant = $1 AND key = $2`,
       [request.tenant, request.key],
     );
@@ -69,8 +85,13 @@ export class IdempotencyStore {
     // Checked before anything about the first use is disclosed
     if (row.fingerprint !== request.fingerprint) return { kind: 'conflict' };
     if (row.state === 'done') return { kind: 'replay', status: row.response_status!, body: row.response_body };
-    if (row.lease_expired && (await this.takeOver(request))) return { kind: 'claimed' };
+    const abandoned = row.lease_expired || (await this.holders.isGone(row.holder));
+    if (abandoned && (await this.takeOver(request, row.holder, holder))) return { kind: 'claimed' };
     return { kind: 'in_flight' };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.holders.close();
   }
 
   complete(request: KeyRequest, status: number, body: unknown): Promise<void> {
@@ -93,10 +114,11 @@ export class IdempotencyStore {
   }
 
   /** true: this request claimed its key. A key twice in one batch is sent once: the later request finds it in flight. */
-  private async insertClaims(batch: readonly KeyRequest[]): Promise<boolean[]> {
-    const first = new Map<string, KeyRequest>();
-    for (const request of batch) if (!first.has(keyOf(request))) first.set(keyOf(request), request);
-    const sent = [...first.values()];
+  private async insertClaims(batch: readonly Claim[]): Promise<boolean[]> {
+    const first = new Map<string, Claim>();
+    for (const claim of batch) if (!first.has(keyOf(claim.request))) first.set(keyOf(claim.request), claim);
+    const sent = [...first.values()].map((c) => c.request);
+    const holders = [...first.values()].map((c) => c.holder);
     let rows: Array<{ tenant: string; key: string }>;
     try {
       ({ rows } = await this.sql.query<{ tenant: string; key: string }>({
@@ -109,15 +131,16 @@ export class IdempotencyStore {
           sent.map((r) => r.fingerprint),
           LEASE_SECONDS,
           this.retentionHours,
+          holders,
         ],
       }));
     } catch (error) {
       // One bad row must not fail its neighbours: each gets its own answer. An unreachable store fails them all.
       if (batch.length === 1 || unreachable(error)) throw error;
-      return Promise.all(batch.map(async (request) => (await this.insertClaims([request]))[0]!));
+      return Promise.all(batch.map(async (claim) => (await this.insertClaims([claim]))[0]!));
     }
     const claimed = new Set(rows.map(keyOf));
-    return batch.map((request) => first.get(keyOf(request)) === request && claimed.has(keyOf(request)));
+    return batch.map((claim) => first.get(keyOf(claim.request)) === claim && claimed.has(keyOf(claim.request)));
   }
 
   private async storeAnswers(batch: readonly Answer[]): Promise<void[]> {
@@ -142,11 +165,13 @@ export class IdempotencyStore {
     return batch.map(() => undefined);
   }
 
-  private async takeOver(request: KeyRequest): Promise<boolean> {
+  /** Compared-and-set on the holder judged gone: of two racing retries, one takes the key. */
+  private async takeOver(request: KeyRequest, gone: string | null, holder: string | null): Promise<boolean> {
     const { rowCount } = await this.sql.query(
-      `UPDATE idempotency_keys SET lease_until = now() + make_interval(secs => $3)
-        WHERE tenant = $1 AND key = $2 AND state = 'in_flight' AND lease_until < now()`,
-      [request.tenant, request.key, LEASE_SECONDS],
+      `UPDATE idempotency_keys SET lease_until = now() + make_interval(secs => $3), holder = $5
+        WHERE tenant = $1 AND key = $2 AND state = 'in_flight' AND holder IS NOT DISTINCT FROM $4
+          AND (lease_until < now() OR holder IS NOT NULL)`,
+      [request.tenant, request.key, LEASE_SECONDS, gone, holder],
     );
     return rowCount === 1;
   }

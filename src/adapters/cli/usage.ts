@@ -1,0 +1,81 @@
+/** One entry per command: its `--help`, and the options it takes (anything else is a usage error). */
+export interface CommandUsage {
+  name: string;
+  summary: string;
+  usage: string;
+  options: readonly string[];
+  /** Long-form help shown by `reveille <command> --help`. */
+  details: string;
+}
+
+export const COMMANDS: readonly CommandUsage[] = [
+  {
+    name: 'serve',
+    summary: 'run the HTTP service',
+    usage: 'reveille serve',
+    options: [],
+    details: `Runs the HTTP API and, unless REVEILLE_BACKGROUND=off, admission, read models and schedules.
+Configured by environment variables only (see the README's Configuration table); PORT and HOST say
+where it listens. On the embedded store it holds REVEILLE_DATA_DIR: no other reveille process may
+open that directory while it runs.`,
+  },
+  {
+    name: 'migrate',
+    summary: 'apply database migrations',
+    usage: 'reveille migrate',
+    options: [],
+    details: `Applies the schema migrations to DATABASE_URL (or the embedded store in REVEILLE_DATA_DIR) and exits.
+On the embedded store it refuses while a server holds the data directory.`,
+  },
+  {
+    name: 'token',
+    summary: 'mint a development token',
+    usage: 'reveille token --tenant T [--scope "S …"] [--ttl SECONDS] [--subject S]',
+    options: ['tenant', 'scope', 'ttl', 'subject'],
+    details: `Development mode only (REVEILLE_AUTH=dev, SEC-5): signs a token with the key in REVEILLE_DATA_DIR.
+  --tenant T     the tenant every request with the token acts in (required)
+  --scope "S …"  space-separated scopes (default: every scope)
+  --ttl SECONDS  lifetime, from 1 to 300 (default 300; the service refuses longer-lived tokens, SEC-1)
+  --subject S    the calling service, the token's sub (default dev-cli)`,
+  },
+  {
+    name: 'projections rebuild',
+    summary: 'rebuild read models from position 0',
+    usage: 'reveille projections rebuild [--name N]',
+    options: ['name'],
+    details: `Folds the whole event log again into the read models (all of them, or --name N with its group).
+On the embedded store it refuses while a server holds the data directory.`,
+  },
+  {
+    name: 'audit verify',
+    summary: "check the log's hash chains, invariants and read models",
+    usage: 'reveille audit verify [--from P] [--json]',
+    options: ['from', 'json'],
+    details: `Reads the whole log in order (AU-2): every stream's hash chain and revisions, a replay of every stream
+through the domain's folds and its invariants, and every read model rebuilt into a scratch schema and
+compared with the live one. Prints progress and a summary; exit 1 on any violation, naming rule, stream
+and position.
+  --from P   start at store position P (earlier revisions of the streams met are read as context)
+  --json     the report as JSON on stdout`,
+  },
+  {
+    name: 'scheduler',
+    summary: 'run a schedule materializer alone',
+    usage: 'reveille scheduler [--once] [--claim skip_locked|none] [--batch-size N]',
+    options: ['once', 'claim', 'batch-size'],
+    details: `Materializes due schedule instants beside or instead of serve (any number may race on PostgreSQL).
+  --once            decide what is due now, print a JSON report, exit
+  --claim           skip_locked (default) or none
+  --batch-size N    Triggers per transaction, 1 to 5000
+On the embedded store it refuses while a server holds the data directory.`,
+  },
+];
+
+export function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `usage: reveille <command> [options]\n\ncommands:\n${lines.join('\n')}\n
+reveille <command> --help shows a command's options; reveille --version prints the version.\n`;
+}
+
+export const commandHelp = (command: CommandUsage) => `usage: ${command.usage}\n\n${command.details}\n`;

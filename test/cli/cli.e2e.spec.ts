@@ -1,0 +1,110 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeJwt } from 'jose';
+import { ensureBuilt } from '../../scripts/build-if-needed.js';
+import { SCOPES } from '../../src/adapters/http/auth/principal.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** The CLI as a user runs it: its own process, nothing but argv and the environment. */
+function reveille(args: string[], env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'reveille-cli-'));
+  const result = spawnSync(process.execPath, ['bin/reveille.js', ...args], {
+    cwd: ROOT,
+    // An unreachable database: a command that meant to connect would fail, not hang or succeed quietly.
+    env: { ...process.env, REVEILLE_DATA_DIR: dataDir, NODE_ENV: 'development', REVEILLE_AUTH: 'dev', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const oneLine = (text: string) => {
+  expect(text.trimEnd().split('\n')).toHaveLength(1);
+  expect(text).not.toMatch(/\n\s+at /); // no stack trace
+};
+
+describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
+  beforeAll(() => ensureBuilt(), 180_000);
+
+  it('with no command prints the usage and exits 2, starting no server', () => {
+    const { status, stdout, stderr } = reveille([], { PORT: '1' });
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(/^usage: reveille <command>/);
+    for (const command of ['serve', 'migrate', 'token', 'projections rebuild', 'scheduler'])
+      expect(stderr).toContain(`  ${command} `);
+  });
+
+  it('--version prints the package version', () => {
+    expect(reveille(['--version'])).toEqual({ status: 0, stdout: `${VERSION}\n`, stderr: '' });
+  });
+
+  it.each([
+    ['serve', 'reveille serve'],
+    ['migrate', 'reveille migrate'],
+    ['token', 'reveille token --tenant T'],
+    ['projections rebuild', 'reveille projections rebuild [--name N]'],
+    ['scheduler', 'reveille scheduler [--once]'],
+  ])('%s --help prints its own usage and runs nothing', (command, usage) => {
+    // serve would listen and migrate would connect: both exit 0 at once instead
+    const { status, stdout } = reveille([...command.split(' '), '--help'], {
+      DATABASE_URL: 'postgres://127.0.0.1:1/none',
+      PORT: '0',
+    });
+    expect(status).toBe(0);
+    expect(stdout.split('\n')[0]).toContain(`usage: ${usage}`);
+  });
+
+  it('refuses an unknown command or option with one line and exit code 2', () => {
+    const unknownCommand = reveille(['frobnicate']);
+    expect(unknownCommand.status).toBe(2);
+    oneLine(unknownCommand.stderr);
+    expect(unknownCommand.stderr).toMatch(/unknown command "frobnicate"; commands: serve, migrate/);
+    const unknownOption = reveille(['token', '--tenat', 'acme']);
+    expect(unknownOption.status).toBe(2);
+    oneLine(unknownOption.stderr);
+    expect(unknownOption.stderr).toContain('reveille token: unknown option --tenat');
+  });
+
+  it('a bad configuration variable is one line naming it, exit code 2', () => {
+    const { status, stderr } = reveille(['migrate'], { REVEILLE_AUTH: 'bogus' });
+    expect(status).toBe(2);
+    oneLine(stderr);
+    expect(stderr).toContain('REVEILLE_AUTH must be "jwks" or "dev", not "bogus"');
+  });
+
+  it('token requires --tenant', () => {
+    const { status, stdout, stderr } = reveille(['token', '--scope', 'operator:read']);
+    expect(status).toBe(2);
+    expect(stdout).toBe('');
+    oneLine(stderr);
+    expect(stderr).toContain('--tenant is required');
+  });
+
+  it('token refuses an unknown scope and lists the ones the auth guard knows (SEC-2)', () => {
+    const { status, stderr } = reveille(['token', '--tenant', 'acme', '--scope', 'missions:write missions:admin']);
+    expect(status).toBe(2);
+    oneLine(stderr);
+    expect(stderr).toContain('unknown scope "missions:admin"');
+    for (const scope of SCOPES) expect(stderr).toContain(scope);
+  });
+
+  it('token --ttl 3600 is refused in one line naming the 300 s limit the service enforces (SEC-1), 300 mints', () => {
+    const long = reveille(['token', '--tenant', 'acme', '--ttl', '3600']);
+    expect(long.status).toBe(2);
+    oneLine(long.stderr);
+    expect(long.stderr).toMatch(/--ttl is whole seconds from 1 to 300, not "3600".*SEC-1/);
+    expect(reveille(['token', '--tenant', 'acme', '--ttl', 'soon']).status).toBe(2);
+
+    const minted = reveille(['token', '--tenant', 'acme', '--scope', 'operator:read', '--ttl', '300']);
+    expect(minted.status).toBe(0);
+    const claims = decodeJwt(minted.stdout.trim());
+    expect(claims).toMatchObject({ tenant: 'acme', scope: 'operator:read', sub: 'dev-cli' });
+    expect(claims.exp! - claims.iat!).toBe(300);
+  });
+});
