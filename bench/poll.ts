@@ -14,7 +14,7 @@
  * the same host clock (local PostgreSQL); the offset is printed.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -185,6 +185,7 @@ export async function pollBench(args: string[]): Promise<void> {
       .query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
       .catch((e: unknown) => log(`could not drop ${schema}: ${String(e)}`));
     await db.end();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
