@@ -8,6 +8,7 @@ import { chaosBench } from './chaos/main.js';
 import { deliverBench } from './deliver.js';
 import { ingressBench } from './ingress.js';
 import { manualBench } from './manual.js';
+import { pollBench } from './poll.js';
 import { schedulesBench } from './schedules.js';
 
 const benches: Record<string, (args: string[]) => Promise<void>> = {
@@ -17,6 +18,7 @@ const benches: Record<string, (args: string[]) => Promise<void>> = {
   deliver: deliverBench,
   ingress: ingressBench,
   manual: manualBench,
+  poll: pollBench,
   schedules: schedulesBench,
 };
 
