@@ -1,10 +1,10 @@
 import cliProgress from 'cli-progress';
 
 /** Plain periodic lines when stderr is not a terminal (CI logs). */
-export function progress(label: string, total: number): { update(done: number): void; stop(): void } {
+export function progress(label: string, total: number, unit = 'events'): { update(done: number): void; stop(): void } {
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: `${label} [{bar}] {value}/{total} events`, stream: process.stderr },
+      { format: `${label} [{bar}] {value}/{total} ${unit}`, stream: process.stderr },
       cliProgress.Presets.shades_classic,
     );
     bar.start(Math.max(total, 1), 0);
@@ -15,7 +15,7 @@ export function progress(label: string, total: number): { update(done: number): 
     update(done) {
       if (done - last >= 1000 || done === total) {
         last = done;
-        process.stderr.write(`${label}: ${done}/${total} events\n`);
+        process.stderr.write(`${label}: ${done}/${total} ${unit}\n`);
       }
     },
     stop: () => process.stderr.write(`${label}: done\n`),
