@@ -57,10 +57,10 @@ export async function applyCommand(options: Options): Promise<void> {
   } finally {
     bar?.stop();
   }
-  const summary = `${counts.created} created, ${counts.changed} changed, ${counts.unchanged} unchanged`;
-  process.stdout.write(
-    dryRun ? `dry run, nothing written: ${summary.replace(/created|changed/g, 'to $&')}\n` : `${summary}\n`,
-  );
+  const summary = dryRun
+    ? `dry run, nothing written: ${counts.created} to create, ${counts.changed} to change, ${counts.unchanged} unchanged`
+    : `${counts.created} created, ${counts.changed} changed, ${counts.unchanged} unchanged`;
+  process.stdout.write(`${summary}\n`);
 }
 
 const pathOf = (entry: Pick<Entry, 'kind' | 'id'>) => `/v1/${entry.kind}/${encodeURIComponent(entry.id)}`;
