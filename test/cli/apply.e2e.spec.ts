@@ -231,6 +231,16 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     expect(stderr).toMatch(/^reveille apply: missions\[0\] \(m-1\): 401 /);
   });
 
+  it('a long file shows progress on stderr, its lines stay on stdout', () => {
+    const many = Array.from({ length: 25 }, (_, i) => ({ triggerId: `p-${i}`, missionId: 'm-1', type: 'manual' }));
+    const { status, stdout, stderr } = apply(['-f', file('many.json', { triggers: many }), '--tenant', 'acme']);
+    expect(status).toBe(0);
+    expect(stdout).toContain('25 created, 0 changed, 0 unchanged');
+    expect(stderr).toContain(
+      'apply: 10/25 definitions\napply: 20/25 definitions\napply: 25/25 definitions\napply: done\n',
+    );
+  });
+
   it('--help shows its usage', () => {
     const { status, stdout } = apply(['--help']);
     expect(status).toBe(0);

@@ -39,7 +39,7 @@ export async function applyCommand(options: Options): Promise<void> {
   const client = new ApplyClient(baseUrl(options, config), await bearer(options, config));
   const counts: Record<Outcome, number> = { created: 0, changed: 0, unchanged: 0 };
   const planned = new Map<string, MissionGrants>();
-  const bar = entries.length >= PROGRESS_FROM ? progress('apply', entries.length, 'definitions') : undefined;
+  const bar = entries.length >= PROGRESS_FROM ? progress('apply', entries.length, 'definitions', 10) : undefined;
   try {
     for (const [done, entry] of entries.entries()) {
       const current = await read(client, entry);
