@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateDevKeys, mintDevToken } from '../../src/adapters/http/auth/dev-keys.js';
+import { canonicalJson } from '../../src/domain/shared/canonical-json.js';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -40,28 +41,29 @@ const oneLine = (text: string) => {
   expect(text).not.toMatch(/\n\s+at /);
 };
 
+/** The built CLI in its own process, on the server's data directory (its dev keys), PORT not the server's. */
+function runApply(server: ServeProcess, args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, ['bin/reveille.js', 'apply', ...args], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      REVEILLE_DATA_DIR: server.dataDir,
+      REVEILLE_AUTH: 'dev',
+      NODE_ENV: 'development',
+      PORT: '1',
+      REVEILLE_URL: server.baseUrl,
+      REVEILLE_TOKEN: '',
+      ...env,
+    },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
 describe('reveille apply -f FILE through the HTTP API of a running service (api.md "CLI", TR-5, SEC-3)', () => {
   let server: ServeProcess;
-
-  /** The built CLI in its own process, on the server's data directory (its dev keys), PORT not the server's. */
-  const apply = (args: string[], env: Record<string, string> = {}) => {
-    const result = spawnSync(process.execPath, ['bin/reveille.js', 'apply', ...args], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        REVEILLE_DATA_DIR: server.dataDir,
-        REVEILLE_AUTH: 'dev',
-        NODE_ENV: 'development',
-        PORT: '1',
-        REVEILLE_URL: server.baseUrl,
-        REVEILLE_TOKEN: '',
-        ...env,
-      },
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  const apply = (args: string[], env: Record<string, string> = {}) => runApply(server, args, env);
   const lastPosition = async () => {
     const { body } = await server.call('GET', '/v1/audit/events?after=0&limit=500');
     return (body.events as Array<{ position: number }>).at(-1)?.position ?? 0;
@@ -245,5 +247,49 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     const { status, stdout } = apply(['--help']);
     expect(status).toBe(0);
     expect(stdout.split('\n')[0]).toBe('usage: reveille apply -f FILE [--url U] [--dry-run] [--tenant T]');
+  });
+});
+
+describe('reveille apply re-run after the service crashed between a commit and its answer (SEC-3, embedded store)', () => {
+  let server: ServeProcess;
+  const t1 = definitions().triggers[0]!;
+  const { triggerId: _id, ...t1Body } = t1;
+  // apply's key for t-1 read at revision 0: the service dies right after committing that write
+  const crashKey = `reveille-apply-${createHash('sha256')
+    .update(canonicalJson(['triggers', 't-1', 0, t1Body]))
+    .digest('hex')
+    .slice(0, 48)}`;
+
+  beforeAll(async () => {
+    server = await startServe({
+      background: 'on',
+      scope: 'missions:write sources:write triggers:write operator:read',
+      store: 'pglite',
+      env: { REVEILLE_TEST_ONLY_CRASH_AFTER_COMMIT: crashKey },
+    });
+  }, 120_000);
+  afterAll(async () => server?.close());
+
+  it('the interrupted run fails in one line; the re-run finishes with exactly one revision each', async () => {
+    const path = file('crash.json', definitions());
+    const interrupted = runApply(server, ['-f', path, '--tenant', 'acme']);
+    expect(interrupted.status).toBe(1);
+    oneLine(interrupted.stderr);
+    expect(interrupted.stderr).toMatch(/^reveille apply: no service answers at /);
+    expect(interrupted.stdout).toContain(`sources[0] (${SOURCE}): created (revision 1)`);
+    expect(interrupted.stdout).not.toContain('triggers[0]');
+    await server.restart();
+    const rerun = runApply(server, ['-f', path, '--tenant', 'acme']);
+    expect(rerun.stderr).toBe('');
+    expect(rerun.stdout.split('\n')).toEqual([
+      'missions[0] (m-1): unchanged (revision 1)',
+      `sources[0] (${SOURCE}): unchanged (revision 1)`,
+      'triggers[0] (t-1): unchanged (revision 1)',
+      'triggers[1] (t-2): created (revision 1)',
+      '1 created, 0 changed, 3 unchanged',
+      '',
+    ]);
+    const revisions = await server.call('GET', '/v1/triggers/t-1/revisions');
+    expect(revisions.body.items).toHaveLength(1);
   });
 });
