@@ -61,7 +61,7 @@ function runApply(server: ServeProcess, args: string[], env: Record<string, stri
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe('reveille apply -f FILE through the HTTP API of a running service (api.md "CLI", TR-5, SEC-3)', () => {
+describe('reveille apply -f FILE through the HTTP API of a running service (api.md "CLI"; SEC-3; unchanged appends nothing, TR-5)', () => {
   let server: ServeProcess;
   const apply = (args: string[], env: Record<string, string> = {}) => runApply(server, args, env);
   const lastPosition = async () => {
