@@ -218,6 +218,9 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     expect(viaUrl.stderr).toBe('');
     // m-1 of tenant "other" is new: the token's tenant, not acme's m-1
     expect(viaUrl.stdout).toContain('missions[0] (m-1): created (revision 1)');
+    const both = apply(['-f', missionsOnly, '--tenant', 'acme'], { REVEILLE_TOKEN: token });
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain('--tenant mints a token; REVEILLE_TOKEN is set, its tenant applies');
     const unreachable = apply(['-f', missionsOnly], { REVEILLE_TOKEN: token, REVEILLE_URL: 'http://127.0.0.1:1' });
     expect(unreachable.status).toBe(1);
     oneLine(unreachable.stderr);

@@ -135,7 +135,12 @@ function baseUrl(options: Options, config: ReveilleConfig): string {
 
 /** REVEILLE_TOKEN, else (development mode only) a short-lived token minted like `reveille token` would. */
 async function bearer(options: Options, config: ReveilleConfig): Promise<string> {
-  if (config.client.token) return config.client.token;
+  if (config.client.token) {
+    // The token names the tenant: a --tenant beside it would be silently ignored, so refuse it
+    if (options.tenant !== undefined)
+      throw new UsageError('--tenant mints a token; REVEILLE_TOKEN is set, its tenant applies');
+    return config.client.token;
+  }
   if (config.auth.mode !== 'dev')
     throw new UsageError('set REVEILLE_TOKEN (scopes ' + APPLY_SCOPES + '); only development mode mints one');
   if (stringOption(options, 'tenant') === undefined)
