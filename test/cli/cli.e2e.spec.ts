@@ -36,7 +36,7 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
     expect(status).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toMatch(/^usage: reveille <command>/);
-    for (const command of ['serve', 'migrate', 'token', 'projections rebuild', 'scheduler'])
+    for (const command of ['serve', 'migrate', 'token', 'apply', 'projections rebuild', 'scheduler'])
       expect(stderr).toContain(`  ${command} `);
   });
 
@@ -48,6 +48,7 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
     ['serve', 'reveille serve'],
     ['migrate', 'reveille migrate'],
     ['token', 'reveille token --tenant T'],
+    ['apply', 'reveille apply -f FILE'],
     ['projections rebuild', 'reveille projections rebuild [--name N]'],
     ['scheduler', 'reveille scheduler [--once]'],
   ])('%s --help prints its own usage and runs nothing', (command, usage) => {

@@ -4,16 +4,20 @@ import { migrate, rebuildProjections, serve, token } from './commands.js';
 import type { Composition } from './composition.js';
 import { scheduler } from './scheduler.js';
 import { auditVerifyCommand } from './audit-verify.js';
+import { applyCommand } from './apply.js';
 import { type CommandUsage, commandHelp, COMMANDS, overview } from './usage.js';
 import { packageVersion } from './version.js';
 
 type Options = Record<string, string | true>;
+
+const SHORT: Record<string, string> = { '-h': '--help', '-f': '--file' };
 type Run = (options: Options, composition: Composition) => Promise<void>;
 
 const RUN: Record<string, Run> = {
   serve: (_, composition) => serve(composition),
   migrate: (_, composition) => migrate(composition),
   token: (options) => token(options),
+  apply: (options) => applyCommand(options),
   'projections rebuild': rebuildProjections,
   'audit verify': auditVerifyCommand,
   scheduler,
@@ -25,11 +29,13 @@ const EXIT_CODES: Record<string, number> = {
   ConfigError: 2,
   EmbeddedStoreLocked: 1,
   StoreUnavailable: 1,
+  ApplyRefused: 1,
+  ServiceUnreachable: 1,
 };
 
 /** No command starts nothing (api.md "CLI"): only `serve` runs a server, and only when asked. */
 export async function runCli(argv: string[], composition: Composition): Promise<void> {
-  const { positional, options } = parseArgs(argv.map((arg) => (arg === '-h' ? '--help' : arg)));
+  const { positional, options } = parseArgs(argv.map((arg) => SHORT[arg] ?? arg));
   let command: CommandUsage | undefined;
   try {
     if (options.version && positional.length === 0) return void process.stdout.write(`${packageVersion()}\n`);

@@ -1,10 +1,16 @@
 import cliProgress from 'cli-progress';
 
 /** Plain periodic lines when stderr is not a terminal (CI logs). */
-export function progress(label: string, total: number): { update(done: number): void; stop(): void } {
+/** `every`: how many units between plain lines (a definition is an HTTP round trip, an event is not). */
+export function progress(
+  label: string,
+  total: number,
+  unit = 'events',
+  every = 1000,
+): { update(done: number): void; stop(): void } {
   if (process.stderr.isTTY) {
     const bar = new cliProgress.SingleBar(
-      { format: `${label} [{bar}] {value}/{total} events`, stream: process.stderr },
+      { format: `${label} [{bar}] {value}/{total} ${unit}`, stream: process.stderr },
       cliProgress.Presets.shades_classic,
     );
     bar.start(Math.max(total, 1), 0);
@@ -13,9 +19,9 @@ export function progress(label: string, total: number): { update(done: number): 
   let last = 0;
   return {
     update(done) {
-      if (done - last >= 1000 || done === total) {
+      if (done - last >= every || done === total) {
         last = done;
-        process.stderr.write(`${label}: ${done}/${total} events\n`);
+        process.stderr.write(`${label}: ${done}/${total} ${unit}\n`);
       }
     },
     stop: () => process.stderr.write(`${label}: done\n`),

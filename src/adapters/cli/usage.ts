@@ -39,6 +39,23 @@ On the embedded store it refuses while a server holds the data directory.`,
   --subject S    the calling service, the token's sub (default dev-cli)`,
   },
   {
+    name: 'apply',
+    summary: 'apply a definitions file to a running service',
+    usage: 'reveille apply -f FILE [--url U] [--dry-run] [--tenant T]',
+    options: ['file', 'url', 'dry-run', 'tenant'],
+    details: `Writes the file's missions, then sources, then triggers through the HTTP API of a running service
+and prints one line per definition: created, changed or unchanged (nothing is written for an unchanged
+one, so re-running a file is safe). The file is
+  { "missions": [ { "missionId", …PUT body } ], "sources": [ { "sourceId", … } ], "triggers": [ { "triggerId", … } ] }
+without expectedRevision; source keys (secrets) never belong in it. A refused write stops with one line
+naming the entry (e.g. triggers[2] (t-9): 422 invalid_definition …) and exit code 1.
+  -f, --file FILE  the definitions file (JSON)
+  --url U          the service (default REVEILLE_URL, else http://127.0.0.1:$PORT)
+  --dry-run        print the plan (would create / would change / unchanged) and write nothing
+  --tenant T       development mode without REVEILLE_TOKEN: mint a token for tenant T
+The token is REVEILLE_TOKEN (scopes missions:write sources:write triggers:write operator:read).`,
+  },
+  {
     name: 'projections rebuild',
     summary: 'rebuild read models from position 0',
     usage: 'reveille projections rebuild [--name N]',

@@ -1,5 +1,6 @@
 import { type AuthSettings, authSection } from './auth.section.js';
 import { type BackgroundSettings, backgroundSection } from './background.section.js';
+import { type ClientSettings, clientSection } from './client.section.js';
 import { type HttpSettings, httpSection } from './http.section.js';
 import { type IngressSettings, ingressSection } from './ingress.section.js';
 import { Readings } from './readings.js';
@@ -20,7 +21,8 @@ export interface ReveilleConfig
     BackgroundSettings,
     IngressSettings,
     WakeupSettings,
-    TestOnlySettings {}
+    TestOnlySettings,
+    ClientSettings {}
 
 const sections = [
   httpSection,
@@ -30,6 +32,7 @@ const sections = [
   ingressSection,
   wakeupSection,
   testOnlySection,
+  clientSection,
 ] as const;
 
 /** The README's table is checked against this list. */
@@ -46,6 +49,7 @@ export function loadConfig(env: Env = process.env): ReveilleConfig {
     ...ingressSection.settings(readings),
     ...wakeupSection.settings(readings),
     ...testOnlySection.settings(readings),
+    ...clientSection.settings(readings),
   };
 }
 

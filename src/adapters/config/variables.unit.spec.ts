@@ -272,6 +272,18 @@ const cases: Record<string, Cases> = {
     good: [same('crash-'), same('k')],
     bad: ['with space', 'x'.repeat(256)],
   },
+  REVEILLE_URL: {
+    setting: (c) => c.client.url,
+    unset: null,
+    good: [same('http://127.0.0.1:3000'), same('https://reveille.internal/base')],
+    bad: ['127.0.0.1:3000', 'ftp://x', 'http://a b'],
+  },
+  REVEILLE_TOKEN: {
+    setting: (c) => c.client.token,
+    unset: null,
+    good: [same('eyJhbGciOiJSUzI1NiJ9.eyJ0ZW5hbnQiOiJhY21lIn0.c2ln')],
+    bad: ['Bearer abc.def.ghi', 'not-a-jwt'],
+  },
 };
 
 function refusal(env: Env): ConfigError {
@@ -315,6 +327,7 @@ describe('The configuration', () => {
       maxOutstanding: { perSource: 10_000, global: 100_000 },
       wakeups: { redisUrl: null, stream: 'reveille:wakeups', maxLen: 100_000 },
       testOnly: { crashAfterCommitKeyPrefix: null },
+      client: { url: null, token: null },
     });
   });
 

@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { isRecord } from '../../domain/shared/fields.js';
+import { UsageError } from './args.js';
+
+export type Kind = 'missions' | 'sources' | 'triggers';
+/** Applied in this order: a Trigger names its Mission and (webhooks) its Source. */
+export const KINDS: readonly Kind[] = ['missions', 'sources', 'triggers'];
+const ID_FIELD: Record<Kind, string> = { missions: 'missionId', sources: 'sourceId', triggers: 'triggerId' };
+
+export interface Entry {
+  kind: Kind;
+  index: number;
+  id: string;
+  /** The PUT body: the entry without its id. */
+  body: Record<string, unknown>;
+}
+
+/** `triggers[2] (t-9)`: how every line and error names a file entry. */
+export const entryName = (entry: Pick<Entry, 'kind' | 'index' | 'id'>) => `${entry.kind}[${entry.index}] (${entry.id})`;
+
+/** Everything wrong with the file's shape is a usage error before anything is sent. */
+export function readDefinitionsFile(path: string): Entry[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path} is not JSON: ${(error as Error).message}`);
+  }
+  return definitionEntries(parsed, path);
+}
+
+export function definitionEntries(parsed: unknown, path: string): Entry[] {
+  if (!isRecord(parsed))
+    throw new UsageError(`${path} must be an object { "missions": [...], "sources": [...], "triggers": [...] }`);
+  const unknown = Object.keys(parsed).filter((key) => !(KINDS as readonly string[]).includes(key));
+  if (unknown.length > 0)
+    throw new UsageError(`${path}: unknown key "${unknown[0]}"; a definitions file has missions, sources, triggers`);
+  return KINDS.flatMap((kind) => kindEntries(kind, parsed[kind], path));
+}
+
+function kindEntries(kind: Kind, list: unknown, path: string): Entry[] {
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) throw new UsageError(`${path}: ${kind} must be an array`);
+  const idField = ID_FIELD[kind];
+  const seen = new Set<string>();
+  return list.map((item: unknown, index) => {
+    const at = `${path}: ${kind}[${index}]`;
+    if (!isRecord(item)) throw new UsageError(`${at} must be an object`);
+    const { [idField]: id, ...body } = item;
+    if (typeof id !== 'string' || id.length === 0) throw new UsageError(`${at} needs a "${idField}" string`);
+    if (seen.has(id)) throw new UsageError(`${at}: ${idField} "${id}" appears twice`);
+    seen.add(id);
+    // The file states the wanted definition; revisions are the service's business (and apply's GET).
+    if ('expectedRevision' in body)
+      throw new UsageError(`${at} (${id}): expectedRevision is not part of a definitions file`);
+    if (kind === 'sources' && ('keys' in body || 'secret' in body))
+      throw new UsageError(`${at} (${id}): secrets never belong in a file; add keys with POST /v1/sources/${id}/keys`);
+    return { kind, index, id, body };
+  });
+}

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../domain/shared/canonical-json.js';
+import type { MissionGrants } from '../../domain/mission/mission-grants.js';
+import { validateMissionDefinition } from '../../domain/mission/mission-grants.js';
+import { loadConfig, type ReveilleConfig } from '../config/config.js';
+import { loadOrCreateDevKeys, mintDevToken } from '../http/auth/dev-keys.js';
+import { stringOption, UsageError } from './args.js';
+import { type Answer, ApplyClient, describeRefusal } from './apply-client.js';
+import { type Entry, entryName, readDefinitionsFile } from './apply-file.js';
+import { compareWithCurrent } from './apply-plan.js';
+import { progress } from './progress.js';
+import { tokenRequest } from './token-options.js';
+
+type Options = Record<string, string | true>;
+type Outcome = 'created' | 'changed' | 'unchanged';
+const PLANNED: Record<Outcome, string> = { created: 'would create', changed: 'would change', unchanged: 'unchanged' };
+/** What apply reads and writes, and nothing more (a minted token is as narrow as the job). */
+const APPLY_SCOPES = 'missions:write sources:write triggers:write operator:read';
+/** Fewer lines than this need no progress beside them. */
+const PROGRESS_FROM = 20;
+
+/** A write the service refused: one line naming the file entry, exit 1. */
+export class ApplyRefused extends Error {
+  override readonly name = 'ApplyRefused';
+}
+
+/**
+ * Missions, then sources, then triggers, each through the HTTP API of a running service. Re-running a file is
+ * safe: the service appends nothing for an unchanged definition, and each PUT's Idempotency-Key is derived
+ * from the entry and the revision it was read at, so a re-run after a crash replays instead of writing twice.
+ */
+export async function applyCommand(options: Options): Promise<void> {
+  const file = stringOption(options, 'file');
+  if (file === undefined) throw new UsageError('-f FILE is required');
+  const dryRun = options['dry-run'] === true;
+  if (options['dry-run'] !== undefined && !dryRun) throw new UsageError('--dry-run takes no value');
+  const entries = readDefinitionsFile(file);
+  const config = loadConfig();
+  const client = new ApplyClient(baseUrl(options, config), await bearer(options, config));
+  const counts: Record<Outcome, number> = { created: 0, changed: 0, unchanged: 0 };
+  const planned = new Map<string, MissionGrants>();
+  const bar = entries.length >= PROGRESS_FROM ? progress('apply', entries.length, 'definitions', 10) : undefined;
+  try {
+    for (const [done, entry] of entries.entries()) {
+      const current = await read(client, entry);
+      if (dryRun) {
+        const outcome = await plan(client, entry, current, planned);
+        counts[outcome]++;
+        process.stdout.write(`${entryName(entry)}: ${PLANNED[outcome]}\n`);
+      } else {
+        const { outcome, revision } = await write(client, entry, current?.revision as number | undefined);
+        counts[outcome]++;
+        process.stdout.write(`${entryName(entry)}: ${outcome} (revision ${revision})\n`);
+      }
+      bar?.update(done + 1);
+    }
+  } finally {
+    bar?.stop();
+  }
+  const summary = dryRun
+    ? `dry run, nothing written: ${counts.created} to create, ${counts.changed} to change, ${counts.unchanged} unchanged`
+    : `${counts.created} created, ${counts.changed} changed, ${counts.unchanged} unchanged`;
+  process.stdout.write(`${summary}\n`);
+}
+
+const pathOf = (entry: Pick<Entry, 'kind' | 'id'>) => `/v1/${entry.kind}/${encodeURIComponent(entry.id)}`;
+
+async function read(client: ApplyClient, entry: Entry): Promise<Record<string, unknown> | null> {
+  const answer = await client.get(pathOf(entry));
+  if (answer.status === 404) return null;
+  if (answer.status !== 200) throw refused(entry, answer);
+  return answer.body;
+}
+
+/** The service's answer decides the line: the revision it read before and the one it answers after. */
+async function write(
+  client: ApplyClient,
+  entry: Entry,
+  before: number | undefined,
+): Promise<{ outcome: Outcome; revision: number }> {
+  const answer = await client.put(pathOf(entry), entry.body, idempotencyKey(entry, before ?? 0));
+  if (answer.status !== 200) throw refused(entry, answer);
+  const revision = answer.body.revision as number;
+  const outcome = before === undefined ? 'created' : revision === before ? 'unchanged' : 'changed';
+  return { outcome, revision };
+}
+
+async function plan(
+  client: ApplyClient,
+  entry: Entry,
+  current: Record<string, unknown> | null,
+  planned: Map<string, MissionGrants>,
+): Promise<Outcome> {
+  if (entry.kind === 'missions') {
+    const validated = validateMissionDefinition(entry.body.state, entry.body.grants);
+    if (validated.ok) planned.set(entry.id, validated.value.grants);
+  }
+  if (current === null && entry.kind !== 'triggers') {
+    const check = compareWithCurrent(entry, {}, () => undefined);
+    if ('errors' in check) throw invalid(entry, check.errors);
+    return 'created';
+  }
+  const grants = new Map(planned);
+  const missionId = typeof entry.body.missionId === 'string' ? entry.body.missionId : undefined;
+  if (entry.kind === 'triggers' && missionId && !grants.has(missionId)) {
+    const mission = await client.get(pathOf({ kind: 'missions', id: missionId }));
+    if (mission.status === 200) grants.set(missionId, mission.body.grants as MissionGrants);
+  }
+  const check = compareWithCurrent(entry, current ?? {}, (id) => grants.get(id));
+  if ('errors' in check) throw invalid(entry, check.errors);
+  if (current === null) return 'created';
+  return check.equal ? 'unchanged' : 'changed';
+}
+
+/** The same entry read at the same revision always sends the same key: a retry replays, a new state writes. */
+function idempotencyKey(entry: Entry, revision: number): string {
+  const digest = createHash('sha256')
+    .update(canonicalJson([entry.kind, entry.id, revision, entry.body]))
+    .digest('hex');
+  return `reveille-apply-${digest.slice(0, 48)}`;
+}
+
+const refused = (entry: Entry, answer: Answer) => new ApplyRefused(`${entryName(entry)}: ${describeRefusal(answer)}`);
+
+const invalid = (entry: Entry, errors: Array<{ pointer: string; message: string }>) =>
+  new ApplyRefused(
+    `${entryName(entry)}: would be refused: invalid_definition ${errors.map((e) => `${e.pointer}: ${e.message}`).join('; ')}`,
+  );
+
+function baseUrl(options: Options, config: ReveilleConfig): string {
+  const url = stringOption(options, 'url') ?? config.client.url ?? `http://127.0.0.1:${config.port}`;
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url must be an http:// or https:// URL, not "${url}"`);
+  return url.replace(/\/+$/, '');
+}
+
+/** REVEILLE_TOKEN, else (development mode only) a short-lived token minted like `reveille token` would. */
+async function bearer(options: Options, config: ReveilleConfig): Promise<string> {
+  if (config.client.token) {
+    // The token names the tenant: a --tenant beside it would be silently ignored, so refuse it
+    if (options.tenant !== undefined)
+      throw new UsageError('--tenant mints a token; REVEILLE_TOKEN is set, its tenant applies');
+    return config.client.token;
+  }
+  if (config.auth.mode !== 'dev')
+    throw new UsageError('set REVEILLE_TOKEN (scopes ' + APPLY_SCOPES + '); only development mode mints one');
+  if (stringOption(options, 'tenant') === undefined)
+    throw new UsageError('set REVEILLE_TOKEN, or pass --tenant T to mint a development token for that tenant');
+  const request = tokenRequest({ tenant: options.tenant!, scope: APPLY_SCOPES, ttl: '300', subject: 'reveille-apply' });
+  const keys = await loadOrCreateDevKeys(config.dataDir);
+  return mintDevToken(keys, { ...request, issuer: config.auth.issuer, audience: config.auth.audience });
+}
