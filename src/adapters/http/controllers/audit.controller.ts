@@ -9,6 +9,8 @@ import { type FieldError, problems } from '../problems/problem.js';
 import type { RawQuery } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
 
 const MAX_LIMIT = 500;
 const DEFAULT_LIMIT = 100;
@@ -22,6 +24,7 @@ const MAX_REVISION = 2_147_483_647;
 export class AuditController {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
+  @Answer(200, S.auditFeed)
   @Get('events')
   @RequireScope('audit:read')
   @Problems([400, 'BAD_REQUEST'])
@@ -37,6 +40,7 @@ export class AuditController {
     return auditFeed(this.store, context.tenant, after, limit);
   }
 
+  @Answer(200, S.auditStream)
   @Get('streams/:streamId')
   @RequireScope('audit:read')
   @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
