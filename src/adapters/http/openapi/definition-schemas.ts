@@ -271,7 +271,7 @@ const triggerBlocks: Record<string, SchemaObject> = {
   ),
   overlap: oneOfStrings(['allow', 'skip'], { default: 'allow' }),
   queueByPointer: nullable(POINTER),
-  guard: nullable(GUARD_REF),
+  guard: { nullable: true, allOf: [GUARD_REF] },
   prefilters: nullable(prefilters),
   causality: nullable(obj({ maxDepth: int(0, MAX_CAUSAL_DEPTH) }, ['maxDepth'], { closed: true })),
   constraints: nullable(

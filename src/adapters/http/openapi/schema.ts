@@ -44,7 +44,7 @@ export const obj = (
   ...(description ? { description } : {}),
 });
 /** Free JSON chosen by the caller (Mission input, receipts, payload literals): any value, stated as such. */
-export const anyJson = (description: string): SchemaObject => ({ description, nullable: true });
+export const anyJson = (description: string): SchemaObject => ({ description });
 /** Any JSON object chosen by the caller or recorded as evidence. */
 export const jsonObject = (description: string): SchemaObject => ({
   type: 'object',
