@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { asJsonSchema, curlExamples, routesOf, templateOf } from '../support/openapi.js';
 
