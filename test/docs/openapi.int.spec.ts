@@ -97,12 +97,15 @@ describe('OP-4 SEC-3 SEC-4 the OpenAPI document covers every route of the app', 
   });
 
   it('states the request and answer shapes without placeholder schemas', () => {
-    const faults = operations(doc).flatMap(({ id, op }) => [
+    const faults: string[] = operations(doc).flatMap(({ id, op }) => [
       ...placeholders(op.requestBody?.content?.['application/json']?.schema ?? { type: 'null' }, `${id} body`),
       ...Object.entries(op.responses as Record<string, any>).flatMap(([status, r]) =>
         placeholders(r.content?.['application/json']?.schema ?? { type: 'null' }, `${id} ${status}`),
       ),
     ]);
+    for (const { id, op } of operations(doc))
+      for (const parameter of (op.parameters ?? []).map((p: any) => resolve(doc, p)))
+        if (!parameter.schema?.type) faults.push(`${id} ${parameter.in} ${parameter.name}: no schema type`);
     expect(faults).toEqual([]);
     const schemaOf = (path: string, method: string) =>
       resolve(doc, doc.paths[path]![method].requestBody.content['application/json'].schema);

@@ -28,8 +28,18 @@ export class AuditController {
   @Get('events')
   @RequireScope('audit:read')
   @Problems([400, 'BAD_REQUEST'])
-  @ApiQuery({ name: 'after', required: false, description: 'a position from an earlier page (`next`); 0: the start' })
-  @ApiQuery({ name: 'limit', required: false, description: '1–500, default 100' })
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'a position from an earlier page (`next`); 0: the start',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 500 },
+    description: '1–500, default 100',
+  })
   async events(@Ctx() context: CommandContext, @Query() query: RawQuery) {
     const errors: FieldError[] = [];
     const after = integerParam(query, 'after', 0, Number.MAX_SAFE_INTEGER, errors) ?? 0;
@@ -44,8 +54,18 @@ export class AuditController {
   @Get('streams/:streamId')
   @RequireScope('audit:read')
   @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
-  @ApiQuery({ name: 'fromRevision', required: false, description: 'default 0' })
-  @ApiQuery({ name: 'limit', required: false, description: '1–500, default 100; `nextRevision` continues' })
+  @ApiQuery({
+    name: 'fromRevision',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'default 0',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 500 },
+    description: '1–500, default 100; `nextRevision` continues',
+  })
   async stream(
     @Ctx() context: CommandContext,
     @Param('streamId', ResourceId) streamId: string,
