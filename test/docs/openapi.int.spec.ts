@@ -151,6 +151,51 @@ describe('OP-4 SEC-3 SEC-4 the OpenAPI document covers every route of the app', 
       expect(faults).toEqual([]);
     });
 
+    it("the app's answers to them, and to reads of what they made, validate against the documented answers", async () => {
+      const faults: string[] = [];
+      const check = async (method: string, url: string, body?: unknown) => {
+        const key = method === 'GET' ? undefined : `openapi-${method}-${url}`;
+        const answer = await t.request({ method, url, body, key });
+        const template = templateOf(Object.keys(doc.paths), url.split('?')[0]!)!;
+        const response = doc.paths[template]?.[method.toLowerCase()]?.responses[String(answer.status)];
+        const schema =
+          response?.content?.[
+            'application/json' in (response?.content ?? {}) ? 'application/json' : 'application/problem+json'
+          ]?.schema;
+        if (answer.status === 204 && response) return answer;
+        if (!schema) return void faults.push(`${method} ${url}: ${answer.status} is not documented`);
+        if (answer.status >= 400 && !url.includes('no-such')) faults.push(`${method} ${url}: ${answer.status}`);
+        const validate = validator(resolve(doc, schema));
+        if (!validate(answer.body))
+          faults.push(`${method} ${url} ${answer.status}: ${ajv.errorsText(validate.errors)}`);
+        return answer;
+      };
+      for (const example of examples) await check(example.method, example.path, example.body);
+      await check('PUT', '/v1/triggers/t-manual', { missionId: 'm-1', type: 'manual' });
+      await check('POST', '/v1/triggers/t-manual/occurrences', { input: { n: 1 } });
+      for (const url of [
+        '/v1/missions/m-1',
+        '/v1/sources/gh',
+        '/v1/triggers/t-1',
+        '/v1/triggers/t-1/revisions',
+        '/v1/capabilities',
+        '/v1/operator/triggers',
+        '/v1/operator/occurrences?limit=5',
+        '/v1/executions?status=pending',
+        '/v1/operator/dead-letters',
+        '/v1/operator/sources/gh',
+        '/v1/audit/events?limit=5',
+        '/v1/missions/no-such-mission',
+      ])
+        await check('GET', url);
+      await check('POST', '/v1/schedules/preview', {
+        schedule: { engine: 'cron@1', expression: '30 2 * * *', timezone: 'Europe/Berlin' },
+        count: 2,
+      });
+      await check('POST', '/v1/executions/claim-next', { consumerId: 'c-1' });
+      expect(faults).toEqual([]);
+    });
+
     it('and a body the domain refuses is invalid against the schema too (the schema is not a blank check)', () => {
       const validate = validator(
         resolve(doc, doc.paths['/v1/triggers/{triggerId}']!.put.requestBody.content['application/json'].schema),
