@@ -43,7 +43,7 @@ describe('OP-4 SEC-3 SEC-4 the OpenAPI document covers every route of the app', 
   let doc: Doc;
 
   beforeAll(async () => {
-    t = await startTestApp('pglite', { autostart: false });
+    t = await startTestApp('pglite');
     doc = (await t.request({ method: 'GET', url: '/docs/openapi.json', token: null })).body;
   });
   afterAll(() => t?.close());
@@ -153,8 +153,9 @@ describe('OP-4 SEC-3 SEC-4 the OpenAPI document covers every route of the app', 
 
     it("the app's answers to them, and to reads of what they made, validate against the documented answers", async () => {
       const faults: string[] = [];
+      let sent = 0;
       const check = async (method: string, url: string, body?: unknown) => {
-        const key = method === 'GET' ? undefined : `openapi-${method}-${url}`;
+        const key = method === 'GET' ? undefined : `openapi-${++sent}`;
         const answer = await t.request({ method, url, body, key });
         const template = templateOf(Object.keys(doc.paths), url.split('?')[0]!)!;
         const response = doc.paths[template]?.[method.toLowerCase()]?.responses[String(answer.status)];
@@ -192,7 +193,31 @@ describe('OP-4 SEC-3 SEC-4 the OpenAPI document covers every route of the app', 
         schedule: { engine: 'cron@1', expression: '30 2 * * *', timezone: 'Europe/Berlin' },
         count: 2,
       });
-      await check('POST', '/v1/executions/claim-next', { consumerId: 'c-1' });
+      const fired = await check('POST', '/v1/triggers/t-manual/occurrences?wait=decision', { input: { n: 2 } });
+      const claim = await check('POST', '/v1/executions/claim-next', { consumerId: 'c-1', waitSeconds: 5 });
+      const executionId = claim?.body?.executionId;
+      if (executionId) {
+        await check('POST', `/v1/executions/${executionId}/complete`, {
+          fence: claim!.body.fence,
+          outcome: 'succeeded',
+          receipt: { ok: true },
+        });
+        await check('POST', `/v1/executions/${executionId}/settle`, { settlementId: 's-1' });
+        await check('GET', `/v1/operator/executions/${executionId}`);
+      } else faults.push('claim-next claimed nothing');
+      await t.catchUp();
+      await check('GET', `/v1/operator/occurrences/${fired?.body?.occurrenceId}`);
+      await check('GET', '/v1/operator/triggers/t-manual');
+      await check('POST', '/v1/triggers/t-manual/disable', { reason: 'docs' });
+      await check('POST', '/v1/triggers/t-manual/enable', { reason: 'docs' });
+      await check('PUT', '/v1/triggers/t-cron', {
+        missionId: 'm-1',
+        type: 'schedule',
+        schedule: { engine: 'cron@1', expression: '0 3 * * *', timezone: 'Europe/Berlin' },
+      });
+      await check('GET', '/v1/triggers/t-cron/schedule/instants?count=2');
+      const key = await check('POST', '/v1/sources/gh/keys', { keyId: 'k-docs' });
+      if (key?.body?.keyId) await check('DELETE', '/v1/sources/gh/keys/k-docs');
       expect(faults).toEqual([]);
     });
 

@@ -211,7 +211,10 @@ export const occurrenceRow = obj(
     observedAt: INSTANT,
     scheduledAt: nullable(INSTANT),
     firedAt: nullable(INSTANT),
-    dedupeIdentity: str(),
+    decidedAt: nullable(INSTANT),
+    dedupeIdentity: jsonObject('what the dedupe identity was formed from (DD-1)'),
+    conflicts: int(0, undefined, { description: 'deliveries of the same identity with another payload (OC-4)' }),
+    missionId: str(),
     executionId: nullable(str()),
     causal: nullable(
       obj({ parentId: nullable(str()), depth: int(0), ancestry: anyJson('the chain, or "unknown"') }, [
