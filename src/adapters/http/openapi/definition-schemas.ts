@@ -35,6 +35,7 @@ import {
   bool,
   int,
   INSTANT,
+  NAME,
   nullable,
   num,
   obj,
@@ -196,13 +197,13 @@ const bounded = (key: keyof typeof DELIVERY_BOUNDS, integer: boolean) => {
 };
 
 const triggerBlocks: Record<string, SchemaObject> = {
-  missionId: RESOURCE_ID,
+  missionId: { ...NAME, description: 'the Mission this Trigger acts for' },
   type: oneOfStrings(TRIGGER_TYPES, { description: 'only the block of this type is required' }),
   enabled: bool('default true'),
   source: nullable(
     obj(
       {
-        sourceId: RESOURCE_ID,
+        sourceId: NAME,
         eventTypes: nullable(array(str({ minLength: 1, maxLength: 256 }), 100, { description: 'null: every type' })),
       },
       ['sourceId'],
@@ -218,7 +219,7 @@ const triggerBlocks: Record<string, SchemaObject> = {
         everySeconds: int(1, 604_800),
         itemsPointer: POINTER,
         idPointer: POINTER,
-        cursorParam: nullable(str()),
+        cursorParam: nullable(NAME),
         nextCursorPointer: nullable(POINTER),
         onInvalidItem: oneOfStrings(['hold', 'quarantine'], { default: 'hold' }),
         timeoutSeconds: int(1, 120, { default: POLL_DEFAULTS.timeoutSeconds }),

@@ -52,7 +52,13 @@ export const jsonObject = (description: string): SchemaObject => ({
   description,
 });
 
-export const POINTER = str({ pattern: '^(/.*)?$', maxLength: 1024, description: 'JSON pointer (RFC 6901)' });
+export const POINTER = str({
+  pattern: '^/([^~]|~[01])*$',
+  maxLength: 1024,
+  description: 'JSON pointer (RFC 6901) starting with "/"',
+});
+/** A required string member as `FieldReader.string` reads it. */
+export const NAME = str({ minLength: 1, maxLength: 256 });
 export const RESOURCE_ID = str({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' });
 export const INSTANT = str({ format: 'date-time', description: 'RFC 3339 UTC with milliseconds' });
 export const POSITION = int(0, undefined, { description: 'store position of the last event written' });
