@@ -221,6 +221,26 @@ describe('OP-4 SEC-3 SEC-4 the OpenAPI document covers every route of the app', 
       expect(faults).toEqual([]);
     });
 
+    it('SEC-4 bodies Fastify refuses (too large, an unsupported media type) answer problems the document lists', async () => {
+      const put = doc.paths['/v1/missions/{missionId}']!.put;
+      const validate = validator(doc.components.schemas!.Problem);
+      const answers = [
+        await t.request({ method: 'PUT', url: '/v1/missions/m-big', body: 'x'.repeat(2 * 1024 * 1024), key: 'big' }),
+        await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-text',
+          body: 'state=active',
+          key: 'text',
+          headers: { 'content-type': 'application/xml' },
+        }),
+      ];
+      expect(answers.map((a) => a.status)).toEqual([413, 415]);
+      for (const answer of answers) {
+        expect(put.responses[String(answer.status)].description).toContain(answer.body.code);
+        expect(validate(answer.body)).toBe(true);
+      }
+    });
+
     it('and a body the domain refuses is invalid against the schema too (the schema is not a blank check)', () => {
       const validate = validator(
         resolve(doc, doc.paths['/v1/triggers/{triggerId}']!.put.requestBody.content['application/json'].schema),

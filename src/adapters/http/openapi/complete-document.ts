@@ -42,6 +42,11 @@ const UNIFORM: Record<string, string> = {
   '403': 'INSUFFICIENT_SCOPE',
   '503': 'store_unavailable',
 };
+/** Fastify's own refusals of a command body, rendered by the problem filter. */
+const BODIES: Record<string, string> = {
+  '413': 'payload_too_large (over 1 MiB)',
+  '415': 'malformed_request (an unsupported media type)',
+};
 const KEYED: Record<string, string> = {
   '400': 'idempotency_key_required, idempotency_key_invalid',
   '409': 'idempotency_key_conflict, idempotency_key_in_flight',
@@ -82,6 +87,8 @@ function completeOperation(path: string, method: (typeof METHODS)[number], opera
   operation.parameters = parameters;
   if (authenticated) for (const [status, codes] of Object.entries(UNIFORM)) addCodes(responses, status, codes);
   if (authenticated && path.includes('{')) addCodes(responses, '404', 'not_found');
+  if (authenticated && operation.requestBody)
+    for (const [status, codes] of Object.entries(BODIES)) addCodes(responses, status, codes);
   for (const [status, response] of Object.entries(responses)) {
     if (!response || Number(status) < 400 || '$ref' in response) continue;
     response.content = { 'application/problem+json': { schema: PROBLEM_REF } };
