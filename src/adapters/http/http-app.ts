@@ -9,6 +9,8 @@ import type { HttpSettings } from '../config/http.section.js';
 import { CONFIG } from '../config/config.token.js';
 import { STATUS_OVERRIDE } from './http-result.js';
 import { serverTimeoutOptions } from './server-timeouts.js';
+import { completeDocument } from './openapi/complete-document.js';
+import { ingressPaths } from '../ingress/ingress.openapi.js';
 import { registerJsonBounds } from './json-bounds.hook.js';
 import { registerRequestLog } from './logging/request-log.hook.js';
 import { ServiceLogger } from './logging/service-logger.js';
@@ -78,14 +80,17 @@ export async function createHttpApp(
     if (status !== undefined) reply.code(status);
     return payload;
   });
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Reveille')
-      .setDescription('Durable trigger/occurrence runtime. Errors are application/problem+json with a stable `code`.')
-      .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
-      .build(),
+  const document = completeDocument(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Reveille')
+        .setDescription('Durable trigger/occurrence runtime. Errors are application/problem+json with a stable `code`.')
+        .setVersion('1')
+        .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+        .build(),
+    ),
+    ingressPaths,
   );
   SwaggerModule.setup('docs', app, document, {
     jsonDocumentUrl: 'docs/openapi.json',

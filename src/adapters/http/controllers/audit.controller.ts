@@ -9,6 +9,8 @@ import { type FieldError, problems } from '../problems/problem.js';
 import type { RawQuery } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
 
 const MAX_LIMIT = 500;
 const DEFAULT_LIMIT = 100;
@@ -22,11 +24,22 @@ const MAX_REVISION = 2_147_483_647;
 export class AuditController {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
+  @Answer(200, S.auditFeed)
   @Get('events')
   @RequireScope('audit:read')
   @Problems([400, 'BAD_REQUEST'])
-  @ApiQuery({ name: 'after', required: false, description: 'a position from an earlier page (`next`); 0: the start' })
-  @ApiQuery({ name: 'limit', required: false, description: '1–500, default 100' })
+  @ApiQuery({
+    name: 'after',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'a position from an earlier page (`next`); 0: the start',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 500 },
+    description: '1–500, default 100',
+  })
   async events(@Ctx() context: CommandContext, @Query() query: RawQuery) {
     const errors: FieldError[] = [];
     const after = integerParam(query, 'after', 0, Number.MAX_SAFE_INTEGER, errors) ?? 0;
@@ -37,11 +50,22 @@ export class AuditController {
     return auditFeed(this.store, context.tenant, after, limit);
   }
 
+  @Answer(200, S.auditStream)
   @Get('streams/:streamId')
   @RequireScope('audit:read')
   @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
-  @ApiQuery({ name: 'fromRevision', required: false, description: 'default 0' })
-  @ApiQuery({ name: 'limit', required: false, description: '1–500, default 100; `nextRevision` continues' })
+  @ApiQuery({
+    name: 'fromRevision',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+    description: 'default 0',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 500 },
+    description: '1–500, default 100; `nextRevision` continues',
+  })
   async stream(
     @Ctx() context: CommandContext,
     @Param('streamId', ResourceId) streamId: string,

@@ -7,6 +7,8 @@ import type { CommandContext } from '../../../commands/shared/command-context.js
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
 
 /** EX-4: the operator's audited recovery of a dead-lettered, failed or noncommitted execution. */
 @ApiTags('operator')
@@ -19,6 +21,7 @@ export class ExecutionRecoveryController {
    * 202: delivered again under the same execution id, `pending`. The idempotency interceptor has already
    * required and validated the key (a replay never reaches here), so it is recorded as given.
    */
+  @Answer(202, S.recovered)
   @Post(':executionId/recover')
   @HttpCode(202)
   @RequireScope('operator:recover')

@@ -19,6 +19,8 @@ import { historyOf } from './execution-history.js';
 import { marked, minPositionOf, paged, type RawQuery, readParams } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer, ReadQuery, ListQuery } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
 
 /** OP-1, EX-4, EX-5: what operators read about executions, scoped to the token's tenant. */
 @ApiTags('operator')
@@ -32,6 +34,8 @@ export class ExecutionViewsController {
   ) {}
 
   /** Newest admission first, from the `executions` read model; `?minPosition` waits for it (read-your-writes). */
+  @ListQuery({ ids: ['missionId', 'triggerId'], statuses: EXECUTION_STATUSES })
+  @Answer(200, S.executionPage)
   @Get('v1/executions')
   @RequireScope('operator:read')
   @Problems([400, 'BAD_REQUEST'])
@@ -47,6 +51,8 @@ export class ExecutionViewsController {
   }
 
   /** EX-4: the executions only an operator's recovery delivers again. */
+  @ListQuery({ ids: ['missionId', 'triggerId'] })
+  @Answer(200, S.deadLetterPage)
   @Get('v1/operator/dead-letters')
   @RequireScope('operator:read')
   @Problems([400, 'BAD_REQUEST'])
@@ -62,6 +68,8 @@ export class ExecutionViewsController {
    * Folded from the execution's own streams, so it is as fresh as the log: `?minPosition` waits for the store
    * only. Never the payload.
    */
+  @ReadQuery()
+  @Answer(200, S.executionDetail)
   @Get('v1/operator/executions/:executionId')
   @RequireScope('operator:read')
   @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])

@@ -17,6 +17,8 @@ import { HttpResult } from '../http-result.js';
 import { CLAIMABLE_WAITER, type ClaimableWaiter } from './claimable-waiter.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
 
 /** Enough that racing consumers losing the oldest few still find one in the same read. */
 const CLAIM_NEXT_CANDIDATES = 32;
@@ -38,6 +40,8 @@ export class ExecutionsController {
    * EX-2 pull, long-polled: read the oldest claimable candidates, claim the first still claimable, else wait
    * and read again until `waitSeconds` pass (204).
    */
+  @Answer(200, S.claimBody)
+  @Answer(204, undefined, 'nothing became claimable within waitSeconds')
   @Post('v1/executions/claim-next')
   @HttpCode(200)
   @RequireScope('executions:write')
@@ -59,6 +63,7 @@ export class ExecutionsController {
     }
   }
 
+  @Answer(200, S.claimBody)
   @Post('v1/executions/:executionId/claim')
   @HttpCode(200)
   @RequireScope('executions:write')
@@ -77,6 +82,7 @@ export class ExecutionsController {
     return this.commands.execute(new ClaimExecutionCommand(context, executionId, body.consumerId));
   }
 
+  @Answer(200, S.completed)
   @Post('v1/executions/:executionId/complete')
   @HttpCode(200)
   @RequireScope('executions:write')
@@ -105,6 +111,7 @@ export class ExecutionsController {
     );
   }
 
+  @Answer(200, S.settled)
   @Post('v1/executions/:executionId/settle')
   @HttpCode(200)
   @RequireScope('executions:write')

@@ -15,6 +15,9 @@ import { ProjectionRunners } from '../../runner/projection-runners.js';
 import { marked, minPositionOf, type RawQuery } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer, BodySchema, ReadQuery } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
+import { missionDefinitionSchema } from '../openapi/definition-schemas.js';
 
 @ApiTags('missions')
 @ApiBearerAuth()
@@ -26,6 +29,8 @@ export class MissionsController {
     private readonly runners: ProjectionRunners,
   ) {}
 
+  @BodySchema(missionDefinitionSchema)
+  @Answer(200, S.missionRevised)
   @Put(':missionId')
   @HttpCode(200)
   @RequireScope('missions:write')
@@ -42,6 +47,8 @@ export class MissionsController {
   }
 
   /** Read straight from the Mission's stream: definitions are small and must be current (`?minPosition`: the store's). */
+  @ReadQuery()
+  @Answer(200, S.missionView)
   @Get(':missionId')
   @RequireScope('operator:read')
   @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])

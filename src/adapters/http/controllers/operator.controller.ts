@@ -21,6 +21,8 @@ import { problems } from '../problems/problem.js';
 import { paged, type RawQuery, readParams } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer, ReadQuery, ListQuery } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
 
 const OCCURRENCE_FILTERS = { ids: ['triggerId'], statuses: OCCURRENCE_STATUSES, reasons: true } as const;
 
@@ -35,6 +37,8 @@ export class OperatorController {
     private readonly ingress: IngressCounts,
   ) {}
 
+  @ListQuery()
+  @Answer(200, S.triggerHealthPage)
   @Get('triggers')
   @RequireScope('operator:read')
   async listTriggers(@Ctx() context: CommandContext, @Query() query: RawQuery) {
@@ -51,6 +55,8 @@ export class OperatorController {
     return fresh ? { ...page, items } : { ...page, items, stale: true };
   }
 
+  @ReadQuery()
+  @Answer(200, S.triggerHealthDetail)
   @Get('triggers/:triggerId')
   @RequireScope('operator:read')
   async getTrigger(
@@ -71,6 +77,8 @@ export class OperatorController {
     return fresh ? detail : { ...detail, stale: true };
   }
 
+  @ListQuery(OCCURRENCE_FILTERS)
+  @Answer(200, S.occurrencePage)
   @Get('occurrences')
   @RequireScope('operator:read')
   async listOccurrences(@Ctx() context: CommandContext, @Query() query: RawQuery) {
@@ -84,6 +92,8 @@ export class OperatorController {
     return fresh ? page : { ...page, stale: true };
   }
 
+  @ReadQuery()
+  @Answer(200, S.occurrenceDetail)
   @Get('occurrences/:occurrenceId')
   @RequireScope('operator:read')
   async getOccurrence(

@@ -14,6 +14,8 @@ import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { Problem, problems } from '../problems/problem.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
 
 const item = ({ itemId, index, reason, at }: PollHeld) => ({
   ...(itemId === null ? {} : { itemId }),
@@ -33,6 +35,7 @@ export class PollsController {
   ) {}
 
   /** Read from the poll stream's last event, which carries the whole state: never behind a read model. */
+  @Answer(200, S.pollView)
   @Get(':triggerId/poll')
   @RequireScope('operator:read')
   @Problems([404, 'not_found'], [409, 'trigger_not_poll'])
@@ -60,6 +63,7 @@ export class PollsController {
   }
 
   /** The idempotency interceptor has already required and validated the key (a replay never reaches here). */
+  @Answer(200, S.pollCursorSet)
   @Put(':triggerId/poll-cursor')
   @HttpCode(200)
   @RequireScope('operator:recover')

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { CLOCK } from '../../../commands/shared/tokens.js';
 import { type Clock } from '../../../domain/ports/clock.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
@@ -10,14 +10,17 @@ import { ReasonDto } from '../../../commands/revise-trigger/revise-trigger.dto.j
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { currentTrigger } from '../../../commands/shared/lookups.js';
 import { compareTzdata } from '../../../domain/schedule/tzdata.js';
-import { RequireScope } from '../auth/auth.decorators.js';
+import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { WithoutIdempotencyKey } from '../idempotency/idempotency.decorators.js';
 import { Problem, problems } from '../problems/problem.js';
 import { ProjectionRunners } from '../../runner/projection-runners.js';
 import { marked, minPositionOf } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
-import { preview, previewWindow, readPreviewBody } from './schedule-preview.js';
+import { MAX_PREVIEW_COUNT, preview, previewWindow, readPreviewBody } from './schedule-preview.js';
+import { Answer, BodySchema, ReadQuery } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
+import { previewBodySchema } from '../openapi/definition-schemas.js';
 
 /** Schedule previews (SC-2) and the operator's held-range decisions (SC-5). */
 @ApiTags('schedules')
@@ -32,6 +35,9 @@ export class SchedulesController {
   ) {}
 
   /** Pure computation, nothing stored: no Idempotency-Key. */
+  @BodySchema(previewBodySchema)
+  @Answer(200, S.schedulePreview)
+  @Problems([422, 'invalid_definition'])
   @Post('schedules/preview')
   @HttpCode(200)
   @WithoutIdempotencyKey()
@@ -42,6 +48,15 @@ export class SchedulesController {
   }
 
   /** The stored revision's instants, with its pinned tz data beside the one computing them (SC-7). */
+  @ApiQuery({ name: 'after', required: false, schema: { type: 'string', format: 'date-time' } })
+  @ApiQuery({
+    name: 'count',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PREVIEW_COUNT, default: 20 },
+  })
+  @ReadQuery()
+  @Answer(200, S.storedInstants)
+  @Problems([409, 'trigger_not_schedule'])
   @Get('triggers/:triggerId/schedule/instants')
   @RequireScope('operator:read')
   async instants(
@@ -80,6 +95,7 @@ export class SchedulesController {
     );
   }
 
+  @Answer(200, S.heldDecided)
   @Post('operator/triggers/:triggerId/schedule/release')
   @HttpCode(200)
   @RequireScope('operator:recover')
@@ -87,6 +103,7 @@ export class SchedulesController {
     return this.commands.execute(new DecideHeldInstantsCommand(context, triggerId, 'release', body?.reason ?? ''));
   }
 
+  @Answer(200, S.heldDecided)
   @Post('operator/triggers/:triggerId/schedule/dismiss')
   @HttpCode(200)
   @RequireScope('operator:recover')

@@ -7,6 +7,8 @@ import { RequireScope } from '../auth/auth.decorators.js';
 import { problems } from '../problems/problem.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
 
 /**
  * What reached a source: deliveries accepted, duplicates, ignored (verified, but no Trigger subscribes to
@@ -22,6 +24,7 @@ export class SourceIngressController {
     private readonly counts: IngressCounts,
   ) {}
 
+  @Answer(200, S.sourceIngress)
   @Get(':sourceId')
   @RequireScope('operator:read')
   async get(@Ctx() context: CommandContext, @Param('sourceId', ResourceId) sourceId: string) {

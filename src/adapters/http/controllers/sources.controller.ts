@@ -19,6 +19,9 @@ import { ProjectionRunners } from '../../runner/projection-runners.js';
 import { marked, minPositionOf, type RawQuery } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer, BodySchema, ReadQuery } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
+import { sourceDefinitionSchema } from '../openapi/definition-schemas.js';
 
 /** WH-3: no response but key creation ever holds a secret. */
 @ApiTags('sources')
@@ -31,6 +34,8 @@ export class SourcesController {
     private readonly runners: ProjectionRunners,
   ) {}
 
+  @BodySchema(sourceDefinitionSchema)
+  @Answer(200, S.sourceRevised)
   @Put(':sourceId')
   @Problems(
     [409, 'revision_conflict, source_id_unavailable, idempotency_key_conflict, idempotency_key_in_flight'],
@@ -47,6 +52,8 @@ export class SourcesController {
   }
 
   /** Read straight from the source's stream; another tenant's source is the same 404 as a missing one. */
+  @ReadQuery()
+  @Answer(200, S.sourceView)
   @Get(':sourceId')
   @RequireScope('operator:read')
   @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
@@ -65,6 +72,7 @@ export class SourcesController {
   }
 
   /** 201 with the secret, shown this once; a replay of the same Idempotency-Key answers `secret: null`. */
+  @Answer(201, S.sourceKeyAdded, 'the secret is shown only here')
   @Post(':sourceId/keys')
   @Problems(
     [404, 'not_found'],
@@ -81,6 +89,7 @@ export class SourcesController {
     return this.commands.execute(new AddSourceKeyCommand(context, sourceId, body.keyId, body.secret));
   }
 
+  @Answer(200, S.sourceKeyRetired, 'retired at once')
   @Delete(':sourceId/keys/:keyId')
   @HttpCode(200)
   @RequireScope('sources:write')

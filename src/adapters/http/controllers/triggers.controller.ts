@@ -21,6 +21,9 @@ import { ProjectionRunners } from '../../runner/projection-runners.js';
 import { marked, minPositionOf, type RawQuery } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
+import { Answer, BodySchema, ReadQuery } from '../openapi/decorators.js';
+import * as S from '../openapi/answer-schemas.js';
+import { triggerDefinitionSchema } from '../openapi/definition-schemas.js';
 
 @ApiTags('triggers')
 @ApiBearerAuth()
@@ -33,6 +36,8 @@ export class TriggersController {
     private readonly runners: ProjectionRunners,
   ) {}
 
+  @BodySchema(triggerDefinitionSchema)
+  @Answer(200, S.triggerRevised)
   @Put(':triggerId')
   @HttpCode(200)
   @RequireScope('triggers:write')
@@ -48,6 +53,7 @@ export class TriggersController {
     return this.commands.execute(new ReviseTriggerCommand(context, triggerId, { ...body }));
   }
 
+  @Answer(200, S.triggerRevised, 'a new revision')
   @Post(':triggerId/enable')
   @HttpCode(200)
   @RequireScope('triggers:write')
@@ -56,6 +62,7 @@ export class TriggersController {
     return this.commands.execute(new SetTriggerEnabledCommand(context, triggerId, true, body ?? {}));
   }
 
+  @Answer(200, S.triggerRevised, 'a new revision')
   @Post(':triggerId/disable')
   @HttpCode(200)
   @RequireScope('triggers:write')
@@ -64,6 +71,8 @@ export class TriggersController {
   }
 
   /** Definitions are read straight from their streams: `?minPosition` waits for the store only. */
+  @ReadQuery()
+  @Answer(200, S.triggerView)
   @Get(':triggerId')
   @RequireScope('operator:read')
   @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
@@ -88,6 +97,8 @@ export class TriggersController {
     );
   }
 
+  @ReadQuery()
+  @Answer(200, S.triggerRevisions)
   @Get(':triggerId/revisions')
   @RequireScope('operator:read')
   @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
@@ -115,6 +126,8 @@ export class TriggersController {
   }
 
   /** The Idempotency-Key is the manual delivery identity: a retry replays, a new key fires again. */
+  @Answer(202, S.manualOccurrence, 'observed')
+  @Answer(200, S.manualOccurrence, '?wait=decision: decided in time')
   @Post(':triggerId/occurrences')
   @RequireScope('occurrences:write')
   @Problems(
