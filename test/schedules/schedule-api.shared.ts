@@ -127,6 +127,44 @@ export function scheduleApiSuite(kind: StoreKind): void {
       rows.forEach((r) => expect(Date.parse(r.fired)).toBeGreaterThan(Date.parse(r.scheduled)));
     });
 
+    it('SEC-3 SC-5 a release whose answer was lost (committed, holder gone) replays on retry: no second release, no 409', async () => {
+      await reviseSchedule(t.infra.store, {
+        tenant: TENANT,
+        triggerId: 'held-retry',
+        missionId: MISSION,
+        activatedAt: at('00:53:30'),
+        schedule: catchUp,
+      });
+      await t.catchUp();
+      await tick(minute(54));
+      await tick(at('01:40:30'));
+      expect((await operatorRow('held-retry')).schedule.held).toHaveLength(1);
+      const token = await t.token({ scope: 'operator:recover' });
+      const key = newKey();
+      const release = () =>
+        t.request({
+          method: 'POST',
+          url: '/v1/operator/triggers/held-retry/schedule/release',
+          token,
+          key,
+          body: { reason: 'ops decided' },
+        });
+      const first = await release();
+      expect(first.status).toBe(200);
+      const firedAfterFirst = await firedOf(t.sql, TENANT, 'held-retry');
+      // As a crash between commit and answer leaves it: the key in flight, its holder gone, no answer stored.
+      await t.sql.query(
+        `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL,
+           lease_until = now() - interval '1 minute', holder = NULL WHERE key = $1`,
+        [key],
+      );
+      const retry = await release();
+      expect(retry.status).toBe(200);
+      expect(retry.headers['idempotency-replayed']).toBe('true');
+      expect(retry.body).toEqual(first.body);
+      expect(await firedOf(t.sql, TENANT, 'held-retry')).toEqual(firedAfterFirst);
+    });
+
     it('SC-7 the operator row shows drift when the pinned tz data is not the running one', async () => {
       await reviseSchedule(t.infra.store, {
         tenant: TENANT,

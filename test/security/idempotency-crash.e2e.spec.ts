@@ -149,5 +149,33 @@ describe.each(['postgres', 'pglite'] as const)(
       });
       expect(completed.status).toBe(200);
     }, 120_000);
+
+    it('EX-2 a claim-next retried after the crash answers the execution it claimed, and claims no second one', async () => {
+      for (let i = 0; i < 2; i++) {
+        const fired = await serve.call('POST', '/v1/triggers/t-crash/occurrences?wait=decision', FIRE);
+        expect(fired).toMatchObject({ status: 200, body: { status: 'admitted' } });
+      }
+      const claimNext = { consumerId: 'worker-3', triggerId: 't-crash' };
+      await crashingCall('POST', '/v1/executions/claim-next', claimNext, `${CRASH}claim-next`);
+
+      const retry = await serve.call('POST', '/v1/executions/claim-next', claimNext, { key: `${CRASH}claim-next` });
+      expect(retry.status).toBe(200);
+      expect(retry.headers.get('idempotency-replayed')).toBe('true');
+      expect(retry.body).toMatchObject({ fence: 1 });
+      // What worker-3 holds is that one execution: the retry claimed nothing more, and the rest is still pending.
+      const claimed = await serve.call('GET', '/v1/executions?triggerId=t-crash&status=claimed');
+      const held = claimed.body.items.filter(
+        (row: { claim: { consumerId: string } | null }) => row.claim?.consumerId === 'worker-3',
+      );
+      expect(held.map((row: { executionId: string }) => row.executionId)).toEqual([retry.body.executionId]);
+      const other = await serve.call('POST', '/v1/executions/claim-next', {
+        consumerId: 'worker-4',
+        triggerId: 't-crash',
+      });
+      expect(other.status).toBe(200);
+      expect(other.body.executionId).not.toBe(retry.body.executionId);
+      const events = await eventsOf(executionStream(retry.body.executionId));
+      if (events) expect(events.map((e) => e.type)).toEqual(['ExecutionClaimed']);
+    }, 120_000);
   },
 );

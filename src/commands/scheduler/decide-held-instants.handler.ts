@@ -6,7 +6,11 @@ import { type DueSchedules } from '../../domain/ports/due-schedules.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { dismissHeld, releaseHeld } from '../../domain/schedule/materialization.js';
 import type { ScheduleEvent } from '../../domain/schedule/schedule-events.js';
-import { metadataOf } from '../shared/command-context.js';
+import { type CommandContext, metadataOf } from '../shared/command-context.js';
+import { asDomainEvent } from '../shared/aggregate.js';
+import { findOwnWrite } from '../shared/own-write.js';
+import { reportReplayedWrite } from '../shared/replayed-writes.js';
+import { scheduleStream } from '../../domain/shared/ids.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { decideFromStream } from './decide-from-stream.js';
 import { DecideHeldInstantsCommand, type HeldDecisionResult } from './decide-held-instants.command.js';
@@ -24,6 +28,8 @@ export class DecideHeldInstantsHandler implements ICommandHandler<DecideHeldInst
   ) {}
 
   async execute({ context, triggerId, action, reason }: DecideHeldInstantsCommand): Promise<HeldDecisionResult> {
+    const earlier = await this.ownEarlierDecision(context, triggerId);
+    if (earlier) return { triggerId, action, ...summary(earlier.events), position: earlier.position };
     const now = (await this.clock.now()).toISOString();
     const tzdataVersion = process.versions.tz ?? null;
     const outcome = await decideFromStream(
@@ -43,6 +49,21 @@ export class DecideHeldInstantsHandler implements ICommandHandler<DecideHeldInst
     if (outcome.kind === 'rejected') throw new CommandRejected(outcome.rejection);
     if (outcome.kind === 'unchanged') throw new Error('a held decision always appends');
     return { triggerId, action, ...summary(outcome.events), position: outcome.position };
+  }
+
+  /**
+   * SEC-3: a retry that took its key over from a run that died may find that run's decision committed; it answers
+   * from those events (decision 9) instead of deciding again on what the first run already released or dismissed.
+   */
+  private async ownEarlierDecision(
+    context: CommandContext,
+    triggerId: string,
+  ): Promise<{ events: ScheduleEvent[]; position: number } | null> {
+    if (!context.idempotency?.takenOver) return null;
+    const recorded = await this.store.readStream(scheduleStream(context.tenant, triggerId));
+    const own = findOwnWrite(recorded, context.idempotency);
+    if (own) reportReplayedWrite();
+    return own ? { events: own.own.map((e) => asDomainEvent<ScheduleEvent>(e)), position: own.position } : null;
   }
 }
 

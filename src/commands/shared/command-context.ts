@@ -12,6 +12,8 @@ export interface CommandContext {
 export interface RequestIdentity {
   key: string;
   fingerprint: string;
+  /** A retry that took the key over from a run that may have committed before it died (SEC-3). */
+  takenOver?: boolean;
 }
 
 export const metadataOf = (context: CommandContext, causationId?: string): EventMetadata => ({

@@ -191,3 +191,18 @@ export async function listDeadLetters(
   }));
   return { items, nextCursor };
 }
+
+/** SEC-3: the executions `consumerId` holds claimed now, newest claim first. */
+export async function claimedBy(
+  sql: SqlExecutor,
+  tenant: string,
+  consumerId: string,
+  limit: number,
+): Promise<Array<{ executionId: string; missionId: string }>> {
+  const { rows } = await sql.query<{ execution_id: string; mission_id: string }>(
+    `SELECT execution_id, mission_id FROM rm_executions
+      WHERE tenant = $1 AND status = 'claimed' AND consumer_id = $2 ORDER BY claimed_at DESC LIMIT $3`,
+    [tenant, consumerId, limit],
+  );
+  return rows.map((r) => ({ executionId: r.execution_id, missionId: r.mission_id }));
+}

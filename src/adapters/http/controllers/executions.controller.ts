@@ -1,7 +1,9 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { ClaimExecutionCommand } from '../../../commands/claim-execution/claim-execution.command.js';
+import { ClaimExecutionCommand, type ClaimResult } from '../../../commands/claim-execution/claim-execution.command.js';
+import { CommandRejected } from '../../../domain/shared/errors.js';
+import { claimedBy } from '../../../projections/executions/executions.queries.js';
 import { ClaimExecutionDto } from '../../../commands/claim-execution/claim-execution.dto.js';
 import { ClaimNextExecutionCommand } from '../../../commands/claim-next-execution/claim-next-execution.command.js';
 import { ClaimNextExecutionDto } from '../../../commands/claim-next-execution/claim-next-execution.dto.js';
@@ -26,6 +28,9 @@ const CLAIM_NEXT_CANDIDATES = 32;
 const CLAIM_NEXT_RECHECK_MS = 100;
 
 /** EX-2/EX-3: consumers claim, complete and settle (operators read executions in ExecutionViewsController). */
+/** A consumer rarely holds more than its concurrency; its own earlier claim is among the newest. */
+const OWN_CLAIMS_LOOKED_AT = 50;
+
 @ApiTags('executions')
 @ApiBearerAuth()
 @Controller()
@@ -49,6 +54,10 @@ export class ExecutionsController {
   async claimNext(@Ctx() context: CommandContext, @Body() body: ClaimNextExecutionDto) {
     const deadline = Date.now() + (body.waitSeconds ?? 0) * 1000;
     const filter = { missionId: body.missionId, triggerId: body.triggerId };
+    if (context.idempotency?.takenOver) {
+      const own = await this.ownEarlierClaim(context, body.consumerId);
+      if (own) return own;
+    }
     for (;;) {
       const candidates = await claimableExecutions(this.sql, context.tenant, filter, CLAIM_NEXT_CANDIDATES);
       if (candidates.length > 0) {
@@ -61,6 +70,22 @@ export class ExecutionsController {
       if (remaining <= 0) return new HttpResult(204, undefined);
       await this.waiter.wait(context.tenant, Math.min(remaining, CLAIM_NEXT_RECHECK_MS));
     }
+  }
+
+  /**
+   * SEC-3: a retry that took its key over from a run that died may find that run's claim already committed; it
+   * is no longer a candidate, so it is looked for among what this consumer holds, and answered again (the claim's
+   * own-write check) instead of claiming a second execution.
+   */
+  private async ownEarlierClaim(context: CommandContext, consumerId: string): Promise<ClaimResult | null> {
+    for (const { executionId } of await claimedBy(this.sql, context.tenant, consumerId, OWN_CLAIMS_LOOKED_AT)) {
+      try {
+        return await this.commands.execute(new ClaimExecutionCommand(context, executionId, consumerId));
+      } catch (error) {
+        if (!(error instanceof CommandRejected)) throw error; // another request's claim: not ours
+      }
+    }
+    return null;
   }
 
   @Answer(200, S.claimBody)

@@ -76,9 +76,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
       }),
     };
     const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+    let takenOver = false;
     for (;;) {
       const state = await this.keys.claim(claim);
-      if (state.kind === 'claimed') break;
+      if (state.kind === 'claimed') {
+        takenOver = state.takenOver === true;
+        break;
+      }
       if (state.kind === 'conflict') {
         throw new Problem(
           409,
@@ -99,7 +103,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
 
     // The command's events carry the key, so a run after a crash finds what the first one committed
-    (request as unknown as Record<symbol, unknown>)[REQUEST_IDENTITY] = { key, fingerprint: claim.fingerprint };
+    (request as unknown as Record<symbol, unknown>)[REQUEST_IDENTITY] = {
+      key,
+      fingerprint: claim.fingerprint,
+      ...(takenOver ? { takenOver } : {}),
+    };
     let ran: { result: unknown; replayed: boolean };
     try {
       ran = await noticingReplayedWrites(() => lastValueFrom(next.handle(), { defaultValue: undefined }));

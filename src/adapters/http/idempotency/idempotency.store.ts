@@ -4,7 +4,7 @@ import { StatementBatcher } from '../../eventstore/sql/statement-batcher.js';
 import { KeyHolders } from './key-holders.js';
 
 export type KeyClaim =
-  | { kind: 'claimed' }
+  | { kind: 'claimed'; takenOver?: true }
   | { kind: 'replay'; status: number; body: unknown }
   | { kind: 'conflict' }
   | { kind: 'in_flight' };
@@ -86,7 +86,7 @@ export class IdempotencyStore implements OnApplicationShutdown {
     if (row.fingerprint !== request.fingerprint) return { kind: 'conflict' };
     if (row.state === 'done') return { kind: 'replay', status: row.response_status!, body: row.response_body };
     const abandoned = row.lease_expired || (await this.holders.isGone(row.holder));
-    if (abandoned && (await this.takeOver(request, row.holder, holder))) return { kind: 'claimed' };
+    if (abandoned && (await this.takeOver(request, row.holder, holder))) return { kind: 'claimed', takenOver: true };
     return { kind: 'in_flight' };
   }
 
