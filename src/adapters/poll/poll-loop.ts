@@ -9,7 +9,7 @@ import type { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { SqlClient } from '../../projections/sql-client.js';
 import type { BatchAppender } from '../../commands/shared/write-kernel.js';
 import { orderedAppends } from './ordered-appends.js';
-import type { BackgroundTask } from '../runner/subscription-registry.js';
+import { eachConcurrently, idleUntil, TimedLoop } from '../runner/timed-loop.js';
 
 export const POLL_LOOP = 'poller:poll';
 
@@ -29,7 +29,6 @@ export interface PollLoopOptions {
 }
 
 const DUE_PER_ROUND = 100;
-const MIN_IDLE_MS = 20;
 const DEFAULT_MAX_IDLE_MS = 1_000;
 const DEFAULT_CONCURRENCY = 4;
 const DEFAULT_LEASE_MARGIN_MS = 5_000;
@@ -43,44 +42,23 @@ const NOT_POLLED_RETRY_MS = 1_000;
  * runs out, and the next one fetches the same cursor again: the Occurrences of that page were never committed,
  * or were committed with the cursor that moved past them (PO-3). Any number of processes may run one.
  */
-export class PollLoop implements BackgroundTask {
+export class PollLoop extends TimedLoop {
   readonly name = POLL_LOOP;
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private lastError: unknown = null;
-  private passes = 0;
-  private wake: (() => void) | null = null;
   private readonly append: BatchAppender;
 
   constructor(private readonly options: PollLoopOptions) {
+    super(options.onError);
     this.append = orderedAppends(options.store, options.sql, options.signal);
-  }
-
-  get error(): unknown {
-    return this.lastError;
-  }
-
-  get starting(): boolean {
-    return this.running && this.passes === 0;
   }
 
   /** One pass over the Triggers due now; returns how many it polled. */
   async runOnce(): Promise<number> {
     const due = await duePolls(this.options.sql, DUE_PER_ROUND);
     let polled = 0;
-    let failure: unknown = null;
-    const workers = Array.from({ length: this.options.concurrency ?? DEFAULT_CONCURRENCY }, async () => {
-      for (let next = due.shift(); next; next = due.shift()) {
-        try {
-          if (await this.pollTrigger(next)) polled++;
-        } catch (error) {
-          // One Trigger whose poll cannot be recorded must not hold back the others; its lease runs out.
-          failure = error;
-        }
-      }
+    // One Trigger whose poll cannot be recorded must not hold back the others; its lease runs out.
+    await eachConcurrently(due, this.options.concurrency ?? DEFAULT_CONCURRENCY, async (next) => {
+      if (await this.pollTrigger(next)) polled++;
     });
-    await Promise.all(workers);
-    if (failure) throw failure;
     return polled;
   }
 
@@ -114,56 +92,8 @@ export class PollLoop implements BackgroundTask {
     return recorded;
   }
 
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-    this.loop = null;
-  }
-
-  private async run(): Promise<void> {
-    let backoff = 100;
-    while (this.running) {
-      try {
-        await this.runOnce();
-        this.passes++;
-        this.lastError = null;
-        backoff = 100;
-        await this.pause(await this.idleFor());
-      } catch (error) {
-        this.passes++;
-        this.lastError = error;
-        this.options.onError?.(error);
-        backoff = Math.min(backoff * 2, 5_000);
-        await this.pause(backoff);
-      }
-    }
-  }
-
-  /** Until the next poll is due by the database clock, within [MIN_IDLE_MS, maxIdleMs]. */
-  private async idleFor(): Promise<number> {
-    const maxIdle = this.options.maxIdleMs ?? DEFAULT_MAX_IDLE_MS;
-    const next = await msUntilNextPoll(this.options.sql);
-    return next === null ? maxIdle : Math.min(maxIdle, Math.max(MIN_IDLE_MS, Math.ceil(next)));
-  }
-
-  private pause(ms: number): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    return new Promise((resolve) => {
-      const finish = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-      const timer = setTimeout(finish, ms);
-      timer.unref?.();
-      this.wake = finish;
-    });
+  /** Until the next poll is due by the database clock. */
+  protected async idleFor(): Promise<number> {
+    return idleUntil(await msUntilNextPoll(this.options.sql), this.options.maxIdleMs ?? DEFAULT_MAX_IDLE_MS);
   }
 }
