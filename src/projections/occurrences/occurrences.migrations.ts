@@ -72,4 +72,12 @@ export const occurrencesMigrations: Migration[] = [
       ALTER TABLE rm_occurrences ADD CONSTRAINT rm_occurrences_status_check
         CHECK (status IN ('observed', 'admitted', 'blocked', 'suppressed'))`,
   },
+  {
+    // DD-5, BA-1, SU-1: coalescing, batching and wait-for subscriptions each decide an Occurrence with a status of its own.
+    id: '0304_rm_occurrences_all_statuses',
+    sql: `
+      ALTER TABLE rm_occurrences DROP CONSTRAINT IF EXISTS rm_occurrences_status_check;
+      ALTER TABLE rm_occurrences ADD CONSTRAINT rm_occurrences_status_check
+        CHECK (status IN ('observed', 'admitted', 'blocked', 'suppressed', 'coalesced', 'batched', 'subscribed'))`,
+  },
 ];
