@@ -3,8 +3,7 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
 /**
  * CP-1: a capability is claimed only once every rule behind it is implemented, never before; a Trigger entry
  * needing any other is refused with 422 `capability_unsupported`. Not claimed today: batching,
- * coalescing, causality (no causal link is recorded yet, so depth and loop limits could
- * never act), subscriptions, and dedupe windows other than the default (identities are kept for good).
+ * coalescing, subscriptions, and dedupe windows other than the default (identities are kept for good).
  */
 export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.manual,
@@ -18,4 +17,7 @@ export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.guards,
   // AD-4: unchanged@1, relevant@1 and window@1, after the guard and before every counter; baselines are streams.
   CAPABILITIES.prefilters,
+  // CA-1..CA-3: Operations and verified correlation link Occurrences (src/commands/causality); admission blocks
+  // `causal_loop` and `causal_depth_exceeded` on the recorded ancestry; the lineage view reads rm_causal_lineage.
+  CAPABILITIES.causality,
 ];

@@ -167,6 +167,8 @@ export function transitionExecution(
   command: ExecutionCommand,
   metadata: EventMetadata,
   missionHint?: string,
+  /** Appends that belong to the same decision, all or nothing with it (CA-2: an Operation's correlation key). */
+  alongside?: (events: readonly ExecutionEvent[]) => Promise<StreamAppend[]>,
 ): Promise<{ state: KnownExecution; events: ExecutionEvent[]; position: number }> {
   const leases: string[] = [];
   const retried = requestOf(metadata);
@@ -195,6 +197,7 @@ export function transitionExecution(
       appends.push(await slotRelease(store, request, slot.release, command.at, metadata, leases, slots));
     const overlap = overlapChange(loaded.state, after);
     if (overlap) appends.push(...(await overlapMove(store, after, overlap, command.at, metadata)));
+    if (alongside && events.length > 0) appends.push(...(await alongside(events)));
     return {
       appends,
       answer: ([position]) => ({ state: after, events, position: position ?? loaded.position }),

@@ -7,6 +7,7 @@ import type { MissionState } from '../mission/mission.js';
 import type { DeliveryPolicy } from '../execution/delivery-policy.js';
 import type { ObservedOccurrence, SlotTakenAt } from '../occurrence/occurrence-events.js';
 import type { TriggerState } from '../trigger/trigger.js';
+import { causalBlock } from '../causality/causal-check.js';
 import { effectiveAuthority, resourcesOutside } from './effective-authority.js';
 import { authorityStanding } from './standing.js';
 import type { ReasonCode } from './reasons.js';
@@ -122,14 +123,8 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     });
   }
 
-  const { ancestry } = occurrence.causal;
-  // A truncated ancestry must not hide depth (CA-3): the longer of the two counts.
-  const depth = Math.max(occurrence.causal.depth, ancestry === 'unknown' ? 0 : ancestry.length);
-  if (depth > authority.maxCausalDepth)
-    return block('causal_depth_exceeded', { depth, maxDepth: authority.maxCausalDepth });
-  // `unknown` ancestry links to nothing (CA-2: never invented), so it cannot close a loop.
-  const loop = ancestry === 'unknown' ? [] : ancestry.filter((entry) => entry.triggerId === occurrence.triggerId);
-  if (loop.length > 0) return block('causal_loop', { triggerId: occurrence.triggerId, via: loop });
+  const causal = causalBlock(occurrence.triggerId, occurrence.causal, authority.maxCausalDepth);
+  if (causal) return block(causal.reason, causal.evidence);
 
   if (definition.guard) {
     const guard = guardVerdict(definition.guard, occurrence.input, trigger.revision);

@@ -196,7 +196,7 @@ describe('AD-2 admission policy', () => {
       expect(
         verdict(
           {},
-          child(2, [
+          child(1, [
             { occurrenceId: 'o1', triggerId: 't-1' },
             { operationId: 'op', triggerId: 't-b' },
           ]),

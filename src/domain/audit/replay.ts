@@ -196,6 +196,12 @@ function replayExecution(replays: StreamReplays, event: RecordedEvent, report: R
       else if (state.status !== 'claimed') report('completion_not_fenced', `completed while ${state.status}`);
       else if (fence !== state.fence) report('completion_not_fenced', `fence ${fence}, current claim ${state.fence}`);
     }
+    if (executionEvent.type === 'OperationRecorded') {
+      const { fence, operationId } = executionEvent.data;
+      if (state.status !== 'claimed') report('operation_not_fenced', `operation ${operationId} while ${state.status}`);
+      else if (fence !== state.fence)
+        report('operation_not_fenced', `operation ${operationId} with fence ${fence}, current claim ${state.fence}`);
+    }
   }
   replays.executions.set(event.streamId, evolveExecution(state, executionEvent));
 }

@@ -41,3 +41,7 @@ export const baselineStream = (tenant: string, triggerId: string, resourceKey: s
 
 /** PO-1..PO-4: one poll Trigger's cursor and every poll's dispositions (state in every event). */
 export const pollStream = (tenant: string, triggerId: string): string => `poll-${hashId(tenant, triggerId)}`;
+
+/** CA-2: the correlation index, one stream per (tenant, source, correlation key): the Operation that reserved it. */
+export const correlationStream = (tenant: string, sourceId: string, key: string): string =>
+  `correlation-${hashId(tenant, sourceId, key)}`;

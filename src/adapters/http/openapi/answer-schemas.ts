@@ -396,3 +396,6 @@ export const ingressAnswer = obj(
   },
   ['occurrences'],
 );
+
+/** CA-2: an Operation recorded (or the same one again). */
+export const operationRecorded = obj({ operationId: str(), position: POSITION }, ['operationId', 'position']);
