@@ -1,3 +1,4 @@
+import { lineageProjection } from './causality/lineage.projection.js';
 import { executionsProjection } from './executions/executions.projection.js';
 import { OCCURRENCES_PROJECTION, occurrencesProjection } from './occurrences/occurrences.projection.js';
 import { pendingExecutionsProjection } from './pending-executions/pending-executions.projection.js';
@@ -22,6 +23,7 @@ export const projections: Projection[] = [
   pendingExecutionsProjection,
   executionsProjection,
   pollsProjection,
+  lineageProjection,
 ];
 
 /** The projection that folds `name`: itself, or the group it folds in. */

@@ -1,5 +1,5 @@
 import { type StoreKind, startTestApp, type TestApp } from '../support/app.js';
-import { causalityFixture, CORRELATION_POINTER } from './causality-fixture.js';
+import { causalityFixture, CORRELATION_POINTER, until } from './causality-fixture.js';
 
 const withKey = (key: string, extra: Record<string, unknown> = {}) => ({ meta: { correlation: key }, ...extra });
 
@@ -202,6 +202,64 @@ export function causalitySuite(kind: StoreKind): void {
         correlation: { sourceId: w.sourceId, key: 'x'.repeat(257) },
       });
       expect(malformed.status).toBe(400);
+    });
+
+    it('OP-2 CA-1 the lineage view: ancestors nearest first (bounded, with status), descendants paginated; another tenant sees 404', async () => {
+      const w = await f.world({ triggers: { a: {}, b: {}, c: {} } });
+      const a = await w.deliver('a');
+      const k1 = f.freshKey('l1');
+      const op1 = await f.actsWith(a, w.sourceId, k1);
+      const b = await w.deliver('b', withKey(k1));
+      const k2 = f.freshKey('l2');
+      const op2 = await f.actsWith(b, w.sourceId, k2);
+      const c = await w.deliver('c', withKey(k2));
+      expect((await f.decided(c)).status).toBe('admitted');
+      const lineage = (id: string, query = '') =>
+        t.request({ method: 'GET', url: `/v1/operator/occurrences/${id}/lineage${query}` });
+
+      const ofC = await lineage(c);
+      expect(ofC.status).toBe(200);
+      expect(ofC.body.ancestors).toEqual([
+        { kind: 'operation', operationId: op2.operationId, triggerId: w.triggers.b, distance: 1 },
+        { kind: 'occurrence', occurrenceId: b, triggerId: w.triggers.b, distance: 2, status: 'admitted', reason: null },
+        { kind: 'operation', operationId: op1.operationId, triggerId: w.triggers.a, distance: 3 },
+        { kind: 'occurrence', occurrenceId: a, triggerId: w.triggers.a, distance: 4, status: 'admitted', reason: null },
+      ]);
+      expect([ofC.body.descendants, ofC.body.nextCursor]).toEqual([[], null]);
+
+      const ofA = await until(async () => {
+        const read = await lineage(a);
+        return read.body.descendants?.length === 2 ? read : undefined;
+      }, 'both descendants of the root');
+      expect(ofA.body.ancestors).toEqual([]);
+      expect(ofA.body.descendants).toEqual([
+        expect.objectContaining({ occurrenceId: b, triggerId: w.triggers.b, parentId: op1.operationId, depth: 1 }),
+        expect.objectContaining({ occurrenceId: c, triggerId: w.triggers.c, parentId: op2.operationId, depth: 2 }),
+      ]);
+      const first = await lineage(a, '?limit=1');
+      expect(first.body.descendants.map((d: { occurrenceId: string }) => d.occurrenceId)).toEqual([b]);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const second = await lineage(a, `?limit=1&cursor=${first.body.nextCursor}`);
+      expect([
+        second.body.descendants.map((d: { occurrenceId: string }) => d.occurrenceId),
+        second.body.nextCursor,
+      ]).toEqual([[c], null]);
+      expect((await lineage(a, '?cursor=forged')).status).toBe(400);
+      expect((await lineage('o-missing')).status).toBe(404);
+      const stranger = await t.request({
+        method: 'GET',
+        url: `/v1/operator/occurrences/${a}/lineage`,
+        token: await t.token({ tenant: 'tenant-other' }),
+      });
+      expect(stranger.status).toBe(404);
+    });
+
+    it('OP-2 CA-2 the occurrence detail and the lineage of an untrusted correlation say ancestry unknown, with no ancestors', async () => {
+      const w = await f.world();
+      const forged = await w.deliver('b', withKey(f.freshKey('nobody')));
+      expect((await f.decided(forged)).causal).toEqual({ parentId: null, depth: 0, ancestry: 'unknown' });
+      const read = await t.request({ method: 'GET', url: `/v1/operator/occurrences/${forged}/lineage` });
+      expect([read.status, read.body.causal.ancestry, read.body.ancestors]).toEqual([200, 'unknown', []]);
     });
   });
 }

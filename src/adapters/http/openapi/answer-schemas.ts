@@ -399,3 +399,46 @@ export const ingressAnswer = obj(
 
 /** CA-2: an Operation recorded (or the same one again). */
 export const operationRecorded = obj({ operationId: str(), position: POSITION }, ['operationId', 'position']);
+
+/** OP-2: ancestors (the recorded chain, nearest first, bounded) and descendants (paginated by `nextCursor`). */
+export const lineage = obj(
+  {
+    occurrenceId: str(),
+    causal: obj({ parentId: nullable(str()), depth: int(0), ancestry: anyJson('the chain, or "unknown"') }, [
+      'parentId',
+      'depth',
+    ]),
+    ancestors: array(
+      obj(
+        {
+          kind: oneOfStrings(['occurrence', 'operation']),
+          occurrenceId: str(),
+          operationId: str(),
+          triggerId: str(),
+          distance: int(1),
+          status: nullable(str()),
+          reason: nullable(str()),
+        },
+        ['kind', 'triggerId', 'distance'],
+      ),
+    ),
+    descendants: array(
+      obj(
+        {
+          occurrenceId: str(),
+          triggerId: str(),
+          parentId: nullable(str()),
+          depth: int(0),
+          distance: int(1),
+          status: nullable(str()),
+          reason: nullable(str()),
+          observedAt: nullable(INSTANT),
+        },
+        ['occurrenceId', 'triggerId', 'depth'],
+      ),
+    ),
+    nextCursor: nullable(str()),
+    stale,
+  },
+  ['occurrenceId', 'ancestors', 'descendants', 'nextCursor'],
+);
