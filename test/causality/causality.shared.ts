@@ -1,3 +1,4 @@
+import { auditVerify } from '../../src/adapters/cli/audit-verify.js';
 import { type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { causalityFixture, CORRELATION_POINTER, until } from './causality-fixture.js';
 
@@ -260,6 +261,27 @@ export function causalitySuite(kind: StoreKind): void {
       expect((await f.decided(forged)).causal).toEqual({ parentId: null, depth: 0, ancestry: 'unknown' });
       const read = await t.request({ method: 'GET', url: `/v1/operator/occurrences/${forged}/lineage` });
       expect([read.status, read.body.causal.ancestry, read.body.ancestors]).toEqual([200, 'unknown', []]);
+    });
+
+    // Last: the log now holds every causality event the suite wrote (Operations, correlation streams, links, blocks).
+    it('AU-2 CA-2 audit verify passes a log with Operations, correlation streams and linked Occurrences; the lineage read model equals its rebuild', async () => {
+      const written = await t.sql.query<{ type: string }>(
+        `SELECT DISTINCT type FROM events WHERE type IN ('OperationRecorded', 'CorrelationReserved') ORDER BY type`,
+      );
+      expect(written.rows.map((r) => r.type)).toEqual(['CorrelationReserved', 'OperationRecorded']);
+      // The app folds in the background: compared once every live read model stands where the rebuild ends.
+      const report = await until(
+        async () => {
+          const run = await auditVerify(t.infra);
+          return run.readModels.every((table) => table.status !== 'not_compared') ? run : undefined;
+        },
+        'the live read models to settle',
+        60_000,
+      );
+      expect(report.listed).toEqual([]);
+      expect(report.readModels.filter((table) => table.status !== 'equal')).toEqual([]);
+      expect(report.readModels.map((table) => table.table)).toContain('rm_causal_lineage');
+      expect(report.ok).toBe(true);
     });
   });
 }

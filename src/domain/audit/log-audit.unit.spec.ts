@@ -109,6 +109,29 @@ describe('AU-2 log auditor', () => {
     expect(report.byRule.claim_not_fenced).toEqual({ count: 1, firstPositions: [5] });
   });
 
+  it('CA-2 passes fenced Operations and their correlation streams; reports an Operation outside the current claim', () => {
+    const write = logWriter();
+    const operation = (fence: number, operationId: string) => ({
+      ...owner,
+      fence,
+      operationId,
+      correlation: { sourceId: 's-1', key: operationId },
+      occurrenceId,
+      child: { parentId: operationId, depth: 1, ancestry: [] },
+    });
+    const report = audit([
+      write(occurrence, 'OccurrenceObserved', observed),
+      write(occurrence, 'OccurrenceAdmitted', admitted()),
+      write(execution, 'ExecutionClaimed', { ...owner, fence: 1, consumerId: 'w' }),
+      write(execution, 'OperationRecorded', operation(1, 'op-1')),
+      write('correlation-abc', 'CorrelationReserved', { tenant: 'acme', sourceId: 's-1', key: 'op-1' }),
+      write(execution, 'OperationRecorded', operation(2, 'op-2')),
+      write(execution, 'ExecutionCompleted', { ...owner, fence: 1, outcome: 'succeeded', receipt: null }),
+      write(execution, 'OperationRecorded', operation(1, 'op-3')),
+    ]);
+    expect(report.rules).toEqual(['operation_not_fenced@6', 'operation_not_fenced@8']);
+  });
+
   it('counts a suppression (BA-2, AD-4) as a decision: after an admission it is a second decision, and before one too', () => {
     const write = logWriter();
     const suppressed = (id: string) => ({

@@ -29,9 +29,13 @@ const json = (value: unknown): string => JSON.stringify(value ?? null);
 /** Decision events carry no tenant, but the id hashes a tenant-scoped identity: metadata.tenant only narrows. */
 const ROW = `occurrence_id = $1 AND tenant = COALESCE($2::text, tenant)`;
 
-/** WH-8's undecided count per source, moved by each statement's `delta` CTE: backpressure reads a handful of rows. */
+/**
+ * WH-8's undecided count per source, moved by each statement's `delta` CTE: backpressure reads a handful of rows.
+ * A batch whose moves sum to 0 still writes the row, as one event at a time would have: a rebuild (large batches)
+ * then holds the same rows as the live fold (AU-2 compares them).
+ */
 const MOVE_UNDECIDED = `INSERT INTO rm_outstanding AS r (tenant, source_id, undecided)
-             SELECT tenant, source_id, sum(n) FROM delta WHERE source_id IS NOT NULL GROUP BY tenant, source_id HAVING sum(n) <> 0
+             SELECT tenant, source_id, sum(n) FROM delta WHERE source_id IS NOT NULL GROUP BY tenant, source_id
              ON CONFLICT (tenant, source_id) DO UPDATE SET undecided = r.undecided + EXCLUDED.undecided`;
 
 /** `write` (an INSERT into or UPDATE of rm_occurrences as `o`), moving the undecided count by `n` for each row it writes. */
