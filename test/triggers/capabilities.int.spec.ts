@@ -17,7 +17,6 @@ const UNIMPLEMENTED = {
     { match: { pointer: '/kind', equals: 'tick' }, mode: 'latest', windowMs: 5000 },
   ],
   batch: { size: 10, maxWaitMs: 60000 },
-  causality: { maxDepth: 2 },
 };
 
 describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
@@ -59,11 +58,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.overlap',
         'wf.guards',
         'wf.prefilters',
+        'wf.causality',
       ],
     });
   });
 
-  it('CP-1 BA-1 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+  it('CP-1 BA-1 DD-4 DD-5 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-every', {
       expectedRevision: 0,
@@ -79,7 +79,6 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         ['/coalesce/0', 'wf.coalescing'],
         ['/coalesce/1', 'wf.coalescing'],
         ['/batch', 'wf.batching'],
-        ['/causality', 'wf.causality'],
       ].map(([pointer, capability]) => ({
         pointer,
         message: `needs capability ${capability}, which this deployment does not claim`,
@@ -98,7 +97,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
   });
 
-  it('CP-1 BA-2 AD-4 BA-3 AD-5 guards, prefilters, overlap skip, resource lanes and every default written out are accepted', async () => {
+  it('CP-1 BA-2 AD-4 BA-3 AD-5 CA-3 guards, prefilters, overlap skip, resource lanes, causality and every default written out are accepted', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-ok', {
       missionId,
@@ -114,7 +113,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       ],
       guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
       batch: null,
-      causality: null,
+      causality: { maxDepth: 2 },
     });
     expect(response.status).toBe(200);
     expect((await t.request({ method: 'GET', url: '/v1/triggers/t-cap-ok' })).body).toMatchObject({

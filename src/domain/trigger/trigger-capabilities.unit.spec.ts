@@ -59,14 +59,13 @@ describe('Trigger', () => {
         .given()
         .when(revise({ capabilities: CLAIMED_CAPABILITIES, definition: everyBlock }))
         .thenRejects('capability_unsupported', {
-          detail: 'unsupported capabilities: wf.dedupe-windows, wf.coalescing, wf.batching, wf.causality',
+          detail: 'unsupported capabilities: wf.dedupe-windows, wf.coalescing, wf.batching',
           errors: (
             [
               ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
               ['/coalesce/0', 'wf.coalescing'],
               ['/coalesce/1', 'wf.coalescing'],
               ['/batch', 'wf.batching'],
-              ['/causality', 'wf.causality'],
             ] as const
           ).map(([pointer, capability]) => ({ pointer, message: refusal(capability) })),
         }));
