@@ -25,9 +25,8 @@ export async function correlatedLink(store: EventStore, delivery: CorrelatedDeli
   const key = correlationKeyOf(delivery.correlationPointer, delivery.payload);
   if (key === null) return rootLink();
   if (delivery.authState !== 'verified') return unknownLink();
-  const [reserved] = await store.readStream(correlationStream(delivery.tenant, delivery.sourceId, key), {
-    fromRevision: 0,
-  });
+  // One event at most, and the read joins the store's batched reads (no maxCount), as every hot-path read does.
+  const [reserved] = await store.readStream(correlationStream(delivery.tenant, delivery.sourceId, key));
   if (reserved?.type !== 'CorrelationReserved') return unknownLink();
   const data = reserved.data as CorrelationReserved['data'];
   // The stream name is a hash of exactly these; checked anyway so a collision could never cross tenants.

@@ -45,7 +45,7 @@ export class RecordOperationHandler implements ICommandHandler<RecordOperationCo
   private async originOf(tenant: string, executionId: string): Promise<CausalLink> {
     const occurrenceId = occurrenceIdOf(executionId);
     if (occurrenceId === null) return rootLink(); // the transition answers 404
-    const [observed] = await this.store.readStream(occurrenceStream(occurrenceId), { fromRevision: 0 });
+    const [observed] = await this.store.readStream(occurrenceStream(occurrenceId), { fromRevision: 0, maxCount: 1 });
     const data = observed?.type === 'OccurrenceObserved' ? (observed.data as OccurrenceObserved['data']) : null;
     return data && data.tenant === tenant ? data.causal : rootLink();
   }
@@ -59,7 +59,7 @@ export class RecordOperationHandler implements ICommandHandler<RecordOperationCo
     if (!recorded) return [];
     const { operationId, correlation, executionId, occurrenceId, triggerId, child, at } = recorded.data;
     const streamId = correlationStream(tenant, correlation.sourceId, correlation.key);
-    const [owner] = await this.store.readStream(streamId, { fromRevision: 0 });
+    const [owner] = await this.store.readStream(streamId, { fromRevision: 0, maxCount: 1 });
     if (owner) {
       const held = owner.data as CorrelationReserved['data'];
       accepted(
