@@ -226,13 +226,21 @@ export function causalitySuite(kind: StoreKind): void {
         { kind: 'operation', operationId: op1.operationId, triggerId: w.triggers.a, distance: 3 },
         { kind: 'occurrence', occurrenceId: a, triggerId: w.triggers.a, distance: 4, status: 'admitted', reason: null },
       ]);
-      expect([ofC.body.descendants, ofC.body.nextCursor]).toEqual([[], null]);
+      expect([ofC.body.descendants, ofC.body.operations, ofC.body.nextCursor]).toEqual([[], [], null]);
 
       const ofA = await until(async () => {
         const read = await lineage(a);
         return read.body.descendants?.length === 2 ? read : undefined;
       }, 'both descendants of the root');
       expect(ofA.body.ancestors).toEqual([]);
+      expect(ofA.body.operations).toEqual([
+        {
+          operationId: op1.operationId,
+          executionId: op1.executionId,
+          correlation: { sourceId: w.sourceId, key: k1 },
+          recordedAt: expect.any(String),
+        },
+      ]);
       expect(ofA.body.descendants).toEqual([
         expect.objectContaining({ occurrenceId: b, triggerId: w.triggers.b, parentId: op1.operationId, depth: 1 }),
         expect.objectContaining({ occurrenceId: c, triggerId: w.triggers.c, parentId: op2.operationId, depth: 2 }),
@@ -280,7 +288,9 @@ export function causalitySuite(kind: StoreKind): void {
       );
       expect(report.listed).toEqual([]);
       expect(report.readModels.filter((table) => table.status !== 'equal')).toEqual([]);
-      expect(report.readModels.map((table) => table.table)).toContain('rm_causal_lineage');
+      expect(report.readModels.map((table) => table.table)).toEqual(
+        expect.arrayContaining(['rm_causal_lineage', 'rm_causal_operations']),
+      );
       expect(report.ok).toBe(true);
     });
   });

@@ -23,6 +23,22 @@ export const lineageMigrations: Migration[] = [
         PRIMARY KEY (tenant, occurrence_id, distance)
       );
       CREATE INDEX IF NOT EXISTS rm_causal_lineage_descendants
-        ON rm_causal_lineage (tenant, ancestor_kind, ancestor_id, distance, position)`,
+        ON rm_causal_lineage (tenant, ancestor_kind, ancestor_id, distance, position);
+      -- CA-2: the correlation index as a read model, (tenant, source, key) to the Operation that reserved it. The
+      -- ingress links from the key's correlation stream (never lagging); this serves the operator's views.
+      CREATE TABLE IF NOT EXISTS rm_causal_operations (
+        tenant           text NOT NULL,
+        source_id        text NOT NULL,
+        correlation_key  text NOT NULL,
+        operation_id     text NOT NULL,
+        execution_id     text NOT NULL,
+        occurrence_id    text NOT NULL,
+        trigger_id       text NOT NULL,
+        child_depth      integer NOT NULL,
+        recorded_at      timestamptz NOT NULL,
+        position         bigint NOT NULL,
+        PRIMARY KEY (tenant, source_id, correlation_key)
+      );
+      CREATE INDEX IF NOT EXISTS rm_causal_operations_by_occurrence ON rm_causal_operations (tenant, occurrence_id, position)`,
   },
 ];

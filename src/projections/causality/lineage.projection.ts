@@ -1,5 +1,7 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
 import { OCCURRENCE_PAYLOAD_PATHS, type OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import type { OperationRecorded } from '../../domain/execution/execution-events.js';
+import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
 import { statementProjection } from '../runner/statement-projection.js';
 import type { SqlQuery } from '../sql-client.js';
@@ -36,12 +38,42 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   ];
 }
 
+/** CA-2: the first Operation to reserve a key owns it (as on its correlation stream); a replay inserts nothing. */
+function operation(event: RecordedEvent<OperationRecorded['data']>): SqlQuery[] {
+  const { tenant, correlation, operationId, executionId, occurrenceId, triggerId, child, at } = event.data;
+  return [
+    {
+      text: `INSERT INTO rm_causal_operations (tenant, source_id, correlation_key, operation_id, execution_id, occurrence_id,
+               trigger_id, child_depth, recorded_at, position)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, ${msSql('$9')}, $10)
+             ON CONFLICT DO NOTHING`,
+      values: [
+        tenant,
+        correlation.sourceId,
+        correlation.key,
+        operationId,
+        executionId,
+        occurrenceId,
+        triggerId,
+        child.depth,
+        at,
+        event.position,
+      ],
+    },
+  ];
+}
+
+function evolveLineage(event: RecordedEvent): SqlQuery[] {
+  if (event.type === 'OccurrenceObserved') return observed(event as RecordedEvent<OccurrenceObserved['data']>);
+  if (event.type === 'OperationRecorded') return operation(event as RecordedEvent<OperationRecorded['data']>);
+  return [];
+}
+
 export const lineageProjection: Projection = statementProjection({
   name: LINEAGE_PROJECTION,
-  handles: ['OccurrenceObserved'],
+  handles: ['OccurrenceObserved', 'OperationRecorded'],
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: lineageMigrations,
-  tables: ['rm_causal_lineage'],
-  evolve: (event) =>
-    event.type === 'OccurrenceObserved' ? observed(event as RecordedEvent<OccurrenceObserved['data']>) : [],
+  tables: ['rm_causal_lineage', 'rm_causal_operations'],
+  evolve: evolveLineage,
 });

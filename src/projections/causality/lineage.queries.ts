@@ -112,3 +112,32 @@ export async function descendantsOf(
     rows.length > page.limit && last ? encodeCursor(CURSOR_LIST, [String(last.distance), last.position]) : null;
   return { items, nextCursor };
 }
+
+/** CA-2: an Operation the Occurrence's execution recorded, with the correlation it expects. */
+export interface OperationView {
+  operationId: string;
+  executionId: string;
+  correlation: { sourceId: string; key: string };
+  recordedAt: string;
+}
+
+/** The Operations of the Occurrence's execution, in log order (at most MAX_OPERATIONS_PER_EXECUTION). */
+export async function operationsOf(sql: SqlExecutor, tenant: string, occurrenceId: string): Promise<OperationView[]> {
+  const { rows } = await sql.query<{
+    operation_id: string;
+    execution_id: string;
+    source_id: string;
+    correlation_key: string;
+    recorded_at: string;
+  }>(
+    `SELECT operation_id, execution_id, source_id, correlation_key, ${isoSql('recorded_at')} AS recorded_at
+       FROM rm_causal_operations WHERE tenant = $1 AND occurrence_id = $2 ORDER BY position LIMIT 500`,
+    [tenant, occurrenceId],
+  );
+  return rows.map((row) => ({
+    operationId: row.operation_id,
+    executionId: row.execution_id,
+    correlation: { sourceId: row.source_id, key: row.correlation_key },
+    recordedAt: row.recorded_at,
+  }));
+}

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { LINEAGE_PROJECTION } from '../../../projections/causality/lineage.projection.js';
-import { ancestorsOf, descendantsOf } from '../../../projections/causality/lineage.queries.js';
+import { ancestorsOf, descendantsOf, operationsOf } from '../../../projections/causality/lineage.queries.js';
 import { OCCURRENCES_PROJECTION } from '../../../projections/occurrences/occurrences.projection.js';
 import { getOccurrence } from '../../../projections/occurrences/occurrences.queries.js';
 import { SQL_CLIENT, type SqlClient } from '../../../projections/sql-client.js';
@@ -18,7 +18,7 @@ import { ResourceId } from './resource-id.pipe.js';
 /**
  * OP-2: an Occurrence's causal lineage from the read models. Ancestors are its own recorded ancestry (bounded by
  * CA-1, so served whole, nearest first); descendants are every Occurrence whose ancestry names it, paginated with
- * `?limit` and `cursor`. Another tenant's Occurrence is a plain 404.
+ * `?limit` and `cursor`; `operations` are those its execution recorded (CA-2). Another tenant's Occurrence is a 404.
  */
 @ApiTags('operator')
 @ApiBearerAuth()
@@ -44,15 +44,17 @@ export class LineageController {
     );
     const occurrence = await getOccurrence(this.sql, context.tenant, occurrenceId);
     if (!occurrence) throw problems.notFound();
-    const [ancestors, descendants] = await Promise.all([
+    const [ancestors, descendants, operations] = await Promise.all([
       ancestorsOf(this.sql, context.tenant, occurrence.causal),
       paged(() => descendantsOf(this.sql, context.tenant, occurrenceId, params)),
+      operationsOf(this.sql, context.tenant, occurrenceId),
     ]);
     return marked(
       {
         occurrenceId,
         causal: occurrence.causal,
         ancestors,
+        operations,
         descendants: descendants.items,
         nextCursor: descendants.nextCursor,
       },

@@ -422,6 +422,17 @@ export const lineage = obj(
         ['kind', 'triggerId', 'distance'],
       ),
     ),
+    operations: array(
+      obj(
+        {
+          operationId: str(),
+          executionId: str(),
+          correlation: obj({ sourceId: str(), key: str() }, ['sourceId', 'key']),
+          recordedAt: INSTANT,
+        },
+        ['operationId', 'executionId', 'correlation'],
+      ),
+    ),
     descendants: array(
       obj(
         {
