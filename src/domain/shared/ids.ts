@@ -41,3 +41,7 @@ export const baselineStream = (tenant: string, triggerId: string, resourceKey: s
 
 /** PO-1..PO-4: one poll Trigger's cursor and every poll's dispositions (state in every event). */
 export const pollStream = (tenant: string, triggerId: string): string => `poll-${hashId(tenant, triggerId)}`;
+
+/** SU-1: a Trigger's or a source's wait-for subscriptions, where their matches and deadlines serialize. */
+export const waitForStream = (tenant: string, kind: 'trigger' | 'source', id: string): string =>
+  `waitfor-${hashId(tenant, kind, id)}`;
