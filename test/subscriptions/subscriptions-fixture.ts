@@ -24,9 +24,14 @@ export function waitForFixture(get: () => TestApp, name: string) {
   let setup: Awaited<ReturnType<typeof webhookSetup>> & { waiterTriggerId: string };
   const admit = () => get().app.get(AdmissionProcessor).subscription.catchUp();
 
-  async function init(tenant = 'tenant-a') {
+  /** `background`: the app runs its own read models (a catch-up by hand would race them). */
+  async function init(background: boolean, tenant = 'tenant-a') {
     const t = get();
-    const s = await webhookSetup(t, name, {
+    const settle = async () => {
+      if (background) await until(async () => (await t.infra.store.headPosition()) > 0, 'the store');
+      else await t.catchUp();
+    };
+    const s = await webhookSetup({ ...t, catchUp: settle }, name, {
       tenant,
       source: { correlationPointer: '/meta/corr' },
     });
@@ -49,6 +54,7 @@ export function waitForFixture(get: () => TestApp, name: string) {
       ).status,
     ).toBe(200);
     setup = { ...s, waiterTriggerId };
+    if (!background) await t.catchUp();
     return setup;
   }
 
@@ -76,8 +82,16 @@ export function waitForFixture(get: () => TestApp, name: string) {
     return { executionId, fence: claim.body.fence };
   }
 
-  const subscribe = async (executionId: string, body: Record<string, unknown>, token = setup.token) =>
-    get().request({ method: 'POST', url: `/v1/executions/${executionId}/subscriptions`, key: newKey(), token, body });
+  /** A fresh token of the setup's tenant: a restarted app trusts another issuer. */
+  const own = () => get().token({ tenant: 'tenant-a' });
+  const subscribe = async (executionId: string, body: Record<string, unknown>, token?: string) =>
+    get().request({
+      method: 'POST',
+      url: `/v1/executions/${executionId}/subscriptions`,
+      key: newKey(),
+      token: token ?? (await own()),
+      body,
+    });
 
   const deadlineIn = async (seconds: number) =>
     new Date((await get().infra.store.now()).getTime() + seconds * 1000).toISOString();
@@ -86,7 +100,7 @@ export function waitForFixture(get: () => TestApp, name: string) {
     get().request({
       method: 'GET',
       url: `/v1/executions/${executionId}/subscriptions${minPosition ? `?minPosition=${minPosition}` : ''}`,
-      token: setup.token,
+      token: await own(),
     });
 
   /** A signed delivery carrying `corr` at the source's correlationPointer; answers its Occurrence id. */
@@ -98,7 +112,7 @@ export function waitForFixture(get: () => TestApp, name: string) {
   }
 
   const occurrence = async (occurrenceId: string) =>
-    get().request({ method: 'GET', url: `/v1/operator/occurrences/${occurrenceId}`, token: setup.token });
+    get().request({ method: 'GET', url: `/v1/operator/occurrences/${occurrenceId}`, token: await own() });
 
   /** Where the Occurrence's acceptance stands in the log. */
   const observedPosition = async (occurrenceId: string) =>

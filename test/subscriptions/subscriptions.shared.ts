@@ -21,7 +21,7 @@ export function subscriptionsSuite(kind: StoreKind): void {
     beforeAll(async () => {
       t = await startTestApp(kind, { env: ENV });
       t.app.get(InProcessWakeups).onNotified((wakeup) => wakeups.push(wakeup));
-      await f.init();
+      await f.init(true);
     });
     afterAll(async () => {
       await t?.close();
@@ -178,7 +178,7 @@ export function subscriptionOrderSuite(kind: StoreKind): void {
 
     beforeAll(async () => {
       t = await startTestApp(kind, { autostart: false });
-      await f.init();
+      await f.init(false);
     });
     afterAll(async () => {
       await t?.close();
@@ -208,9 +208,10 @@ export function subscriptionOrderSuite(kind: StoreKind): void {
     });
 
     it('SU-1 registrations racing matching events: the recorded log order decides each, and audit verify (replay and read-model rebuild) agrees', async () => {
+      const claims: Array<{ executionId: string; fence: number }> = [];
+      for (let i = 0; i < 8; i++) claims.push(await f.claimed(false));
       const pairs = await Promise.all(
-        Array.from({ length: 8 }, async (_, i) => {
-          const { executionId, fence } = await f.claimed(false);
+        claims.map(async ({ executionId, fence }, i) => {
           const corr = `race-${i}`;
           const [registered, occurrenceId] = await Promise.all([
             f.deadlineIn(60).then((deadline) =>
@@ -237,6 +238,7 @@ export function subscriptionOrderSuite(kind: StoreKind): void {
         expect([status, item.state]).toEqual(before ? ['subscribed', 'matched'] : ['admitted', 'active']);
       }
       const report = await auditVerify(t.infra, {});
+      expect(report.listed).toEqual([]);
       expect(report).toMatchObject({ ok: true, violations: 0 });
     });
   });
@@ -250,7 +252,7 @@ export function subscriptionRestartSuite(kind: StoreKind): void {
       let t = await startTestApp(kind, { env: ENV, database });
       const f = waitForFixture(() => t, 'sr');
       try {
-        await f.init();
+        await f.init(true);
         const { executionId, fence } = await f.claimed(true);
         const registered = await f.subscribe(executionId, {
           fence,

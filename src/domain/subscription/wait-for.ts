@@ -1,3 +1,4 @@
+import { canonicalJson } from '../shared/canonical-json.js';
 import type { Decider } from '../shared/decider.js';
 import type { FieldError } from '../shared/result.js';
 import { reject, type Rejection } from '../shared/result.js';
@@ -126,8 +127,9 @@ function deadlineErrors(deadline: string, now: string): FieldError[] {
   return [];
 }
 
+/** Canonical: a registration read back from the store may hold its members in another order (jsonb). */
 const sameRegistration = (s: SubscriptionRegisteredData, c: RegisterSubscription): boolean =>
-  JSON.stringify([s.target, s.match, s.deadline]) === JSON.stringify([c.target, c.match, c.deadline]);
+  canonicalJson([s.target, s.match, s.deadline]) === canonicalJson([c.target, c.match, c.deadline]);
 
 /** SU-1: at its deadline (database clock) an unresolved subscription times out; otherwise nothing happens. */
 export function timeOutSubscription(command: TimeOutSubscription, state: WaitForState): SubscriptionEvent[] {
