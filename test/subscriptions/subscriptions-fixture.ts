@@ -39,8 +39,15 @@ export function waitForFixture(get: () => TestApp, name: string) {
     const missionId = `m-${name}-waiter`;
     const grants = missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 100 });
     expect(
-      (await t.request({ method: 'PUT', url: `/v1/missions/${missionId}`, key: newKey(), token: s.token, body: { state: 'active', grants } }))
-        .status,
+      (
+        await t.request({
+          method: 'PUT',
+          url: `/v1/missions/${missionId}`,
+          key: newKey(),
+          token: s.token,
+          body: { state: 'active', grants },
+        })
+      ).status,
     ).toBe(200);
     expect(
       (
@@ -125,5 +132,18 @@ export function waitForFixture(get: () => TestApp, name: string) {
       ).rows[0]!.position,
     );
 
-  return { init, claimed, subscribe, deadlineIn, list, deliver, occurrence, observedPosition, admit, get setup() { return setup; } };
+  return {
+    init,
+    claimed,
+    subscribe,
+    deadlineIn,
+    list,
+    deliver,
+    occurrence,
+    observedPosition,
+    admit,
+    get setup() {
+      return setup;
+    },
+  };
 }

@@ -77,7 +77,7 @@ export async function deliverToSubscriptions(
     const decided = undecided.filter((a) => matched.decisions.has(a.state.occurrence.occurrenceId));
     for (const a of decided) {
       const decision = matched.decisions.get(a.state.occurrence.occurrenceId)!;
-      appends.push({ streamId: a.streamId, events: [toNewEvent(decision, metadataOf(a)) ], expected: a.revision });
+      appends.push({ streamId: a.streamId, events: [toNewEvent(decision, metadataOf(a))], expected: a.revision });
     }
     const first = appends.length - decided.length;
     return {
@@ -171,7 +171,10 @@ async function correlationPointers(
   const keys = [...verified.keys()];
   const loaded = await loadAggregates(
     store,
-    keys.map((k) => ({ streamId: sourceStream(verified.get(k)!.tenant, verified.get(k)!.sourceId), decider: sourceDecider })),
+    keys.map((k) => ({
+      streamId: sourceStream(verified.get(k)!.tenant, verified.get(k)!.sourceId),
+      decider: sourceDecider,
+    })),
   );
   return new Map(
     keys.map((k, i) => {

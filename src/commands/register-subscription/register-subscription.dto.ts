@@ -30,7 +30,7 @@ export class RegisterSubscriptionDto {
 
   @ApiProperty({
     description:
-      '`correlationKey` (1-256 characters, compared with the value at the source\'s correlationPointer of a verified delivery) and/or `fields` (1-16 JSON pointers into the payload → string, number, boolean or null)',
+      "`correlationKey` (1-256 characters, compared with the value at the source's correlationPointer of a verified delivery) and/or `fields` (1-16 JSON pointers into the payload → string, number, boolean or null)",
     type: 'object',
     additionalProperties: true,
   })

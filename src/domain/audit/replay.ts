@@ -87,7 +87,10 @@ const FOLDS: Record<string, { initial: unknown; evolve: (state: never, event: ne
     initial: initialConcurrencyState,
     evolve: evolveConcurrency as (s: ConcurrencyState, e: ConcurrencyEvent) => unknown,
   },
-  waitfor: { initial: initialWaitForState, evolve: evolveWaitFor as (s: WaitForState, e: SubscriptionEvent) => unknown },
+  waitfor: {
+    initial: initialWaitForState,
+    evolve: evolveWaitFor as (s: WaitForState, e: SubscriptionEvent) => unknown,
+  },
 };
 
 const categoryOf = (streamId: string): string => streamId.slice(0, Math.max(streamId.indexOf('-'), 0));

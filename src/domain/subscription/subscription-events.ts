@@ -60,7 +60,11 @@ export type SubscriptionTimedOut = DomainEvent<
 
 export type SubscriptionEvent = SubscriptionRegistered | SubscriptionMatched | SubscriptionTimedOut;
 
-export const SUBSCRIPTION_EVENT_TYPES = ['SubscriptionRegistered', 'SubscriptionMatched', 'SubscriptionTimedOut'] as const;
+export const SUBSCRIPTION_EVENT_TYPES = [
+  'SubscriptionRegistered',
+  'SubscriptionMatched',
+  'SubscriptionTimedOut',
+] as const;
 
 export type SubscriptionStateName = 'active' | 'matched' | 'timed_out';
 

@@ -40,7 +40,10 @@ export function validateMatch(raw: unknown): { match: SubscriptionMatch; errors:
       for (const [pointer, value] of entries.slice(0, MAX_MATCH_FIELDS + 1)) {
         const at = pointerTo('/match/fields', pointer);
         if (!isJsonPointer(pointer) || pointer.length === 0 || pointer.length > MAX_POINTER_LENGTH)
-          errors.push({ pointer: at, message: `each key must be a JSON pointer of 1 to ${MAX_POINTER_LENGTH} characters` });
+          errors.push({
+            pointer: at,
+            message: `each key must be a JSON pointer of 1 to ${MAX_POINTER_LENGTH} characters`,
+          });
         else if (!isFieldValue(value))
           errors.push({
             pointer: at,

@@ -64,9 +64,9 @@ describe('SU-1 wait-for decider', () => {
     expect(timeOutSubscription({ ...early, now: '2026-01-01T00:00:59.999Z' }, active)).toEqual([]);
     const [timedOut] = timeOutSubscription({ ...early, now: '2026-01-01T00:01:00.000Z' }, active);
     expect(timedOut!.type).toBe('SubscriptionTimedOut');
-    expect(timeOutSubscription({ ...early, now: '2026-01-01T00:02:00.000Z' }, evolveWaitFor(active, timedOut!))).toEqual(
-      [],
-    );
+    expect(
+      timeOutSubscription({ ...early, now: '2026-01-01T00:02:00.000Z' }, evolveWaitFor(active, timedOut!)),
+    ).toEqual([]);
   });
 
   it('SU-1 matching follows acceptance order: one-shot, only registrations before the acceptance, only before the deadline', () => {

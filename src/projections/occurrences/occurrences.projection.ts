@@ -185,7 +185,9 @@ const isDecision = (e: RecordedEvent): e is Decision =>
   e.type === 'OccurrenceSubscribed';
 
 function decidedColumns(decision: Decision) {
-  const d = decision.data as Partial<OccurrenceAdmitted['data'] & OccurrenceBlocked['data'] & OccurrenceSubscribed['data']>;
+  const d = decision.data as Partial<
+    OccurrenceAdmitted['data'] & OccurrenceBlocked['data'] & OccurrenceSubscribed['data']
+  >;
   return decision.type === 'OccurrenceAdmitted'
     ? {
         status: 'admitted',

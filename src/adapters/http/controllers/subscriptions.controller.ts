@@ -43,7 +43,10 @@ export class SubscriptionsController {
   @RequireScope('executions:write')
   @Problems(
     [404, 'not_found'],
-    [409, 'fence_mismatch, subscription_conflict, subscription_limit, idempotency_key_conflict, idempotency_key_in_flight'],
+    [
+      409,
+      'fence_mismatch, subscription_conflict, subscription_limit, idempotency_key_conflict, idempotency_key_in_flight',
+    ],
   )
   register(
     @Ctx() context: CommandContext,
