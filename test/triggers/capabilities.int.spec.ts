@@ -59,6 +59,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.overlap',
         'wf.guards',
         'wf.prefilters',
+        'wf.subscriptions',
       ],
     });
   });

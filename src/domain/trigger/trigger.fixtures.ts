@@ -25,6 +25,7 @@ export const CLAIMED_CAPABILITIES = [
   CAPABILITIES.overlap,
   CAPABILITIES.guards,
   CAPABILITIES.prefilters,
+  CAPABILITIES.subscriptions,
 ];
 
 export const grants: MissionGrants = {
