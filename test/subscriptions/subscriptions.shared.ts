@@ -6,6 +6,7 @@ import { auditVerify } from '../../src/adapters/cli/audit-verify.js';
 import { InProcessWakeups } from '../../src/adapters/wakeup/in-process-wakeups.js';
 import type { Wakeup } from '../../src/domain/execution/wakeup.js';
 import { dropSchema } from '../support/databases.js';
+import { PollUpstream } from '../support/poll-upstream.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { until, waitForFixture } from './subscriptions-fixture.js';
 
@@ -118,6 +119,73 @@ export function subscriptionsSuite(kind: StoreKind): void {
           async () => wakeups.find((w) => w.subscriptionId === 'short' && w.subscriptionState === 'timed_out'),
           'the timeout wakeup',
         );
+      },
+      TEST_MS,
+    );
+
+    it(
+      'SU-1 a poll item accepted after the registration is delivered to a subscription on its poll Trigger',
+      async () => {
+        const upstream = await PollUpstream.start();
+        try {
+          let items: unknown[] = [];
+          upstream.on('/jobs', (_request, res) => {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ items }));
+          });
+          const token = await t.token({ tenant: 'tenant-a' });
+          const put = await t.request({
+            method: 'PUT',
+            url: '/v1/triggers/t-su-poll',
+            key: newKey(),
+            token,
+            body: {
+              missionId: 'm-su',
+              type: 'poll',
+              poll: {
+                connector: 'http-json@1',
+                url: upstream.url('/jobs'),
+                everySeconds: 1,
+                itemsPointer: '/items',
+                idPointer: '/id',
+              },
+            },
+          });
+          expect(put.status).toBe(200);
+          const { executionId, fence } = await f.claimed(true);
+          const registered = await f.subscribe(executionId, {
+            fence,
+            subscriptionId: 'job-done',
+            triggerId: 't-su-poll',
+            match: { fields: { '/job': 'j-7', '/status': 'done' } },
+            deadline: await f.deadlineIn(60),
+          });
+          expect(registered.status).toBe(201);
+          items = [
+            { id: 'i-1', job: 'j-7', status: 'running' },
+            { id: 'i-2', job: 'j-7', status: 'done' },
+          ];
+          const [item] = await until(async () => {
+            const page = (await f.list(executionId)).body.items;
+            return page[0]?.state === 'matched' ? page : undefined;
+          }, 'the poll match');
+          const matched = await f.occurrence(item.matchedOccurrenceId);
+          expect(matched.body).toMatchObject({ kind: 'poll', triggerId: 't-su-poll', externalId: 'i-2' });
+          await until(
+            async () => (await f.occurrence(item.matchedOccurrenceId)).body.status === 'subscribed',
+            'subscribed',
+          );
+          const listed = await t.request({
+            method: 'GET',
+            url: '/v1/operator/occurrences?triggerId=t-su-poll&status=subscribed',
+            token: await t.token({ tenant: 'tenant-a', scope: 'operator:read' }),
+          });
+          expect(listed.body.items.map((o: { occurrenceId: string }) => o.occurrenceId)).toEqual([
+            item.matchedOccurrenceId,
+          ]);
+        } finally {
+          await upstream.close();
+        }
       },
       TEST_MS,
     );
