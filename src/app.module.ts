@@ -34,6 +34,7 @@ import { SchedulesModule } from './adapters/modules/schedules.module.js';
 import { IngressModule } from './adapters/ingress/ingress.module.js';
 import { ExecutionsModule } from './adapters/modules/executions.module.js';
 import { PollsModule } from './adapters/modules/polls.module.js';
+import { SubscriptionsModule } from './adapters/modules/subscriptions.module.js';
 import { AuditModule } from './adapters/modules/audit.module.js';
 import { WakeupModule } from './adapters/wakeup/wakeup.module.js';
 import type { Migration } from './projections/migration.js';
@@ -54,6 +55,7 @@ export const featureModules: Type[] = [
   SchedulesModule,
   ExecutionsModule,
   PollsModule,
+  SubscriptionsModule,
   WakeupModule,
   MetricsModule,
   AuditModule,

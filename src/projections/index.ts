@@ -7,6 +7,7 @@ import { foldedTogether } from './runner/projection-group.js';
 import { sourceBindingsProjection } from './source-bindings/source-bindings.projection.js';
 import { schedulesProjection } from './scheduler/schedules.projection.js';
 import { pollsProjection } from './poll/polls.projection.js';
+import { subscriptionsProjection } from './subscriptions/subscriptions.projection.js';
 import { triggerHealthProjection } from './trigger-health/trigger-health.projection.js';
 
 /**
@@ -24,6 +25,7 @@ export const projections: Projection[] = [
   executionsProjection,
   pollsProjection,
   lineageProjection,
+  subscriptionsProjection,
 ];
 
 /** The projection that folds `name`: itself, or the group it folds in. */

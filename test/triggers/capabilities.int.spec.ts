@@ -59,6 +59,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.guards',
         'wf.prefilters',
         'wf.causality',
+        'wf.subscriptions',
       ],
     });
   });

@@ -3,7 +3,7 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
 /**
  * CP-1: a capability is claimed only once every rule behind it is implemented, never before; a Trigger entry
  * needing any other is refused with 422 `capability_unsupported`. Not claimed today: batching,
- * coalescing, subscriptions, and dedupe windows other than the default (identities are kept for good).
+ * coalescing, and dedupe windows other than the default (identities are kept for good).
  */
 export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.manual,
@@ -20,4 +20,7 @@ export const CLAIMED_CAPABILITIES: readonly string[] = [
   // CA-1..CA-3: Operations and verified correlation link Occurrences (src/commands/causality); admission blocks
   // `causal_loop` and `causal_depth_exceeded` on the recorded ancestry; the lineage view reads rm_causal_lineage.
   CAPABILITIES.causality,
+  // SU-1: registration by the claim holder, delivery before admission in acceptance (log) order, `subscribed`,
+  // deadlines on the database clock that survive a restart, wakeups (test/subscriptions).
+  CAPABILITIES.subscriptions,
 ];

@@ -72,5 +72,7 @@ export function decisionMade(
     return { occurrenceId, status: 'blocked', reason: event.data.reason, executionId: null, position };
   if (event.type === 'OccurrenceSuppressed')
     return { occurrenceId, status: 'suppressed', reason: event.data.reason, executionId: null, position };
+  if (event.type === 'OccurrenceSubscribed')
+    return { occurrenceId, status: 'subscribed', reason: null, executionId: null, position };
   throw new Error(`${event.type} is not a decision`);
 }

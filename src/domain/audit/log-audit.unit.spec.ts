@@ -152,6 +152,37 @@ describe('AU-2 log auditor', () => {
     expect(report.rules).toEqual(['second_decision@3', 'second_decision@6']);
   });
 
+  it('SU-1 counts a subscribed Occurrence as its one decision, delivered only to subscriptions registered before its acceptance', () => {
+    const write = logWriter();
+    const waitfor = 'waitfor-' + 'c'.repeat(64);
+    const registration = (subscriptionId: string) => ({
+      tenant: 'acme',
+      subscriptionId,
+      target: { kind: 'trigger', id: 't-1' },
+      match: { fields: { '/a': 1 } },
+      deadline: AT,
+      fence: 1,
+      execution: { executionId: 'x-w', generation: 1, attempt: 1, missionId: 'm', triggerId: 't-w', lane: 'l' },
+      registeredAt: AT,
+    });
+    const subscribed = (id: string, subscriptionId: string) => ({
+      occurrenceId: id,
+      evidence: { subscriptions: [{ subscriptionId, executionId: 'x-w' }] },
+      decidedAt: AT,
+    });
+    const other = 'b'.repeat(64);
+    const report = audit([
+      write(waitfor, 'SubscriptionRegistered', registration('early')),
+      write(occurrence, 'OccurrenceObserved', observed),
+      write(occurrence, 'OccurrenceSubscribed', subscribed(occurrenceId, 'early')),
+      write(occurrence, 'OccurrenceAdmitted', admitted()),
+      write(`occurrence-${other}`, 'OccurrenceObserved', { ...observed, occurrenceId: other }),
+      write(waitfor, 'SubscriptionRegistered', registration('late')),
+      write(`occurrence-${other}`, 'OccurrenceSubscribed', subscribed(other, 'late')),
+    ]);
+    expect(report.rules).toEqual(['second_decision@4', 'subscribed_out_of_order@7']);
+  });
+
   it('reports an event the domain fold refuses as replay_failed', () => {
     const write = logWriter();
     const report = audit([

@@ -22,6 +22,8 @@ import type { RecordedEvent } from '../ports/event-store.js';
 import { executionStream, missionStream } from '../shared/ids.js';
 import { evolveSource, initialSourceState, type SourceEvent, type SourceState } from '../source/source.js';
 import { evolveTrigger, initialTriggerState, type TriggerEvent, type TriggerState } from '../trigger/trigger.js';
+import { type SubscriptionEvent, subscriptionKey } from '../subscription/subscription-events.js';
+import { evolveWaitFor, initialWaitForState, type WaitForState } from '../subscription/wait-for.js';
 import type { AuditRule } from './audit-rules.js';
 
 /** The rules a replay can break: the chain's are checked beside it, read models after it. */
@@ -56,6 +58,12 @@ export interface StreamReplays {
   /** `null`: the stream cannot be replayed (its request was never admitted), reported once. */
   executions: Map<string, ExecutionState | null>;
   folds: Map<string, unknown>;
+  /** SU-1: how many events were replayed, so two events' log order can be compared. */
+  seen: number;
+  /** SU-1: by subscription key, when its registration was replayed. */
+  registered: Map<string, number>;
+  /** SU-1: by occurrence stream, when its observation was replayed (dropped once decided). */
+  observedAt: Map<string, number>;
 }
 
 export const newReplays = (): StreamReplays => ({
@@ -64,6 +72,9 @@ export const newReplays = (): StreamReplays => ({
   requests: new Map(),
   executions: new Map(),
   folds: new Map(),
+  seen: 0,
+  registered: new Map(),
+  observedAt: new Map(),
 });
 
 /** Evolve-only replays: the domain's fold must accept every stored event. */
@@ -76,6 +87,10 @@ const FOLDS: Record<string, { initial: unknown; evolve: (state: never, event: ne
     initial: initialConcurrencyState,
     evolve: evolveConcurrency as (s: ConcurrencyState, e: ConcurrencyEvent) => unknown,
   },
+  waitfor: {
+    initial: initialWaitForState,
+    evolve: evolveWaitFor as (s: WaitForState, e: SubscriptionEvent) => unknown,
+  },
 };
 
 const categoryOf = (streamId: string): string => streamId.slice(0, Math.max(streamId.indexOf('-'), 0));
@@ -86,6 +101,7 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 
 /** One stored event through its stream's domain fold, reporting what the domain forbids (AU-2). */
 export function replayEvent(replays: StreamReplays, event: RecordedEvent, report: Report): void {
+  replays.seen += 1;
   try {
     switch (categoryOf(event.streamId)) {
       case 'mission':
@@ -108,13 +124,25 @@ function replayMission(replays: StreamReplays, event: RecordedEvent): void {
 }
 
 function replayFold(replays: StreamReplays, event: RecordedEvent): void {
+  if (event.type === 'SubscriptionRegistered') {
+    const { execution, subscriptionId } = event.data as Extract<
+      SubscriptionEvent,
+      { type: 'SubscriptionRegistered' }
+    >['data'];
+    replays.registered.set(subscriptionKey(execution.executionId, subscriptionId), replays.seen);
+  }
   const fold = FOLDS[categoryOf(event.streamId)];
   if (!fold) return;
   const state = replays.folds.has(event.streamId) ? replays.folds.get(event.streamId) : fold.initial;
   replays.folds.set(event.streamId, fold.evolve(state as never, domainEvent<never>(event)));
 }
 
-const DECISION_TYPES: readonly string[] = ['OccurrenceAdmitted', 'OccurrenceBlocked', 'OccurrenceSuppressed'];
+const DECISION_TYPES: readonly string[] = [
+  'OccurrenceAdmitted',
+  'OccurrenceBlocked',
+  'OccurrenceSuppressed',
+  'OccurrenceSubscribed',
+];
 
 /** One decision per Occurrence (AD-1), one request per admission (EX-1), none for a cancelled Mission. */
 function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: Report): void {
@@ -131,6 +159,11 @@ function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: 
     report('second_decision', `${event.type} after the Occurrence was already ${state.decision}`);
   if (occurrenceEvent.type === 'OccurrenceAdmitted' && state.status !== 'decided')
     checkAdmission(replays, occurrenceEvent.data, report);
+  if (occurrenceEvent.type === 'OccurrenceObserved' && state.status === 'absent')
+    replays.observedAt.set(event.streamId, replays.seen);
+  if (occurrenceEvent.type === 'OccurrenceSubscribed' && state.status === 'observed')
+    checkSubscribed(replays, event.streamId, occurrenceEvent.data, report);
+  if (decision) replays.observedAt.delete(event.streamId);
   const next = evolveOccurrence(state, occurrenceEvent);
   if (next.status === 'decided')
     replays.occurrences.set(event.streamId, { status: 'decided_once', decision: next.decision });
@@ -139,6 +172,24 @@ function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: 
       event.streamId,
       next.status === 'absent' ? next : { ...next, occurrence: { ...next.occurrence, input: null } },
     );
+}
+
+/** SU-1: delivered only to subscriptions registered before the Occurrence's acceptance, in log order. */
+function checkSubscribed(
+  replays: StreamReplays,
+  streamId: string,
+  subscribed: Extract<OccurrenceEvent, { type: 'OccurrenceSubscribed' }>['data'],
+  report: Report,
+): void {
+  const observed = replays.observedAt.get(streamId);
+  for (const { executionId, subscriptionId } of subscribed.evidence?.subscriptions ?? []) {
+    const registered = replays.registered.get(subscriptionKey(executionId, subscriptionId));
+    if (registered === undefined || observed === undefined || registered > observed)
+      report(
+        'subscribed_out_of_order',
+        `subscription ${subscriptionId} of ${executionId} was not registered before the Occurrence was accepted`,
+      );
+  }
 }
 
 function checkAdmission(

@@ -106,6 +106,19 @@ export type OccurrenceSuppressed = DomainEvent<
   { occurrenceId: string; reason: ReasonCode; evidence: Record<string, unknown>; decidedAt: string }
 >;
 
+/**
+ * SU-1: decided once by delivery to wait-for subscriptions active at its acceptance, instead of admission: it
+ * consumes the delivery identity and starts nothing; the waiting executions learn of it from their subscriptions.
+ */
+export type OccurrenceSubscribed = DomainEvent<
+  'OccurrenceSubscribed',
+  {
+    occurrenceId: string;
+    evidence: { subscriptions: Array<{ subscriptionId: string; executionId: string }> };
+    decidedAt: string;
+  }
+>;
+
 /** OC-4: a later delivery of the same identity carried another payload; it starts nothing. */
 export type DeliveryConflictRecorded = DomainEvent<
   'DeliveryConflictRecorded',
@@ -113,4 +126,9 @@ export type DeliveryConflictRecorded = DomainEvent<
 >;
 
 export type OccurrenceEvent =
-  OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | OccurrenceSuppressed | DeliveryConflictRecorded;
+  | OccurrenceObserved
+  | OccurrenceAdmitted
+  | OccurrenceBlocked
+  | OccurrenceSuppressed
+  | OccurrenceSubscribed
+  | DeliveryConflictRecorded;

@@ -25,7 +25,7 @@ export type OccurrenceState =
     };
 
 /** AD-1: what an Occurrence was decided as (BA-2/AD-4 suppression is not a block). */
-export type OccurrenceDecision = 'admitted' | 'blocked' | 'suppressed';
+export type OccurrenceDecision = 'admitted' | 'blocked' | 'suppressed' | 'subscribed';
 
 /** Record a delivery as an Occurrence, or as a duplicate / payload conflict of an existing one. */
 export type ObserveOccurrence = { type: 'ObserveOccurrence' } & ObservedOccurrence;
@@ -70,6 +70,16 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
         decision: event.type === 'OccurrenceBlocked' ? 'blocked' : 'suppressed',
         executionId: null,
         reason: event.data.reason,
+        decidedAt: event.data.decidedAt,
+      };
+    case 'OccurrenceSubscribed':
+      if (state.status !== 'observed') return state;
+      return {
+        ...state,
+        status: 'decided',
+        decision: 'subscribed',
+        executionId: null,
+        reason: null,
         decidedAt: event.data.decidedAt,
       };
     default: {

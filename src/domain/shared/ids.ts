@@ -45,3 +45,6 @@ export const pollStream = (tenant: string, triggerId: string): string => `poll-$
 /** CA-2: the correlation index, one stream per (tenant, source, correlation key): the Operation that reserved it. */
 export const correlationStream = (tenant: string, sourceId: string, key: string): string =>
   `correlation-${hashId(tenant, sourceId, key)}`;
+/** SU-1: a Trigger's or a source's wait-for subscriptions, where their matches and deadlines serialize. */
+export const waitForStream = (tenant: string, kind: 'trigger' | 'source', id: string): string =>
+  `waitfor-${hashId(tenant, kind, id)}`;

@@ -26,6 +26,7 @@ export const CLAIMED_CAPABILITIES = [
   CAPABILITIES.guards,
   CAPABILITIES.prefilters,
   CAPABILITIES.causality,
+  CAPABILITIES.subscriptions,
 ];
 
 export const grants: MissionGrants = {

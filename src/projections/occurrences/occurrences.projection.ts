@@ -7,6 +7,7 @@ import {
   type OccurrenceBlocked,
   type OccurrenceEvent,
   type OccurrenceObserved,
+  type OccurrenceSubscribed,
   type OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
 import type { Projection } from '../runner/projection.js';
@@ -21,6 +22,7 @@ const HANDLES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
+  'OccurrenceSubscribed',
   'DeliveryConflictRecorded',
 ];
 
@@ -107,8 +109,8 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   ];
 }
 
-/** Blocked or suppressed (BA-2, AD-4): a reason and the policy's evidence, no execution. */
-function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppressed'): SqlQuery[] {
+/** Blocked, suppressed (BA-2, AD-4) or subscribed (SU-1, no reason): the evidence, no execution. */
+function refused(event: RecordedEvent<RefusalData>, status: RefusalStatus): SqlQuery[] {
   const d = event.data;
   return [
     {
@@ -120,7 +122,7 @@ function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppres
       values: [
         d.occurrenceId,
         event.metadata.tenant ?? null,
-        d.reason,
+        reasonOf(d),
         json(d.evidence),
         d.decidedAt,
         event.position,
@@ -130,9 +132,11 @@ function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppres
   ];
 }
 
-type RefusalData = OccurrenceBlocked['data'] | OccurrenceSuppressed['data'];
-const refusalStatus = (type: string): 'blocked' | 'suppressed' =>
-  type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked';
+type RefusalData = OccurrenceBlocked['data'] | OccurrenceSuppressed['data'] | OccurrenceSubscribed['data'];
+type RefusalStatus = 'blocked' | 'suppressed' | 'subscribed';
+const refusalStatus = (type: string): RefusalStatus =>
+  type === 'OccurrenceSuppressed' ? 'suppressed' : type === 'OccurrenceSubscribed' ? 'subscribed' : 'blocked';
+const reasonOf = (d: RefusalData): string | null => ('reason' in d ? d.reason : null);
 
 /** OC-4: counted once per conflict event: the increment only follows a first insert of the event id. */
 function conflict(event: RecordedEvent<DeliveryConflictRecorded['data']>): SqlQuery[] {
@@ -160,6 +164,7 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
       return admitted(event as RecordedEvent<OccurrenceAdmitted['data']>);
     case 'OccurrenceBlocked':
     case 'OccurrenceSuppressed':
+    case 'OccurrenceSubscribed':
       return refused(event as RecordedEvent<RefusalData>, refusalStatus(event.type));
     case 'DeliveryConflictRecorded':
       return conflict(event as RecordedEvent<DeliveryConflictRecorded['data']>);
@@ -178,10 +183,15 @@ const STILL_OBSERVED_ROW_OF_X = `WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_
 
 type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<RefusalData>;
 const isDecision = (e: RecordedEvent): e is Decision =>
-  e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked' || e.type === 'OccurrenceSuppressed';
+  e.type === 'OccurrenceAdmitted' ||
+  e.type === 'OccurrenceBlocked' ||
+  e.type === 'OccurrenceSuppressed' ||
+  e.type === 'OccurrenceSubscribed';
 
 function decidedColumns(decision: Decision) {
-  const d = decision.data as Partial<OccurrenceAdmitted['data'] & RefusalData>;
+  const d = decision.data as Partial<
+    OccurrenceAdmitted['data'] & OccurrenceBlocked['data'] & OccurrenceSubscribed['data']
+  >;
   return decision.type === 'OccurrenceAdmitted'
     ? {
         status: 'admitted',
@@ -193,7 +203,7 @@ function decidedColumns(decision: Decision) {
       }
     : {
         status: refusalStatus(decision.type),
-        reason: d.reason,
+        reason: d.reason ?? null,
         decision_evidence: d.evidence ?? null,
         execution_id: null,
         fired_at: null,
@@ -319,7 +329,7 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       occurrence_id: d.occurrenceId,
       tenant: metadata.tenant ?? null,
       status: refusalStatus(type),
-      reason: d.reason,
+      reason: reasonOf(d),
       evidence: d.evidence ?? null,
       decided_at: d.decidedAt,
       last_position: position,

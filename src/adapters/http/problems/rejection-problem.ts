@@ -25,6 +25,8 @@ const STATUS: Record<string, number> = {
   operation_conflict: 409,
   operation_limit: 409,
   correlation_taken: 409,
+  subscription_conflict: 409,
+  subscription_limit: 409,
 };
 
 const TITLES: Record<string, string> = {
@@ -52,6 +54,8 @@ const TITLES: Record<string, string> = {
   operation_conflict: 'Operation recorded with another correlation',
   operation_limit: 'The execution recorded its maximum of operations',
   correlation_taken: 'Another Operation expects this correlation key',
+  subscription_conflict: 'The execution already registered this subscription',
+  subscription_limit: 'Too many active subscriptions on this target',
 };
 
 /** Domain rejections keep their code as the problem's stable `code`. */
