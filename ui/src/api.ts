@@ -58,11 +58,24 @@ async function call<T>(method: string, path: string, body?: unknown, idempotency
   return parsed as T;
 }
 
-export const getJson = <T>(segments: string[], query?: Query) => call<T>('GET', apiPath(segments, query));
+/**
+ * Read-your-writes (api.md, Conventions): the store position of this tab's last write. Operator and execution
+ * reads ask for it (`?minPosition=`), so a page drawn after a recover shows the recovery, not the row before it.
+ */
+let lastWrite: number | null = null;
+
+export function getJson<T>(segments: string[], query: Query = {}): Promise<T> {
+  const readModel = segments[0] === 'operator' || segments[0] === 'executions';
+  return call<T>('GET', apiPath(segments, readModel ? { ...query, minPosition: lastWrite } : query));
+}
 
 /** A write the operator asked for; the same key on a retry of the same form is a replay, never a second write (SEC-3). */
-export const send = <T>(method: 'POST' | 'PUT', path: string, body: unknown, idempotencyKey: string) =>
-  call<T>(method, path, body, idempotencyKey);
+export async function send<T>(method: 'POST' | 'PUT', path: string, body: unknown, idempotencyKey: string): Promise<T> {
+  const answer = await call<T>(method, path, body, idempotencyKey);
+  const position = (answer as { position?: unknown } | undefined)?.position;
+  if (typeof position === 'number' && Number.isSafeInteger(position)) lastWrite = Math.max(lastWrite ?? 0, position);
+  return answer;
+}
 
 /** 1–255 visible ASCII; random, and available on plain http:// too (crypto.randomUUID needs a secure context). */
 export function newIdempotencyKey(): string {

@@ -13,9 +13,8 @@ let drawn = 0;
 function pageFor(route: Route): ((route: Route) => Promise<Node>) | null {
   const [first = 'health', ...rest] = route.segments;
   // Own keys only: `#/constructor` must not find Object.prototype's.
-  const page = Object.hasOwn(pages, first) ? pages[first] : undefined;
-  if (!page) return null;
-  return page.arity === rest.length || (page.arity === 'any' && rest.length > 0) ? page.render : null;
+  const byArity = Object.hasOwn(pages, first) ? pages[first] : undefined;
+  return byArity && Object.hasOwn(byArity, rest.length) ? byArity[rest.length]! : null;
 }
 
 function failure(error: unknown): Node {
