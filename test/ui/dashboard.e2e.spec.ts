@@ -170,6 +170,18 @@ describe('OP-4 the operator dashboard in a real browser (headless Chromium, Post
     await browser.screenshot('10-audit-stream');
   });
 
+  it('OP-4 hostile routes are data too: markup in an id, a prototype key as a page name', async () => {
+    const hostileId = encodeURIComponent('<img src=x onerror="window.__pwned=3">');
+    await open(`#/triggers/${hostileId}`, '.error');
+    // The service refuses the id (400), and the page says so in text.
+    await expect(browser.page.locator('main').textContent()).resolves.toContain('400');
+    await open('#/constructor', '.error');
+    await expect(browser.page.locator('main h1').textContent()).resolves.toBe('No such page');
+    await open('#/__proto__/x', '.error');
+    const refused = browser.errors.splice(0);
+    expect(refused.every((e) => e.includes('status of 400'))).toBe(true);
+  });
+
   it('OP-4 nothing an API value carried ran as markup, and every page left a screenshot', async () => {
     expect(await browser.page.evaluate('window.__pwned')).toBeUndefined();
     for (const name of PAGES) expect(existsSync(join(SCREENSHOTS, `${name}.png`))).toBe(true);

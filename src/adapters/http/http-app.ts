@@ -97,7 +97,7 @@ export async function createHttpApp(
     jsonDocumentUrl: 'docs/openapi.json',
     swaggerUiEnabled: options.docsUi ?? true,
   });
-  await registerDashboard(app);
+  await registerDashboard(fastify);
   await app.init();
   await fastify.ready();
   return app;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyInstance } from 'fastify';
 import { packageRoot } from '../../cli/version.js';
 
 /**
@@ -37,8 +37,7 @@ export function dashboardDirectory(): string | null {
  * OP-4: `/ui` serves the built dashboard as static files without a token (the pages hold no data; every API call
  * they make carries the operator's bearer token). Unbuilt (a source checkout before `npm run build`), `/ui` says so.
  */
-export async function registerDashboard(app: NestFastifyApplication, directory = dashboardDirectory()) {
-  const fastify = app.getHttpAdapter().getInstance();
+export async function registerDashboard(fastify: FastifyInstance, directory = dashboardDirectory()): Promise<void> {
   if (directory === null || !existsSync(join(directory, 'index.html'))) {
     fastify.get('/ui', async (_request, reply) =>
       reply
@@ -48,7 +47,7 @@ export async function registerDashboard(app: NestFastifyApplication, directory =
     );
     return;
   }
-  await app.register(fastifyStatic, {
+  await fastify.register(fastifyStatic, {
     root: directory,
     // Without the slash, so `/ui` redirects to `/ui/` (the page's relative links need it).
     prefix: '/ui',
