@@ -19,6 +19,7 @@ describe('PO-1 PO-4 the http-json@1 connector against a real upstream', () => {
     timeoutSeconds: 10,
     maxResponseBytes: MiB,
     schema: { required: [] },
+    auth: null,
     ...extra,
   });
 
