@@ -276,6 +276,20 @@ export function pollSecretSuite(kind: StoreKind): void {
       expect([other.status, other.body.code]).toEqual([409, 'idempotency_key_conflict']);
       const sets = (await pollEvents(t.infra.store, TENANT, triggerId)).filter((e) => e.type === 'PollSecretSet');
       expect(sets).toHaveLength(1);
+
+      // decision 9: a crash between commit and answer leaves the key in flight, its holder gone, no answer stored
+      const crashed = newKey();
+      const committed = await setSecret(triggerId, secret(11), { key: crashed });
+      await t.sql.query(
+        `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL,
+           lease_until = now() - interval '1 minute', holder = NULL WHERE key = $1`,
+        [crashed],
+      );
+      const retry = await setSecret(triggerId, secret(11), { key: crashed });
+      expect([retry.status, retry.headers['idempotency-replayed']]).toEqual([200, 'true']);
+      expect(retry.body).toEqual(committed.body);
+      const after = (await pollEvents(t.infra.store, TENANT, triggerId)).filter((e) => e.type === 'PollSecretSet');
+      expect(after).toHaveLength(2);
     });
 
     it('decision 7 no secret in the events table, the idempotency records, an Occurrence, a view or any answer; sealed at rest', async () => {
