@@ -142,7 +142,7 @@ export function newStreamContents(contents: readonly PreparedContent[]): {
 
 async function insertInOrder(
   sql: SqlExecutor,
-  sorted: readonly PreparedContent[],
+  ordered: readonly PreparedContent[],
   positions: Map<string, number>,
   statement: (text: string, count: number) => SqlQuery,
 ): Promise<void> {
@@ -150,14 +150,14 @@ async function insertInOrder(
   try {
     rows = (
       await sql.query<{ stream_id: string; revision: number; position: string | number }>(
-        statement(sorted.map((c) => c.content).join('\n'), sorted.length),
+        statement(ordered.map((c) => c.content).join('\n'), ordered.length),
       )
     ).rows;
   } catch (error) {
     if (isUniqueViolation(error)) throw new BatchConflict(error);
     throw error;
   }
-  if (rows.length !== sorted.length) throw new BatchConflict();
+  if (rows.length !== ordered.length) throw new BatchConflict();
   for (const r of rows) positions.set(positionKey(r.stream_id, r.revision), Number(r.position));
 }
 
