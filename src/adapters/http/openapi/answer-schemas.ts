@@ -329,7 +329,10 @@ export const pollView = obj(
     lastError: nullable(jsonObject('the last PollFailed')),
     held: nullable(obj(itemRef, ['index', 'reason'])),
     quarantined: array(obj({ ...itemRef, at: INSTANT }, ['index', 'reason'])),
-    secretSetAt: nullable({ ...INSTANT, description: 'when the bearer secret polls send was last set; never the secret' }),
+    secretSetAt: nullable({
+      ...INSTANT,
+      description: 'when the bearer secret polls send was last set; never the secret',
+    }),
   },
   ['cursor', 'consecutiveFailures', 'quarantined', 'secretSetAt'],
 );
