@@ -42,6 +42,7 @@ import { eventStoreMigrations } from './adapters/eventstore/sql/migrations.js';
 import { idempotencyMigrations } from './adapters/http/idempotency/idempotency.migrations.js';
 import { ingressMigrations } from './adapters/ingress/ingress.migrations.js';
 import { sourcesMigrations } from './adapters/sources/sources.migrations.js';
+import { pollSecretsMigrations } from './adapters/poll/poll-secrets.migrations.js';
 import { projections } from './projections/index.js';
 import { type AppOptions, createHttpApp } from './adapters/http/http-app.js';
 import { LifecycleLog } from './adapters/http/logging/lifecycle-log.js';
@@ -67,6 +68,7 @@ export function allMigrations(): Migration[] {
     ...eventStoreMigrations,
     ...idempotencyMigrations,
     ...sourcesMigrations,
+    ...pollSecretsMigrations,
     ...ingressMigrations,
     ...projections.flatMap((p) => p.migrations),
   ];

@@ -37,6 +37,16 @@ export interface PollBinding {
   maxResponseBytes: number;
   /** Same form as a source's: pointers every item must hold (PO-2). */
   schema: { required: string[] };
+  /**
+   * `bearer`: each poll sends `Authorization: Bearer <secret>`, the secret set with PUT
+   * /v1/triggers/{id}/poll-secret and kept outside the log (decision 7). Absent on revisions older than it.
+   */
+  auth?: PollAuth | null;
+}
+
+export const POLL_AUTH_TYPES = ['bearer'] as const;
+export interface PollAuth {
+  type: (typeof POLL_AUTH_TYPES)[number];
 }
 
 export const POLL_DEFAULTS = { timeoutSeconds: 10, maxResponseBytes: 1_048_576 } as const;
@@ -110,6 +120,7 @@ export function pollBlock(read: FieldReader, raw: Raw): PollBinding | undefined 
     'timeoutSeconds',
     'maxResponseBytes',
     'schema',
+    'auth',
   ]);
   const poll = {
     connector: read.oneOf(raw, at, 'connector', ['http-json@1'] as const),
@@ -131,6 +142,7 @@ export function pollBlock(read: FieldReader, raw: Raw): PollBinding | undefined 
       fallback: POLL_DEFAULTS.maxResponseBytes,
     }),
     schema: pollSchema(read, raw.schema),
+    auth: pollAuth(read, raw.auth),
   };
   return Object.values(poll).every((v) => v !== undefined) ? (poll as PollBinding) : undefined;
 }
@@ -148,6 +160,15 @@ function pollSchema(read: FieldReader, value: unknown): PollBinding['schema'] | 
     { max: MAX_POLL_SCHEMA_POINTERS, fallback: [] },
   );
   return required && { required: [...new Set(required)] };
+}
+
+function pollAuth(read: FieldReader, value: unknown): PollAuth | null | undefined {
+  const at = '/poll/auth';
+  if (value === undefined || value === null) return null;
+  if (!isRecord(value)) return read.fail(at, 'auth must be an object');
+  read.onlyKnown(value, at, ['type']);
+  const type = read.oneOf(value, at, 'type', POLL_AUTH_TYPES);
+  return type && { type };
 }
 
 function httpUrl(read: FieldReader, value: unknown): string | undefined {

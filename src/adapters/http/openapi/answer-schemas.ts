@@ -329,8 +329,22 @@ export const pollView = obj(
     lastError: nullable(jsonObject('the last PollFailed')),
     held: nullable(obj(itemRef, ['index', 'reason'])),
     quarantined: array(obj({ ...itemRef, at: INSTANT }, ['index', 'reason'])),
+    secretSetAt: nullable({
+      ...INSTANT,
+      description: 'when the bearer secret polls send was last set; never the secret',
+    }),
   },
-  ['cursor', 'consecutiveFailures', 'quarantined'],
+  ['cursor', 'consecutiveFailures', 'quarantined', 'secretSetAt'],
+);
+export const pollSecretSet = obj(
+  {
+    triggerId: str(),
+    setAt: INSTANT,
+    replaced: bool('an earlier secret was replaced (a rotation); the next poll sends the new one'),
+    position: POSITION,
+  },
+  ['triggerId', 'setAt', 'replaced', 'position'],
+  { description: 'never the secret' },
 );
 export const pollCursorSet = obj(
   {

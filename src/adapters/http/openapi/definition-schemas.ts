@@ -23,7 +23,7 @@ import {
   SOURCE_SCHEMES,
 } from '../../../domain/source/source-definition.js';
 import { DEFAULT_PREVIEW_COUNT, MAX_PREVIEW_COUNT } from '../controllers/schedule-preview.js';
-import { ON_CONCURRENCY_LIMIT, POLL_DEFAULTS } from '../../../domain/trigger/trigger-blocks.js';
+import { ON_CONCURRENCY_LIMIT, POLL_AUTH_TYPES, POLL_DEFAULTS } from '../../../domain/trigger/trigger-blocks.js';
 import {
   DEDUPE_STRATEGIES,
   DEFAULT_WINDOW_SECONDS,
@@ -225,6 +225,13 @@ const triggerBlocks: Record<string, SchemaObject> = {
         timeoutSeconds: int(1, 120, { default: POLL_DEFAULTS.timeoutSeconds }),
         maxResponseBytes: int(1024, 16 * 1_048_576, { default: POLL_DEFAULTS.maxResponseBytes }),
         schema: nullable(pointers(64)),
+        auth: nullable(
+          obj({ type: oneOfStrings(POLL_AUTH_TYPES) }, ['type'], {
+            closed: true,
+            description:
+              'bearer: polls send `Authorization: Bearer <secret>`, the secret set with PUT /v1/triggers/{triggerId}/poll-secret',
+          }),
+        ),
       },
       ['connector', 'url', 'everySeconds', 'itemsPointer', 'idPointer'],
       { closed: true },
