@@ -1,3 +1,4 @@
+import { coalescingProjection } from './coalescing/coalescing.projection.js';
 import { executionsProjection } from './executions/executions.projection.js';
 import { OCCURRENCES_PROJECTION, occurrencesProjection } from './occurrences/occurrences.projection.js';
 import { pendingExecutionsProjection } from './pending-executions/pending-executions.projection.js';
@@ -22,6 +23,7 @@ export const projections: Projection[] = [
   pendingExecutionsProjection,
   executionsProjection,
   pollsProjection,
+  coalescingProjection,
 ];
 
 /** The projection that folds `name`: itself, or the group it folds in. */

@@ -3,7 +3,7 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
 /**
  * CP-1: a capability is claimed only once every rule behind it is implemented, never before; a Trigger entry
  * needing any other is refused with 422 `capability_unsupported`. Not claimed today: batching,
- * coalescing, causality (no causal link is recorded yet, so depth and loop limits could
+ * causality (no causal link is recorded yet, so depth and loop limits could
  * never act), subscriptions, and dedupe windows other than the default (identities are kept for good).
  */
 export const CLAIMED_CAPABILITIES: readonly string[] = [
@@ -18,4 +18,7 @@ export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.guards,
   // AD-4: unchanged@1, relevant@1 and window@1, after the guard and before every counter; baselines are streams.
   CAPABILITIES.prefilters,
+  // DD-5: groups per Trigger, rule and resource decided inside admission, windows closed by the database-clock
+  // timer (src/adapters/coalescing) or the next member, the last member by acceptance order admitted with `members`.
+  CAPABILITIES.coalescing,
 ];

@@ -48,21 +48,29 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
         appends: admission.appends,
         answer: (positions) => {
           const { steps, decisions } = admission.answer(positions);
-          const step = steps[0];
-          this.notifier.decided(decisions[0]!);
-          return resultOf(occurrenceId, step!, positions);
+          decisions.forEach((decision) => this.notifier.decided(decision));
+          return resultOf(occurrenceId, steps[0]!, positions.length > 0 ? positions : [loaded.position]);
         },
       };
     });
   }
 }
 
+/** DD-5: an Occurrence that joined a coalescing group, or waits in one not yet due, is `held`. */
 function resultOf(occurrenceId: string, step: AdmissionStep, positions: readonly number[]): AdmissionResult {
-  const type = step.decision[0]!.type;
+  const type = step.decision.find((e) => e.type !== 'OccurrenceHeldForCoalescing')?.type;
   const admitted = type === 'OccurrenceAdmitted';
   return {
     occurrenceId,
-    decision: admitted ? 'admitted' : type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked',
+    decision: admitted
+      ? 'admitted'
+      : type === 'OccurrenceSuppressed'
+        ? 'suppressed'
+        : type === 'OccurrenceCoalesced'
+          ? 'coalesced'
+          : type === 'OccurrenceBlocked'
+            ? 'blocked'
+            : 'held',
     executionId: admitted ? step.executionId : null,
     position: positions[positions.length - 1]!,
   };

@@ -5,6 +5,7 @@ import {
   OCCURRENCE_PAYLOAD_PATHS,
   type OccurrenceAdmitted,
   type OccurrenceBlocked,
+  type OccurrenceCoalesced,
   type OccurrenceEvent,
   type OccurrenceObserved,
   type OccurrenceSuppressed,
@@ -21,6 +22,7 @@ const HANDLES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
+  'OccurrenceCoalesced',
   'DeliveryConflictRecorded',
 ];
 
@@ -75,9 +77,18 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   ];
 }
 
-/** AD-4: what the prefilters found on an admission (a first sighting's `baseline: null`), else nothing. */
-const admittedEvidence = (d: Partial<OccurrenceAdmitted['data']>): string | null =>
-  d.prefilters ? json({ prefilters: d.prefilters }) : null;
+/**
+ * AD-4: what the prefilters found on an admission (a first sighting's `baseline: null`); DD-5: the members of
+ * the coalesced group it stands for. Else nothing.
+ */
+const admittedEvidenceOf = (d: Partial<OccurrenceAdmitted['data']>): Record<string, unknown> | null =>
+  d.prefilters || d.members
+    ? { ...(d.prefilters ? { prefilters: d.prefilters } : {}), ...(d.members ? { members: d.members } : {}) }
+    : null;
+const admittedEvidence = (d: Partial<OccurrenceAdmitted['data']>): string | null => {
+  const evidence = admittedEvidenceOf(d);
+  return evidence ? json(evidence) : null;
+};
 
 /** Decided once (AD-1): only an observed row changes, so a replay rewrites nothing. */
 function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] {
@@ -103,8 +114,8 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   ];
 }
 
-/** Blocked or suppressed (BA-2, AD-4): a reason and the policy's evidence, no execution. */
-function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppressed'): SqlQuery[] {
+/** Blocked, suppressed (BA-2, AD-4) or coalesced (DD-5): a reason and its evidence, no execution. */
+function refused(event: RecordedEvent<RefusalData>, status: RefusalStatus): SqlQuery[] {
   const d = event.data;
   return [
     {
@@ -126,9 +137,10 @@ function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppres
   ];
 }
 
-type RefusalData = OccurrenceBlocked['data'] | OccurrenceSuppressed['data'];
-const refusalStatus = (type: string): 'blocked' | 'suppressed' =>
-  type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked';
+type RefusalData = OccurrenceBlocked['data'] | OccurrenceSuppressed['data'] | OccurrenceCoalesced['data'];
+type RefusalStatus = 'blocked' | 'suppressed' | 'coalesced';
+const refusalStatus = (type: string): RefusalStatus =>
+  type === 'OccurrenceSuppressed' ? 'suppressed' : type === 'OccurrenceCoalesced' ? 'coalesced' : 'blocked';
 
 /** OC-4: counted once per conflict event: the increment only follows a first insert of the event id. */
 function conflict(event: RecordedEvent<DeliveryConflictRecorded['data']>): SqlQuery[] {
@@ -156,6 +168,7 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
       return admitted(event as RecordedEvent<OccurrenceAdmitted['data']>);
     case 'OccurrenceBlocked':
     case 'OccurrenceSuppressed':
+    case 'OccurrenceCoalesced':
       return refused(event as RecordedEvent<RefusalData>, refusalStatus(event.type));
     case 'DeliveryConflictRecorded':
       return conflict(event as RecordedEvent<DeliveryConflictRecorded['data']>);
@@ -174,7 +187,10 @@ const STILL_OBSERVED_ROW_OF_X = `WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_
 
 type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<RefusalData>;
 const isDecision = (e: RecordedEvent): e is Decision =>
-  e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked' || e.type === 'OccurrenceSuppressed';
+  e.type === 'OccurrenceAdmitted' ||
+  e.type === 'OccurrenceBlocked' ||
+  e.type === 'OccurrenceSuppressed' ||
+  e.type === 'OccurrenceCoalesced';
 
 function decidedColumns(decision: Decision) {
   const d = decision.data as Partial<OccurrenceAdmitted['data'] & RefusalData>;
@@ -182,7 +198,7 @@ function decidedColumns(decision: Decision) {
     ? {
         status: 'admitted',
         reason: null,
-        decision_evidence: d.prefilters ? { prefilters: d.prefilters } : null,
+        decision_evidence: admittedEvidenceOf(d),
         execution_id: d.executionId,
         fired_at: d.firedAt,
         decided_at: d.decidedAt,
@@ -295,7 +311,7 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       execution_id: d.executionId,
       fired_at: d.firedAt,
       decided_at: d.decidedAt,
-      evidence: d.prefilters ? { prefilters: d.prefilters } : null,
+      evidence: admittedEvidenceOf(d),
       last_position: position,
     }));
     statements.push({
