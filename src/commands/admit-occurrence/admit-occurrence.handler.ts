@@ -17,7 +17,9 @@ import { DecisionNotifier } from './decision-notifier.js';
  * first: a crash after the budget is healed by the next attempt reusing the counted execution id, but
  * a crash after the slot leaves that slot counted for good — a known gap of that adapter. A crash after
  * the overlap marker (BA-3) is healed when the retry admits (its own execution's marker blocks nothing),
- * but holds the Trigger for good when the retry blocks for another reason — the same gap.
+ * but holds the Trigger for good when the retry blocks for another reason — the same gap. A coalescing group's
+ * close (DD-5) is many appends there: a crash inside it can leave the group closed with members still held, or
+ * open with a member decided (then every later close of it conflicts) — the same gap, for that adapter only.
  */
 @CommandHandler(AdmitOccurrenceCommand)
 export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCommand> {
