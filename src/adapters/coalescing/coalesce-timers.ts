@@ -22,6 +22,8 @@ const DUE_PER_PASS = 200;
 /** Folds come in bursts under load: a poke is answered after this long, so a burst costs one look. */
 const POKE_DELAY_MS = 50;
 const DEFAULT_CONCURRENCY = 4;
+/** A due row that closed nothing (the process clock samples the database's a little behind it): look again soon. */
+const RETRY_DUE_MS = 100;
 
 /**
  * DD-5 windows by the database clock (SC-6): finds the open groups whose window has passed in the `coalescing`
@@ -32,6 +34,7 @@ const DEFAULT_CONCURRENCY = 4;
  */
 export class CoalesceTimers extends TimedLoop {
   readonly name = COALESCE_TIMERS;
+  private unclosed = false;
 
   constructor(private readonly options: CoalesceTimersOptions) {
     super(options.onError, POKE_DELAY_MS);
@@ -43,6 +46,7 @@ export class CoalesceTimers extends TimedLoop {
     await eachConcurrently(due, this.options.concurrency ?? DEFAULT_CONCURRENCY, async (group) => {
       if (await this.options.close(group)) closed++;
     });
+    this.unclosed = closed < due.length;
     return closed;
   }
 
@@ -52,6 +56,7 @@ export class CoalesceTimers extends TimedLoop {
 
   /** Until the next window closes by the database clock; rows the read model has not folded yet are seen then. */
   protected async idleFor(): Promise<number> {
-    return idleUntil(await msUntilNextClose(this.options.sql), this.options.maxIdleMs);
+    const next = await msUntilNextClose(this.options.sql);
+    return idleUntil(this.unclosed ? Math.min(next ?? RETRY_DUE_MS, RETRY_DUE_MS) : next, this.options.maxIdleMs);
   }
 }
