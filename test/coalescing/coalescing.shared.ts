@@ -1,4 +1,5 @@
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
+import { auditVerify } from '../../src/adapters/cli/audit-verify.js';
 import { CoalesceTimersService } from '../../src/adapters/coalescing/coalesce-timers.service.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
@@ -168,6 +169,18 @@ export function coalescingSuite(kind: StoreKind): void {
       });
       const detail = await t.request({ method: 'GET', url: `/v1/operator/occurrences/${h2}` });
       expect(detail.body).toMatchObject({ status: 'admitted', members: [h2] });
+    });
+
+    it('AU-2 DD-5 audit verify passes over the log with coalescing: one decision each, read models rebuilt equal', async () => {
+      const { triggerId } = await trigger();
+      await fire(triggerId, { type: 'health.sample', host: 'h9', v: 1 });
+      // Left open on purpose: an open group's row must rebuild equal too.
+      await admit();
+      await t.catchUp();
+      const report = await auditVerify(t.infra);
+      expect(report).toMatchObject({ ok: true, violations: 0, listed: [] });
+      expect(report.readModels.filter((table) => table.status !== 'equal')).toEqual([]);
+      expect(report.readModels.map((table) => table.table)).toContain('rm_coalesce_open');
     });
   });
 }
