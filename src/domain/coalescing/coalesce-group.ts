@@ -1,3 +1,4 @@
+import { IllegalStateError } from '../shared/errors.js';
 import type { Decider, DomainEvent } from '../shared/decider.js';
 import { MAX_COALESCE_MEMBERS } from './coalesce-rule.js';
 
@@ -109,7 +110,7 @@ export interface Opening {
 }
 
 export function openGroup(opening: Opening, state: CoalesceStreamState): CoalesceGroupOpened {
-  if (state.open) throw new Error('a coalesce stream holds one open group at a time');
+  if (state.open) throw new IllegalStateError('a coalesce stream holds one open group at a time');
   const { member, revision, ...rest } = opening;
   const closesAt = new Date(Date.parse(member.acceptedAt) + opening.windowMs).toISOString();
   const open: OpenGroup = {
@@ -132,7 +133,8 @@ export function addMember(
   state: CoalesceStreamState,
 ): CoalesceMemberAdded {
   const open = state.open;
-  if (!open || isDue(open, member.acceptedAt)) throw new Error('only an open group within its window takes members');
+  if (!open || isDue(open, member.acceptedAt))
+    throw new IllegalStateError('only an open group within its window takes members');
   return {
     type: 'CoalesceMemberAdded',
     data: { tenant, groupId: open.groupId, member, at, state: { ...state, open: { ...open, size: open.size + 1 } } },
@@ -148,7 +150,7 @@ export function closeGroup(
 ): CoalesceGroupClosed {
   const open = state.open;
   if (!open || members.length !== open.size || members[0]?.occurrenceId !== open.groupId)
-    throw new Error('closing a group needs exactly its members');
+    throw new IllegalStateError('closing a group needs exactly its members');
   return {
     type: 'CoalesceGroupClosed',
     data: {
