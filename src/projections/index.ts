@@ -1,4 +1,5 @@
 import { lineageProjection } from './causality/lineage.projection.js';
+import { coalescingProjection } from './coalescing/coalescing.projection.js';
 import { executionsProjection } from './executions/executions.projection.js';
 import { OCCURRENCES_PROJECTION, occurrencesProjection } from './occurrences/occurrences.projection.js';
 import { pendingExecutionsProjection } from './pending-executions/pending-executions.projection.js';
@@ -26,6 +27,7 @@ export const projections: Projection[] = [
   pollsProjection,
   lineageProjection,
   subscriptionsProjection,
+  coalescingProjection,
 ];
 
 /** The projection that folds `name`: itself, or the group it folds in. */

@@ -12,10 +12,6 @@ const grants = missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 10 });
 /** Every block a Trigger may carry whose behaviour this deployment does not implement, on a manual Trigger. */
 const UNIMPLEMENTED = {
   dedupe: { windowSeconds: 3600 },
-  coalesce: [
-    { match: { pointer: '/kind', equals: 'sample' }, mode: 'latest', windowMs: 5000 },
-    { match: { pointer: '/kind', equals: 'tick' }, mode: 'latest', windowMs: 5000 },
-  ],
   batch: { size: 10, maxWaitMs: 60000 },
 };
 
@@ -60,11 +56,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.prefilters',
         'wf.causality',
         'wf.subscriptions',
+        'wf.coalescing',
       ],
     });
   });
 
-  it('CP-1 BA-1 DD-4 DD-5 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+  it('CP-1 BA-1 DD-4 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-every', {
       expectedRevision: 0,
@@ -77,8 +74,6 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(response.body.errors).toEqual(
       [
         ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
-        ['/coalesce/0', 'wf.coalescing'],
-        ['/coalesce/1', 'wf.coalescing'],
         ['/batch', 'wf.batching'],
       ].map(([pointer, capability]) => ({
         pointer,
@@ -98,7 +93,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
   });
 
-  it('CP-1 BA-2 AD-4 BA-3 AD-5 CA-3 guards, prefilters, overlap skip, resource lanes, causality and every default written out are accepted', async () => {
+  it('CP-1 BA-2 AD-4 BA-3 AD-5 CA-3 DD-5 guards, prefilters, overlap skip, resource lanes, causality, coalescing and every default written out are accepted', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-ok', {
       missionId,
@@ -106,7 +101,15 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       overlap: 'skip',
       queueByPointer: '/resource/id',
       dedupe: { windowSeconds: 604800 },
-      coalesce: [],
+      coalesce: [
+        {
+          match: { pointer: '/kind', equals: 'sample' },
+          mode: 'latest',
+          windowMs: 5000,
+          resourcePointer: '/resource/id',
+          neverCoalesce: { pointer: '/action', in: ['revoke', 'stop'] },
+        },
+      ],
       prefilters: [
         { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
         { id: 'relevant', version: 1, pointer: '/kind', in: ['a'] },
@@ -121,6 +124,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       overlap: 'skip',
       queueByPointer: '/resource/id',
       guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
+      coalesce: [{ match: { pointer: '/kind', equals: 'sample' }, windowMs: 5000, resourcePointer: '/resource/id' }],
     });
   });
 

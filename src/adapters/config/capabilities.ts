@@ -3,7 +3,7 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
 /**
  * CP-1: a capability is claimed only once every rule behind it is implemented, never before; a Trigger entry
  * needing any other is refused with 422 `capability_unsupported`. Not claimed today: batching,
- * coalescing, and dedupe windows other than the default (identities are kept for good).
+ * and dedupe windows other than the default (identities are kept for good).
  */
 export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.manual,
@@ -23,4 +23,7 @@ export const CLAIMED_CAPABILITIES: readonly string[] = [
   // SU-1: registration by the claim holder, delivery before admission in acceptance (log) order, `subscribed`,
   // deadlines on the database clock that survive a restart, wakeups (test/subscriptions).
   CAPABILITIES.subscriptions,
+  // DD-5: groups per Trigger, rule and resource decided inside admission, windows closed by the database-clock
+  // timer (src/adapters/coalescing) or the next member, the last member by acceptance order admitted with `members`.
+  CAPABILITIES.coalescing,
 ];

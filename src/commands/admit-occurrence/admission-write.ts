@@ -24,6 +24,7 @@ import {
   budgetStream,
   concurrencyStripeStream,
   missionStream,
+  occurrenceStream,
   overlapStream,
   sourceStream,
   triggerStream,
@@ -33,6 +34,7 @@ import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.
 import {
   asDomainEvent,
   type Loaded,
+  loadAggregate,
   loadAggregates,
   loadLatest,
   rememberAppended,
@@ -42,6 +44,7 @@ import type { TrustedClock } from '../shared/trusted-clock.js';
 import { appendOf, type Write } from '../shared/write-kernel.js';
 import { decisionMade, type DecisionMade } from './decision-notifier.js';
 import { type LoadedMissionSlots, loadMissionSlots } from '../shared/mission-slots.js';
+import { type CoalescingReads, readCoalescing } from './coalescing-reads.js';
 
 export interface ToAdmit {
   streamId: string;
@@ -70,7 +73,7 @@ export async function admissionWrite(
   const reads = await readAdmissions(
     store,
     clock,
-    groups.map((items) => items.map((i) => i.state.occurrence)),
+    groups.map((items) => items.map((i) => i.state)),
   );
   const decided = groups.map((items, g) => {
     const read = reads[g]!;
@@ -82,26 +85,25 @@ export async function admissionWrite(
         concurrency: read.slots?.state ?? initialMissionSlots,
         overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
         baselines: new Map([...read.baselines].map(([id, loaded]) => [id, loaded.state])),
+        coalesce: read.coalescing.groups,
       },
     );
     return { items, read, admitted, appends: admissionAppends(read, items, admitted) };
   });
   return {
-    appends: decided.flatMap((d) => d.appends),
+    appends: decided.flatMap((d) => d.appends.list),
     answer: (positions) => {
       const steps: AdmissionStep[] = [];
       const decisions: DecisionMade[] = [];
       let at = 0;
-      for (const { items, read, admitted, appends } of decided) {
-        const own = positions.slice(at, (at += appends.length));
-        rememberCounters(store, read, admitted.counters, appends, own);
-        // A group's decisions are its last appends, one per item.
-        const first = appends.length - items.length;
-        items.forEach((item, i) =>
-          decisions.push(
-            decisionMade(item.state.occurrence.occurrenceId, admitted.steps[i]!.decision, own[first + i]!),
-          ),
-        );
+      for (const { read, admitted, appends } of decided) {
+        const own = positions.slice(at, (at += appends.list.length));
+        rememberCounters(store, read, admitted.counters, appends.list, own);
+        // Every Occurrence stream appended to with a decision, each at its append's position.
+        appends.occurrences.forEach(({ occurrenceId, events }, k) => {
+          const decision = decisionMade(occurrenceId, events, own[appends.firstOccurrence + k]!);
+          if (decision) decisions.push(decision);
+        });
         steps.push(...admitted.steps);
       }
       return { steps, positions, decisions };
@@ -113,11 +115,12 @@ export async function admissionWrite(
 async function readAdmissions(
   store: EventStore,
   clock: TrustedClock,
-  groups: readonly (readonly ObservedOccurrence[])[],
+  groups: readonly (readonly ObservedState[])[],
 ): Promise<AdmissionRead[]> {
   const now = (await clock.now()).toISOString();
   const windowStart = budgetWindowStart(now);
-  const plans = groups.map((occurrences) => {
+  const plans = groups.map((states) => {
+    const occurrences = states.map((s) => s.occurrence);
     const { tenant, missionId } = occurrences[0]!;
     return {
       tenant,
@@ -126,6 +129,7 @@ async function readAdmissions(
       missionId,
       triggerIds: [...new Set(occurrences.map((o) => o.triggerId))],
       occurrences,
+      states,
       sourceIds: [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))],
     };
   });
@@ -148,17 +152,37 @@ async function readAdmissions(
       const { tenant, missionId, triggerIds, sourceIds } = plan;
       const triggers = triggerIds.map((id) => byStream.get(triggerStream(tenant, id))!.state as TriggerState);
       const byId = new Map(triggerIds.map((id, i) => [id, triggers[i]!]));
-      const [overlap, slots, baselines] = await Promise.all([
+      const coalescing = await readCoalescing(
+        store,
+        now,
+        plan.states.map((s) => ({
+          occurrence: s.occurrence,
+          streamId: occurrenceStream(s.occurrence.dedupeHash),
+          heldIn: s.held?.groupStream ?? null,
+        })),
+        byId,
+      );
+      // DD-5: a closing group's last member may be one read only now; its decision needs what any other needs.
+      const heldOccurrences = [...coalescing.held.values()].flatMap((h) =>
+        h.state.status === 'observed' ? [h.state.occurrence] : [],
+      );
+      const deciding = [...plan.occurrences, ...heldOccurrences];
+      const [overlap, slots, baselines, heldSources] = await Promise.all([
         loadOverlap(store, tenant, triggerIds, triggers),
         takesSlotsAtAdmission(triggers) ? loadMissionSlots(store, tenant, missionId) : undefined,
-        loadBaselines(store, plan.occurrences, byId),
+        loadBaselines(store, deciding, byId),
+        loadSources(store, tenant, heldOccurrences, new Set(sourceIds)),
       ]);
       const view: AdmissionView = {
         now,
         windowStart,
         mission: byStream.get(plan.missionStreamId)!.state as MissionState,
         triggers: byId,
-        sources: new Map(sourceIds.map((id) => [id, byStream.get(sourceStream(tenant, id))!.state as SourceState])),
+        sources: new Map([
+          ...sourceIds.map((id) => [id, byStream.get(sourceStream(tenant, id))!.state as SourceState] as const),
+          ...heldSources,
+        ]),
+        held: coalescing.held,
       };
       return {
         view,
@@ -169,9 +193,24 @@ async function readAdmissions(
         overlap,
         overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
         baselines,
+        coalescing,
       };
     }),
   );
+}
+
+/** DD-5: the sources of held members' keys that the run's own Occurrences did not name. */
+async function loadSources(
+  store: EventStore,
+  tenant: string,
+  occurrences: readonly ObservedOccurrence[],
+  known: ReadonlySet<string>,
+): Promise<Map<string, SourceState>> {
+  const ids = [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))].filter(
+    (id) => !known.has(id),
+  );
+  const loaded = await Promise.all(ids.map((id) => loadAggregate(store, sourceStream(tenant, id), sourceDecider)));
+  return new Map(ids.map((id, i) => [id, loaded[i]!.state]));
 }
 
 type Folding = Parameters<typeof loadAggregates>[1][number]['decider'];
@@ -230,31 +269,54 @@ interface AdmissionRead {
   overlap: Map<string, Loaded<OverlapState>>;
   overlapStreamId: (triggerId: string) => string;
   baselines: Map<string, Loaded<BaselineState>>;
+  coalescing: CoalescingReads;
 }
 
-function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitted: AdmittedInOrder): StreamAppend[] {
+interface AdmissionAppends {
+  list: StreamAppend[];
+  /** Index in `list` of the first Occurrence stream's append; `occurrences` follow it in order. */
+  firstOccurrence: number;
+  occurrences: { occurrenceId: string; events: OccurrenceEvent[] }[];
+}
+
+function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitted: AdmittedInOrder): AdmissionAppends {
   const metadata = items.map((i) => admissionMetadata(i.state.occurrence));
   // A merged event has no single cause: it names the batch's tenant and actor only.
   const countersMetadata: EventMetadata =
     items.length === 1 ? metadata[0]! : { tenant: metadata[0]!.tenant, actor: metadata[0]!.actor };
-  const appends: StreamAppend[] = [];
+  const list: StreamAppend[] = [];
   if (admitted.budget.length > 0)
-    appends.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
+    list.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
   // One event per stripe taken, each at the revision its stripe was read.
   for (const taken of admitted.slots)
-    appends.push(
+    list.push(
       appendOf(read.slotStreamId(stripeOf(taken)), [taken], countersMetadata, read.slots!.stripes[stripeOf(taken)]!),
     );
   // At the revision read, so a racing admitter of the same Trigger conflicts and decides again (BA-3).
   for (const [triggerId, events] of admitted.overlap)
-    appends.push(appendOf(read.overlapStreamId(triggerId), events, countersMetadata, read.overlap.get(triggerId)!));
+    list.push(appendOf(read.overlapStreamId(triggerId), events, countersMetadata, read.overlap.get(triggerId)!));
   // At the revision read, so a racing admission of the same resource conflicts and compares again (AD-4).
   for (const [streamId, events] of admitted.baselines)
-    appends.push(appendOf(streamId, events, countersMetadata, read.baselines.get(streamId)!));
-  items.forEach(({ streamId, expected }, i) =>
-    appends.push({ streamId, events: admitted.steps[i]!.decision.map((e) => toNewEvent(e, metadata[i]!)), expected }),
-  );
-  return appends;
+    list.push(appendOf(streamId, events, countersMetadata, read.baselines.get(streamId)!));
+  // At the revision read, so racing joiners and closers of one group serialize: one close wins (DD-5).
+  for (const [streamId, events] of admitted.coalesce)
+    list.push(appendOf(streamId, events, countersMetadata, read.coalescing.groups.get(streamId)!));
+  const firstOccurrence = list.length;
+  const occurrences: AdmissionAppends['occurrences'] = [];
+  // Members of a closing group read for it: their decisions, at the revision read.
+  for (const [streamId, events] of admitted.held) {
+    const held = read.coalescing.held.get(streamId)!;
+    const occurrence = (held.state as ObservedState).occurrence;
+    list.push(appendOf(streamId, events, admissionMetadata(occurrence), held));
+    occurrences.push({ occurrenceId: occurrence.occurrenceId, events });
+  }
+  items.forEach(({ streamId, expected, state }, i) => {
+    const events = admitted.steps[i]!.decision;
+    if (events.length === 0) return;
+    list.push({ streamId, events: events.map((e) => toNewEvent(e, metadata[i]!)), expected });
+    occurrences.push({ occurrenceId: state.occurrence.occurrenceId, events });
+  });
+  return { list, firstOccurrence, occurrences };
 }
 
 /** Folding the batch's own events again onto the state read before it would copy the whole window's counted log. */

@@ -3,7 +3,8 @@ import type { RecordedEvent } from '../../domain/ports/event-store.js';
 
 export interface AdmissionResult {
   occurrenceId: string;
-  decision: 'admitted' | 'blocked' | 'suppressed' | 'already_decided';
+  /** `held`: waiting in a coalescing group (DD-5), decided when it closes. */
+  decision: 'admitted' | 'blocked' | 'suppressed' | 'coalesced' | 'held' | 'already_decided';
   executionId: string | null;
   position: number;
 }

@@ -17,7 +17,9 @@ import { DecisionNotifier } from './decision-notifier.js';
  * first: a crash after the budget is healed by the next attempt reusing the counted execution id, but
  * a crash after the slot leaves that slot counted for good — a known gap of that adapter. A crash after
  * the overlap marker (BA-3) is healed when the retry admits (its own execution's marker blocks nothing),
- * but holds the Trigger for good when the retry blocks for another reason — the same gap.
+ * but holds the Trigger for good when the retry blocks for another reason — the same gap. A coalescing group's
+ * close (DD-5) is many appends there: a crash inside it can leave the group closed with members still held, or
+ * open with a member decided (then every later close of it conflicts) — the same gap, for that adapter only.
  */
 @CommandHandler(AdmitOccurrenceCommand)
 export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCommand> {
@@ -48,21 +50,29 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
         appends: admission.appends,
         answer: (positions) => {
           const { steps, decisions } = admission.answer(positions);
-          const step = steps[0];
-          this.notifier.decided(decisions[0]!);
-          return resultOf(occurrenceId, step!, positions);
+          decisions.forEach((decision) => this.notifier.decided(decision));
+          return resultOf(occurrenceId, steps[0]!, positions.length > 0 ? positions : [loaded.position]);
         },
       };
     });
   }
 }
 
+/** DD-5: an Occurrence that joined a coalescing group, or waits in one not yet due, is `held`. */
 function resultOf(occurrenceId: string, step: AdmissionStep, positions: readonly number[]): AdmissionResult {
-  const type = step.decision[0]!.type;
+  const type = step.decision.find((e) => e.type !== 'OccurrenceHeldForCoalescing')?.type;
   const admitted = type === 'OccurrenceAdmitted';
   return {
     occurrenceId,
-    decision: admitted ? 'admitted' : type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked',
+    decision: admitted
+      ? 'admitted'
+      : type === 'OccurrenceSuppressed'
+        ? 'suppressed'
+        : type === 'OccurrenceCoalesced'
+          ? 'coalesced'
+          : type === 'OccurrenceBlocked'
+            ? 'blocked'
+            : 'held',
     executionId: admitted ? step.executionId : null,
     position: positions[positions.length - 1]!,
   };

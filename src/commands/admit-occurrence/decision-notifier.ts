@@ -59,20 +59,26 @@ export class DecisionNotifier {
   }
 }
 
-/** The decision an admission appended for one Occurrence, at the position the append returned. */
+/**
+ * The decision an admission appended for one Occurrence, at the position the append returned; null when the
+ * append decided nothing (DD-5: it joined a coalescing group, whose close decides it later).
+ */
 export function decisionMade(
   occurrenceId: string,
-  decision: readonly OccurrenceEvent[],
+  events: readonly OccurrenceEvent[],
   position: number,
-): DecisionMade {
-  const event = decision[0]!;
-  if (event.type === 'OccurrenceAdmitted')
-    return { occurrenceId, status: 'admitted', reason: null, executionId: event.data.executionId, position };
-  if (event.type === 'OccurrenceBlocked')
-    return { occurrenceId, status: 'blocked', reason: event.data.reason, executionId: null, position };
-  if (event.type === 'OccurrenceSuppressed')
-    return { occurrenceId, status: 'suppressed', reason: event.data.reason, executionId: null, position };
-  if (event.type === 'OccurrenceSubscribed')
-    return { occurrenceId, status: 'subscribed', reason: null, executionId: null, position };
-  throw new Error(`${event.type} is not a decision`);
+): DecisionMade | null {
+  for (const event of events) {
+    if (event.type === 'OccurrenceAdmitted')
+      return { occurrenceId, status: 'admitted', reason: null, executionId: event.data.executionId, position };
+    if (event.type === 'OccurrenceBlocked')
+      return { occurrenceId, status: 'blocked', reason: event.data.reason, executionId: null, position };
+    if (event.type === 'OccurrenceSuppressed')
+      return { occurrenceId, status: 'suppressed', reason: event.data.reason, executionId: null, position };
+    if (event.type === 'OccurrenceCoalesced')
+      return { occurrenceId, status: 'coalesced', reason: event.data.reason, executionId: null, position };
+    if (event.type === 'OccurrenceSubscribed')
+      return { occurrenceId, status: 'subscribed', reason: null, executionId: null, position };
+  }
+  return null;
 }

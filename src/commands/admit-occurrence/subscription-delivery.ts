@@ -83,13 +83,14 @@ export async function deliverToSubscriptions(
     return {
       appends,
       answer: (positions) =>
-        decided.map((a, i) =>
-          decisionMade(
+        decided.flatMap((a, i) => {
+          const made = decisionMade(
             a.state.occurrence.occurrenceId,
             [matched.decisions.get(a.state.occurrence.occurrenceId)!],
             positions[first + i]!,
-          ),
-        ),
+          );
+          return made === null ? [] : [made];
+        }),
     };
   });
 }

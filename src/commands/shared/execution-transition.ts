@@ -45,12 +45,17 @@ const VISIBLE_REQUEST_FIELDS = [
 ] as const;
 
 type ExecutionRequest = KnownExecution['request'];
-type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> & { limits: ClaimLimits };
+type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> & {
+  limits: ClaimLimits;
+  /** DD-5: the coalesced group the execution stands for (ids in acceptance order); absent otherwise. */
+  members?: string[];
+};
 
 /** EX-5: `limits` is the delivery policy's runtime/budget; the Mission's slot limits (`request.limits`) stay internal. */
 export function requestView(request: ExecutionRequest): RequestView {
   const fields = Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]]));
-  return { ...fields, limits: claimLimits(request.delivery) } as RequestView;
+  const members = request.members ? { members: [...request.members] } : {};
+  return { ...fields, limits: claimLimits(request.delivery), ...members } as RequestView;
 }
 
 /** Where the store reads several streams together, one round trip for all of `reads`. */

@@ -71,6 +71,43 @@ describe('AU-2 log auditor', () => {
     expect(report).toMatchObject({ events: 5, streams: 3, violations: 0, rules: [] });
   });
 
+  it('AU-2 DD-5 accepts coalesced as an Occurrence’s one decision, folds the coalesce stream, and reports a second one', () => {
+    const write = logWriter();
+    const group = `coalesce-${'d'.repeat(64)}`;
+    const held = { occurrenceId, groupStream: group, groupId: occurrenceId, closesAt: AT, at: AT };
+    const open = { groupId: occurrenceId, openedAt: AT, closesAt: AT, openedRevision: 0, size: 1 };
+    const member = { occurrenceId, streamId: occurrence, acceptedAt: AT };
+    const report = audit([
+      write(occurrence, 'OccurrenceObserved', observed),
+      write(occurrence, 'OccurrenceHeldForCoalescing', held),
+      write(group, 'CoalesceGroupOpened', {
+        tenant: 'acme',
+        groupId: occurrenceId,
+        member,
+        state: { open, closed: 0 },
+      }),
+      write(occurrence, 'OccurrenceCoalesced', {
+        occurrenceId,
+        reason: 'coalesced',
+        evidence: { coalescedInto: 'b'.repeat(64), groupId: occurrenceId },
+        decidedAt: AT,
+      }),
+      write(group, 'CoalesceGroupClosed', { tenant: 'acme', groupId: occurrenceId, state: { open: null, closed: 1 } }),
+      write(occurrence, 'OccurrenceAdmitted', admitted()),
+      // And the other way round: coalesced after an admission is a second decision too.
+      write(`occurrence-${'e'.repeat(64)}`, 'OccurrenceObserved', observed),
+      write(`occurrence-${'e'.repeat(64)}`, 'OccurrenceAdmitted', admitted()),
+      write(`occurrence-${'e'.repeat(64)}`, 'OccurrenceCoalesced', {
+        occurrenceId,
+        reason: 'coalesced',
+        evidence: { coalescedInto: occurrenceId, groupId: occurrenceId },
+        decidedAt: AT,
+      }),
+    ]);
+    expect(report.rules).toEqual(['second_decision@6', 'second_decision@9']);
+    expect(report.listed[0]!.detail).toContain('already coalesced');
+  });
+
   it('reports an admission decided while its Mission was cancelled, and one whose request names another execution', () => {
     const write = logWriter();
     const report = audit([

@@ -6,12 +6,22 @@ import {
   initialConcurrencyState,
 } from '../admission/concurrency.js';
 import { evolveOverlap, initialOverlapState, type OverlapEvent, type OverlapState } from '../admission/overlap.js';
+import {
+  type CoalesceEvent,
+  type CoalesceStreamState,
+  evolveCoalesce,
+  initialCoalesceState,
+} from '../coalescing/coalesce-group.js';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../execution/execution-events.js';
 import { type ExecutionState, requestedExecution } from '../execution/execution-state.js';
 import { evolveExecution } from '../execution/evolve-execution.js';
 import { executionIdFor } from '../execution/execution.js';
 import { evolveMission, initialMissionState, type MissionEvent, type MissionState } from '../mission/mission.js';
-import type { ExecutionRequest, OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import {
+  type ExecutionRequest,
+  OCCURRENCE_DECISION_TYPES,
+  type OccurrenceEvent,
+} from '../occurrence/occurrence-events.js';
 import {
   evolveOccurrence,
   initialOccurrenceState,
@@ -83,6 +93,11 @@ const FOLDS: Record<string, { initial: unknown; evolve: (state: never, event: ne
   source: { initial: initialSourceState, evolve: evolveSource as (s: SourceState, e: SourceEvent) => unknown },
   budget: { initial: initialBudgetState, evolve: evolveBudget as (s: BudgetState, e: BudgetEvent) => unknown },
   overlap: { initial: initialOverlapState, evolve: evolveOverlap as (s: OverlapState, e: OverlapEvent) => unknown },
+  // DD-5: each event carries the stream's whole state.
+  coalesce: {
+    initial: initialCoalesceState,
+    evolve: evolveCoalesce as (s: CoalesceStreamState, e: CoalesceEvent) => unknown,
+  },
   concurrency: {
     initial: initialConcurrencyState,
     evolve: evolveConcurrency as (s: ConcurrencyState, e: ConcurrencyEvent) => unknown,
@@ -137,12 +152,7 @@ function replayFold(replays: StreamReplays, event: RecordedEvent): void {
   replays.folds.set(event.streamId, fold.evolve(state as never, domainEvent<never>(event)));
 }
 
-const DECISION_TYPES: readonly string[] = [
-  'OccurrenceAdmitted',
-  'OccurrenceBlocked',
-  'OccurrenceSuppressed',
-  'OccurrenceSubscribed',
-];
+const DECISION_TYPES: readonly string[] = OCCURRENCE_DECISION_TYPES;
 
 /** One decision per Occurrence (AD-1), one request per admission (EX-1), none for a cancelled Mission. */
 function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: Report): void {

@@ -67,6 +67,8 @@ export interface ExecutionRequest {
   overlap?: 'skip';
   /** EX-4: the admitting Trigger revision's delivery policy (absent on requests recorded before it existed: the defaults). */
   delivery?: DeliveryPolicy;
+  /** DD-5: the coalesced group this execution stands for, every member's Occurrence id in acceptance order. */
+  members?: string[];
 }
 
 export type SlotTakenAt = 'admission' | 'claim';
@@ -88,6 +90,8 @@ export type OccurrenceAdmitted = DomainEvent<
     decidedAt: string;
     /** AD-4: what each prefilter found when all passed (a first sighting is recorded with `baseline: null`). */
     prefilters?: Record<string, unknown>[];
+    /** DD-5: admitted as the last member of a coalesced group: every member's id in acceptance order. */
+    members?: string[];
   }
 >;
 
@@ -119,6 +123,24 @@ export type OccurrenceSubscribed = DomainEvent<
   }
 >;
 
+/**
+ * DD-5: the Occurrence joined a coalescing group and waits for it to close; not a decision. Appended at the
+ * Occurrence stream's revision, so an Occurrence joins one group once whoever races to put it there.
+ */
+export type OccurrenceHeldForCoalescing = DomainEvent<
+  'OccurrenceHeldForCoalescing',
+  { occurrenceId: string; groupStream: string; groupId: string; closesAt: string; at: string }
+>;
+
+/**
+ * DD-5, AD-1: decided once, as an earlier member of a closed group: the group's last member in acceptance
+ * order stands for it (`evidence.coalescedInto`). Starts nothing.
+ */
+export type OccurrenceCoalesced = DomainEvent<
+  'OccurrenceCoalesced',
+  { occurrenceId: string; reason: 'coalesced'; evidence: { coalescedInto: string; groupId: string }; decidedAt: string }
+>;
+
 /** OC-4: a later delivery of the same identity carried another payload; it starts nothing. */
 export type DeliveryConflictRecorded = DomainEvent<
   'DeliveryConflictRecorded',
@@ -131,4 +153,15 @@ export type OccurrenceEvent =
   | OccurrenceBlocked
   | OccurrenceSuppressed
   | OccurrenceSubscribed
+  | OccurrenceHeldForCoalescing
+  | OccurrenceCoalesced
   | DeliveryConflictRecorded;
+
+/** AD-1: the events that decide an Occurrence; exactly one of them per Occurrence stream. */
+export const OCCURRENCE_DECISION_TYPES: readonly OccurrenceEvent['type'][] = [
+  'OccurrenceAdmitted',
+  'OccurrenceBlocked',
+  'OccurrenceSuppressed',
+  'OccurrenceCoalesced',
+  'OccurrenceSubscribed',
+];

@@ -39,6 +39,18 @@ export const overlapStream = (tenant: string, triggerId: string): string => `ove
 export const baselineStream = (tenant: string, triggerId: string, resourceKey: string): string =>
   `baseline-${hashId(tenant, triggerId, resourceKey)}`;
 
+/**
+ * DD-5: the coalescing groups of one Trigger, Mission, rule and resource (canonical JSON), one open at a time
+ * (state in every event).
+ */
+export const coalesceStream = (
+  tenant: string,
+  triggerId: string,
+  missionId: string,
+  rule: number,
+  resourceKey: string,
+): string => `coalesce-${hashId(tenant, triggerId, missionId, String(rule), resourceKey)}`;
+
 /** PO-1..PO-4: one poll Trigger's cursor and every poll's dispositions (state in every event). */
 export const pollStream = (tenant: string, triggerId: string): string => `poll-${hashId(tenant, triggerId)}`;
 

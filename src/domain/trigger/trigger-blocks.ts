@@ -1,4 +1,5 @@
 import { type GuardClause, validateGuard } from '../guard/guard-clause.js';
+import { COALESCE_BOUNDS, type CoalesceRule, validateCoalesceRule } from '../coalescing/coalesce-rule.js';
 import type { PrefilterSpec } from '../prefilter/prefilter.js';
 import { MAX_PREFILTERS, validatePrefilter } from '../prefilter/registry.js';
 import { DEFAULT_DELIVERY_POLICY, DELIVERY_BOUNDS, type DeliveryPolicy } from '../execution/delivery-policy.js';
@@ -52,11 +53,8 @@ export interface PollAuth {
 export const POLL_DEFAULTS = { timeoutSeconds: 10, maxResponseBytes: 1_048_576 } as const;
 const MAX_POLL_SCHEMA_POINTERS = 64;
 
-export interface CoalesceRule {
-  match: { pointer: string; equals: unknown };
-  mode: 'latest';
-  windowMs: number;
-}
+/** DD-5: the rule grammar and its bounds live in `src/domain/coalesce`. */
+export type { CoalesceRule };
 
 export interface BatchPolicy {
   size: number | null;
@@ -180,20 +178,9 @@ function httpUrl(read: FieldReader, value: unknown): string | undefined {
 
 export function coalesceBlock(read: FieldReader, raw: Raw): CoalesceRule[] | undefined {
   if (raw.coalesce === undefined || raw.coalesce === null) return [];
-  return read.array(raw, '', 'coalesce', (item, at) => coalesceRule(read, item, at), { max: 32 });
-}
-
-function coalesceRule(read: FieldReader, item: unknown, at: string): CoalesceRule | undefined {
-  if (!isRecord(item)) return read.fail(at, 'must be an object');
-  read.onlyKnown(item, at, ['match', 'mode', 'windowMs']);
-  const match = read.object(item, at, 'match', true);
-  if (match) read.onlyKnown(match, `${at}/match`, ['pointer', 'equals']);
-  const pointer = match ? read.pointer(match, `${at}/match`, 'pointer', true) : undefined;
-  if (match && !('equals' in match)) read.fail(`${at}/match/equals`, 'equals is required');
-  const mode = read.oneOf(item, at, 'mode', ['latest'] as const);
-  const windowMs = read.integer(item, at, 'windowMs', { min: 1, max: 3_600_000 });
-  if (!match || !pointer || !('equals' in match) || !mode || windowMs === undefined) return undefined;
-  return { match: { pointer, equals: match.equals }, mode, windowMs };
+  return read.array(raw, '', 'coalesce', (item, at) => validateCoalesceRule(read, item, at), {
+    max: COALESCE_BOUNDS.maxRules,
+  });
 }
 
 export function batchBlock(read: FieldReader, raw: Raw): BatchPolicy | undefined {

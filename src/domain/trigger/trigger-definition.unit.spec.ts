@@ -222,7 +222,7 @@ describe('TR-1 trigger definitions', () => {
         '/dedupe/keyPointer',
         '/dedupe/windowSeconds',
         '/dedupe/onRevision',
-        '/coalesce/0/match/equals',
+        '/coalesce/0/match',
         '/coalesce/0/mode',
         '/batch',
         '/overlap',

@@ -5,6 +5,7 @@ import {
   OCCURRENCE_PAYLOAD_PATHS,
   type OccurrenceAdmitted,
   type OccurrenceBlocked,
+  type OccurrenceCoalesced,
   type OccurrenceEvent,
   type OccurrenceObserved,
   type OccurrenceSubscribed,
@@ -23,6 +24,7 @@ const HANDLES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
   'OccurrenceSubscribed',
+  'OccurrenceCoalesced',
   'DeliveryConflictRecorded',
 ];
 
@@ -81,9 +83,18 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   ];
 }
 
-/** AD-4: what the prefilters found on an admission (a first sighting's `baseline: null`), else nothing. */
-const admittedEvidence = (d: Partial<OccurrenceAdmitted['data']>): string | null =>
-  d.prefilters ? json({ prefilters: d.prefilters }) : null;
+/**
+ * AD-4: what the prefilters found on an admission (a first sighting's `baseline: null`); DD-5: the members of
+ * the coalesced group it stands for. Else nothing.
+ */
+const admittedEvidenceOf = (d: Partial<OccurrenceAdmitted['data']>): Record<string, unknown> | null =>
+  d.prefilters || d.members
+    ? { ...(d.prefilters ? { prefilters: d.prefilters } : {}), ...(d.members ? { members: d.members } : {}) }
+    : null;
+const admittedEvidence = (d: Partial<OccurrenceAdmitted['data']>): string | null => {
+  const evidence = admittedEvidenceOf(d);
+  return evidence ? json(evidence) : null;
+};
 
 /** Decided once (AD-1): only an observed row changes, so a replay rewrites nothing. */
 function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] {
@@ -109,7 +120,7 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   ];
 }
 
-/** Blocked, suppressed (BA-2, AD-4) or subscribed (SU-1, no reason): the evidence, no execution. */
+/** Blocked, suppressed (BA-2, AD-4), coalesced (DD-5) or subscribed (SU-1, no reason): the evidence, no execution. */
 function refused(event: RecordedEvent<RefusalData>, status: RefusalStatus): SqlQuery[] {
   const d = event.data;
   return [
@@ -132,10 +143,15 @@ function refused(event: RecordedEvent<RefusalData>, status: RefusalStatus): SqlQ
   ];
 }
 
-type RefusalData = OccurrenceBlocked['data'] | OccurrenceSuppressed['data'] | OccurrenceSubscribed['data'];
-type RefusalStatus = 'blocked' | 'suppressed' | 'subscribed';
-const refusalStatus = (type: string): RefusalStatus =>
-  type === 'OccurrenceSuppressed' ? 'suppressed' : type === 'OccurrenceSubscribed' ? 'subscribed' : 'blocked';
+type RefusalData =
+  OccurrenceBlocked['data'] | OccurrenceSuppressed['data'] | OccurrenceCoalesced['data'] | OccurrenceSubscribed['data'];
+type RefusalStatus = 'blocked' | 'suppressed' | 'coalesced' | 'subscribed';
+const REFUSAL_STATUS: Readonly<Record<string, RefusalStatus>> = {
+  OccurrenceSuppressed: 'suppressed',
+  OccurrenceCoalesced: 'coalesced',
+  OccurrenceSubscribed: 'subscribed',
+};
+const refusalStatus = (type: string): RefusalStatus => REFUSAL_STATUS[type] ?? 'blocked';
 const reasonOf = (d: RefusalData): string | null => ('reason' in d ? d.reason : null);
 
 /** OC-4: counted once per conflict event: the increment only follows a first insert of the event id. */
@@ -165,6 +181,7 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
     case 'OccurrenceBlocked':
     case 'OccurrenceSuppressed':
     case 'OccurrenceSubscribed':
+    case 'OccurrenceCoalesced':
       return refused(event as RecordedEvent<RefusalData>, refusalStatus(event.type));
     case 'DeliveryConflictRecorded':
       return conflict(event as RecordedEvent<DeliveryConflictRecorded['data']>);
@@ -186,7 +203,8 @@ const isDecision = (e: RecordedEvent): e is Decision =>
   e.type === 'OccurrenceAdmitted' ||
   e.type === 'OccurrenceBlocked' ||
   e.type === 'OccurrenceSuppressed' ||
-  e.type === 'OccurrenceSubscribed';
+  e.type === 'OccurrenceSubscribed' ||
+  e.type === 'OccurrenceCoalesced';
 
 function decidedColumns(decision: Decision) {
   const d = decision.data as Partial<
@@ -196,7 +214,7 @@ function decidedColumns(decision: Decision) {
     ? {
         status: 'admitted',
         reason: null,
-        decision_evidence: d.prefilters ? { prefilters: d.prefilters } : null,
+        decision_evidence: admittedEvidenceOf(d),
         execution_id: d.executionId,
         fired_at: d.firedAt,
         decided_at: d.decidedAt,
@@ -309,7 +327,7 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       execution_id: d.executionId,
       fired_at: d.firedAt,
       decided_at: d.decidedAt,
-      evidence: d.prefilters ? { prefilters: d.prefilters } : null,
+      evidence: admittedEvidenceOf(d),
       last_position: position,
     }));
     statements.push({

@@ -25,6 +25,7 @@ interface TriggerTotals {
   admitted: number;
   blocked: Record<string, number>;
   suppressed: Record<string, number>;
+  coalesced: Record<string, number>;
   fireAtMs: number | null;
   fireAt: string | null;
   last: Touch;
@@ -60,6 +61,7 @@ export async function foldOccurrenceRun(
           admitted: 0,
           blocked: {},
           suppressed: {},
+          coalesced: {},
           fireAtMs: null,
           fireAt: null,
           last: { order: -1, position: 0 },
@@ -89,7 +91,13 @@ export async function foldOccurrenceRun(
       continue;
     }
     const status =
-      e.type === 'OccurrenceAdmitted' ? 'admitted' : e.type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked';
+      e.type === 'OccurrenceAdmitted'
+        ? 'admitted'
+        : e.type === 'OccurrenceSuppressed'
+          ? 'suppressed'
+          : e.type === 'OccurrenceCoalesced'
+            ? 'coalesced'
+            : 'blocked';
     for (const row of ledger.decide(e.data.occurrenceId, (e.metadata.tenant as string | undefined) ?? null, status)) {
       const t = totalsOf(row.tenant, row.triggerId);
       touch(t, order, e.position);
@@ -101,7 +109,7 @@ export async function foldOccurrenceRun(
           [t.fireAtMs, t.fireAt] = [Date.parse(firedAt), firedAt];
       } else {
         reason = (e.data as OccurrenceBlocked['data'] | OccurrenceSuppressed['data']).reason;
-        const byReason = status === 'suppressed' ? t.suppressed : t.blocked;
+        const byReason = status === 'suppressed' ? t.suppressed : status === 'coalesced' ? t.coalesced : t.blocked;
         byReason[reason] = (byReason[reason] ?? 0) + 1;
       }
       decided.push({ tenant: row.tenant, triggerId: row.triggerId, occurrenceId: e.data.occurrenceId, status, reason });
@@ -125,7 +133,11 @@ export async function foldOccurrenceRun(
     );
   }
   const withDecisions = all.filter(
-    (t) => t.admitted > 0 || Object.keys(t.blocked).length > 0 || Object.keys(t.suppressed).length > 0,
+    (t) =>
+      t.admitted > 0 ||
+      Object.keys(t.blocked).length > 0 ||
+      Object.keys(t.suppressed).length > 0 ||
+      Object.keys(t.coalesced).length > 0,
   );
   if (withDecisions.length > 0) {
     await tx.query(
@@ -134,9 +146,11 @@ export async function foldOccurrenceRun(
                                                  FROM jsonb_each_text(u.blocked) b), '{}'::jsonb),
               suppressed = h.suppressed || COALESCE((SELECT jsonb_object_agg(b.key, to_jsonb(COALESCE((h.suppressed ->> b.key)::int, 0) + b.value::int))
                                                  FROM jsonb_each_text(u.suppressed) b), '{}'::jsonb),
+              coalesced = h.coalesced || COALESCE((SELECT jsonb_object_agg(b.key, to_jsonb(COALESCE((h.coalesced ->> b.key)::int, 0) + b.value::int))
+                                                 FROM jsonb_each_text(u.coalesced) b), '{}'::jsonb),
               last_fire_at = GREATEST(h.last_fire_at, date_trunc('milliseconds', u.fire_at)),
               last_position = u.last_position
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[], $7::jsonb[]) AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position, suppressed)
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[], $7::jsonb[], $8::jsonb[]) AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position, suppressed, coalesced)
         WHERE h.tenant = u.tenant AND h.trigger_id = u.trigger_id`,
       [
         withDecisions.map((t) => t.tenant),
@@ -146,6 +160,7 @@ export async function foldOccurrenceRun(
         withDecisions.map((t) => t.fireAt),
         withDecisions.map((t) => t.last.position),
         withDecisions.map((t) => JSON.stringify(t.suppressed)),
+        withDecisions.map((t) => JSON.stringify(t.coalesced)),
       ],
     );
   }
@@ -167,7 +182,7 @@ export async function foldOccurrenceRun(
   }
   if (decided.length > 0) {
     await tx.query(
-      `UPDATE rm_trigger_health h SET last_status = d.status, last_reason = CASE WHEN d.status IN ('blocked', 'suppressed') THEN d.reason ELSE h.last_reason END
+      `UPDATE rm_trigger_health h SET last_status = d.status, last_reason = CASE WHEN d.status IN ('blocked', 'suppressed', 'coalesced') THEN d.reason ELSE h.last_reason END
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(tenant, trigger_id, occurrence_id, status, reason)
         WHERE h.tenant = d.tenant AND h.trigger_id = d.trigger_id AND h.last_occurrence_id = d.occurrence_id`,
       [

@@ -106,4 +106,9 @@ export const triggerHealthMigrations: Migration[] = [
     id: '0314_rm_trigger_health_suppressed',
     sql: `ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS suppressed jsonb NOT NULL DEFAULT '{}'::jsonb`,
   },
+  {
+    // OP-1, DD-5: Occurrences coalesced into a later member of their group, by reason (`coalesced`).
+    id: '0315_rm_trigger_health_coalesced',
+    sql: `ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS coalesced jsonb NOT NULL DEFAULT '{}'::jsonb`,
+  },
 ];

@@ -4,6 +4,7 @@ import {
   OCCURRENCE_PAYLOAD_PATHS,
   type OccurrenceAdmitted,
   type OccurrenceBlocked,
+  type OccurrenceCoalesced,
   type OccurrenceObserved,
   type OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
@@ -19,7 +20,13 @@ import { triggerHealthMigrations } from './trigger-health.migrations.js';
 export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
 
 type Handled =
-  TriggerRevised | TriggerDeleted | OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | OccurrenceSuppressed;
+  | TriggerRevised
+  | TriggerDeleted
+  | OccurrenceObserved
+  | OccurrenceAdmitted
+  | OccurrenceBlocked
+  | OccurrenceSuppressed
+  | OccurrenceCoalesced;
 const HANDLES: readonly string[] = [
   'TriggerRevised',
   'TriggerDeleted',
@@ -27,6 +34,7 @@ const HANDLES: readonly string[] = [
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
+  'OccurrenceCoalesced',
   ...EXECUTION_EVENT_TYPES,
 ];
 
@@ -93,7 +101,7 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
 }
 
 /** The explorer row gives the Trigger, and counts the decision once (AD-1): only while that row is still observed. */
-const decide = (status: 'admitted' | 'blocked' | 'suppressed', set: string) => `
+const decide = (status: 'admitted' | 'blocked' | 'suppressed' | 'coalesced', set: string) => `
   WITH decided AS (
     SELECT tenant, trigger_id, occurrence_id FROM rm_occurrences
      WHERE occurrence_id = $1 AND tenant = COALESCE($2::text, tenant) AND status = 'observed')
@@ -112,10 +120,10 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   ];
 }
 
-/** OP-1 counts by disposition and reason: blocked and suppressed (BA-2, AD-4) each by their reason. */
+/** OP-1 counts by disposition and reason: blocked, suppressed (BA-2, AD-4) and coalesced (DD-5) each by reason. */
 function refused(
-  event: RecordedEvent<OccurrenceBlocked['data'] | OccurrenceSuppressed['data']>,
-  status: 'blocked' | 'suppressed',
+  event: RecordedEvent<OccurrenceBlocked['data'] | OccurrenceSuppressed['data'] | OccurrenceCoalesced['data']>,
+  status: 'blocked' | 'suppressed' | 'coalesced',
 ): SqlQuery[] {
   const d = event.data;
   const set = `${status} = jsonb_set(h.${status}, ARRAY[$4::text], to_jsonb(COALESCE((h.${status} ->> $4::text)::int, 0) + 1)),
@@ -139,6 +147,8 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
       return refused(event as RecordedEvent<OccurrenceBlocked['data']>, 'blocked');
     case 'OccurrenceSuppressed':
       return refused(event as RecordedEvent<OccurrenceSuppressed['data']>, 'suppressed');
+    case 'OccurrenceCoalesced':
+      return refused(event as RecordedEvent<OccurrenceCoalesced['data']>, 'coalesced');
     default:
       return isExecutionEvent(event) ? evolveExecutionCounts(event) : [];
   }

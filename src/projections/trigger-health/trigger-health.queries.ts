@@ -20,6 +20,7 @@ interface HealthRow {
   admitted: number;
   blocked: Record<string, number>;
   suppressed: Record<string, number>;
+  coalesced: Record<string, number>;
   executions_started: number;
   executions_claimed: number;
   executions_retrying: number;
@@ -32,7 +33,7 @@ interface HealthRow {
   last_fire_at: string | null;
 }
 
-const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, suppressed, executions_started, executions_claimed,
+const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, suppressed, coalesced, executions_started, executions_claimed,
   executions_retrying, executions_dead, executions_repending,
   last_occurrence_id, last_status, last_reason, ${isoSql('last_observed_at')} AS last_observed_at, ${isoSql('last_fire_at')} AS last_fire_at
   FROM rm_trigger_health`;
@@ -85,7 +86,13 @@ function toRow(row: HealthRow): TriggerHealthRow {
     nextFireAt: null,
     lastFireAt: row.last_fire_at,
     lastOccurrence: last,
-    counts: { observed: Number(row.observed), admitted, blocked: row.blocked, suppressed: row.suppressed },
+    counts: {
+      observed: Number(row.observed),
+      admitted,
+      blocked: row.blocked,
+      suppressed: row.suppressed,
+      coalesced: row.coalesced,
+    },
     executions: {
       pending: Math.max(0, admitted - Number(row.executions_started) + Number(row.executions_repending)),
       claimed: Number(row.executions_claimed),

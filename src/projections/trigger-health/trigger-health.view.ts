@@ -20,6 +20,8 @@ export interface TriggerHealthRow {
     admitted: number;
     blocked: Record<string, number>;
     suppressed: Record<string, number>;
+    /** DD-5: by reason (`coalesced`). */
+    coalesced: Record<string, number>;
   };
   executions: { pending: number; claimed: number; retrying: number; dead: number };
   tzdataDrift: boolean;

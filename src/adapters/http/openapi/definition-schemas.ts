@@ -1,5 +1,6 @@
 import { DELIVERY_BOUNDS, DEFAULT_DELIVERY_POLICY } from '../../../domain/execution/delivery-policy.js';
 import { GUARD_BOUNDS } from '../../../domain/guard/guard-clause.js';
+import { COALESCE_BOUNDS, COALESCE_MODES } from '../../../domain/coalescing/coalesce-rule.js';
 import {
   MAX_CAUSAL_DEPTH,
   MAX_CONCURRENT,
@@ -254,16 +255,19 @@ const triggerBlocks: Record<string, SchemaObject> = {
     array(
       obj(
         {
-          match: obj({ pointer: POINTER, equals: anyJson('compared as canonical JSON') }, ['pointer', 'equals'], {
-            closed: true,
+          match: GUARD_REF,
+          mode: oneOfStrings(COALESCE_MODES),
+          windowMs: int(COALESCE_BOUNDS.minWindowMs, COALESCE_BOUNDS.maxWindowMs),
+          resourcePointer: nullable({
+            ...POINTER,
+            description: 'one group per value (a string or number); null: one group',
           }),
-          mode: oneOfStrings(['latest']),
-          windowMs: int(1, 3_600_000),
+          neverCoalesce: { nullable: true, allOf: [GUARD_REF], description: 'true: decided alone at once (DD-5)' },
         },
         ['match', 'mode', 'windowMs'],
         { closed: true },
       ),
-      32,
+      COALESCE_BOUNDS.maxRules,
     ),
   ),
   batch: nullable(

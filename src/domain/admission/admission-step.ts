@@ -1,0 +1,230 @@
+import { executionIdFor } from '../execution/execution.js';
+import type { CoalesceRead } from '../coalescing/coalesce-group.js';
+import type { MissionState } from '../mission/mission.js';
+import type { ObservedOccurrence, OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import { occurrenceDecider, type OccurrenceState } from '../occurrence/occurrence.js';
+import { CommandRejected } from '../shared/errors.js';
+import { isRejection } from '../shared/result.js';
+import { isKeyRetired, type SourceState } from '../source/source.js';
+import type { TriggerState } from '../trigger/trigger.js';
+import { type BaselineEvent, type BaselineState, recordBaseline } from '../prefilter/baseline.js';
+import type { AdmissionFacts } from './admission-policy.js';
+import { baselineTarget, type BaselineTarget } from './baselines.js';
+import { type BudgetConsumed, type BudgetState, consumeBudget, countedExecution } from './budget.js';
+import type { ConcurrencyEvent } from './concurrency.js';
+import { type MissionSlots, runningOf, takeMissionSlot } from './slot-stripes.js';
+import {
+  blockingExecution,
+  initialOverlapState,
+  overlapDecider,
+  type OverlapEvent,
+  type OverlapState,
+} from './overlap.js';
+
+/** An Occurrence waiting for its decision (AD-1). */
+export type ObservedState = Extract<OccurrenceState, { status: 'observed' }>;
+
+/** Current state admissions are decided against (AD-2), read once for one or several Occurrences of a Mission. */
+export interface AdmissionView {
+  now: string;
+  windowStart: string;
+  mission: MissionState;
+  triggers: ReadonlyMap<string, TriggerState>;
+  sources: ReadonlyMap<string, SourceState>;
+  /**
+   * DD-5: by Occurrence stream, the members of the due groups read for the batch that are not among its
+   * Occurrences, with the revision read (their decisions are appended there when the group closes).
+   */
+  held?: ReadonlyMap<string, { state: OccurrenceState; revision: number }>;
+}
+
+export interface MissionCounters {
+  budget: BudgetState;
+  /** AD-2: read only when the batch has an opt-in `block` Trigger, the one kind that takes slots at admission. */
+  concurrency: MissionSlots;
+  /** BA-3: by Trigger id, the markers of the batch's Triggers that skip overlaps; a missing one runs nothing. */
+  overlap?: ReadonlyMap<string, OverlapState>;
+  /** AD-4: by baseline stream, the `unchanged@1` baselines read for the batch; a missing one was not read. */
+  baselines?: ReadonlyMap<string, BaselineState>;
+  /** DD-5: by coalesce stream, the groups read for the batch (and what the batch did to them). */
+  coalesce?: ReadonlyMap<string, CoalesceRead>;
+}
+
+/** `consumed` is empty when the Occurrence was already counted (a retry reuses its execution). */
+export interface AdmissionStep {
+  /** Every event for the Occurrence's stream (DD-5: joining a group, then perhaps its decision when it closes). */
+  decision: OccurrenceEvent[];
+  consumed: BudgetConsumed[];
+  slot: ConcurrencyEvent[];
+  /** BA-3: the Trigger's overlap marker taken by this admission. */
+  overlap: OverlapEvent[];
+  /** AD-4: the resource's baseline advanced by this admission, with the stream it goes to. */
+  baseline: { streamId: string; events: BaselineEvent[] } | null;
+  executionId: string | null;
+}
+
+/** AD-2/WH-3: the key that authenticated a delivery, which must still be current at decision time. */
+export function authenticatingKey(occurrence: ObservedOccurrence): { sourceId: string; keyId: string } | null {
+  const { state, sourceId, keyId } = occurrence.auth;
+  return state === 'verified' && sourceId && keyId ? { sourceId, keyId } : null;
+}
+
+/** Refused by budget or (opt-in) slots after the policy admitted: decided again, blocked with the counters' reason. */
+export function admissionStep(
+  state: ObservedState,
+  view: AdmissionView,
+  counters: MissionCounters,
+  members?: string[],
+): AdmissionStep {
+  const { occurrence } = state;
+  const { tenant, missionId, occurrenceId } = occurrence;
+  const { budget, concurrency } = counters;
+  const counted = countedExecution(budget, occurrenceId);
+  const trigger = view.triggers.get(occurrence.triggerId)!;
+  const target = baselineTarget(tenant, occurrence.triggerId, trigger, occurrence.input);
+  const facts = factsFor(state, view, counters);
+  // A retry after a crash between the budget append and the decision reuses the counted execution.
+  const executionId = counted ?? executionIdFor(occurrenceId);
+  const decision = decide(state, executionId, view.now, facts, members);
+  const admitted = decision[0]?.type === 'OccurrenceAdmitted' ? decision[0] : null;
+  if (!admitted) return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
+  const { limits } = admitted.data.request;
+  const consumed =
+    counted !== null
+      ? []
+      : consumeBudget(
+          {
+            type: 'ConsumeBudget',
+            tenant,
+            missionId,
+            windowStart: view.windowStart,
+            occurrenceId,
+            executionId,
+            limit: limits.maxExecutionsPerHour,
+            at: view.now,
+          },
+          budget,
+        );
+  if (isRejection(consumed)) {
+    if (consumed.code !== 'budget_exhausted') throw new CommandRejected(consumed);
+    const exhausted = { ...facts.budget, consumed: Number.MAX_SAFE_INTEGER, alreadyCountedThisOccurrence: false };
+    return blockedAfterAll(state, view, { ...facts, budget: exhausted }, members);
+  }
+  const overlap =
+    admitted.data.request.overlap === 'skip'
+      ? startExecution(occurrence, executionId, view.now, overlapOf(counters, occurrence.triggerId))
+      : [];
+  const baseline = target ? advanceBaseline(occurrence, target, trigger, view.now, counters) : null;
+  // AD-2: queued executions take their slot when claimed; only the opt-in `block` takes it here.
+  if (admitted.data.request.slotTakenAt !== 'admission')
+    return { decision, consumed, slot: [], overlap, baseline, executionId };
+  const slot = takeMissionSlot(
+    { tenant, missionId, executionId, limit: limits.maxConcurrent, at: view.now },
+    concurrency,
+    ([first]) => first!,
+  );
+  if (isRejection(slot))
+    return blockedAfterAll(state, view, { ...facts, activeExecutions: Number.MAX_SAFE_INTEGER }, members);
+  return { decision, consumed, slot, overlap, baseline, executionId };
+}
+
+/** AD-2: the current state one Occurrence is decided against, the counters as the earlier ones left them. */
+export function factsFor(state: ObservedState, view: AdmissionView, counters: MissionCounters): AdmissionFacts {
+  const { occurrence } = state;
+  const { tenant, occurrenceId } = occurrence;
+  const running = blockingExecution(overlapOf(counters, occurrence.triggerId), executionIdFor(occurrenceId));
+  const key = authenticatingKey(occurrence);
+  const trigger = view.triggers.get(occurrence.triggerId)!;
+  const target = baselineTarget(tenant, occurrence.triggerId, trigger, occurrence.input);
+  // An earlier admission of this batch is already in the counters, so it is this one's baseline (AD-4).
+  const baselines = new Map<string, BaselineState>();
+  if (target && counters.baselines?.has(target.streamId))
+    baselines.set(target.key, counters.baselines.get(target.streamId)!);
+  return {
+    trigger,
+    mission: view.mission,
+    budget: {
+      windowStart: view.windowStart,
+      consumed: counters.budget.consumed,
+      alreadyCountedThisOccurrence: countedExecution(counters.budget, occurrenceId) !== null,
+    },
+    activeExecutions: runningOf(counters.concurrency),
+    keyRevoked: key ? isKeyRetired(view.sources.get(key.sourceId)!, key.keyId) : false,
+    triggerRunning: running !== null,
+    runningExecutionId: running,
+    baselines,
+  };
+}
+
+/** AD-4: an admission that passed `unchanged@1` becomes its resource's baseline (its digest is a string then). */
+function advanceBaseline(
+  occurrence: ObservedOccurrence,
+  target: BaselineTarget,
+  trigger: TriggerState,
+  at: string,
+  counters: MissionCounters,
+): AdmissionStep['baseline'] {
+  if (target.digest === null || trigger.status !== 'defined') return null;
+  const { tenant, triggerId, occurrenceId } = occurrence;
+  const events = recordBaseline(
+    {
+      type: 'RecordBaseline',
+      tenant,
+      triggerId,
+      resource: target.resource,
+      digest: target.digest,
+      occurrenceId,
+      triggerRevision: trigger.revision,
+      at,
+    },
+    counters.baselines?.get(target.streamId) ?? null,
+  );
+  return events.length > 0 ? { streamId: target.streamId, events } : null;
+}
+
+export const overlapOf = (counters: MissionCounters, triggerId: string): OverlapState =>
+  counters.overlap?.get(triggerId) ?? initialOverlapState;
+
+/** The policy already refused a blocked one, so a rejection here is a bug, not a decision. */
+function startExecution(
+  occurrence: ObservedOccurrence,
+  executionId: string,
+  at: string,
+  state: OverlapState,
+): OverlapEvent[] {
+  const { tenant, triggerId } = occurrence;
+  const started = overlapDecider.decide({ type: 'StartTriggerExecution', tenant, triggerId, executionId, at }, state);
+  if (isRejection(started)) throw new CommandRejected(started);
+  return started;
+}
+
+function blockedAfterAll(
+  state: ObservedState,
+  view: AdmissionView,
+  facts: AdmissionFacts,
+  members: string[] | undefined,
+): AdmissionStep {
+  const decision = decide(state, executionIdFor(state.occurrence.occurrenceId), view.now, facts, members);
+  return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
+}
+
+function decide(
+  state: ObservedState,
+  executionId: string,
+  now: string,
+  facts: AdmissionFacts,
+  members: string[] | undefined,
+): OccurrenceEvent[] {
+  const { occurrenceId } = state.occurrence;
+  const command = {
+    type: 'AdmitOccurrence' as const,
+    occurrenceId,
+    executionId,
+    now,
+    facts,
+    ...(members ? { members } : {}),
+  };
+  const events = occurrenceDecider.decide(command, state);
+  if (isRejection(events)) throw new CommandRejected(events);
+  return events;
+}
