@@ -13,7 +13,12 @@ const GRANTS = {
   acceptLowerTrust: false,
   maxCausalDepth: 4,
 };
-const GUARD = { all: [{ pointer: '/action', equals: 'opened' }, { pointer: '/lines', lte: 500 }] };
+const GUARD = {
+  all: [
+    { pointer: '/action', equals: 'opened' },
+    { pointer: '/lines', lte: 500 },
+  ],
+};
 const UNCHANGED = { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' };
 
 /** The built CLI in its own process, a client of the running service (api.md "CLI"). */

@@ -32,7 +32,10 @@ export async function whyCommand(options: Options, positional: readonly string[]
 }
 
 /** Only a guard's sentence needs the definition; a Trigger that cannot be read leaves the test unnamed, no more. */
-async function boundDefinition(client: ApplyClient, view: ExplainedOccurrence): Promise<Record<string, unknown> | null> {
+async function boundDefinition(
+  client: ApplyClient,
+  view: ExplainedOccurrence,
+): Promise<Record<string, unknown> | null> {
   if (view.reason !== 'guard_false' && view.reason !== 'guard_fault') return null;
   const answer = await client.get(`/v1/triggers/${encodeURIComponent(view.triggerId)}/revisions`);
   if (answer.status !== 200 || !Array.isArray(answer.body.items)) return null;
