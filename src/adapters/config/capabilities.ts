@@ -4,7 +4,7 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
  * CP-1: a capability is claimed only once every rule behind it is implemented, never before; a Trigger entry
  * needing any other is refused with 422 `capability_unsupported`. Not claimed today: batching,
  * coalescing, causality (no causal link is recorded yet, so depth and loop limits could
- * never act), subscriptions, and dedupe windows other than the default (identities are kept for good).
+ * never act) and subscriptions.
  */
 export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.manual,
@@ -18,4 +18,7 @@ export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.guards,
   // AD-4: unchanged@1, relevant@1 and window@1, after the guard and before every counter; baselines are streams.
   CAPABILITIES.prefilters,
+  // DD-4: a webhook or poll identity is reused (a new Occurrence, the next generation) only once its latest
+  // Occurrence is decided and max(windowSeconds, the source's auth replay horizon) has passed by the database clock.
+  CAPABILITIES.dedupeWindows,
 ];
