@@ -1,7 +1,9 @@
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { githubHeaders, post, standardHeaders, webhookSetup } from '../ingress/ingress-client.js';
-import { type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { PollUpstream } from '../support/poll-upstream.js';
+import { makeDue, pollBlock, pollLoop } from '../poll/poll-fixtures.js';
 
 /** DD-4 over HTTP: signed webhooks through the whole pipeline; admission driven by hand. */
 export function dedupeWindowsSuite(kind: StoreKind): void {
@@ -154,6 +156,51 @@ export function dedupeWindowsSuite(kind: StoreKind): void {
       const next = await deliver(s, 'msg_conflict', { type: 'push', n: 2 });
       expect(next.status).toBe(202);
       expect(occurrenceOf(next).occurrenceId).not.toBe(first.occurrenceId);
+    });
+
+    it('DD-4 PO-2 a poll item still listed upstream is a new Occurrence only once its last one is decided and its window passed', async () => {
+      const upstream = await PollUpstream.start();
+      try {
+        const page = { items: [{ id: 'kept', n: 1 }], next: 'after' };
+        upstream.pages('/dw-poll', { '': page, after: page });
+        const s = await setup('dw-poll-mission', 3600);
+        const put = await t.request({
+          method: 'PUT',
+          url: '/v1/triggers/t-dw-poll',
+          key: newKey(),
+          body: {
+            expectedRevision: 0,
+            missionId: s.missionId,
+            type: 'poll',
+            poll: pollBlock(upstream.url('/dw-poll')),
+            dedupe: { strategy: 'delivery-id@1', windowSeconds: 1 },
+          },
+        });
+        expect(put.status).toBe(200);
+        await t.catchUp();
+        const loop = pollLoop(t.infra.store, t.sql, { signal: t.infra.signal });
+        const pollNow = async () => {
+          await makeDue(t.sql, 'tenant-a', 't-dw-poll');
+          await loop.pollTrigger({ tenant: 'tenant-a', triggerId: 't-dw-poll' });
+        };
+        await pollNow();
+        const [first] = await observedFor('kept');
+        expect(first).toBeDefined();
+        // Undecided: polled again after the window, still the same Occurrence.
+        await untilDatabasePast(Date.now(), 1.5);
+        await pollNow();
+        expect(await observedFor('kept')).toEqual([first]);
+        await admit();
+        await untilDatabasePast(await decidedAt(first!.slice('occurrence-'.length)), 1);
+        await pollNow();
+        const both = await observedFor('kept');
+        expect(both).toHaveLength(2);
+        // The new one is undecided: the next poll adds nothing.
+        await pollNow();
+        expect(await observedFor('kept')).toEqual(both);
+      } finally {
+        await upstream.close();
+      }
     });
   });
 }
