@@ -11,7 +11,6 @@ const grants = missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 10 });
 
 /** Every block a Trigger may carry whose behaviour this deployment does not implement, on a manual Trigger. */
 const UNIMPLEMENTED = {
-  dedupe: { windowSeconds: 3600 },
   coalesce: [
     { match: { pointer: '/kind', equals: 'sample' }, mode: 'latest', windowMs: 5000 },
     { match: { pointer: '/kind', equals: 'tick' }, mode: 'latest', windowMs: 5000 },
@@ -59,11 +58,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.overlap',
         'wf.guards',
         'wf.prefilters',
+        'wf.dedupe-windows',
       ],
     });
   });
 
-  it('CP-1 BA-1 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+  it('CP-1 BA-1 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-every', {
       expectedRevision: 0,
@@ -75,7 +75,6 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(response.body.code).toBe('capability_unsupported');
     expect(response.body.errors).toEqual(
       [
-        ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
         ['/coalesce/0', 'wf.coalescing'],
         ['/coalesce/1', 'wf.coalescing'],
         ['/batch', 'wf.batching'],
@@ -98,14 +97,14 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
   });
 
-  it('CP-1 BA-2 AD-4 BA-3 AD-5 guards, prefilters, overlap skip, resource lanes and every default written out are accepted', async () => {
+  it('CP-1 BA-2 AD-4 BA-3 AD-5 DD-4 guards, prefilters, overlap skip, resource lanes, a dedupe window and every default written out are accepted', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-ok', {
       missionId,
       type: 'manual',
       overlap: 'skip',
       queueByPointer: '/resource/id',
-      dedupe: { windowSeconds: 604800 },
+      dedupe: { windowSeconds: 3600 },
       coalesce: [],
       prefilters: [
         { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
