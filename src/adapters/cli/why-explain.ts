@@ -16,6 +16,7 @@ export interface ExplainedOccurrence {
   evidence: Record<string, unknown>;
   conflicts?: number;
   members?: unknown;
+  dedupeIdentity?: Record<string, unknown>;
 }
 
 type Evidence = Record<string, unknown>;
@@ -39,6 +40,11 @@ export function explainOccurrence(view: ExplainedOccurrence, definition: Evidenc
   lines.push(`observed ${view.observedAt}${view.decidedAt ? `, decided ${view.decidedAt}` : ', not decided yet'}`);
   if (view.executionId) lines.push(`execution ${view.executionId}`);
   if (view.externalId) lines.push(`external id ${view.externalId}`);
+  const generation = view.dedupeIdentity?.generation;
+  if (typeof generation === 'number' && generation > 0)
+    lines.push(
+      `its identity's use number ${generation + 1}: each earlier one was decided and out of its dedupe window`,
+    );
   if (view.conflicts)
     lines.push(`${view.conflicts} later deliveries of this identity carried another payload (payload_conflict)`);
   if (Array.isArray(view.members)) lines.push(`members: ${view.members.map(text).join(', ')}`);

@@ -154,6 +154,15 @@ describe('reveille why: a sentence per decision (OP-2, AD-3)', () => {
     expect(lines).toContain('observed 2026-01-01T00:00:00.000Z, not decided yet');
   });
 
+  it('DD-4 OP-2 a reused identity says which use it is', () => {
+    const reused = { ...view('admitted', null, {}), executionId: 'e-1', dedupeIdentity: { key: 'd-1', generation: 2 } };
+    expect(explainOccurrence(reused)).toContain(
+      "its identity's use number 3: each earlier one was decided and out of its dedupe window",
+    );
+    const first = { ...view('admitted', null, {}), executionId: 'e-1', dedupeIdentity: { key: 'd-1' } };
+    expect(explainOccurrence(first).join('\n')).not.toContain('use number');
+  });
+
   it('OP-2 a guard literal is named only when the bound revision can be read', () => {
     const evidence = { clause: '/guard/all/1', pointer: '/n', test: 'lte' };
     expect(explainOccurrence(view('suppressed', 'guard_false', evidence))[0]).toBe(
