@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
@@ -43,16 +44,28 @@ function runWhy(server: ServeProcess, args: string[], env: Record<string, string
 
 describe('reveille why <occurrenceId> against a running service (OP-2, AD-3, BA-2, AD-4)', () => {
   let server: ServeProcess;
+  /**
+   * The service's call, once more if a kept-alive socket closed under it (a CLI run between two calls can
+   * idle past the server's keep-alive timeout on a loaded machine); the same Idempotency-Key replays (SEC-3).
+   */
+  const call = async (method: string, path: string, body?: unknown) => {
+    const key = `why-${randomUUID()}`;
+    try {
+      return await server.call(method, path, body, { key });
+    } catch {
+      return server.call(method, path, body, { key });
+    }
+  };
   const why = (args: string[], env: Record<string, string> = {}) => runWhy(server, [...args, '--tenant', 'acme'], env);
 
   /** A manual fire answered once decided, so the operator view already holds the decision. */
   async function fire(triggerId: string, input: unknown): Promise<string> {
-    const fired = await server.call('POST', `/v1/triggers/${triggerId}/occurrences?wait=decision`, { input });
+    const fired = await call('POST', `/v1/triggers/${triggerId}/occurrences?wait=decision`, { input });
     expect([200, 202]).toContain(fired.status);
     const occurrenceId = fired.body.occurrenceId as string;
     const deadline = Date.now() + 20_000;
     for (;;) {
-      const view = await server.call('GET', `/v1/operator/occurrences/${occurrenceId}`);
+      const view = await call('GET', `/v1/operator/occurrences/${occurrenceId}`);
       if (view.status === 200 && view.body.status !== 'observed') return occurrenceId;
       if (Date.now() > deadline) throw new Error(`occurrence ${occurrenceId} was not decided: ${JSON.stringify(view)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -60,7 +73,7 @@ describe('reveille why <occurrenceId> against a running service (OP-2, AD-3, BA-
   }
 
   async function trigger(triggerId: string, body: Record<string, unknown>) {
-    const put = await server.call('PUT', `/v1/triggers/${triggerId}`, {
+    const put = await call('PUT', `/v1/triggers/${triggerId}`, {
       expectedRevision: 0,
       missionId: 'm-why',
       type: 'manual',
@@ -74,12 +87,12 @@ describe('reveille why <occurrenceId> against a running service (OP-2, AD-3, BA-
       background: 'on',
       scope: 'missions:write triggers:write occurrences:write operator:read',
     });
-    expect((await server.call('PUT', '/v1/missions/m-why', { state: 'active', grants: GRANTS })).status).toBe(200);
+    expect((await call('PUT', '/v1/missions/m-why', { state: 'active', grants: GRANTS })).status).toBe(200);
     await trigger('t-guard', { guard: GUARD });
     await trigger('t-unchanged', { prefilters: [UNCHANGED] });
     await trigger('t-budget', { constraints: { maxExecutionsPerHour: 1 } });
     await trigger('t-off', {});
-    expect((await server.call('POST', '/v1/triggers/t-off/disable', { reason: 'why test' })).status).toBe(200);
+    expect((await call('POST', '/v1/triggers/t-off/disable', { reason: 'why test' })).status).toBe(200);
   }, 120_000);
   afterAll(async () => server?.close());
 
@@ -87,7 +100,7 @@ describe('reveille why <occurrenceId> against a running service (OP-2, AD-3, BA-
     const occurrenceId = await fire('t-guard', { action: 'opened', lines: 3 });
     const { status, stdout, stderr } = why([occurrenceId]);
     expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
-    const view = await server.call('GET', `/v1/operator/occurrences/${occurrenceId}`);
+    const view = await call('GET', `/v1/operator/occurrences/${occurrenceId}`);
     expect(stdout.split('\n')[0]).toBe(`admitted: execution ${view.body.executionId} was requested`);
     expect(stdout).toContain(`occurrence ${occurrenceId}: manual, Trigger t-guard revision 1`);
   });
