@@ -10,6 +10,7 @@ import { ingressBench } from './ingress.js';
 import { manualBench } from './manual.js';
 import { pollBench } from './poll.js';
 import { schedulesBench } from './schedules.js';
+import { suppressBench } from './suppress.js';
 
 const benches: Record<string, (args: string[]) => Promise<void>> = {
   append: appendBench,
@@ -20,6 +21,7 @@ const benches: Record<string, (args: string[]) => Promise<void>> = {
   manual: manualBench,
   poll: pollBench,
   schedules: schedulesBench,
+  suppress: suppressBench,
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -153,15 +153,22 @@ export async function startServe(options: {
       return readiness;
     },
     async call(method, path, body, callOptions = {}) {
-      const response = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'idempotency-key': callOptions.key ?? randomUUID(),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      const key = callOptions.key ?? randomUUID();
+      const send = () =>
+        fetch(`${baseUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      let response: Response;
+      try {
+        response = await send();
+      } catch (error) {
+        // A spawnSync CLI run blocks this event loop past the server's keep-alive timeout: the pooled socket
+        // was closed meanwhile. Sent again once with the same Idempotency-Key, a command replays (SEC-3).
+        if ((error as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw error;
+        response = await send();
+      }
       return { status: response.status, body: await response.json(), headers: response.headers };
     },
     kill,

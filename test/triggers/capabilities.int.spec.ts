@@ -11,7 +11,6 @@ const grants = missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 10 });
 
 /** Every block a Trigger may carry whose behaviour this deployment does not implement, on a manual Trigger. */
 const UNIMPLEMENTED = {
-  dedupe: { windowSeconds: 3600 },
   batch: { size: 10, maxWaitMs: 60000 },
 };
 
@@ -57,11 +56,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.causality',
         'wf.subscriptions',
         'wf.coalescing',
+        'wf.dedupe-windows',
       ],
     });
   });
 
-  it('CP-1 BA-1 DD-4 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+  it('CP-1 BA-1 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-every', {
       expectedRevision: 0,
@@ -72,10 +72,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(response.status).toBe(422);
     expect(response.body.code).toBe('capability_unsupported');
     expect(response.body.errors).toEqual(
-      [
-        ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
-        ['/batch', 'wf.batching'],
-      ].map(([pointer, capability]) => ({
+      [['/batch', 'wf.batching']].map(([pointer, capability]) => ({
         pointer,
         message: `needs capability ${capability}, which this deployment does not claim`,
       })),
@@ -93,14 +90,14 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
   });
 
-  it('CP-1 BA-2 AD-4 BA-3 AD-5 CA-3 DD-5 guards, prefilters, overlap skip, resource lanes, causality, coalescing and every default written out are accepted', async () => {
+  it('CP-1 BA-2 AD-4 BA-3 AD-5 CA-3 DD-4 DD-5 guards, prefilters, overlap skip, resource lanes, causality, coalescing, a dedupe window and every default written out are accepted', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-ok', {
       missionId,
       type: 'manual',
       overlap: 'skip',
       queueByPointer: '/resource/id',
-      dedupe: { windowSeconds: 604800 },
+      dedupe: { windowSeconds: 3600 },
       coalesce: [
         {
           match: { pointer: '/kind', equals: 'sample' },

@@ -2,14 +2,13 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../domain/shared/canonical-json.js';
 import type { MissionGrants } from '../../domain/mission/mission-grants.js';
 import { validateMissionDefinition } from '../../domain/mission/mission-grants.js';
-import { loadConfig, type ReveilleConfig } from '../config/config.js';
-import { loadOrCreateDevKeys, mintDevToken } from '../http/auth/dev-keys.js';
+import { loadConfig } from '../config/config.js';
 import { stringOption, UsageError } from './args.js';
 import { type Answer, ApplyClient, describeRefusal } from './apply-client.js';
 import { type Entry, entryName, readDefinitionsFile } from './apply-file.js';
 import { compareWithCurrent } from './apply-plan.js';
 import { progress } from './progress.js';
-import { tokenRequest } from './token-options.js';
+import { serviceToken, serviceUrl } from './service-access.js';
 
 type Options = Record<string, string | true>;
 type Outcome = 'created' | 'changed' | 'unchanged';
@@ -36,7 +35,8 @@ export async function applyCommand(options: Options): Promise<void> {
   if (options['dry-run'] !== undefined && !dryRun) throw new UsageError('--dry-run takes no value');
   const entries = readDefinitionsFile(file);
   const config = loadConfig();
-  const client = new ApplyClient(baseUrl(options, config), await bearer(options, config));
+  const token = await serviceToken(options, config, { scopes: APPLY_SCOPES, subject: 'reveille-apply' });
+  const client = new ApplyClient(serviceUrl(options, config), token);
   const counts: Record<Outcome, number> = { created: 0, changed: 0, unchanged: 0 };
   const planned = new Map<string, MissionGrants>();
   const bar = entries.length >= PROGRESS_FROM ? progress('apply', entries.length, 'definitions', 10) : undefined;
@@ -126,26 +126,3 @@ const invalid = (entry: Entry, errors: Array<{ pointer: string; message: string 
   new ApplyRefused(
     `${entryName(entry)}: would be refused: invalid_definition ${errors.map((e) => `${e.pointer}: ${e.message}`).join('; ')}`,
   );
-
-function baseUrl(options: Options, config: ReveilleConfig): string {
-  const url = stringOption(options, 'url') ?? config.client.url ?? `http://127.0.0.1:${config.port}`;
-  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url must be an http:// or https:// URL, not "${url}"`);
-  return url.replace(/\/+$/, '');
-}
-
-/** REVEILLE_TOKEN, else (development mode only) a short-lived token minted like `reveille token` would. */
-async function bearer(options: Options, config: ReveilleConfig): Promise<string> {
-  if (config.client.token) {
-    // The token names the tenant: a --tenant beside it would be silently ignored, so refuse it
-    if (options.tenant !== undefined)
-      throw new UsageError('--tenant mints a token; REVEILLE_TOKEN is set, its tenant applies');
-    return config.client.token;
-  }
-  if (config.auth.mode !== 'dev')
-    throw new UsageError('set REVEILLE_TOKEN (scopes ' + APPLY_SCOPES + '); only development mode mints one');
-  if (stringOption(options, 'tenant') === undefined)
-    throw new UsageError('set REVEILLE_TOKEN, or pass --tenant T to mint a development token for that tenant');
-  const request = tokenRequest({ tenant: options.tenant!, scope: APPLY_SCOPES, ttl: '300', subject: 'reveille-apply' });
-  const keys = await loadOrCreateDevKeys(config.dataDir);
-  return mintDevToken(keys, { ...request, issuer: config.auth.issuer, audience: config.auth.audience });
-}

@@ -1,3 +1,6 @@
+/** Parsed `--name value` / `--flag` options. */
+export type Options = Record<string, string | true>;
+
 /** Minimal `--name value` / `--flag` parsing; the CLI has few options and no dependency is worth it. */
 export function parseArgs(argv: string[]): { positional: string[]; options: Record<string, string | true> } {
   const positional: string[] = [];

@@ -5,19 +5,21 @@ import type { Composition } from './composition.js';
 import { scheduler } from './scheduler.js';
 import { auditVerifyCommand } from './audit-verify.js';
 import { applyCommand } from './apply.js';
+import { whyCommand } from './why.js';
 import { type CommandUsage, commandHelp, COMMANDS, overview } from './usage.js';
 import { packageVersion } from './version.js';
 
 type Options = Record<string, string | true>;
 
 const SHORT: Record<string, string> = { '-h': '--help', '-f': '--file' };
-type Run = (options: Options, composition: Composition) => Promise<void>;
+type Run = (options: Options, composition: Composition, positional: string[]) => Promise<void>;
 
 const RUN: Record<string, Run> = {
   serve: (_, composition) => serve(composition),
   migrate: (_, composition) => migrate(composition),
   token: (options) => token(options),
   apply: (options) => applyCommand(options),
+  why: (options, _, positional) => whyCommand(options, positional),
   'projections rebuild': rebuildProjections,
   'audit verify': auditVerifyCommand,
   scheduler,
@@ -31,6 +33,7 @@ const EXIT_CODES: Record<string, number> = {
   StoreUnavailable: 1,
   ApplyRefused: 1,
   ServiceUnreachable: 1,
+  WhyRefused: 1,
 };
 
 /** No command starts nothing (api.md "CLI"): only `serve` runs a server, and only when asked. */
@@ -48,7 +51,7 @@ export async function runCli(argv: string[], composition: Composition): Promise<
     if (options.help) return void process.stdout.write(commandHelp(command));
     const unknown = Object.keys(options).filter((name) => !command!.options.includes(name));
     if (unknown.length > 0) throw new UsageError(`unknown option --${unknown[0]}`);
-    await RUN[command.name]!(options, composition);
+    await RUN[command.name]!(options, composition, positional.slice(command.name.split(' ').length));
   } catch (error) {
     const code = EXIT_CODES[(error as Error | null)?.name ?? ''] ?? (isAddressInUse(error) ? 1 : undefined);
     if (code === undefined) throw error;
@@ -61,7 +64,9 @@ export async function runCli(argv: string[], composition: Composition): Promise<
 
 function findCommand(positional: string[]): CommandUsage {
   const typed = positional.join(' ');
-  const command = COMMANDS.find((c) => typed === c.name);
+  // A command that takes arguments (`why <occurrenceId>`) is named by its first word alone.
+  const command =
+    COMMANDS.find((c) => typed === c.name) ?? COMMANDS.find((c) => c.takesArguments && positional[0] === c.name);
   if (command) return command;
   const prefix = COMMANDS.find((c) => c.name.startsWith(`${positional[0]} `));
   if (prefix && positional.length === 1) throw new UsageError(`"${typed}" needs a subcommand: ${prefix.name}`);

@@ -4,6 +4,8 @@ export interface CommandUsage {
   summary: string;
   usage: string;
   options: readonly string[];
+  /** Words after the command's name are its arguments (`why <occurrenceId>`), not an unknown command. */
+  takesArguments?: boolean;
   /** Long-form help shown by `reveille <command> --help`. */
   details: string;
 }
@@ -54,6 +56,22 @@ naming the entry (e.g. triggers[2] (t-9): 422 invalid_definition …) and exit c
   --dry-run        print the plan (would create / would change / unchanged) and write nothing
   --tenant T       development mode without REVEILLE_TOKEN: mint a token for tenant T
 The token is REVEILLE_TOKEN (scopes missions:write sources:write triggers:write operator:read).`,
+  },
+  {
+    name: 'why',
+    summary: 'say why an Occurrence ran or did not',
+    usage: 'reveille why OCCURRENCE_ID [--url U] [--tenant T]',
+    options: ['url', 'tenant'],
+    takesArguments: true,
+    details: `Reads the Occurrence from the operator API of a running service (OP-2) and prints its decision,
+reason and evidence in plain words, e.g.
+  suppressed: guard_false — /action equals "opened" was false
+then what it was (kind, Trigger and revision, times, execution) and every evidence field. Exit 0 when the
+Occurrence was found (whatever its decision), 1 when the service refuses or knows no such Occurrence
+in the token's tenant, 2 for a malformed id or option.
+  --url U          the service (default REVEILLE_URL, else http://127.0.0.1:$PORT)
+  --tenant T       development mode without REVEILLE_TOKEN: mint a token for tenant T
+The token is REVEILLE_TOKEN (scope operator:read).`,
   },
   {
     name: 'projections rebuild',

@@ -3,7 +3,7 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
 /**
  * CP-1: a capability is claimed only once every rule behind it is implemented, never before; a Trigger entry
  * needing any other is refused with 422 `capability_unsupported`. Not claimed today: batching,
- * and dedupe windows other than the default (identities are kept for good).
+ * and nothing else.
  */
 export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.manual,
@@ -26,4 +26,7 @@ export const CLAIMED_CAPABILITIES: readonly string[] = [
   // DD-5: groups per Trigger, rule and resource decided inside admission, windows closed by the database-clock
   // timer (src/adapters/coalescing) or the next member, the last member by acceptance order admitted with `members`.
   CAPABILITIES.coalescing,
+  // DD-4: a webhook or poll identity is reused (a new Occurrence, the next generation) only once its latest
+  // Occurrence is decided and max(windowSeconds, the source's auth replay horizon) has passed by the database clock.
+  CAPABILITIES.dedupeWindows,
 ];

@@ -15,6 +15,7 @@ import { observe } from '../../commands/shared/observe.js';
 import { correlatedLink } from '../../commands/causality/correlated-link.js';
 import { currentTrigger } from '../../commands/shared/lookups.js';
 import { deriveDeliveryKey, webhookIdentity } from '../../domain/dedupe/dedupe-identity.js';
+import { retentionSeconds } from '../../domain/dedupe/dedupe-window.js';
 import {
   deliveredEvidence,
   observedOccurrence,
@@ -199,12 +200,16 @@ export class IngressPipeline {
         externalId: verified.deliveryId,
         causal,
       });
-      const observation = await observe(this.store, observed, {
+      const window = {
+        retentionSeconds: retentionSeconds(trigger.definition.dedupe.windowSeconds, replayHorizon(source, verified)),
+      };
+      const metadata = {
         tenant: source.tenant,
         actor: `source:${source.sourceId}`,
         correlationId: verified.deliveryId,
         bodyDigest: bodyDigest(delivery.body),
-      });
+      };
+      const observation = await observe(this.store, observed, metadata, window);
       if (observation.outcome === 'payload_conflict') {
         return this.reject(
           source,
@@ -231,10 +236,8 @@ export class IngressPipeline {
     verified: VerifiedDelivery,
   ): Promise<ReplayVerdict> {
     if (verified.authState !== 'verified') return 'first';
-    const { definition } = source;
     const signature = delivery.headers['webhook-signature'] ?? delivery.headers['x-hub-signature-256'] ?? '';
-    const horizon =
-      definition.scheme === 'github-hmac-sha256' ? GITHUB_REPLAY_HORIZON_SECONDS : definition.toleranceSeconds * 2;
+    const horizon = replayHorizon(source, verified);
     return recordDelivery(
       this.sql,
       {
@@ -281,4 +284,14 @@ function bindsEvent(binding: SourceBinding | null | undefined, sourceId: string,
   if (!binding || binding.sourceId !== sourceId) return false;
   if (!binding.eventTypes || binding.eventTypes.length === 0) return true;
   return eventType !== null && binding.eventTypes.includes(eventType);
+}
+
+/**
+ * WH-4/DD-2: how long the auth replay store keeps a verified delivery (unsigned sources keep none); a dedupe
+ * window is never shorter (DD-4), so expiry never makes a retry the replay store still knows a new Occurrence.
+ */
+function replayHorizon(source: IngressSource, verified: VerifiedDelivery): number {
+  if (verified.authState !== 'verified') return 0;
+  const { definition } = source;
+  return definition.scheme === 'github-hmac-sha256' ? GITHUB_REPLAY_HORIZON_SECONDS : definition.toleranceSeconds * 2;
 }

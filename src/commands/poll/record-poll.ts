@@ -3,16 +3,20 @@ import type { PollFetch } from '../../domain/ports/poll-connector.js';
 import { deriveDeliveryKey, occurrenceIdFor, pollIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import {
   deliveredEvidence,
+  observedAtGeneration,
   observedOccurrence,
   observingTrigger,
 } from '../../domain/occurrence/observed-occurrence.js';
+import { occurrenceDecider, useOf } from '../../domain/occurrence/occurrence.js';
+import { generationOf, reusable } from '../../domain/dedupe/dedupe-window.js';
+import { latestGeneration } from '../shared/dedupe-generations.js';
 import type { OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
 import type { PollEvent, PollState } from '../../domain/poll/poll-events.js';
 import type { PollItem } from '../../domain/poll/poll-page.js';
 import { type CandidateItem, pollDecider } from '../../domain/poll/poll.js';
 import { occurrenceStream, pollStream } from '../../domain/shared/ids.js';
 import type { DefinedTrigger } from '../../domain/trigger/trigger.js';
-import { type Loaded, loadLatest, toNewEvent } from '../shared/aggregate.js';
+import { type Loaded, loadAggregate, loadLatest, toNewEvent } from '../shared/aggregate.js';
 import { accepted, appendOf, type BatchAppender, write } from '../shared/write-kernel.js';
 
 export const POLLER_ACTOR = 'reveille:poller';
@@ -56,7 +60,7 @@ export function recordPoll(
     async () => {
       const [now, loaded] = await Promise.all([store.now(), loadPollState(store, tenant, triggerId)]);
       const at = now.toISOString();
-      const candidates = fetched.ok ? await candidatesOf(store, trigger, fetched.page.items) : [];
+      const candidates = fetched.ok ? await candidatesOf(store, trigger, fetched.page.items, at) : [];
       const events = accepted(
         pollDecider.decide(
           {
@@ -116,15 +120,26 @@ interface Candidate {
   candidate: CandidateItem;
   item: PollItem;
   key: { key: string; subject: string | null } | null;
+  /** DD-4: the use of the item's identity an accepted item starts (0 unless an earlier use expired). */
+  generation: number;
 }
 
-/** Enrich, then decide: each item's identity (DD-1, same scope as external events) and whether it is recorded. */
-async function candidatesOf(store: EventStore, trigger: PollTrigger, items: readonly PollItem[]): Promise<Candidate[]> {
+/**
+ * Enrich, then decide: each item's identity (DD-1, same scope as external events) and whether it is recorded —
+ * as the next use of its identity when the latest one is decided and its dedupe window passed by `at` (DD-4).
+ */
+async function candidatesOf(
+  store: EventStore,
+  trigger: PollTrigger,
+  items: readonly PollItem[],
+  at: string,
+): Promise<Candidate[]> {
   const candidates: Candidate[] = items.map((item) => {
     const invalid = (problem: string): Candidate => ({
       candidate: { index: item.index, itemId: item.itemId, problem, occurrenceId: null, observed: false },
       item,
       key: null,
+      generation: 0,
     });
     if (item.problem !== null || item.itemId === null) return invalid(item.problem ?? 'the item has no id');
     const derived = deriveDeliveryKey(trigger.definition.dedupe, item.itemId, item.value);
@@ -140,6 +155,7 @@ async function candidatesOf(store: EventStore, trigger: PollTrigger, items: read
       },
       item,
       key: { key: derived.key, subject: derived.subject },
+      generation: 0,
     };
   });
   const identified = candidates.filter((c) => c.candidate.occurrenceId !== null);
@@ -148,7 +164,36 @@ async function candidatesOf(store: EventStore, trigger: PollTrigger, items: read
     ? await store.readStreams(streams.map((streamId) => ({ streamId, fromRevision: 0 })))
     : await Promise.all(streams.map((streamId) => store.readStream(streamId, { maxCount: 1 })));
   identified.forEach((c, i) => (c.candidate.observed = (reads[i]?.length ?? 0) > 0));
+  await Promise.all(identified.filter((c) => c.candidate.observed).map((c) => reuseIfExpired(store, trigger, c, at)));
   return candidates;
+}
+
+/** DD-4: an item seen before is new again only once its identity's latest Occurrence is decided and out of its window. */
+async function reuseIfExpired(store: EventStore, trigger: PollTrigger, c: Candidate, at: string): Promise<void> {
+  const probe = observedOf(trigger, c, at);
+  const latest = observedAtGeneration(probe, await latestGeneration(store, probe));
+  const loaded = await loadAggregate(store, occurrenceStream(latest.dedupeHash), occurrenceDecider);
+  const generation = generationOf(latest.dedupeIdentity);
+  if (reusable(useOf(loaded.state), at, trigger.definition.dedupe.windowSeconds)) {
+    c.generation = generation + 1;
+    c.candidate.observed = false;
+    c.candidate.occurrenceId = observedAtGeneration(probe, c.generation).occurrenceId;
+  } else {
+    c.candidate.occurrenceId = latest.occurrenceId;
+  }
+}
+
+function observedOf(trigger: PollTrigger, candidate: Candidate, at: string) {
+  const identity = pollIdentity(trigger.tenant, trigger, candidate.key!.key, candidate.key!.subject);
+  const observed = observedOccurrence({
+    kind: 'poll',
+    trigger: observingTrigger(trigger),
+    dedupeIdentity: identity,
+    evidence: deliveredEvidence(candidate.item.value),
+    observedAt: at,
+    externalId: candidate.item.itemId,
+  });
+  return observedAtGeneration(observed, candidate.generation);
 }
 
 /** The item alone is the Occurrence's input: the cursor never is (PO-1). */
@@ -164,15 +209,7 @@ function acceptedOccurrences(
   return completed.data.items.flatMap((disposition) => {
     if (disposition.disposition !== 'accepted') return [];
     const candidate = byIndex.get(disposition.index)!;
-    const identity = pollIdentity(trigger.tenant, trigger, candidate.key!.key, candidate.key!.subject);
-    const data = observedOccurrence({
-      kind: 'poll',
-      trigger: observingTrigger(trigger),
-      dedupeIdentity: identity,
-      evidence: deliveredEvidence(candidate.item.value),
-      observedAt: at,
-      externalId: disposition.itemId,
-    });
+    const data = { ...observedOf(trigger, candidate, at), externalId: disposition.itemId };
     return [{ type: 'OccurrenceObserved' as const, data }];
   });
 }

@@ -17,6 +17,11 @@ export interface DedupeIdentity {
   subject: string | null;
   strategy: DedupeStrategy;
   key: string;
+  /**
+   * DD-4: the identity's reuse after its dedupe window expired (1, 2, …). Absent for the first use, so every
+   * identity recorded before windows were honoured keeps its hash, its stream and its Occurrence id.
+   */
+  generation?: number;
 }
 
 type IdentityScope = Pick<DefinedTrigger, 'triggerId' | 'dedupeEpoch'> & {

@@ -1,1 +1,2 @@
 export * from './dedupe-identity.js';
+export * from './dedupe-window.js';

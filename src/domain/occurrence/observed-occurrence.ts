@@ -1,4 +1,5 @@
 import { type DedupeIdentity, occurrenceIdFor } from '../dedupe/dedupe-identity.js';
+import { atGeneration } from '../dedupe/dedupe-window.js';
 import type { DefinedTrigger } from '../trigger/trigger.js';
 import type { CausalLink, ObservedOccurrence, OccurrenceAuth, OccurrenceKind } from './occurrence-events.js';
 import { payloadDigest } from './payload-digest.js';
@@ -92,4 +93,11 @@ export function observedOccurrence(observation: Observation): ObservedOccurrence
     causal: { ...causal, ancestry: causal.ancestry === 'unknown' ? 'unknown' : causal.ancestry.map((e) => ({ ...e })) },
     observedAt,
   };
+}
+
+/** DD-4: the same observation as the identity's `generation`-th reuse: its own identity hash, stream and id. */
+export function observedAtGeneration(observed: ObservedOccurrence, generation: number): ObservedOccurrence {
+  const dedupeIdentity = atGeneration(observed.dedupeIdentity, generation);
+  const dedupeHash = occurrenceIdFor(dedupeIdentity);
+  return { ...observed, dedupeIdentity, dedupeHash, occurrenceId: dedupeHash };
 }

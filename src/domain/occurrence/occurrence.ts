@@ -5,6 +5,7 @@ import { admissionPolicy, type AdmissionFacts } from '../admission/admission-pol
 import { budgetWindowStart } from '../admission/budget.js';
 import type { ReasonCode } from '../admission/reasons.js';
 import { dedupeIdentityHash } from '../dedupe/dedupe-identity.js';
+import type { Use } from '../dedupe/dedupe-window.js';
 import { parseRfc3339 } from '../schedule/index.js';
 import type { ObservedOccurrence, OccurrenceEvent } from './occurrence-events.js';
 
@@ -292,4 +293,9 @@ function compareInstants(a: string, b: string): number {
   const [x, y] = [parseRfc3339(a), parseRfc3339(b)];
   if (x === null || y === null) throw new ValidationError(`not an RFC 3339 instant: ${x === null ? a : b}`);
   return x - y;
+}
+
+/** DD-4: what the dedupe window reads of one use of an identity. */
+export function useOf(state: OccurrenceState): Use {
+  return state.status === 'decided' ? { status: 'decided', decidedAt: state.decidedAt } : { status: state.status };
 }

@@ -8,6 +8,7 @@ export const OCCURRENCE_STATUSES = [
   'blocked',
   'suppressed',
   'coalesced',
+  'batched',
   'subscribed',
 ] as const;
 export type OccurrenceStatus = (typeof OCCURRENCE_STATUSES)[number];

@@ -206,7 +206,7 @@ export const occurrenceRow = obj(
     triggerId: str(),
     triggerRevision: int(1),
     kind: str(),
-    status: oneOfStrings([...new Set([...OCCURRENCE_STATUSES, 'coalesced', 'batched', 'subscribed'])]),
+    status: oneOfStrings(OCCURRENCE_STATUSES),
     reason: nullable(str()),
     auth: nullable(obj({ state: str(), sourceId: nullable(str()), keyId: nullable(str()) })),
     externalId: nullable(str()),

@@ -1,0 +1,3 @@
+import { dedupeWindowsSuite } from './dedupe-windows.shared.js';
+
+dedupeWindowsSuite('postgres');

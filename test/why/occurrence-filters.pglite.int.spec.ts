@@ -1,0 +1,3 @@
+import { occurrenceFiltersSuite } from './occurrence-filters.shared.js';
+
+occurrenceFiltersSuite('pglite');
