@@ -67,11 +67,15 @@ export function subscriptionsSuite(kind: StoreKind): void {
         expect(detail).toMatchObject({ status: 'subscribed', executionId: null, reason: null });
         // The other delivery is admitted as usual; the subscribed one starts no execution.
         await until(async () => (await f.occurrence(other)).body.status === 'admitted', 'the other admission');
-        const executions = await t.request({
-          method: 'GET',
-          url: `/v1/executions?triggerId=${f.setup.triggerId}`,
-          token: await t.token({ tenant: 'tenant-a', scope: 'operator:read' }),
-        });
+        // The executions read model folds apart from the occurrences one: wait for it to show the admission.
+        const executions = await until(async () => {
+          const page = await t.request({
+            method: 'GET',
+            url: `/v1/executions?triggerId=${f.setup.triggerId}`,
+            token: await t.token({ tenant: 'tenant-a', scope: 'operator:read' }),
+          });
+          return page.body.items.length > 0 ? page : undefined;
+        }, 'the execution row');
         expect(executions.body.items.map((e: { occurrenceId: string }) => e.occurrenceId)).toEqual([other]);
         // The waiting execution is told through the wakeup path, naming its subscription.
         const woken = await until(
