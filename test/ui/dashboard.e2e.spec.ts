@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { until } from '../executions/retries.shared.js';
 import { type Browser, openBrowser, SCREENSHOTS } from './browser.js';
 import { type DashboardData, dashboardData, HOSTILE } from './fixtures.js';
+import { causalChain } from './lineage-fixture.js';
 
 const PAGES = [
   '01-token',
@@ -17,6 +18,8 @@ const PAGES = [
   '08-execution',
   '09-audit',
   '10-audit-stream',
+  '11-occurrence-descendants',
+  '12-occurrence-ancestors',
 ];
 
 describe('OP-4 the operator dashboard in a real browser (headless Chromium, PostgreSQL)', () => {
@@ -139,6 +142,53 @@ describe('OP-4 the operator dashboard in a real browser (headless Chromium, Post
     await expect(main.locator(`a[href="#/executions/${data.deadExecution}"]`).count()).resolves.toBe(1);
     await expect(main.locator(`a[href="#/triggers/${data.manualTrigger}"]`).count()).resolves.toBeGreaterThan(0);
     await browser.screenshot('06-occurrence');
+  });
+
+  it('OP-2 CA-1 CA-2 Occurrence lineage: the root lists its Operation and its descendants a page at a time; the grandchild lists its ancestors nearest first', async () => {
+    const chain = await causalChain(t);
+    const { page } = browser;
+    // One descendant per page, so "More descendants" has to follow nextCursor for the second.
+    await open(`#/occurrences/${chain.root}?limit=1`, '#lineage #descendants');
+    const lineage = page.locator('#lineage');
+    await expect(page.locator('#ancestors').textContent()).resolves.toContain('No ancestors');
+    const operation = page.locator('#operations tbody tr');
+    await expect(operation.count()).resolves.toBe(1);
+    await expect(operation.textContent()).resolves.toContain(chain.op1.operationId);
+    await expect(operation.textContent()).resolves.toContain(chain.op1.key);
+    await expect(operation.locator(`a[href="#/executions/${chain.op1.executionId}"]`).count()).resolves.toBe(1);
+    const descendants = page.locator('#descendants tbody tr');
+    await expect(descendants.count()).resolves.toBe(1);
+    await expect(descendants.first().textContent()).resolves.toContain(chain.child);
+    await expect(descendants.first().textContent()).resolves.toContain('admitted');
+    await page.click('#descendants-more');
+    await page.locator('#descendants tbody tr', { hasText: chain.grandchild }).waitFor();
+    await expect(descendants.count()).resolves.toBe(2);
+    // The last page had no nextCursor: the control is gone.
+    await expect(page.locator('#descendants-more').count()).resolves.toBe(0);
+    await expect(lineage.locator(`a[href="#/occurrences/${chain.child}"]`).count()).resolves.toBe(1);
+    await browser.screenshot('11-occurrence-descendants');
+
+    // Following the grandchild's link opens its page: every ancestor, nearest first, linked with its status.
+    await lineage.locator(`a[href="#/occurrences/${chain.grandchild}"]`).click();
+    await page.waitForSelector('#lineage #ancestors tbody tr');
+    await expect(page.locator('h1').textContent()).resolves.toBe(`Occurrence ${chain.grandchild}`);
+    const ancestors = await page.locator('#ancestors tbody tr').allTextContents();
+    expect(ancestors).toHaveLength(4);
+    const expected = [chain.op2.operationId, chain.child, chain.op1.operationId, chain.root];
+    expected.forEach((id, i) => expect(ancestors[i]).toContain(id));
+    expect(ancestors[1]).toContain('admitted');
+    expect(ancestors[3]).toContain('admitted');
+    for (const id of [chain.child, chain.root])
+      await expect(page.locator(`#ancestors a[href="#/occurrences/${id}"]`).count()).resolves.toBe(1);
+    await expect(page.locator(`#ancestors a[href="#/triggers/${chain.triggers.a}"]`).count()).resolves.toBe(2);
+    await expect(page.locator('#descendants').textContent()).resolves.toContain('No descendants');
+    await expect(page.locator('#lineage').textContent()).resolves.toContain(chain.op2.operationId);
+    await browser.screenshot('12-occurrence-ancestors');
+
+    // The child's page: its ancestor links back to the root's page.
+    await open(`#/occurrences/${chain.child}`, '#lineage #ancestors tbody tr');
+    await page.locator(`#ancestors a[href="#/occurrences/${chain.root}"]`).click();
+    await page.waitForFunction(`document.querySelector('h1')?.textContent === 'Occurrence ${chain.root}'`);
   });
 
   it('EX-4 executions list and detail: status filter, history with the recovery', async () => {

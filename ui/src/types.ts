@@ -136,3 +136,43 @@ export interface AuditEvent {
   hash: string;
   prevHash: string | null;
 }
+
+/** OP-2/CA-1/CA-2: `GET /v1/operator/occurrences/{id}/lineage`. */
+export type Ancestor =
+  | {
+      kind: 'occurrence';
+      occurrenceId: string;
+      triggerId: string;
+      distance: number;
+      status: string | null;
+      reason: string | null;
+    }
+  | { kind: 'operation'; operationId: string; triggerId: string; distance: number };
+
+export interface OperationRecord {
+  operationId: string;
+  executionId: string;
+  correlation: { sourceId: string; key: string };
+  recordedAt?: string;
+}
+
+export interface Descendant {
+  occurrenceId: string;
+  triggerId: string;
+  parentId: string | null;
+  depth: number;
+  distance: number;
+  status: string | null;
+  reason: string | null;
+  observedAt: string | null;
+}
+
+export interface Lineage {
+  occurrenceId: string;
+  causal: Occurrence['causal'];
+  ancestors: Ancestor[];
+  operations: OperationRecord[];
+  descendants: Descendant[];
+  nextCursor: string | null;
+  stale?: boolean;
+}

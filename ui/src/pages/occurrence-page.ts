@@ -1,47 +1,16 @@
 import { getJson } from '../api.js';
-import { badge, type Child, fields, h, json, link, route, section, time } from '../dom.js';
+import { badge, fields, h, json, link, route, section, time } from '../dom.js';
 import type { Route } from '../router.js';
 import type { Occurrence } from '../types.js';
-
-/**
- * CA-1/CA-2 as far as the Occurrence itself records it: its parent and the bounded ancestry it carries. The
- * descendants view (`…/lineage`) is not served yet, so this page does not ask for it.
- */
-function lineage(occurrence: Occurrence): Child {
-  const causal = occurrence.causal;
-  if (!causal) return h('p', { class: 'empty' }, 'No causal link.');
-  const ancestry =
-    causal.ancestry === 'unknown'
-      ? h('p', {}, badge('unknown', 'degraded'), ' a correlation could not be verified')
-      : causal.ancestry.length === 0
-        ? h('p', { class: 'empty' }, 'No ancestors: a root Occurrence.')
-        : h(
-            'ol',
-            { id: 'ancestry' },
-            causal.ancestry.map((a) =>
-              h(
-                'li',
-                {},
-                a.occurrenceId ? link(route('occurrences', a.occurrenceId), h('code', {}, a.occurrenceId)) : null,
-                a.operationId ? ['operation ', h('code', {}, a.operationId)] : null,
-                ' of Trigger ',
-                link(route('triggers', a.triggerId), h('code', {}, a.triggerId)),
-              ),
-            ),
-          );
-  return [
-    fields([
-      ['parent', causal.parentId ? link(route('occurrences', causal.parentId), h('code', {}, causal.parentId)) : '—'],
-      ['depth', String(causal.depth)],
-    ]),
-    h('h3', {}, 'Ancestors (oldest first)'),
-    ancestry,
-  ];
-}
+import { descendantsPageSize, fetchLineage, lineageSection } from './lineage-section.js';
 
 /** OP-2: one Occurrence with its evidence, decision and reason, linked execution and causal lineage. */
-export async function occurrencePage({ segments }: Route): Promise<Node> {
-  const o = await getJson<Occurrence>(['operator', 'occurrences', segments[1]!]);
+export async function occurrencePage({ segments, query }: Route): Promise<Node> {
+  const limit = descendantsPageSize(query);
+  const [o, lineage] = await Promise.all([
+    getJson<Occurrence>(['operator', 'occurrences', segments[1]!]),
+    fetchLineage(segments[1]!, limit),
+  ]);
   return h(
     'div',
     {},
@@ -72,6 +41,6 @@ export async function occurrencePage({ segments }: Route): Promise<Node> {
     section('Evidence', h('div', { id: 'evidence' }, json(o.evidence))),
     section('Dedupe identity', json(o.dedupeIdentity)),
     o.members !== undefined ? section('Members', json(o.members)) : null,
-    section('Lineage', lineage(o)),
+    h('section', { id: 'lineage' }, h('h2', {}, 'Lineage'), lineageSection(o, lineage, limit)),
   );
 }
