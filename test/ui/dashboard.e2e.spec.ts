@@ -163,6 +163,8 @@ describe('OP-4 the operator dashboard in a real browser (headless Chromium, Post
     await page.click('#descendants-more');
     await page.locator('#descendants tbody tr', { hasText: chain.grandchild }).waitFor();
     await expect(descendants.count()).resolves.toBe(2);
+    // Each descendant names the Operation it answered: the grandchild answered the child's.
+    await expect(descendants.nth(1).textContent()).resolves.toContain(chain.op2.operationId);
     // The last page had no nextCursor: the control is gone.
     await expect(page.locator('#descendants-more').count()).resolves.toBe(0);
     await expect(lineage.locator(`a[href="#/occurrences/${chain.child}"]`).count()).resolves.toBe(1);

@@ -35,7 +35,12 @@ function ancestorsView(lineage: Lineage): Child {
     a.kind === 'occurrence' ? statusOf(a.status, a.reason) : '—',
     triggerLink(a.triggerId),
   ]);
-  return table('ancestors', ['Distance', 'Ancestor', 'Status', 'Trigger'], rows, 'No ancestors: a root Occurrence.');
+  return table(
+    'ancestors',
+    ['References back', 'Ancestor', 'Status', 'Trigger'],
+    rows,
+    'No ancestors: a root Occurrence.',
+  );
 }
 
 /** CA-2: the Operations this Occurrence's execution recorded, each with the correlation it expects back. */
@@ -59,7 +64,7 @@ const descendantRow = (d: Descendant): Child[] => [
   occurrenceLink(d.occurrenceId),
   statusOf(d.status, d.reason),
   triggerLink(d.triggerId),
-  String(d.distance),
+  String(d.depth),
   d.parentId ? h('code', {}, d.parentId) : '—',
   time(d.observedAt),
 ];
@@ -69,7 +74,7 @@ const descendantRow = (d: Descendant): Child[] => [
  * next page in place, so the rows already read stay where they are.
  */
 function descendantsView(lineage: Lineage, limit: number): Child {
-  const headers = ['Occurrence', 'Status', 'Trigger', 'Distance', 'Answered Operation', 'Observed'];
+  const headers = ['Occurrence', 'Status', 'Trigger', 'Depth', 'Answered Operation', 'Observed'];
   const list = table('descendants', headers, lineage.descendants.map(descendantRow), 'No descendants.');
   if (!lineage.nextCursor) return list;
   let cursor: string | null = lineage.nextCursor;
