@@ -18,7 +18,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
 }
 
 /** Counts handlers running at once, and every execution a handler saw. */
-function recordingHandler(delayMs: number) {
+function recordingHandler(delayMs: number, gather = 0) {
   const seen: string[] = [];
   let running = 0;
   let maxRunning = 0;
@@ -26,6 +26,10 @@ function recordingHandler(delayMs: number) {
     running += 1;
     maxRunning = Math.max(maxRunning, running);
     seen.push(claim.executionId);
+    // Holds until `gather` handlers run at once (or 3 s pass), so a loaded machine whose claims take longer than
+    // `delayMs` still shows whether the worker fills its concurrency, and never exceeds it.
+    const gatherBy = Date.now() + 3000;
+    while (running < gather && Date.now() < gatherBy) await sleep(20);
     await sleep(delayMs);
     running -= 1;
     return { receipt: { handled: claim.executionId, input: claim.input } };
@@ -128,7 +132,7 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
 
     it('completes every fired execution exactly once, never more than `concurrency` handlers at once', async () => {
       const s = await setup();
-      const recording = recordingHandler(400);
+      const recording = recordingHandler(400, 4);
       const { worker, events, completed, group } = await start(s.token, { handler: recording.handler });
       // A burst, so more work is claimable at once than the worker may run.
       const fired = await Promise.all(Array.from({ length: 12 }, () => fire(s)));

@@ -100,6 +100,7 @@ export function ingressHostileSuite(kind: StoreKind): void {
         (await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM ingress_audit')).rows[0]!.n,
       );
       const secretBody = JSON.stringify({ type: 'push', id: 'attack', marker: 'ATTACKER-CONTENT-42' });
+      const started = Date.now();
       await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
           post(t, s.sourceId, secretBody, {
@@ -116,8 +117,11 @@ export function ingressHostileSuite(kind: StoreKind): void {
           [s.sourceId],
         )
       ).rows;
+      // The sample is a token bucket of 5 with 5 more a second: the bound grows with the burst's duration (a
+      // loaded machine took 2.5 s for the 60 requests), and stays well below one row per attempt.
+      const sampledAtMost = 5 + Math.ceil((5 * (Date.now() - started)) / 1000);
       expect(rows.length).toBeGreaterThan(0);
-      expect(rows.length).toBeLessThanOrEqual(10);
+      expect(rows.length).toBeLessThanOrEqual(Math.min(sampledAtMost, 59));
       expect(rows[0]).toMatchObject({ reason: 'signature_invalid', status: 401, size: Buffer.byteLength(secretBody) });
       const dump = JSON.stringify((await t.sql.query('SELECT * FROM ingress_audit')).rows);
       expect(dump).not.toContain('ATTACKER-CONTENT-42');

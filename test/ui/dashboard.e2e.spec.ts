@@ -201,7 +201,8 @@ describe('OP-4 the operator dashboard in a real browser (headless Chromium, Post
     await open(`#/executions?triggerId=${data.manualTrigger}`, '#executions-table');
     await expect(browser.page.locator('#executions-table').textContent()).resolves.toContain(data.deadExecution);
     await browser.page.selectOption('#status-filter', 'dead_lettered');
-    await browser.page.waitForFunction('location.hash.includes("status=dead_lettered")');
+    // waitForURL, not a string predicate: the page's CSP forbids evaluating strings as script.
+    await browser.page.waitForURL(/status=dead_lettered/);
     await browser.page.waitForSelector('p#executions-table:has-text("No executions")');
     await browser.page.selectOption('#status-filter', '');
     await browser.page.waitForSelector('table#executions-table');
