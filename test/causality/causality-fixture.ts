@@ -89,11 +89,11 @@ export function causalityFixture(get: () => TestApp) {
     }, `the decision of ${occurrenceId}`);
   }
 
-  async function claimed(occurrenceId: string): Promise<{ executionId: string; fence: number }> {
+  async function claimed(occurrenceId: string): Promise<{ executionId: string; fence: number; ancestry: unknown }> {
     const executionId = `x-${occurrenceId}`;
     const claim = await write('POST', `/v1/executions/${executionId}/claim`, { consumerId: 'worker' });
     expect(claim.status).toBe(200);
-    return { executionId, fence: claim.body.fence as number };
+    return { executionId, fence: claim.body.fence as number, ancestry: claim.body.ancestry };
   }
 
   const recordOperation = (

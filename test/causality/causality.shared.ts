@@ -36,6 +36,8 @@ export function causalitySuite(kind: StoreKind): void {
       // references only: nothing of either payload is copied into the chain
       expect(JSON.stringify(detail.causal)).not.toContain('pr');
       expect((await f.decided(root)).causal).toEqual({ parentId: null, depth: 0, ancestry: [] });
+      // The child's consumer receives the same chain in its claim body (api.md "ancestry").
+      expect((await f.claimed(child)).ancestry).toEqual(detail.causal.ancestry);
     });
 
     it('CA-3 A → Operation → B → Operation → A is blocked causal_loop (a multi-Trigger cycle, not only a self-loop)', async () => {

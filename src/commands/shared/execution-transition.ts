@@ -47,6 +47,8 @@ const VISIBLE_REQUEST_FIELDS = [
 type ExecutionRequest = KnownExecution['request'];
 type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> & {
   limits: ClaimLimits;
+  /** CA-1: the chain the work descends from (`[]` for a root, `"unknown"` for an untrusted correlation). */
+  ancestry: NonNullable<ExecutionRequest['ancestry']>;
   /** DD-5: the coalesced group the execution stands for (ids in acceptance order); absent otherwise. */
   members?: string[];
 };
@@ -55,7 +57,12 @@ type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number
 export function requestView(request: ExecutionRequest): RequestView {
   const fields = Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]]));
   const members = request.members ? { members: [...request.members] } : {};
-  return { ...fields, limits: claimLimits(request.delivery), ...members } as RequestView;
+  return {
+    ...fields,
+    ancestry: request.ancestry ?? [],
+    limits: claimLimits(request.delivery),
+    ...members,
+  } as RequestView;
 }
 
 /** Where the store reads several streams together, one round trip for all of `reads`. */

@@ -69,6 +69,8 @@ export interface ExecutionRequest {
   delivery?: DeliveryPolicy;
   /** DD-5: the coalesced group this execution stands for, every member's Occurrence id in acceptance order. */
   members?: string[];
+  /** CA-1: the Occurrence's recorded ancestry (references only); absent for a plain root and on older requests. */
+  ancestry?: CausalAncestry;
 }
 
 export type SlotTakenAt = 'admission' | 'claim';

@@ -205,6 +205,8 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
   }
   const { executionId, now: firedAt } = command;
   const { tenant, missionId, triggerId, triggerRevision, input, resourceRefs, scheduledAt } = occurrence;
+  // CA-1: a consumer sees the chain its work descends from; a plain root's request stays as it always was.
+  const ancestry = occurrence.causal?.ancestry ?? [];
   const request = {
     executionId,
     tenant,
@@ -221,6 +223,7 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
     slotTakenAt: verdict.slotTakenAt,
     delivery: verdict.delivery,
     ...(verdict.overlap ? { overlap: verdict.overlap } : {}),
+    ...(ancestry === 'unknown' || ancestry.length > 0 ? { ancestry } : {}),
     ...members,
   };
   const prefilters = verdict.prefilters ? { prefilters: verdict.prefilters } : {};

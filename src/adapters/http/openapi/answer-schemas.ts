@@ -291,10 +291,10 @@ export const claimBody = obj(
     firedAt: nullable(INSTANT),
     input: anyJson('the Mission input (a batch: { members: [inputs…] })'),
     members: array(str()),
-    ancestry: anyJson('causal ancestry (CA-3)'),
+    ancestry: anyJson('CA-1: the causal chain the work descends from ([] for a root, or "unknown")'),
     limits: obj({ maxRuntimeSeconds: int(1), budgetUnits: int(0) }),
   },
-  ['executionId', 'fence', 'generation', 'attempt', 'occurrenceId', 'triggerId', 'missionId', 'limits'],
+  ['executionId', 'fence', 'generation', 'attempt', 'occurrenceId', 'triggerId', 'missionId', 'ancestry', 'limits'],
 );
 export const completed = obj(
   {
