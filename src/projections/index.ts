@@ -6,6 +6,7 @@ import { foldedTogether } from './runner/projection-group.js';
 import { sourceBindingsProjection } from './source-bindings/source-bindings.projection.js';
 import { schedulesProjection } from './scheduler/schedules.projection.js';
 import { pollsProjection } from './poll/polls.projection.js';
+import { batchesProjection } from './batches/batches.projection.js';
 import { triggerHealthProjection } from './trigger-health/trigger-health.projection.js';
 
 /**
@@ -22,6 +23,7 @@ export const projections: Projection[] = [
   pendingExecutionsProjection,
   executionsProjection,
   pollsProjection,
+  batchesProjection,
 ];
 
 /** The projection that folds `name`: itself, or the group it folds in. */

@@ -42,6 +42,7 @@ import type { TrustedClock } from '../shared/trusted-clock.js';
 import { appendOf, type Write } from '../shared/write-kernel.js';
 import { decisionMade, type DecisionMade } from './decision-notifier.js';
 import { type LoadedMissionSlots, loadMissionSlots } from '../shared/mission-slots.js';
+import { batchAppends, type BatchReads, readBatches, type TaggedAppend } from './batch-reads.js';
 
 export interface ToAdmit {
   streamId: string;
@@ -52,7 +53,7 @@ export interface ToAdmit {
 export interface Admitted {
   steps: AdmissionStep[];
   positions: readonly number[];
-  /** Each item's decision as appended, in the order given. */
+  /** Each decision as appended: the items decided now and the members of the batches closed (BA-1). */
   decisions: DecisionMade[];
 }
 
@@ -77,31 +78,41 @@ export async function admissionWrite(
     const admitted = admitInOrder(
       items.map((i) => i.state),
       read.view,
-      {
-        budget: read.budget.state,
-        concurrency: read.slots?.state ?? initialMissionSlots,
-        overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
-        baselines: new Map([...read.baselines].map(([id, loaded]) => [id, loaded.state])),
-      },
+      countersOf(read),
     );
-    return { items, read, admitted, appends: admissionAppends(read, items, admitted) };
+    const tenant = items[0]!.state.occurrence.tenant;
+    return { read, admitted, appends: admissionAppends(read, items, admitted, tenant) };
   });
+  return decidedWrite(store, decided);
+}
+
+interface Decided {
+  read: AdmissionRead;
+  admitted: AdmittedInOrder;
+  appends: TaggedAppend[];
+}
+
+/** Every group's appends in one write; its answer remembers the counters and names each decision made. */
+export function decidedWrite(store: EventStore, decided: readonly Decided[]): Write<Admitted> {
   return {
-    appends: decided.flatMap((d) => d.appends),
+    appends: decided.flatMap((d) => d.appends.map((a) => a.append)),
     answer: (positions) => {
       const steps: AdmissionStep[] = [];
       const decisions: DecisionMade[] = [];
       let at = 0;
-      for (const { items, read, admitted, appends } of decided) {
+      for (const { read, admitted, appends } of decided) {
         const own = positions.slice(at, (at += appends.length));
-        rememberCounters(store, read, admitted.counters, appends, own);
-        // A group's decisions are its last appends, one per item.
-        const first = appends.length - items.length;
-        items.forEach((item, i) =>
-          decisions.push(
-            decisionMade(item.state.occurrence.occurrenceId, admitted.steps[i]!.decision, own[first + i]!),
-          ),
+        rememberCounters(
+          store,
+          read,
+          admitted.counters,
+          appends.map((a) => a.append),
+          own,
         );
+        appends.forEach(({ append, decides }, i) => {
+          const made = decides === null ? null : decisionMade(decides, append.events as never, own[i]!);
+          if (made) decisions.push(made);
+        });
         steps.push(...admitted.steps);
       }
       return { steps, positions, decisions };
@@ -109,10 +120,22 @@ export async function admissionWrite(
   };
 }
 
+/** The counters as read, for deciding in acceptance order. */
+export function countersOf(read: AdmissionRead): MissionCounters {
+  return {
+    budget: read.budget.state,
+    concurrency: read.slots?.state ?? initialMissionSlots,
+    overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
+    baselines: new Map([...read.baselines].map(([id, loaded]) => [id, loaded.state])),
+    batches: new Map([...read.batches.partitions].map(([id, loaded]) => [id, loaded.state])),
+    batchMembers: read.batches.members,
+  };
+}
+
 /** Every group's Mission, budget window, Triggers and Sources in one round trip. */
-async function readAdmissions(
+export async function readAdmissions(
   store: EventStore,
-  clock: TrustedClock,
+  clock: Pick<TrustedClock, 'now'>,
   groups: readonly (readonly ObservedOccurrence[])[],
 ): Promise<AdmissionRead[]> {
   const now = (await clock.now()).toISOString();
@@ -148,10 +171,11 @@ async function readAdmissions(
       const { tenant, missionId, triggerIds, sourceIds } = plan;
       const triggers = triggerIds.map((id) => byStream.get(triggerStream(tenant, id))!.state as TriggerState);
       const byId = new Map(triggerIds.map((id, i) => [id, triggers[i]!]));
-      const [overlap, slots, baselines] = await Promise.all([
+      const [overlap, slots, baselines, batches] = await Promise.all([
         loadOverlap(store, tenant, triggerIds, triggers),
         takesSlotsAtAdmission(triggers) ? loadMissionSlots(store, tenant, missionId) : undefined,
         loadBaselines(store, plan.occurrences, byId),
+        readBatches(store, plan.occurrences, byId),
       ]);
       const view: AdmissionView = {
         now,
@@ -169,6 +193,7 @@ async function readAdmissions(
         overlap,
         overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
         baselines,
+        batches,
       };
     }),
   );
@@ -221,7 +246,7 @@ async function loadBaselines(
   return new Map(streamIds.map((id, i) => [id, loaded[i]!]));
 }
 
-interface AdmissionRead {
+export interface AdmissionRead {
   view: AdmissionView;
   budgetStreamId: string;
   budget: Loaded<BudgetState>;
@@ -230,13 +255,18 @@ interface AdmissionRead {
   overlap: Map<string, Loaded<OverlapState>>;
   overlapStreamId: (triggerId: string) => string;
   baselines: Map<string, Loaded<BaselineState>>;
+  batches: BatchReads;
 }
 
-function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitted: AdmittedInOrder): StreamAppend[] {
+export function admissionAppends(
+  read: AdmissionRead,
+  items: readonly ToAdmit[],
+  admitted: AdmittedInOrder,
+  tenant: string,
+): TaggedAppend[] {
   const metadata = items.map((i) => admissionMetadata(i.state.occurrence));
   // A merged event has no single cause: it names the batch's tenant and actor only.
-  const countersMetadata: EventMetadata =
-    items.length === 1 ? metadata[0]! : { tenant: metadata[0]!.tenant, actor: metadata[0]!.actor };
+  const countersMetadata: EventMetadata = items.length === 1 ? metadata[0]! : { tenant, actor: ADMISSION_ACTOR };
   const appends: StreamAppend[] = [];
   if (admitted.budget.length > 0)
     appends.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
@@ -251,10 +281,27 @@ function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitt
   // At the revision read, so a racing admission of the same resource conflicts and compares again (AD-4).
   for (const [streamId, events] of admitted.baselines)
     appends.push(appendOf(streamId, events, countersMetadata, read.baselines.get(streamId)!));
-  items.forEach(({ streamId, expected }, i) =>
-    appends.push({ streamId, events: admitted.steps[i]!.decision.map((e) => toNewEvent(e, metadata[i]!)), expected }),
+  const tagged: TaggedAppend[] = appends.map((append) => ({ append, decides: null }));
+  const itemIds = new Set(items.map((i) => i.state.occurrence.occurrenceId));
+  tagged.push(
+    ...batchAppends(
+      read.batches,
+      admitted.batches,
+      admitted.memberDecisions,
+      itemIds,
+      admissionMetadata,
+      countersMetadata,
+    ),
   );
-  return appends;
+  items.forEach(({ streamId, expected, state }, i) => {
+    const { occurrenceId } = state.occurrence;
+    // BA-1: a member joining a batch its own step closed is decided in the same append.
+    const events = [...admitted.steps[i]!.decision, ...(admitted.memberDecisions.get(occurrenceId) ?? [])];
+    if (events.length === 0) return;
+    const append = { streamId, events: events.map((e) => toNewEvent(e, metadata[i]!)), expected };
+    tagged.push({ append, decides: occurrenceId });
+  });
+  return tagged;
 }
 
 /** Folding the batch's own events again onto the state read before it would copy the whole window's counted log. */
@@ -291,9 +338,11 @@ export function fromObservation(observed: RecordedEvent): Loaded<OccurrenceState
   };
 }
 
+const ADMISSION_ACTOR = 'reveille:admission';
+
 const admissionMetadata = ({ tenant, occurrenceId }: ObservedOccurrence): EventMetadata => ({
   tenant,
-  actor: 'reveille:admission',
+  actor: ADMISSION_ACTOR,
   causationId: occurrenceId,
   correlationId: occurrenceId,
 });

@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../domain/ports/event-store.js';
 
 export interface AdmissionResult {
   occurrenceId: string;
-  decision: 'admitted' | 'blocked' | 'suppressed' | 'already_decided';
+  decision: 'admitted' | 'blocked' | 'suppressed' | 'batched' | 'joined_batch' | 'already_decided';
   executionId: string | null;
   position: number;
 }

@@ -9,7 +9,7 @@ import { loadAggregate } from '../shared/aggregate.js';
 import { write } from '../shared/write-kernel.js';
 import { AdmitOccurrenceCommand, type AdmissionResult } from './admit-occurrence.command.js';
 import { admissionWrite, fromObservation } from './admission-write.js';
-import { DecisionNotifier } from './decision-notifier.js';
+import { type DecisionMade, DecisionNotifier } from './decision-notifier.js';
 
 /**
  * AD-1/AD-2: the decision is appended at the occurrence stream's revision so racing admitters cannot
@@ -48,22 +48,23 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
         appends: admission.appends,
         answer: (positions) => {
           const { steps, decisions } = admission.answer(positions);
-          const step = steps[0];
-          this.notifier.decided(decisions[0]!);
-          return resultOf(occurrenceId, step!, positions);
+          decisions.forEach((decision) => this.notifier.decided(decision));
+          const mine = decisions.find((d) => d.occurrenceId === occurrenceId);
+          return resultOf(occurrenceId, mine, steps[0]!, positions);
         },
       };
     });
   }
 }
 
-function resultOf(occurrenceId: string, step: AdmissionStep, positions: readonly number[]): AdmissionResult {
-  const type = step.decision[0]!.type;
-  const admitted = type === 'OccurrenceAdmitted';
-  return {
-    occurrenceId,
-    decision: admitted ? 'admitted' : type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked',
-    executionId: admitted ? step.executionId : null,
-    position: positions[positions.length - 1]!,
-  };
+function resultOf(
+  occurrenceId: string,
+  decision: DecisionMade | undefined,
+  step: AdmissionStep,
+  positions: readonly number[],
+): AdmissionResult {
+  const position = decision?.position ?? positions[positions.length - 1] ?? 0;
+  // BA-1: an Occurrence that joined an open batch is decided when the batch closes.
+  if (!decision) return { occurrenceId, decision: 'joined_batch', executionId: null, position };
+  return { occurrenceId, decision: decision.status, executionId: step.executionId ?? decision.executionId, position };
 }

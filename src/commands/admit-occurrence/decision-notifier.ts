@@ -59,13 +59,19 @@ export class DecisionNotifier {
   }
 }
 
-/** The decision an admission appended for one Occurrence, at the position the append returned. */
+/**
+ * The decision an admission appended for one Occurrence, at the position the append returned; null when the
+ * events hold none (BA-1: an Occurrence that joined a batch is decided when the batch closes).
+ */
 export function decisionMade(
   occurrenceId: string,
   decision: readonly OccurrenceEvent[],
   position: number,
-): DecisionMade {
-  const event = decision[0]!;
+): DecisionMade | null {
+  const event = decision.find((e) => e.type !== 'OccurrenceBatchJoined' && e.type !== 'DeliveryConflictRecorded');
+  if (!event) return null;
+  if (event.type === 'OccurrenceBatched')
+    return { occurrenceId, status: 'batched', reason: null, executionId: event.data.executionId, position };
   if (event.type === 'OccurrenceAdmitted')
     return { occurrenceId, status: 'admitted', reason: null, executionId: event.data.executionId, position };
   if (event.type === 'OccurrenceBlocked')

@@ -20,7 +20,7 @@ import {
   slotChange,
 } from '../../domain/execution/index.js';
 import { claimLimits, type ClaimLimits } from '../../domain/execution/claim-limits.js';
-import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
+import { type OccurrenceAdmitted, requestCarriedBy } from '../../domain/occurrence/occurrence-events.js';
 import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
 import { cachedSlotReads, endStripeLeases, type LoadedMissionSlots, slotRelease, slotTake } from './mission-slots.js';
 import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
@@ -45,12 +45,17 @@ const VISIBLE_REQUEST_FIELDS = [
 ] as const;
 
 type ExecutionRequest = KnownExecution['request'];
-type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> & { limits: ClaimLimits };
+type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> & {
+  limits: ClaimLimits;
+  members?: string[];
+};
 
 /** EX-5: `limits` is the delivery policy's runtime/budget; the Mission's slot limits (`request.limits`) stay internal. */
 export function requestView(request: ExecutionRequest): RequestView {
   const fields = Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]]));
-  return { ...fields, limits: claimLimits(request.delivery) } as RequestView;
+  // BA-1: a batch's execution names its members in acceptance order (its input holds their inputs in that order).
+  const members = request.members ? { members: request.members } : {};
+  return { ...fields, ...members, limits: claimLimits(request.delivery) } as RequestView;
 }
 
 /** Where the store reads several streams together, one round trip for all of `reads`. */
@@ -83,10 +88,9 @@ function rememberAdmission(store: EventStore, executionId: string, admission: Ad
   if (known.size > MAX_ADMISSIONS) known.delete(known.keys().next().value!);
 }
 
+/** The admission, or (BA-1) the first member's decision of the batch the execution runs, with its request. */
 function admissionIn(occurrence: readonly RecordedEvent[], executionId: string): Admission | undefined {
-  const admitted = occurrence.find(
-    (e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId,
-  );
+  const admitted = occurrence.find((e) => requestCarriedBy(e)?.executionId === executionId);
   const data = admitted?.data as OccurrenceAdmitted['data'] | undefined;
   return admitted && data?.request
     ? { request: data.request, decidedAt: data.decidedAt, position: admitted.position }

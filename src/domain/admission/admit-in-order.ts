@@ -1,66 +1,18 @@
-import { executionIdFor } from '../execution/execution.js';
-import type { MissionState } from '../mission/mission.js';
-import type { ObservedOccurrence, OccurrenceEvent } from '../occurrence/occurrence-events.js';
-import { occurrenceDecider, type OccurrenceState } from '../occurrence/occurrence.js';
-import { CommandRejected } from '../shared/errors.js';
-import { isRejection } from '../shared/result.js';
-import { isKeyRetired, type SourceState } from '../source/source.js';
-import type { TriggerState } from '../trigger/trigger.js';
-import { type BaselineEvent, type BaselineState, evolveBaseline, recordBaseline } from '../prefilter/baseline.js';
-import type { AdmissionFacts } from './admission-policy.js';
-import { baselineTarget, type BaselineTarget } from './baselines.js';
-import {
-  type BudgetConsumed,
-  budgetDecider,
-  type BudgetEvent,
-  type BudgetState,
-  consumeBudget,
-  countedExecution,
-  mergeBudgetConsumed,
-} from './budget.js';
+import type { BaselineEvent } from '../prefilter/baseline.js';
+import type { OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import type { BatchCloseCause, BatchEvent } from '../batch/batch-events.js';
+import { mergeBudgetConsumed, type BudgetEvent } from './budget.js';
 import { type ConcurrencyEvent, mergeSlotsTaken } from './concurrency.js';
-import { evolveMissionSlots, type MissionSlots, runningOf, takeMissionSlot } from './slot-stripes.js';
+import type { OverlapEvent } from './overlap.js';
 import {
-  blockingExecution,
-  initialOverlapState,
-  overlapDecider,
-  type OverlapEvent,
-  type OverlapState,
-} from './overlap.js';
-
-/** An Occurrence waiting for its decision (AD-1). */
-export type ObservedState = Extract<OccurrenceState, { status: 'observed' }>;
-
-/** Current state admissions are decided against (AD-2), read once for one or several Occurrences of a Mission. */
-export interface AdmissionView {
-  now: string;
-  windowStart: string;
-  mission: MissionState;
-  triggers: ReadonlyMap<string, TriggerState>;
-  sources: ReadonlyMap<string, SourceState>;
-}
-
-export interface MissionCounters {
-  budget: BudgetState;
-  /** AD-2: read only when the batch has an opt-in `block` Trigger, the one kind that takes slots at admission. */
-  concurrency: MissionSlots;
-  /** BA-3: by Trigger id, the markers of the batch's Triggers that skip overlaps; a missing one runs nothing. */
-  overlap?: ReadonlyMap<string, OverlapState>;
-  /** AD-4: by baseline stream, the `unchanged@1` baselines read for the batch; a missing one was not read. */
-  baselines?: ReadonlyMap<string, BaselineState>;
-}
-
-/** `consumed` is empty when the Occurrence was already counted (a retry reuses its execution). */
-export interface AdmissionStep {
-  decision: OccurrenceEvent[];
-  consumed: BudgetConsumed[];
-  slot: ConcurrencyEvent[];
-  /** BA-3: the Trigger's overlap marker taken by this admission. */
-  overlap: OverlapEvent[];
-  /** AD-4: the resource's baseline advanced by this admission, with the stream it goes to. */
-  baseline: { streamId: string; events: BaselineEvent[] } | null;
-  executionId: string | null;
-}
+  type AdmissionStep,
+  type AdmissionView,
+  countersAfter,
+  decisionStep,
+  type MissionCounters,
+  type ObservedState,
+} from './admission-step.js';
+import { batchStep, closeBatch } from './batch-admission.js';
 
 export interface AdmittedInOrder {
   steps: AdmissionStep[];
@@ -71,6 +23,10 @@ export interface AdmittedInOrder {
   overlap: ReadonlyMap<string, OverlapEvent[]>;
   /** By baseline stream, in acceptance order. */
   baselines: ReadonlyMap<string, BaselineEvent[]>;
+  /** BA-1: by partition stream, in acceptance order. */
+  batches: ReadonlyMap<string, BatchEvent[]>;
+  /** BA-1: by occurrence id, every decision of a batch member (closed in this run), in order. */
+  memberDecisions: ReadonlyMap<string, OccurrenceEvent[]>;
   counters: MissionCounters;
 }
 
@@ -89,118 +45,52 @@ export function admitInOrder(
     counters = countersAfter(counters, step);
     steps.push(step);
   }
+  return inOrder(steps, counters);
+}
+
+/** BA-1: a due batch's close (by its timer) decided on its own, merged like a backlog's decisions. */
+export function closeInOrder(
+  streamId: string,
+  cause: BatchCloseCause,
+  view: AdmissionView,
+  counters: MissionCounters,
+): AdmittedInOrder {
+  const step = closeBatch(streamId, cause, view, counters);
+  return inOrder([step], countersAfter(counters, step));
+}
+
+function inOrder(steps: AdmissionStep[], counters: MissionCounters): AdmittedInOrder {
   return {
     steps,
     budget: mergeBudgetConsumed(steps.flatMap((s) => s.consumed)),
     slots: mergeSlotsTaken(steps.flatMap((s) => s.slot)),
     overlap: overlapByTrigger(steps),
     baselines: baselinesByStream(steps),
+    batches: batchesByStream(steps),
+    memberDecisions: memberDecisionsOf(steps),
     counters,
   };
 }
 
-/** AD-2/WH-3: the key that authenticated a delivery, which must still be current at decision time. */
-export function authenticatingKey(occurrence: ObservedOccurrence): { sourceId: string; keyId: string } | null {
-  const { state, sourceId, keyId } = occurrence.auth;
-  return state === 'verified' && sourceId && keyId ? { sourceId, keyId } : null;
+function batchesByStream(steps: readonly AdmissionStep[]): Map<string, BatchEvent[]> {
+  const byStream = new Map<string, BatchEvent[]>();
+  for (const { batch } of steps)
+    if (batch && batch.events.length > 0)
+      byStream.set(batch.streamId, [...(byStream.get(batch.streamId) ?? []), ...batch.events]);
+  return byStream;
 }
 
-/** Refused by budget or (opt-in) slots after the policy admitted: decided again, blocked with the counters' reason. */
+function memberDecisionsOf(steps: readonly AdmissionStep[]): Map<string, OccurrenceEvent[]> {
+  const byMember = new Map<string, OccurrenceEvent[]>();
+  for (const { occurrenceId, events } of steps.flatMap((s) => s.members ?? []))
+    byMember.set(occurrenceId, [...(byMember.get(occurrenceId) ?? []), ...events]);
+  return byMember;
+}
+
+/** An Occurrence of a batching Trigger joins its partition's batch (BA-1); the others are decided here. */
 function admissionStep(state: ObservedState, view: AdmissionView, counters: MissionCounters): AdmissionStep {
-  const { occurrence } = state;
-  const { tenant, missionId, occurrenceId } = occurrence;
-  const { budget, concurrency } = counters;
-  const running = blockingExecution(overlapOf(counters, occurrence.triggerId), executionIdFor(occurrenceId));
-  const counted = countedExecution(budget, occurrenceId);
-  const key = authenticatingKey(occurrence);
-  const trigger = view.triggers.get(occurrence.triggerId)!;
-  const target = baselineTarget(tenant, occurrence.triggerId, trigger, occurrence.input);
-  // An earlier admission of this batch is already in the counters, so it is this one's baseline (AD-4).
-  const baselines = new Map<string, BaselineState>();
-  if (target && counters.baselines?.has(target.streamId))
-    baselines.set(target.key, counters.baselines.get(target.streamId)!);
-  const facts: AdmissionFacts = {
-    trigger,
-    mission: view.mission,
-    budget: {
-      windowStart: view.windowStart,
-      consumed: budget.consumed,
-      alreadyCountedThisOccurrence: counted !== null,
-    },
-    activeExecutions: runningOf(concurrency),
-    keyRevoked: key ? isKeyRetired(view.sources.get(key.sourceId)!, key.keyId) : false,
-    triggerRunning: running !== null,
-    runningExecutionId: running,
-    baselines,
-  };
-  // A retry after a crash between the budget append and the decision reuses the counted execution.
-  const executionId = counted ?? executionIdFor(occurrenceId);
-  const decision = decide(state, executionId, view.now, facts);
-  const admitted = decision[0]?.type === 'OccurrenceAdmitted' ? decision[0] : null;
-  if (!admitted) return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
-  const { limits } = admitted.data.request;
-  const consumed =
-    counted !== null
-      ? []
-      : consumeBudget(
-          {
-            type: 'ConsumeBudget',
-            tenant,
-            missionId,
-            windowStart: view.windowStart,
-            occurrenceId,
-            executionId,
-            limit: limits.maxExecutionsPerHour,
-            at: view.now,
-          },
-          budget,
-        );
-  if (isRejection(consumed)) {
-    if (consumed.code !== 'budget_exhausted') throw new CommandRejected(consumed);
-    const exhausted = { ...facts.budget, consumed: Number.MAX_SAFE_INTEGER, alreadyCountedThisOccurrence: false };
-    return blockedAfterAll(state, view, { ...facts, budget: exhausted });
-  }
-  const overlap =
-    admitted.data.request.overlap === 'skip'
-      ? startExecution(occurrence, executionId, view.now, overlapOf(counters, occurrence.triggerId))
-      : [];
-  const baseline = target ? advanceBaseline(occurrence, target, trigger, view.now, counters) : null;
-  // AD-2: queued executions take their slot when claimed; only the opt-in `block` takes it here.
-  if (admitted.data.request.slotTakenAt !== 'admission')
-    return { decision, consumed, slot: [], overlap, baseline, executionId };
-  const slot = takeMissionSlot(
-    { tenant, missionId, executionId, limit: limits.maxConcurrent, at: view.now },
-    concurrency,
-    ([first]) => first!,
-  );
-  if (isRejection(slot)) return blockedAfterAll(state, view, { ...facts, activeExecutions: Number.MAX_SAFE_INTEGER });
-  return { decision, consumed, slot, overlap, baseline, executionId };
-}
-
-/** AD-4: an admission that passed `unchanged@1` becomes its resource's baseline (its digest is a string then). */
-function advanceBaseline(
-  occurrence: ObservedOccurrence,
-  target: BaselineTarget,
-  trigger: TriggerState,
-  at: string,
-  counters: MissionCounters,
-): AdmissionStep['baseline'] {
-  if (target.digest === null || trigger.status !== 'defined') return null;
-  const { tenant, triggerId, occurrenceId } = occurrence;
-  const events = recordBaseline(
-    {
-      type: 'RecordBaseline',
-      tenant,
-      triggerId,
-      resource: target.resource,
-      digest: target.digest,
-      occurrenceId,
-      triggerRevision: trigger.revision,
-      at,
-    },
-    counters.baselines?.get(target.streamId) ?? null,
-  );
-  return events.length > 0 ? { streamId: target.streamId, events } : null;
+  const batched = batchStep(state, view, counters);
+  return batched ?? decisionStep(state, view, counters);
 }
 
 function baselinesByStream(steps: readonly AdmissionStep[]): Map<string, BaselineEvent[]> {
@@ -210,22 +100,6 @@ function baselinesByStream(steps: readonly AdmissionStep[]): Map<string, Baselin
   return byStream;
 }
 
-const overlapOf = (counters: MissionCounters, triggerId: string): OverlapState =>
-  counters.overlap?.get(triggerId) ?? initialOverlapState;
-
-/** The policy already refused a blocked one, so a rejection here is a bug, not a decision. */
-function startExecution(
-  occurrence: ObservedOccurrence,
-  executionId: string,
-  at: string,
-  state: OverlapState,
-): OverlapEvent[] {
-  const { tenant, triggerId } = occurrence;
-  const started = overlapDecider.decide({ type: 'StartTriggerExecution', tenant, triggerId, executionId, at }, state);
-  if (isRejection(started)) throw new CommandRejected(started);
-  return started;
-}
-
 function overlapByTrigger(steps: readonly AdmissionStep[]): Map<string, OverlapEvent[]> {
   const byTrigger = new Map<string, OverlapEvent[]>();
   for (const event of steps.flatMap((s) => s.overlap))
@@ -233,32 +107,4 @@ function overlapByTrigger(steps: readonly AdmissionStep[]): Map<string, OverlapE
   return byTrigger;
 }
 
-function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionCounters {
-  const overlap = new Map(counters.overlap ?? []);
-  for (const event of step.overlap)
-    overlap.set(event.data.triggerId, overlapDecider.evolve(overlapOf(counters, event.data.triggerId), event));
-  const baselines = new Map(counters.baselines ?? []);
-  if (step.baseline)
-    baselines.set(
-      step.baseline.streamId,
-      step.baseline.events.reduce(evolveBaseline, baselines.get(step.baseline.streamId) ?? null),
-    );
-  return {
-    budget: step.consumed.reduce(budgetDecider.evolve, counters.budget),
-    concurrency: step.slot.reduce(evolveMissionSlots, counters.concurrency),
-    ...(counters.overlap || step.overlap.length > 0 ? { overlap } : {}),
-    ...(counters.baselines || step.baseline ? { baselines } : {}),
-  };
-}
-
-function blockedAfterAll(state: ObservedState, view: AdmissionView, facts: AdmissionFacts): AdmissionStep {
-  const decision = decide(state, executionIdFor(state.occurrence.occurrenceId), view.now, facts);
-  return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
-}
-
-function decide(state: ObservedState, executionId: string, now: string, facts: AdmissionFacts): OccurrenceEvent[] {
-  const { occurrenceId } = state.occurrence;
-  const events = occurrenceDecider.decide({ type: 'AdmitOccurrence', occurrenceId, executionId, now, facts }, state);
-  if (isRejection(events)) throw new CommandRejected(events);
-  return events;
-}
+export type { AdmissionStep, AdmissionView, MissionCounters, ObservedState } from './admission-step.js';

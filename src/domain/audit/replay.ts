@@ -11,7 +11,13 @@ import { type ExecutionState, requestedExecution } from '../execution/execution-
 import { evolveExecution } from '../execution/evolve-execution.js';
 import { executionIdFor } from '../execution/execution.js';
 import { evolveMission, initialMissionState, type MissionEvent, type MissionState } from '../mission/mission.js';
-import type { ExecutionRequest, OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import {
+  DECISION_EVENT_TYPES,
+  type ExecutionRequest,
+  type OccurrenceEvent,
+} from '../occurrence/occurrence-events.js';
+import { batchPartitionFolding } from '../batch/batch.js';
+import type { BatchEvent, BatchPartitionState } from '../batch/batch-events.js';
 import {
   evolveOccurrence,
   initialOccurrenceState,
@@ -72,6 +78,10 @@ const FOLDS: Record<string, { initial: unknown; evolve: (state: never, event: ne
   source: { initial: initialSourceState, evolve: evolveSource as (s: SourceState, e: SourceEvent) => unknown },
   budget: { initial: initialBudgetState, evolve: evolveBudget as (s: BudgetState, e: BudgetEvent) => unknown },
   overlap: { initial: initialOverlapState, evolve: evolveOverlap as (s: OverlapState, e: OverlapEvent) => unknown },
+  batch: {
+    initial: batchPartitionFolding.initialState,
+    evolve: batchPartitionFolding.evolve as (s: BatchPartitionState, e: BatchEvent) => unknown,
+  },
   concurrency: {
     initial: initialConcurrencyState,
     evolve: evolveConcurrency as (s: ConcurrencyState, e: ConcurrencyEvent) => unknown,
@@ -114,7 +124,7 @@ function replayFold(replays: StreamReplays, event: RecordedEvent): void {
   replays.folds.set(event.streamId, fold.evolve(state as never, domainEvent<never>(event)));
 }
 
-const DECISION_TYPES: readonly string[] = ['OccurrenceAdmitted', 'OccurrenceBlocked', 'OccurrenceSuppressed'];
+const DECISION_TYPES: readonly string[] = DECISION_EVENT_TYPES;
 
 /** One decision per Occurrence (AD-1), one request per admission (EX-1), none for a cancelled Mission. */
 function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: Report): void {
@@ -131,6 +141,11 @@ function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: 
     report('second_decision', `${event.type} after the Occurrence was already ${state.decision}`);
   if (occurrenceEvent.type === 'OccurrenceAdmitted' && state.status !== 'decided')
     checkAdmission(replays, occurrenceEvent.data, report);
+  // BA-1: a closed batch's request rides on its first member's decision, and names that member.
+  if (occurrenceEvent.type === 'OccurrenceBatched' && occurrenceEvent.data.request && state.status !== 'decided') {
+    const { request, ...batched } = occurrenceEvent.data;
+    checkAdmission(replays, { ...batched, request, firedAt: request.firedAt }, report);
+  }
   const next = evolveOccurrence(state, occurrenceEvent);
   if (next.status === 'decided')
     replays.occurrences.set(event.streamId, { status: 'decided_once', decision: next.decision });

@@ -67,6 +67,8 @@ export interface ExecutionRequest {
   overlap?: 'skip';
   /** EX-4: the admitting Trigger revision's delivery policy (absent on requests recorded before it existed: the defaults). */
   delivery?: DeliveryPolicy;
+  /** BA-1: a closed batch's members in acceptance order (`input` is then `{ members: [inputs…] }`). */
+  members?: string[];
 }
 
 export type SlotTakenAt = 'admission' | 'claim';
@@ -106,6 +108,24 @@ export type OccurrenceSuppressed = DomainEvent<
   { occurrenceId: string; reason: ReasonCode; evidence: Record<string, unknown>; decidedAt: string }
 >;
 
+/**
+ * BA-1: the Occurrence joined an open batch (not a decision: it stays `observed` until the batch closes). On its own
+ * stream, at the revision read, so a replayed admission cannot put it into a second batch.
+ */
+export type OccurrenceBatchJoined = DomainEvent<
+  'OccurrenceBatchJoined',
+  { occurrenceId: string; batchId: string; batchStreamId: string; at: string }
+>;
+
+/**
+ * AD-1/BA-1: decided as a member of a closed batch whose one execution was admitted. The first member's event
+ * carries the execution request (EX-1: appended with every member's decision and the `BatchClosed`).
+ */
+export type OccurrenceBatched = DomainEvent<
+  'OccurrenceBatched',
+  { occurrenceId: string; executionId: string; batchId: string; decidedAt: string; request?: ExecutionRequest }
+>;
+
 /** OC-4: a later delivery of the same identity carried another payload; it starts nothing. */
 export type DeliveryConflictRecorded = DomainEvent<
   'DeliveryConflictRecorded',
@@ -113,4 +133,24 @@ export type DeliveryConflictRecorded = DomainEvent<
 >;
 
 export type OccurrenceEvent =
-  OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | OccurrenceSuppressed | DeliveryConflictRecorded;
+  | OccurrenceObserved
+  | OccurrenceAdmitted
+  | OccurrenceBlocked
+  | OccurrenceSuppressed
+  | OccurrenceBatchJoined
+  | OccurrenceBatched
+  | DeliveryConflictRecorded;
+
+/** The events that carry an execution request: an admission, or the first member's decision of a batch (BA-1). */
+export function requestCarriedBy(event: { type: string; data: unknown }): ExecutionRequest | null {
+  if (event.type !== 'OccurrenceAdmitted' && event.type !== 'OccurrenceBatched') return null;
+  return (event.data as { request?: ExecutionRequest }).request ?? null;
+}
+
+/** Every event type that decides an Occurrence (AD-1: exactly one of them per Occurrence). */
+export const DECISION_EVENT_TYPES = [
+  'OccurrenceAdmitted',
+  'OccurrenceBlocked',
+  'OccurrenceSuppressed',
+  'OccurrenceBatched',
+] as const;

@@ -13,7 +13,13 @@ export const MAX_RECORDED_CONFLICTS = 20;
 
 export type OccurrenceState =
   | { status: 'absent' }
-  | { status: 'observed'; occurrence: ObservedOccurrence; conflictingDigests: string[] }
+  | {
+      status: 'observed';
+      occurrence: ObservedOccurrence;
+      conflictingDigests: string[];
+      /** BA-1: the open batch it joined; its decision comes when that batch closes. */
+      batch?: { batchId: string; streamId: string };
+    }
   | {
       status: 'decided';
       occurrence: ObservedOccurrence;
@@ -25,7 +31,7 @@ export type OccurrenceState =
     };
 
 /** AD-1: what an Occurrence was decided as (BA-2/AD-4 suppression is not a block). */
-export type OccurrenceDecision = 'admitted' | 'blocked' | 'suppressed';
+export type OccurrenceDecision = 'admitted' | 'blocked' | 'suppressed' | 'batched';
 
 /** Record a delivery as an Occurrence, or as a duplicate / payload conflict of an existing one. */
 export type ObserveOccurrence = { type: 'ObserveOccurrence' } & ObservedOccurrence;
@@ -61,6 +67,21 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
         reason: null,
         decidedAt: event.data.decidedAt,
       };
+    case 'OccurrenceBatchJoined':
+      if (state.status !== 'observed') return state;
+      return { ...state, batch: { batchId: event.data.batchId, streamId: event.data.batchStreamId } };
+    case 'OccurrenceBatched': {
+      if (state.status !== 'observed') return state;
+      const { batch: _batch, ...observed } = state;
+      return {
+        ...observed,
+        status: 'decided',
+        decision: 'batched',
+        executionId: event.data.executionId,
+        reason: null,
+        decidedAt: event.data.decidedAt,
+      };
+    }
     case 'OccurrenceBlocked':
     case 'OccurrenceSuppressed':
       if (state.status !== 'observed') return state;

@@ -41,3 +41,10 @@ export const baselineStream = (tenant: string, triggerId: string, resourceKey: s
 
 /** PO-1..PO-4: one poll Trigger's cursor and every poll's dispositions (state in every event). */
 export const pollStream = (tenant: string, triggerId: string): string => `poll-${hashId(tenant, triggerId)}`;
+
+/**
+ * BA-1: the batches of one partition of one Trigger revision, one after another (a batch belongs to the revision
+ * that accepted its members, so a revision never rebinds open work). The key is the partition's canonical JSON.
+ */
+export const batchStream = (tenant: string, triggerId: string, triggerRevision: number, partitionKey: string): string =>
+  `batch-${hashId(tenant, triggerId, String(triggerRevision), partitionKey)}`;

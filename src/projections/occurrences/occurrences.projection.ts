@@ -4,6 +4,7 @@ import {
   type DeliveryConflictRecorded,
   OCCURRENCE_PAYLOAD_PATHS,
   type OccurrenceAdmitted,
+  type OccurrenceBatched,
   type OccurrenceBlocked,
   type OccurrenceEvent,
   type OccurrenceObserved,
@@ -21,6 +22,7 @@ const HANDLES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
+  'OccurrenceBatched',
   'DeliveryConflictRecorded',
 ];
 
@@ -103,6 +105,29 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   ];
 }
 
+/** BA-1: a member of a closed batch, decided `batched` with the batch's execution (evidence: the batch). */
+function batched(event: RecordedEvent<OccurrenceBatched['data']>): SqlQuery[] {
+  const d = event.data;
+  return [
+    {
+      text: movingUndecided(
+        `UPDATE rm_occurrences o SET status = 'batched', execution_id = $3, decided_at = ${msSql('$4')}, last_position = $5,
+                decision_evidence = $6::jsonb
+          WHERE ${ROW} AND status = 'observed'`,
+        -1,
+      ),
+      values: [
+        d.occurrenceId,
+        event.metadata.tenant ?? null,
+        d.executionId,
+        d.decidedAt,
+        event.position,
+        json({ batchId: d.batchId, ...(d.request?.members ? { members: d.request.members } : {}) }),
+      ],
+    },
+  ];
+}
+
 /** Blocked or suppressed (BA-2, AD-4): a reason and the policy's evidence, no execution. */
 function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppressed'): SqlQuery[] {
   const d = event.data;
@@ -159,6 +184,8 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
       return refused(event as RecordedEvent<RefusalData>, refusalStatus(event.type));
     case 'DeliveryConflictRecorded':
       return conflict(event as RecordedEvent<DeliveryConflictRecorded['data']>);
+    case 'OccurrenceBatched':
+      return batched(event as RecordedEvent<OccurrenceBatched['data']>);
     default:
       return [];
   }
@@ -338,7 +365,8 @@ export function evolveOccurrencesBatch(events: RecordedEvent[]): SqlQuery[] {
   const statements: SqlQuery[] = [];
   let run: RecordedEvent[] = [];
   for (const event of events) {
-    if (event.type !== 'DeliveryConflictRecorded') {
+    // A batch's decisions come after their members' observations, in other runs: folded one by one (BA-1).
+    if (event.type !== 'DeliveryConflictRecorded' && event.type !== 'OccurrenceBatched') {
       run.push(event);
       continue;
     }

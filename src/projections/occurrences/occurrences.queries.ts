@@ -2,7 +2,7 @@ import type { SqlExecutor } from '../sql-client.js';
 import type { CausalLink, OccurrenceKind } from '../../domain/occurrence/occurrence-events.js';
 import { decodeCursor, encodeCursor, InvalidCursor, isoSql } from './cursor.js';
 
-export const OCCURRENCE_STATUSES = ['observed', 'admitted', 'blocked', 'suppressed'] as const;
+export const OCCURRENCE_STATUSES = ['observed', 'admitted', 'blocked', 'suppressed', 'batched'] as const;
 export type OccurrenceStatus = (typeof OCCURRENCE_STATUSES)[number];
 
 /** The Occurrence detail of the explorer (OP-2). */

@@ -106,4 +106,10 @@ export const triggerHealthMigrations: Migration[] = [
     id: '0314_rm_trigger_health_suppressed',
     sql: `ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS suppressed jsonb NOT NULL DEFAULT '{}'::jsonb`,
   },
+  {
+    // OP-1, BA-1: Occurrences decided `batched`, and the executions their closed batches admitted.
+    id: '0315_rm_trigger_health_batched',
+    sql: `ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS batched integer NOT NULL DEFAULT 0;
+          ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS batch_executions integer NOT NULL DEFAULT 0`,
+  },
 ];

@@ -3,6 +3,7 @@ import type { SqlExecutor, SqlQuery } from '../sql-client.js';
 import {
   OCCURRENCE_PAYLOAD_PATHS,
   type OccurrenceAdmitted,
+  type OccurrenceBatched,
   type OccurrenceBlocked,
   type OccurrenceObserved,
   type OccurrenceSuppressed,
@@ -19,7 +20,13 @@ import { triggerHealthMigrations } from './trigger-health.migrations.js';
 export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
 
 type Handled =
-  TriggerRevised | TriggerDeleted | OccurrenceObserved | OccurrenceAdmitted | OccurrenceBlocked | OccurrenceSuppressed;
+  | TriggerRevised
+  | TriggerDeleted
+  | OccurrenceObserved
+  | OccurrenceAdmitted
+  | OccurrenceBlocked
+  | OccurrenceSuppressed
+  | OccurrenceBatched;
 const HANDLES: readonly string[] = [
   'TriggerRevised',
   'TriggerDeleted',
@@ -27,6 +34,7 @@ const HANDLES: readonly string[] = [
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
+  'OccurrenceBatched',
   ...EXECUTION_EVENT_TYPES,
 ];
 
@@ -93,7 +101,7 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
 }
 
 /** The explorer row gives the Trigger, and counts the decision once (AD-1): only while that row is still observed. */
-const decide = (status: 'admitted' | 'blocked' | 'suppressed', set: string) => `
+const decide = (status: 'admitted' | 'blocked' | 'suppressed' | 'batched', set: string) => `
   WITH decided AS (
     SELECT tenant, trigger_id, occurrence_id FROM rm_occurrences
      WHERE occurrence_id = $1 AND tenant = COALESCE($2::text, tenant) AND status = 'observed')
@@ -108,6 +116,17 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
     {
       text: decide('admitted', `admitted = h.admitted + 1, last_fire_at = GREATEST(h.last_fire_at, ${msSql('$4')})`),
       values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.firedAt],
+    },
+  ];
+}
+
+/** BA-1: one more `batched` member; the first member's decision also counts its batch's one execution. */
+function batched(event: RecordedEvent<OccurrenceBatched['data']>): SqlQuery[] {
+  const d = event.data;
+  return [
+    {
+      text: decide('batched', `batched = h.batched + 1, batch_executions = h.batch_executions + $4`),
+      values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.request ? 1 : 0],
     },
   ];
 }
@@ -139,12 +158,16 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
       return refused(event as RecordedEvent<OccurrenceBlocked['data']>, 'blocked');
     case 'OccurrenceSuppressed':
       return refused(event as RecordedEvent<OccurrenceSuppressed['data']>, 'suppressed');
+    case 'OccurrenceBatched':
+      return batched(event as RecordedEvent<OccurrenceBatched['data']>);
     default:
       return isExecutionEvent(event) ? evolveExecutionCounts(event) : [];
   }
 }
 
-const isTriggerEvent = (event: RecordedEvent) => event.type === 'TriggerRevised' || event.type === 'TriggerDeleted';
+/** Folded one by one between the runs: Trigger events, and (BA-1) batch decisions, which come in their own appends. */
+const isTriggerEvent = (event: RecordedEvent) =>
+  event.type === 'TriggerRevised' || event.type === 'TriggerDeleted' || event.type === 'OccurrenceBatched';
 
 /** OP-1. Its counters follow the explorer's rows, so it folds only with that read model and just before it. */
 export const triggerHealthProjection: Projection = {
