@@ -112,7 +112,10 @@ export function batchingSuite(kind: StoreKind): void {
         return h.body.counts?.batched === 3 ? h : undefined;
       }, 'health counts batched');
       expect(health.status).toBe(200);
-      const list = await t.request({ method: 'GET', url: `/v1/operator/occurrences?triggerId=${triggerId}&status=batched` });
+      const list = await t.request({
+        method: 'GET',
+        url: `/v1/operator/occurrences?triggerId=${triggerId}&status=batched`,
+      });
       expect(list.status).toBe(200);
     });
 
@@ -128,18 +131,29 @@ export function batchingSuite(kind: StoreKind): void {
       for (const row of rows) {
         // decided no earlier than maxWaitMs after the batch's first member was accepted
         const first = rows.find((r) => r.executionId === row.executionId)!;
-        expect(Date.parse(row.decidedAt ?? row.firedAt ?? first.observedAt) - Date.parse(first.observedAt)).toBeGreaterThanOrEqual(1500);
+        expect(
+          Date.parse(row.decidedAt ?? row.firedAt ?? first.observedAt) - Date.parse(first.observedAt),
+        ).toBeGreaterThanOrEqual(1500);
       }
-      const claims = [await until(async () => {
-        const c = await f.claimNext(triggerId, 2);
-        return c.status === 200 ? c : undefined;
-      }, 'first batch')];
-      claims.push(await until(async () => {
-        const c = await f.claimNext(triggerId, 2);
-        return c.status === 200 ? c : undefined;
-      }, 'second batch'));
+      const claims = [
+        await until(async () => {
+          const c = await f.claimNext(triggerId, 2);
+          return c.status === 200 ? c : undefined;
+        }, 'first batch'),
+      ];
+      claims.push(
+        await until(async () => {
+          const c = await f.claimNext(triggerId, 2);
+          return c.status === 200 ? c : undefined;
+        }, 'second batch'),
+      );
       const byMembers = Object.fromEntries(claims.map((c) => [c.body.members.join(','), c.body.input]));
-      expect(byMembers[[a1, a2].join(',')]).toEqual({ members: [{ repo: 'a', n: 1 }, { repo: 'a', n: 2 }] });
+      expect(byMembers[[a1, a2].join(',')]).toEqual({
+        members: [
+          { repo: 'a', n: 1 },
+          { repo: 'a', n: 2 },
+        ],
+      });
       expect(byMembers[b1]).toEqual({ members: [{ repo: 'b', n: 1 }] });
     });
 
@@ -187,7 +201,9 @@ export function batchRestartSuite(kind: StoreKind): void {
         t = await startTestApp(kind, { env: ENV, database });
         const rows = await f.decided(ids);
         expect(rows.map((r) => r.status)).toEqual(['batched', 'batched']);
-        expect(Date.parse(rows[0].decidedAt ?? rows[1].decidedAt) - Date.parse(rows[0].observedAt)).toBeGreaterThanOrEqual(3000);
+        expect(
+          Date.parse(rows[0].decidedAt ?? rows[1].decidedAt) - Date.parse(rows[0].observedAt),
+        ).toBeGreaterThanOrEqual(3000);
         const claimed = await until(async () => {
           const c = await f.claimNext(triggerId, 2);
           return c.status === 200 ? c : undefined;
@@ -209,7 +225,8 @@ export function batchRestartSuite(kind: StoreKind): void {
         // Nothing runs in the background: admit by hand, then race two closes of the partition.
         await t.catchUp();
         const store = t.infra.store;
-        const { AdmitOccurrenceCommand } = await import('../../src/commands/admit-occurrence/admit-occurrence.command.js');
+        const { AdmitOccurrenceCommand } =
+          await import('../../src/commands/admit-occurrence/admit-occurrence.command.js');
         const { CommandBus } = await import('@nestjs/cqrs');
         const { occurrenceStream } = await import('../../src/domain/shared/ids.js');
         for (const id of ids) await t.app.get(CommandBus).execute(new AdmitOccurrenceCommand(occurrenceStream(id)));

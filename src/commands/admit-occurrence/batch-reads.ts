@@ -106,7 +106,10 @@ export function batchAppends(
 ): TaggedAppend[] {
   const appends: TaggedAppend[] = [];
   for (const [streamId, events] of batches)
-    appends.push({ append: appendOf(streamId, events, countersMetadata, reads.partitions.get(streamId)!), decides: null });
+    appends.push({
+      append: appendOf(streamId, events, countersMetadata, reads.partitions.get(streamId)!),
+      decides: null,
+    });
   for (const [occurrenceId, events] of memberDecisions) {
     if (decidedHere.has(occurrenceId)) continue;
     const member = reads.members.get(occurrenceId)!;

@@ -30,7 +30,6 @@ import {
   type OverlapState,
 } from './overlap.js';
 
-
 /** An Occurrence waiting for its decision (AD-1). */
 export type ObservedState = Extract<OccurrenceState, { status: 'observed' }>;
 
@@ -246,10 +245,14 @@ function blockedAfterAll(state: ObservedState, view: AdmissionView, facts: Admis
   return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
 }
 
-export function decide(state: ObservedState, executionId: string, now: string, facts: AdmissionFacts): OccurrenceEvent[] {
+export function decide(
+  state: ObservedState,
+  executionId: string,
+  now: string,
+  facts: AdmissionFacts,
+): OccurrenceEvent[] {
   const { occurrenceId } = state.occurrence;
   const events = occurrenceDecider.decide({ type: 'AdmitOccurrence', occurrenceId, executionId, now, facts }, state);
   if (isRejection(events)) throw new CommandRejected(events);
   return events;
 }
-

@@ -93,9 +93,13 @@ export function batchStep(state: ObservedState, view: AdmissionView, counters: M
     },
     read(current),
   );
+  // Already a member of the open batch (a replayed admission of its observation): nothing to do.
+  if (events.length === 0) return step;
   const batchId = events.find((e) => e.type === 'BatchMemberAdded')!.data.batchId;
   add({
-    ...none([{ type: 'OccurrenceBatchJoined', data: { occurrenceId, batchId, batchStreamId: streamId, at: view.now } }]),
+    ...none([
+      { type: 'OccurrenceBatchJoined', data: { occurrenceId, batchId, batchStreamId: streamId, at: view.now } },
+    ]),
     // AD-4: a wanted member is its resource's newest sighting, as an admission would be.
     baseline: target ? advanceBaseline(occurrence, target, trigger, view.now, current) : null,
     batch: { streamId, events },

@@ -11,11 +11,7 @@ import { type ExecutionState, requestedExecution } from '../execution/execution-
 import { evolveExecution } from '../execution/evolve-execution.js';
 import { executionIdFor } from '../execution/execution.js';
 import { evolveMission, initialMissionState, type MissionEvent, type MissionState } from '../mission/mission.js';
-import {
-  DECISION_EVENT_TYPES,
-  type ExecutionRequest,
-  type OccurrenceEvent,
-} from '../occurrence/occurrence-events.js';
+import { DECISION_EVENT_TYPES, type ExecutionRequest, type OccurrenceEvent } from '../occurrence/occurrence-events.js';
 import { batchPartitionFolding } from '../batch/batch.js';
 import type { BatchEvent, BatchPartitionState } from '../batch/batch-events.js';
 import {

@@ -32,5 +32,3 @@ export const batchesProjection = statementProjection({
   tables: ['rm_open_batches'],
   evolve: evolveBatches,
 });
-
-
