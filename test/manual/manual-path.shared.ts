@@ -213,14 +213,14 @@ export function manualPathSuite(kind: StoreKind): void {
       const { missionId } = await setup();
       const response = await t.request({
         method: 'PUT',
-        url: '/v1/triggers/t-batched',
+        url: '/v1/triggers/t-causal',
         key: newKey(),
-        body: { missionId, type: 'manual', batch: { size: 10 } },
+        body: { missionId, type: 'manual', causality: { maxDepth: 2 } },
       });
       expect(response.status).toBe(422);
       expect(response.body).toMatchObject({
         code: 'capability_unsupported',
-        errors: [{ pointer: '/batch', message: expect.stringContaining('wf.batching') }],
+        errors: [{ pointer: '/causality', message: expect.stringContaining('wf.causality') }],
       });
       const claimed = (await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities;
       expect(claimed).toEqual(
@@ -231,7 +231,7 @@ export function manualPathSuite(kind: StoreKind): void {
           'wf.polling-initiation',
         ]),
       );
-      expect(claimed).not.toContain('wf.batching');
+      expect(claimed).not.toContain('wf.causality');
     });
 
     it('AD-2 budget exhaustion blocks with budget_exhausted once the Mission hour is used up', async () => {

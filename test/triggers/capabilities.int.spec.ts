@@ -16,7 +16,6 @@ const UNIMPLEMENTED = {
     { match: { pointer: '/kind', equals: 'sample' }, mode: 'latest', windowMs: 5000 },
     { match: { pointer: '/kind', equals: 'tick' }, mode: 'latest', windowMs: 5000 },
   ],
-  batch: { size: 10, maxWaitMs: 60000 },
   causality: { maxDepth: 2 },
 };
 
@@ -59,11 +58,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.overlap',
         'wf.guards',
         'wf.prefilters',
+        'wf.batching',
       ],
     });
   });
 
-  it('CP-1 BA-1 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+  it('CP-1 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-every', {
       expectedRevision: 0,
@@ -78,7 +78,6 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
         ['/coalesce/0', 'wf.coalescing'],
         ['/coalesce/1', 'wf.coalescing'],
-        ['/batch', 'wf.batching'],
         ['/causality', 'wf.causality'],
       ].map(([pointer, capability]) => ({
         pointer,
@@ -98,7 +97,13 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
   });
 
-  it('CP-1 BA-2 AD-4 BA-3 AD-5 guards, prefilters, overlap skip, resource lanes and every default written out are accepted', async () => {
+  it('CP-1 BA-2 AD-4 BA-3 AD-5 BA-1 guards, prefilters, overlap skip, resource lanes, batches and every default written out are accepted', async () => {
+    const batching = await putTrigger('t-cap-batch', {
+      missionId: await mission(),
+      type: 'manual',
+      batch: { size: 1000, maxWaitMs: 86_400_000, partitionPointer: '/repo' },
+    });
+    expect(batching.status).toBe(200);
     const missionId = await mission();
     const response = await putTrigger('t-cap-ok', {
       missionId,
@@ -127,12 +132,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
   it('CP-1 a revision stored before the refusal keeps loading; it may be disabled, not enabled again', async () => {
     const missionId = await mission();
     const triggerId = 't-cap-stored';
-    await t.infra.store.append(triggerStream(TENANT, triggerId), [storedWithBatch(triggerId, missionId)], 'no_stream');
+    await t.infra.store.append(triggerStream(TENANT, triggerId), [storedWithCausality(triggerId, missionId)], 'no_stream');
     await t.catchUp();
 
     const read = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}` });
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ revision: 1, batch: { size: 10, maxWaitMs: 60000 } });
+    expect(read.body).toMatchObject({ revision: 1, causality: { maxDepth: 2 } });
     const revisions = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}/revisions` });
     expect(revisions.status).toBe(200);
     expect(revisions.body.items).toHaveLength(1);
@@ -141,7 +146,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       method: 'POST',
       url: `/v1/triggers/${triggerId}/disable`,
       key: newKey(),
-      body: { reason: 'batching not implemented' },
+      body: { reason: 'causality not implemented' },
     });
     expect(disabled.status).toBe(200);
     const enabled = await t.request({
@@ -153,7 +158,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(enabled.status).toBe(422);
     expect(enabled.body).toMatchObject({
       code: 'capability_unsupported',
-      errors: [{ pointer: '/batch', message: 'needs capability wf.batching, which this deployment does not claim' }],
+      errors: [{ pointer: '/causality', message: 'needs capability wf.causality, which this deployment does not claim' }],
     });
     // A new revision must drop the block to be accepted.
     const revised = await putTrigger(triggerId, { missionId, type: 'manual', enabled: true });
@@ -162,16 +167,16 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
   });
 });
 
-/** A TriggerRevised with a batch block, as a deployment that accepted batching would have recorded it. */
-function storedWithBatch(triggerId: string, missionId: string): NewEvent {
+/** A TriggerRevised with a causality block, as a deployment that accepted causality would have recorded it. */
+function storedWithCausality(triggerId: string, missionId: string): NewEvent {
   const at = '2026-03-01T10:00:00.000Z';
   const decision = triggerDecider.decide(
     {
       type: 'ReviseTrigger',
       tenant: TENANT,
       triggerId,
-      definition: { missionId, type: 'manual', batch: { size: 10, maxWaitMs: 60000 } },
-      reason: 'recorded before CP-1 refused batching',
+      definition: { missionId, type: 'manual', causality: { maxDepth: 2 } },
+      reason: 'recorded before CP-1 refused causality',
       actor: 'svc-test',
       at,
       mission: {
