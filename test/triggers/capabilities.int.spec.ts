@@ -132,7 +132,11 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
   it('CP-1 a revision stored before the refusal keeps loading; it may be disabled, not enabled again', async () => {
     const missionId = await mission();
     const triggerId = 't-cap-stored';
-    await t.infra.store.append(triggerStream(TENANT, triggerId), [storedWithCausality(triggerId, missionId)], 'no_stream');
+    await t.infra.store.append(
+      triggerStream(TENANT, triggerId),
+      [storedWithCausality(triggerId, missionId)],
+      'no_stream',
+    );
     await t.catchUp();
 
     const read = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}` });
@@ -158,7 +162,9 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(enabled.status).toBe(422);
     expect(enabled.body).toMatchObject({
       code: 'capability_unsupported',
-      errors: [{ pointer: '/causality', message: 'needs capability wf.causality, which this deployment does not claim' }],
+      errors: [
+        { pointer: '/causality', message: 'needs capability wf.causality, which this deployment does not claim' },
+      ],
     });
     // A new revision must drop the block to be accepted.
     const revised = await putTrigger(triggerId, { missionId, type: 'manual', enabled: true });

@@ -165,9 +165,7 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
   }
 }
 
-/** Folded one by one between the runs: Trigger events, and (BA-1) batch decisions, which come in their own appends. */
-const isTriggerEvent = (event: RecordedEvent) =>
-  event.type === 'TriggerRevised' || event.type === 'TriggerDeleted' || event.type === 'OccurrenceBatched';
+const isTriggerEvent = (event: RecordedEvent) => event.type === 'TriggerRevised' || event.type === 'TriggerDeleted';
 
 /** OP-1. Its counters follow the explorer's rows, so it folds only with that read model and just before it. */
 export const triggerHealthProjection: Projection = {
