@@ -111,7 +111,8 @@ export function batchStep(state: ObservedState, view: AdmissionView, counters: M
 
 /**
  * BA-1: a due batch's one decision, made by the admission policy for the batch as one unit: the first member's
- * binding (Trigger revision, Mission, trust, causality) with every member's resources and inputs, against the
+ * binding (Trigger revision, Mission, trust, causality; keys were checked per member as they joined) with every
+ * member's resources and inputs, against the
  * Trigger and Mission as they are now and the counters (overlap, budget, concurrency) for one execution. Admitted:
  * every member is `batched` with the execution, whose request (members in acceptance order) rides on the first
  * member's decision. Blocked (e.g. `budget_exhausted`, `mission_paused`): every member is blocked with that reason.
@@ -135,6 +136,8 @@ export function closeBatch(
     status: 'observed',
     occurrence: {
       ...opener,
+      // Each member's authenticating key was checked when it joined (its source is not read for a later close).
+      auth: { state: opener.auth.state },
       input: { members: members.map((m) => m.input) },
       resourceRefs: [...new Set(members.flatMap((m) => m.resourceRefs))],
     },
