@@ -158,6 +158,19 @@ export function batchingSuite(kind: StoreKind): void {
       expect(byMembers[b1]).toEqual({ members: [{ repo: 'b', n: 1 }] });
     });
 
+    it('BA-1 ?wait=decision answers batched with the execution once the fire that fills the batch is decided', async () => {
+      const { triggerId } = await f.setup({ size: 2 });
+      const first = await f.fire(triggerId, { n: 1 });
+      const filled = await t.request({
+        method: 'POST',
+        url: `/v1/triggers/${triggerId}/occurrences?wait=decision`,
+        key: newKey(),
+        body: { input: { n: 2 } },
+      });
+      expect([filled.status, filled.body.status]).toEqual([200, 'batched']);
+      expect(filled.body.executionId).toBe(`x-${first}`);
+    });
+
     it('BA-1 BA-2 a partition key that is an object is blocked guard_fault and joins nothing', async () => {
       const { triggerId } = await f.setup({ size: 2, partitionPointer: '/repo' });
       const id = await f.fire(triggerId, { repo: { nested: true } });
