@@ -4,16 +4,18 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildUi } from './build-ui.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-function newestMtime(dir) {
+/** `anyFile`: the dashboard's page and style sheet count too, not only its TypeScript. */
+function newestMtime(dir, anyFile = false) {
   let newest = 0;
   if (!existsSync(dir)) return newest;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts'))
+    if (entry.isDirectory()) newest = Math.max(newest, newestMtime(path, anyFile));
+    else if (anyFile || (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts')))
       newest = Math.max(newest, statSync(path).mtimeMs);
   }
   return newest;
@@ -21,7 +23,11 @@ function newestMtime(dir) {
 
 function isFresh(stamp) {
   // tsc's incremental mode leaves unchanged outputs untouched, so freshness is kept in a stamp file
-  const sources = Math.max(newestMtime(join(root, 'src')), newestMtime(join(root, 'bench')));
+  const sources = Math.max(
+    newestMtime(join(root, 'src')),
+    newestMtime(join(root, 'bench')),
+    newestMtime(join(root, 'ui'), true),
+  );
   return existsSync(join(root, 'dist', 'src', 'main.js')) && existsSync(stamp) && statSync(stamp).mtimeMs >= sources;
 }
 
@@ -54,6 +60,7 @@ export function ensureBuilt() {
       [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
       { stdio: 'inherit', cwd: root },
     );
+    buildUi();
     writeFileSync(stamp, new Date().toISOString());
   } finally {
     rmSync(lock, { recursive: true, force: true });

@@ -34,6 +34,7 @@ import { SchedulesModule } from './adapters/modules/schedules.module.js';
 import { IngressModule } from './adapters/ingress/ingress.module.js';
 import { ExecutionsModule } from './adapters/modules/executions.module.js';
 import { PollsModule } from './adapters/modules/polls.module.js';
+import { SubscriptionsModule } from './adapters/modules/subscriptions.module.js';
 import { AuditModule } from './adapters/modules/audit.module.js';
 import { WakeupModule } from './adapters/wakeup/wakeup.module.js';
 import type { Migration } from './projections/migration.js';
@@ -41,6 +42,7 @@ import { eventStoreMigrations } from './adapters/eventstore/sql/migrations.js';
 import { idempotencyMigrations } from './adapters/http/idempotency/idempotency.migrations.js';
 import { ingressMigrations } from './adapters/ingress/ingress.migrations.js';
 import { sourcesMigrations } from './adapters/sources/sources.migrations.js';
+import { pollSecretsMigrations } from './adapters/poll/poll-secrets.migrations.js';
 import { projections } from './projections/index.js';
 import { type AppOptions, createHttpApp } from './adapters/http/http-app.js';
 import { LifecycleLog } from './adapters/http/logging/lifecycle-log.js';
@@ -54,6 +56,7 @@ export const featureModules: Type[] = [
   SchedulesModule,
   ExecutionsModule,
   PollsModule,
+  SubscriptionsModule,
   WakeupModule,
   MetricsModule,
   AuditModule,
@@ -65,6 +68,7 @@ export function allMigrations(): Migration[] {
     ...eventStoreMigrations,
     ...idempotencyMigrations,
     ...sourcesMigrations,
+    ...pollSecretsMigrations,
     ...ingressMigrations,
     ...projections.flatMap((p) => p.migrations),
   ];

@@ -1,3 +1,5 @@
+import { lineageProjection } from './causality/lineage.projection.js';
+import { coalescingProjection } from './coalescing/coalescing.projection.js';
 import { executionsProjection } from './executions/executions.projection.js';
 import { OCCURRENCES_PROJECTION, occurrencesProjection } from './occurrences/occurrences.projection.js';
 import { pendingExecutionsProjection } from './pending-executions/pending-executions.projection.js';
@@ -7,6 +9,7 @@ import { sourceBindingsProjection } from './source-bindings/source-bindings.proj
 import { schedulesProjection } from './scheduler/schedules.projection.js';
 import { pollsProjection } from './poll/polls.projection.js';
 import { batchesProjection } from './batches/batches.projection.js';
+import { subscriptionsProjection } from './subscriptions/subscriptions.projection.js';
 import { triggerHealthProjection } from './trigger-health/trigger-health.projection.js';
 
 /**
@@ -24,6 +27,9 @@ export const projections: Projection[] = [
   executionsProjection,
   pollsProjection,
   batchesProjection,
+  lineageProjection,
+  subscriptionsProjection,
+  coalescingProjection,
 ];
 
 /** The projection that folds `name`: itself, or the group it folds in. */

@@ -185,6 +185,7 @@ describe('OP-4 SEC-3 SEC-4 the OpenAPI document covers every route of the app', 
         '/v1/executions?status=pending',
         '/v1/operator/dead-letters',
         '/v1/operator/sources/gh',
+        '/v1/operator/triggers/t-feed/poll',
         '/v1/audit/events?limit=5',
         '/v1/missions/no-such-mission',
       ])

@@ -70,6 +70,37 @@ describe.each(['postgres', 'pglite'] as const)('SC-3 appends inside the caller t
     expect((await sql.query('SELECT id FROM caller_rows')).rows).toEqual([{ id: 'committed' }]);
   });
 
+  it('PO-2 inBatchOrder writes new streams in the order given (a poll page), then the others; stream-id order otherwise', async () => {
+    // names whose sorted order is the reverse of the batch's: a sorted insert cannot pass by chance
+    const names = Array.from({ length: 12 }, (_, i) => `t-page-${String(99 - i).padStart(2, '0')}`);
+    await store.append('t-poll', [event(0)], 'no_stream');
+    const positions = (streams: Array<Array<{ streamId: string; position: number }>>) =>
+      streams.map((s) => s[s.length - 1]!);
+    const ordered = await sql.transaction((tx) =>
+      store
+        .inTransaction(tx)
+        .appendBatch(
+          [
+            ...names.map((streamId, n) => ({ streamId, events: [event(n)], expected: 'no_stream' as const })),
+            { streamId: 't-poll', events: [event(99)], expected: 0 },
+          ],
+          [],
+          { inBatchOrder: true },
+        ),
+    );
+    const inOrder = positions(ordered.streams).map((e) => e.position);
+    expect(inOrder).toEqual([...inOrder].sort((a, b) => a - b));
+    const sorted = await sql.transaction((tx) =>
+      store
+        .inTransaction(tx)
+        .appendBatch(
+          names.map((streamId, n) => ({ streamId: `${streamId}-x`, events: [event(n)], expected: 'no_stream' })),
+        ),
+    );
+    const bySort = positions(sorted.streams).map((e) => e.position);
+    expect(bySort).toEqual([...bySort].sort((a, b) => b - a));
+  });
+
   it('rolls back with the caller: nothing appended when the caller throws after the append', async () => {
     await expect(
       sql.transaction(async (tx) => {

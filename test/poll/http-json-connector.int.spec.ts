@@ -19,6 +19,7 @@ describe('PO-1 PO-4 the http-json@1 connector against a real upstream', () => {
     timeoutSeconds: 10,
     maxResponseBytes: MiB,
     schema: { required: [] },
+    auth: null,
     ...extra,
   });
 
@@ -165,5 +166,29 @@ describe('PO-1 PO-4 the http-json@1 connector against a real upstream', () => {
     await closed.close();
     const result = await connector.fetch({ ...binding('/x'), url }, null);
     expect(result).toMatchObject({ ok: false, failure: { kind: 'network' } });
+  });
+
+  it('PO-1 sends the bearer secret as Authorization and never to a redirect target', async () => {
+    upstream.on('/auth', (_, res) => json(res, { data: { items: [] } }));
+    upstream.on('/redirect', (_, res) => {
+      res.statusCode = 302;
+      res.setHeader('location', upstream.url('/auth'));
+      res.end();
+    });
+    expect(await connector.fetch(binding('/auth'), null, { bearer: 'tok.en-1' })).toMatchObject({ ok: true });
+    expect(await connector.fetch(binding('/auth'), null)).toMatchObject({ ok: true });
+    expect(await connector.fetch(binding('/redirect'), null, { bearer: 'tok.en-2' })).toMatchObject({
+      ok: false,
+      failure: { kind: 'http_status' },
+    });
+    expect(upstream.requestsTo('/auth').map((r) => r.authorization)).toEqual(['Bearer tok.en-1', null]);
+  });
+
+  it('decision 7 a secret the HTTP library refuses is never quoted in the failure detail', async () => {
+    // the API only takes RFC 6750 tokens; this one is as a corrupted store could hand back
+    const bearer = 'leaked\nX-Injected: 1';
+    const result = await connector.fetch(binding('/auth'), null, { bearer });
+    expect(result).toMatchObject({ ok: false, failure: { kind: 'network' } });
+    expect(JSON.stringify(result)).not.toContain('leaked');
   });
 });

@@ -119,7 +119,8 @@ describe('PO-3 SC-6 poll ownership through the store (postgres, separate connect
     const { triggerId, path } = await pollTrigger();
     slowCounter(path, 0);
     const [a] = twoLoops();
-    expect(await a.runOnce()).toBe(1);
+    // this Trigger alone: on a loaded machine the previous test's Trigger may be due again by now
+    expect(await a.pollTrigger({ tenant: TENANT, triggerId })).not.toBeNull();
     // 3.5 missed intervals with no poller running
     await sleep(3_500);
     const restarted = Date.now();

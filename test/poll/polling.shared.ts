@@ -230,6 +230,7 @@ export function pollingSuite(kind: StoreKind): void {
         consecutiveFailures: 4,
         lastError: { kind: 'too_large', detail: expect.stringContaining('maxResponseBytes') },
         quarantined: [],
+        secretSetAt: null,
       });
       expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['i-0']);
       mode = 'page';
@@ -402,6 +403,7 @@ export function pollingSuite(kind: StoreKind): void {
         lastResult: null,
         consecutiveFailures: 0,
         quarantined: [],
+        secretSetAt: null,
       });
     });
 
@@ -441,6 +443,7 @@ export function pollingSuite(kind: StoreKind): void {
         timeoutSeconds: 10,
         maxResponseBytes: 1_048_576,
         schema: { required: [] },
+        auth: null,
       });
       await t.catchUp();
       await loop.runOnce();

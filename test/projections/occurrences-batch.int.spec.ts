@@ -81,6 +81,17 @@ function scenario(seed: number): RecordedEvent[] {
           },
           tenant,
         );
+      // SU-1: a delivery to a wait-for subscription folds like a refusal without a reason (no extra draw).
+      else if (i % 3 === 1)
+        push(
+          'OccurrenceSubscribed',
+          {
+            occurrenceId: target.occurrenceId,
+            evidence: { subscriptions: [{ subscriptionId: `w-${i}`, executionId: 'x-w' }] },
+            decidedAt: '2026-03-01T11:00:02.000Z',
+          },
+          tenant,
+        );
       // BA-2/AD-4: suppressed decisions fold like blocked ones, under their own status.
       else
         push(
@@ -134,7 +145,9 @@ describe('OP-2 OP-3 occurrences folded in batches equals folded one by one', () 
     }
     expect(await dump(sql)).toEqual(oneByOne);
     const rows = (oneByOne as { rm_occurrences: Array<{ status: string; conflicts: number }> }).rm_occurrences;
-    expect(rows.map((r) => r.status)).toEqual(expect.arrayContaining(['observed', 'admitted', 'blocked']));
+    expect(rows.map((r) => r.status)).toEqual(
+      expect.arrayContaining(['observed', 'admitted', 'blocked', 'subscribed']),
+    );
     expect(rows.some((r) => r.conflicts > 0)).toBe(true);
   });
 });

@@ -81,7 +81,15 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
       },
       // Events folded straight into the read models: no delivery reached the ingress, so no auth outcome.
       auth: null,
-      counts: { observed: 5, admitted: 3, blocked: { budget_exhausted: 2 }, suppressed: {}, batched: 0, duplicate: 0 },
+      counts: {
+        observed: 5,
+        admitted: 3,
+        blocked: { budget_exhausted: 2 },
+        suppressed: {},
+        batched: 0,
+        coalesced: {},
+        duplicate: 0,
+      },
       executions: { pending: 3, claimed: 0, retrying: 0, dead: 0 },
       tzdataDrift: false,
       recovery: [],

@@ -5,6 +5,8 @@ export interface UpstreamRequest {
   path: string;
   query: URLSearchParams;
   at: number;
+  /** The Authorization header the poll sent, if any. */
+  authorization: string | null;
 }
 
 export type UpstreamHandler = (request: UpstreamRequest, res: ServerResponse, req: IncomingMessage) => void;
@@ -52,7 +54,12 @@ export class PollUpstream {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', this.baseUrl);
-    const request = { path: url.pathname, query: url.searchParams, at: Date.now() };
+    const request = {
+      path: url.pathname,
+      query: url.searchParams,
+      at: Date.now(),
+      authorization: req.headers.authorization ?? null,
+    };
     this.requests.push(request);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);

@@ -12,11 +12,6 @@ const grants = missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 10 });
 /** Every block a Trigger may carry whose behaviour this deployment does not implement, on a manual Trigger. */
 const UNIMPLEMENTED = {
   dedupe: { windowSeconds: 3600 },
-  coalesce: [
-    { match: { pointer: '/kind', equals: 'sample' }, mode: 'latest', windowMs: 5000 },
-    { match: { pointer: '/kind', equals: 'tick' }, mode: 'latest', windowMs: 5000 },
-  ],
-  causality: { maxDepth: 2 },
 };
 
 describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
@@ -58,12 +53,15 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.overlap',
         'wf.guards',
         'wf.prefilters',
+        'wf.causality',
+        'wf.subscriptions',
+        'wf.coalescing',
         'wf.batching',
       ],
     });
   });
 
-  it('CP-1 DD-4 DD-5 CA-3 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+  it('CP-1 DD-4 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-every', {
       expectedRevision: 0,
@@ -74,12 +72,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(response.status).toBe(422);
     expect(response.body.code).toBe('capability_unsupported');
     expect(response.body.errors).toEqual(
-      [
-        ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
-        ['/coalesce/0', 'wf.coalescing'],
-        ['/coalesce/1', 'wf.coalescing'],
-        ['/causality', 'wf.causality'],
-      ].map(([pointer, capability]) => ({
+      [['/dedupe/windowSeconds', 'wf.dedupe-windows']].map(([pointer, capability]) => ({
         pointer,
         message: `needs capability ${capability}, which this deployment does not claim`,
       })),
@@ -97,7 +90,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
   });
 
-  it('CP-1 BA-2 AD-4 BA-3 AD-5 BA-1 guards, prefilters, overlap skip, resource lanes, batches and every default written out are accepted', async () => {
+  it('CP-1 BA-2 AD-4 BA-3 AD-5 CA-3 DD-5 BA-1 guards, prefilters, overlap skip, resource lanes, causality, coalescing, batches and every default written out are accepted', async () => {
     const batching = await putTrigger('t-cap-batch', {
       missionId: await mission(),
       type: 'manual',
@@ -111,7 +104,15 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       overlap: 'skip',
       queueByPointer: '/resource/id',
       dedupe: { windowSeconds: 604800 },
-      coalesce: [],
+      coalesce: [
+        {
+          match: { pointer: '/kind', equals: 'sample' },
+          mode: 'latest',
+          windowMs: 5000,
+          resourcePointer: '/resource/id',
+          neverCoalesce: { pointer: '/action', in: ['revoke', 'stop'] },
+        },
+      ],
       prefilters: [
         { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
         { id: 'relevant', version: 1, pointer: '/kind', in: ['a'] },
@@ -119,14 +120,29 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       ],
       guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
       batch: null,
-      causality: null,
+      causality: { maxDepth: 2 },
     });
     expect(response.status).toBe(200);
     expect((await t.request({ method: 'GET', url: '/v1/triggers/t-cap-ok' })).body).toMatchObject({
       overlap: 'skip',
       queueByPointer: '/resource/id',
       guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
+      coalesce: [{ match: { pointer: '/kind', equals: 'sample' }, windowMs: 5000, resourcePointer: '/resource/id' }],
     });
+  });
+
+  it('CP-1 BA-1 DD-5 a Trigger that both batches and coalesces is 422 invalid_definition naming /batch', async () => {
+    const missionId = await mission();
+    const response = await putTrigger('t-cap-batch-coalesce', {
+      missionId,
+      type: 'manual',
+      batch: { size: 10, maxWaitMs: 60000 },
+      coalesce: [{ match: { pointer: '/kind', equals: 'sample' }, mode: 'latest', windowMs: 5000 }],
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.code).toBe('invalid_definition');
+    expect(response.body.errors).toEqual([{ pointer: '/batch', message: expect.stringContaining('not both') }]);
+    expect((await t.request({ method: 'GET', url: '/v1/triggers/t-cap-batch-coalesce' })).status).toBe(404);
   });
 
   it('CP-1 a revision stored before the refusal keeps loading; it may be disabled, not enabled again', async () => {
@@ -134,14 +150,14 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     const triggerId = 't-cap-stored';
     await t.infra.store.append(
       triggerStream(TENANT, triggerId),
-      [storedWithCausality(triggerId, missionId)],
+      [storedWithDedupeWindow(triggerId, missionId)],
       'no_stream',
     );
     await t.catchUp();
 
     const read = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}` });
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ revision: 1, causality: { maxDepth: 2 } });
+    expect(read.body).toMatchObject({ revision: 1, dedupe: { windowSeconds: 3600 } });
     const revisions = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}/revisions` });
     expect(revisions.status).toBe(200);
     expect(revisions.body.items).toHaveLength(1);
@@ -150,7 +166,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       method: 'POST',
       url: `/v1/triggers/${triggerId}/disable`,
       key: newKey(),
-      body: { reason: 'causality not implemented' },
+      body: { reason: 'dedupe windows not implemented' },
     });
     expect(disabled.status).toBe(200);
     const enabled = await t.request({
@@ -163,7 +179,10 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(enabled.body).toMatchObject({
       code: 'capability_unsupported',
       errors: [
-        { pointer: '/causality', message: 'needs capability wf.causality, which this deployment does not claim' },
+        {
+          pointer: '/dedupe/windowSeconds',
+          message: 'needs capability wf.dedupe-windows, which this deployment does not claim',
+        },
       ],
     });
     // A new revision must drop the block to be accepted.
@@ -173,16 +192,16 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
   });
 });
 
-/** A TriggerRevised with a causality block, as a deployment that accepted causality would have recorded it. */
-function storedWithCausality(triggerId: string, missionId: string): NewEvent {
+/** A TriggerRevised with a dedupe window, as a deployment that accepted dedupe windows would have recorded it. */
+function storedWithDedupeWindow(triggerId: string, missionId: string): NewEvent {
   const at = '2026-03-01T10:00:00.000Z';
   const decision = triggerDecider.decide(
     {
       type: 'ReviseTrigger',
       tenant: TENANT,
       triggerId,
-      definition: { missionId, type: 'manual', causality: { maxDepth: 2 } },
-      reason: 'recorded before CP-1 refused causality',
+      definition: { missionId, type: 'manual', dedupe: { windowSeconds: 3600 } },
+      reason: 'recorded before CP-1 refused dedupe windows',
       actor: 'svc-test',
       at,
       mission: {

@@ -2,9 +2,8 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
 
 /**
  * CP-1: a capability is claimed only once every rule behind it is implemented, never before; a Trigger entry
- * needing any other is refused with 422 `capability_unsupported`. Not claimed today:
- * coalescing, causality (no causal link is recorded yet, so depth and loop limits could
- * never act), subscriptions, and dedupe windows other than the default (identities are kept for good).
+ * needing any other is refused with 422 `capability_unsupported`. Not claimed today: dedupe windows other than
+ * the default (identities are kept for good).
  */
 export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.manual,
@@ -18,6 +17,15 @@ export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.guards,
   // AD-4: unchanged@1, relevant@1 and window@1, after the guard and before every counter; baselines are streams.
   CAPABILITIES.prefilters,
+  // CA-1..CA-3: Operations and verified correlation link Occurrences (src/commands/causality); admission blocks
+  // `causal_loop` and `causal_depth_exceeded` on the recorded ancestry; the lineage view reads rm_causal_lineage.
+  CAPABILITIES.causality,
+  // SU-1: registration by the claim holder, delivery before admission in acceptance (log) order, `subscribed`,
+  // deadlines on the database clock that survive a restart, wakeups (test/subscriptions).
+  CAPABILITIES.subscriptions,
+  // DD-5: groups per Trigger, rule and resource decided inside admission, windows closed by the database-clock
+  // timer (src/adapters/coalescing) or the next member, the last member by acceptance order admitted with `members`.
+  CAPABILITIES.coalescing,
   // BA-1: batch streams per (Trigger revision, partition), closed by size at admission or by the database-clock
   // closer (src/adapters/batches) at maxWaitMs; one execution per closed batch, members `batched`.
   CAPABILITIES.batching,

@@ -20,6 +20,7 @@ import { SourceCache } from '../ingress/source-cache.js';
 import { IngressCounts } from '../ingress/ingress-counts.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { Metrics } from '../metrics/metrics.js';
+import { registerDashboard } from './ui/dashboard.route.js';
 
 export interface AppOptions {
   logger?: LoggerService | false;
@@ -96,6 +97,7 @@ export async function createHttpApp(
     jsonDocumentUrl: 'docs/openapi.json',
     swaggerUiEnabled: options.docsUi ?? true,
   });
+  await registerDashboard(fastify);
   await app.init();
   await fastify.ready();
   return app;

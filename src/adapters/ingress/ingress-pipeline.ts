@@ -12,6 +12,7 @@ import {
   verifyDelivery,
 } from '../sources/index.js';
 import { observe } from '../../commands/shared/observe.js';
+import { correlatedLink } from '../../commands/causality/correlated-link.js';
 import { currentTrigger } from '../../commands/shared/lookups.js';
 import { deriveDeliveryKey, webhookIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import {
@@ -163,6 +164,14 @@ export class IngressPipeline {
       return answer(202, { occurrences: [] });
     }
     const evidence = deliveredEvidence(parsed.payload);
+    // CA-2: after verification, from the source's own pointer, looked up in the log; recorded with the Occurrence.
+    const causal = await correlatedLink(this.store, {
+      tenant: source.tenant,
+      sourceId: source.sourceId,
+      correlationPointer: source.definition.correlationPointer,
+      authState: verified.authState,
+      payload: parsed.payload,
+    });
     const observedAt = (await this.clock.now()).toISOString();
     const accepted: Accepted[] = [];
     for (const { triggerId, trigger } of triggers) {
@@ -188,6 +197,7 @@ export class IngressPipeline {
           keyGeneration: verified.keyGeneration,
         },
         externalId: verified.deliveryId,
+        causal,
       });
       const observation = await observe(this.store, observed, {
         tenant: source.tenant,

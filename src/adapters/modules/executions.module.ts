@@ -7,17 +7,20 @@ import { ClaimExecutionHandler } from '../../commands/claim-execution/claim-exec
 import { CompleteExecutionHandler } from '../../commands/complete-execution/complete-execution.handler.js';
 import { SettleExecutionHandler } from '../../commands/settle-execution/settle-execution.handler.js';
 import { RecoverExecutionHandler } from '../../commands/recover-execution/recover-execution.handler.js';
+import { OperationsController } from '../http/controllers/operations.controller.js';
+import { RecordOperationHandler } from '../../commands/causality/record-operation.handler.js';
 import { DeliveryTimersService } from '../delivery-timers/delivery-timers.service.js';
 
-/** EX-2..EX-4: claims, completions, settlements, recoveries, and the timers that redeliver and dead-letter. */
+/** EX-2..EX-4, CA-2: claims, completions, settlements, recoveries, Operations, and the timers that redeliver and dead-letter. */
 @Module({
-  controllers: [ExecutionsController, ExecutionRecoveryController],
+  controllers: [ExecutionsController, ExecutionRecoveryController, OperationsController],
   providers: [
     ClaimExecutionHandler,
     ClaimNextExecutionHandler,
     CompleteExecutionHandler,
     SettleExecutionHandler,
     RecoverExecutionHandler,
+    RecordOperationHandler,
     claimableWaiterProvider,
     DeliveryTimersService,
   ],

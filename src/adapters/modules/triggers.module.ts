@@ -5,6 +5,7 @@ import { TriggersController } from '../http/controllers/triggers.controller.js';
 import { CAPABILITIES_TOKEN } from '../../commands/shared/tokens.js';
 import { CLAIMED_CAPABILITIES } from '../config/capabilities.js';
 import { AdmissionProcessor } from '../admission/admission.processor.js';
+import { CoalesceTimersService } from '../coalescing/coalesce-timers.service.js';
 import { AdmitOccurrenceHandler } from '../../commands/admit-occurrence/admit-occurrence.handler.js';
 import { AdmitOccurrencesHandler } from '../../commands/admit-occurrence/admit-occurrences.handler.js';
 import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
@@ -27,6 +28,8 @@ import { SetTriggerEnabledHandler } from '../../commands/set-trigger-enabled/set
     AdmissionProcessor,
     // BA-1: closes due batches, the other half of admission for a batching Trigger.
     BatchCloserService,
+    // DD-5: closes coalescing windows by the database clock.
+    CoalesceTimersService,
   ],
   exports: [AdmissionProcessor],
 })

@@ -1,5 +1,5 @@
 import { pollFailure, readPollPage, type PollFailure } from '../../domain/poll/poll-page.js';
-import type { PollConnector, PollFetch } from '../../domain/ports/poll-connector.js';
+import type { PollConnector, PollCredentials, PollFetch } from '../../domain/ports/poll-connector.js';
 import type { PollBinding } from '../../domain/trigger/trigger-blocks.js';
 
 const failed = (failure: PollFailure): PollFetch => ({ ok: false, failure });
@@ -10,18 +10,21 @@ class TooLarge extends Error {}
  * `http-json@1` (PO-1..PO-4) over Node's fetch: a GET of `url` with `?<cursorParam>=<cursor>` once a cursor exists.
  * `timeoutSeconds` bounds the whole exchange, body included; the body is read as it streams in and dropped past
  * `maxResponseBytes`, so an endless or huge answer costs at most that much memory. Redirects are not followed:
- * the URL the Trigger names is the one polled.
+ * the URL the Trigger names is the one polled, and a bearer secret never travels to another. The secret goes in the
+ * Authorization header only; no failure detail quotes a header.
  */
 export class HttpJsonConnector implements PollConnector {
   readonly id = 'http-json@1' as const;
 
-  async fetch(binding: PollBinding, cursor: string | null): Promise<PollFetch> {
+  async fetch(binding: PollBinding, cursor: string | null, credentials?: PollCredentials | null): Promise<PollFetch> {
     const url = new URL(binding.url);
     if (cursor !== null && binding.cursorParam !== null) url.searchParams.set(binding.cursorParam, cursor);
     const signal = AbortSignal.timeout(binding.timeoutSeconds * 1000);
     let bytes: Buffer;
     try {
-      const response = await fetch(url, { signal, redirect: 'manual', headers: { accept: 'application/json' } });
+      const headers: Record<string, string> = { accept: 'application/json' };
+      if (credentials) headers.authorization = `Bearer ${credentials.bearer}`;
+      const response = await fetch(url, { signal, redirect: 'manual', headers });
       if (response.status < 200 || response.status > 299) {
         await response.body?.cancel().catch(() => undefined);
         return failed(pollFailure('http_status', `the upstream answered ${response.status}`));
@@ -36,7 +39,9 @@ export class HttpJsonConnector implements PollConnector {
       if (error instanceof TooLarge) return failed(tooLarge(binding));
       if (signal.aborted)
         return failed(pollFailure('timeout', `no complete answer within ${binding.timeoutSeconds} s`));
-      return failed(pollFailure('network', `the upstream could not be reached: ${causeOf(error)}`));
+      return failed(
+        pollFailure('network', `the upstream could not be reached: ${redacted(causeOf(error), credentials)}`),
+      );
     }
     let body: unknown;
     try {
@@ -69,6 +74,10 @@ async function readBounded(response: Response, max: number): Promise<Buffer> {
   }
   return Buffer.concat(chunks, length);
 }
+
+/** A library's message may quote a header it refused: the secret never reaches the log through a failure detail. */
+const redacted = (text: string, credentials: PollCredentials | null | undefined): string =>
+  credentials ? text.split(credentials.bearer).join('[redacted]') : text;
 
 function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;

@@ -6,9 +6,10 @@ import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import { isDeadlock } from '../scheduler/schedule-writer.js';
 
 /**
- * PO-2/PO-3: a poll's appends in one transaction, stream after stream, so the log holds the accepted items in the
- * page's order (a multi-stream batch is written in stream-id order, which is no order at all for a page). A
- * conflict rolls the whole poll back. EventStoreDB has no such transaction: the Occurrences go first and the poll
+ * PO-2/PO-3: a poll's appends in one transaction, the Occurrences in the page's order (a multi-stream batch is
+ * otherwise written in stream-id order, which is no order at all for a page): one INSERT for the new Occurrence
+ * streams in batch order, one for the poll event, instead of a statement per stream. A conflict rolls the whole
+ * poll back. EventStoreDB has no such transaction: the Occurrences go first and the poll
  * event last, so a crash in between leaves Occurrences the refetch finds as duplicates, never a second run.
  */
 export function orderedAppends(store: EventStore, sql: SqlClient, signal?: AppendSignal): BatchAppender {
@@ -23,14 +24,8 @@ export function orderedAppends(store: EventStore, sql: SqlClient, signal?: Appen
   return async (batch: readonly StreamAppend[]) => {
     const positions = await sql
       .transaction(async (tx) => {
-        const log = inTransaction(tx);
-        const appended: number[] = [];
-        for (const append of batch) {
-          const { streams } = await log.appendBatch([append]);
-          const events = streams[0] ?? [];
-          appended.push(events[events.length - 1]?.position ?? 0);
-        }
-        return appended;
+        const { streams } = await inTransaction(tx).appendBatch(batch, [], { inBatchOrder: true });
+        return streams.map((events) => events[events.length - 1]?.position ?? 0);
       })
       .catch((error: unknown) => {
         // Two pollers whose leases overlapped, writing item streams in different orders: a lost race, retried.

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EVENT_STORE } from '../../commands/shared/tokens.js';
+import { EVENT_STORE, POLL_SECRETS } from '../../commands/shared/tokens.js';
+import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
@@ -18,12 +19,14 @@ export class PollLoopService {
     @Inject(SQL_CLIENT) sql: SqlClient,
     signal: AppendSignal,
     registry: SubscriptionRegistry,
+    @Inject(POLL_SECRETS) secrets: PollSecrets,
   ) {
     this.loop = new PollLoop({
       store,
       sql,
       signal,
       connector: new HttpJsonConnector(),
+      secrets,
       onError: (error) => this.logger.error(`poller: ${(error as Error).message}`),
     });
     registry.register(this.loop);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { isPollTrigger, loadPollState, type RecordedPoll, recordPoll } from '../../commands/poll/record-poll.js';
 import { currentTrigger } from '../../commands/shared/lookups.js';
 import type { EventStore } from '../../domain/ports/event-store.js';
-import type { PollConnector } from '../../domain/ports/poll-connector.js';
+import type { PollConnector, PollFetch } from '../../domain/ports/poll-connector.js';
+import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
 import { cursorFor, nextPollDelaySeconds } from '../../domain/poll/poll.js';
 import { claimPoll, duePolls, finishPoll, msUntilNextPoll, type PollKey } from '../../projections/poll/poll-due.js';
 import type { AppendSignal } from '../../projections/runner/append-signal.js';
@@ -10,6 +11,7 @@ import type { SqlClient } from '../../projections/sql-client.js';
 import type { BatchAppender } from '../../commands/shared/write-kernel.js';
 import { orderedAppends } from './ordered-appends.js';
 import { eachConcurrently, idleUntil, TimedLoop } from '../runner/timed-loop.js';
+import { credentialsFor } from './poll-credentials.js';
 
 export const POLL_LOOP = 'poller:poll';
 
@@ -18,6 +20,8 @@ export interface PollLoopOptions {
   sql: SqlClient;
   signal?: AppendSignal;
   connector: PollConnector;
+  /** Where `poll.auth` bearer secrets are read; without it such a Trigger's polls fail `secret_missing`. */
+  secrets?: PollSecrets;
   /** The longest sleep between two looks at the due table: new poll Triggers are seen by then. */
   maxIdleMs?: number;
   /** Triggers polled side by side in one pass. */
@@ -80,7 +84,10 @@ export class PollLoop extends TimedLoop {
       await finishPoll(sql, key, token, poll.everySeconds * 1000);
       return null;
     }
-    const fetched = await this.options.connector.fetch(poll, cursorFor(loaded.state, poll.url));
+    const auth = await credentialsFor(this.options.secrets, key, poll, loaded.state);
+    const fetched: PollFetch = auth.ok
+      ? await this.options.connector.fetch(poll, cursorFor(loaded.state, poll.url), auth.credentials)
+      : { ok: false, failure: auth.failure };
     const recorded = await recordPoll(store, trigger, loaded.state.seq, fetched, this.append);
     await finishPoll(
       sql,

@@ -1,65 +1,34 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { SecretOwner, SourceSecrets } from '../../domain/ports/source-secrets.js';
 import type { ReveilleConfig } from '../config/config.js';
 import { CONFIG } from '../config/config.token.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
+import { SealingKey } from './sealing-key.js';
 
-/** A stored secret that cannot be opened. The message never carries any part of the secret. */
-export class SecretUnavailable extends Error {
-  override readonly name = 'SecretUnavailable';
-}
+export { SecretUnavailable } from './sealing-key.js';
 
-const PLAIN = 'plain:';
-const SEALED = 'enc:v1:';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-
-/** `plain:` rows stay readable once REVEILLE_SECRET_KEY is set, so turning encryption on never breaks a source. */
+/** Source keys' secrets (WH-3): sealed for their tenant, source and key id. */
 export class SecretCipher {
-  private readonly key: Buffer | null;
+  private readonly box: SealingKey;
 
   constructor(secretKey: string | null) {
-    this.key = secretKey
-      ? Buffer.from(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), 'reveille/source-secrets', 'aes-256-gcm v1', 32))
-      : null;
+    this.box = new SealingKey(secretKey, 'reveille/source-secrets');
   }
 
   get encrypting(): boolean {
-    return this.key !== null;
+    return this.box.encrypting;
   }
 
   seal(owner: SecretOwner, secret: string): string {
-    if (!this.key) return PLAIN + secret;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    cipher.setAAD(aad(owner));
-    const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-    return SEALED + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+    return this.box.seal(parts(owner), secret);
   }
 
   open(owner: SecretOwner, sealed: string): string {
-    if (sealed.startsWith(PLAIN)) return sealed.slice(PLAIN.length);
-    if (!sealed.startsWith(SEALED)) throw new SecretUnavailable(`secret of key "${owner.keyId}" has an unknown format`);
-    if (!this.key)
-      throw new SecretUnavailable(`secret of key "${owner.keyId}" is encrypted and REVEILLE_SECRET_KEY is not set`);
-    const raw = Buffer.from(sealed.slice(SEALED.length), 'base64url');
-    if (raw.length < IV_BYTES + TAG_BYTES) throw new SecretUnavailable(`secret of key "${owner.keyId}" is truncated`);
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
-      decipher.setAAD(aad(owner));
-      decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
-    } catch {
-      throw new SecretUnavailable(
-        `secret of key "${owner.keyId}" does not open under the configured REVEILLE_SECRET_KEY`,
-      );
-    }
+    return this.box.open(parts(owner), sealed, `secret of key "${owner.keyId}"`);
   }
 }
 
-const aad = (owner: SecretOwner): Buffer =>
-  Buffer.from(JSON.stringify([owner.tenant, owner.sourceId, owner.keyId]), 'utf8');
+const parts = (owner: SecretOwner): string[] => [owner.tenant, owner.sourceId, owner.keyId];
 
 /** A younger row may be another writer adding the same key id right now; an older unnamed one is a crash leftover. */
 const ABANDONED_AFTER_SECONDS = 60;

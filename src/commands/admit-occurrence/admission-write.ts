@@ -24,6 +24,7 @@ import {
   budgetStream,
   concurrencyStripeStream,
   missionStream,
+  occurrenceStream,
   overlapStream,
   sourceStream,
   triggerStream,
@@ -33,6 +34,7 @@ import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.
 import {
   asDomainEvent,
   type Loaded,
+  loadAggregate,
   loadAggregates,
   loadLatest,
   rememberAppended,
@@ -40,9 +42,10 @@ import {
 } from '../shared/aggregate.js';
 import type { TrustedClock } from '../shared/trusted-clock.js';
 import { appendOf, type Write } from '../shared/write-kernel.js';
-import { decisionMade, type DecisionMade } from './decision-notifier.js';
+import { decisionMade, type DecisionMade, type TaggedAppend } from './decision-notifier.js';
 import { type LoadedMissionSlots, loadMissionSlots } from '../shared/mission-slots.js';
-import { batchAppends, type BatchReads, readBatches, type TaggedAppend } from './batch-reads.js';
+import { batchAppends, type BatchReads, readBatches } from './batch-reads.js';
+import { coalesceAppends, type CoalescingReads, loadHeldSources, readCoalescing } from './coalescing-reads.js';
 
 export interface ToAdmit {
   streamId: string;
@@ -71,7 +74,7 @@ export async function admissionWrite(
   const reads = await readAdmissions(
     store,
     clock,
-    groups.map((items) => items.map((i) => i.state.occurrence)),
+    groups.map((items) => items.map((i) => i.state)),
   );
   const decided = groups.map((items, g) => {
     const read = reads[g]!;
@@ -110,7 +113,7 @@ export function decidedWrite(store: EventStore, decided: readonly Decided[]): Wr
           own,
         );
         appends.forEach(({ append, decides }, i) => {
-          const made = decides === null ? null : decisionMade(decides, append.events as never, own[i]!);
+          const made = decides && decisionMade(decides.occurrenceId, decides.events, own[i]!);
           if (made) decisions.push(made);
         });
         steps.push(...admitted.steps);
@@ -129,6 +132,7 @@ export function countersOf(read: AdmissionRead): MissionCounters {
     baselines: new Map([...read.baselines].map(([id, loaded]) => [id, loaded.state])),
     batches: new Map([...read.batches.partitions].map(([id, loaded]) => [id, loaded.state])),
     batchMembers: read.batches.members,
+    coalesce: read.coalescing.groups,
   };
 }
 
@@ -136,11 +140,12 @@ export function countersOf(read: AdmissionRead): MissionCounters {
 export async function readAdmissions(
   store: EventStore,
   clock: Pick<TrustedClock, 'now'>,
-  groups: readonly (readonly ObservedOccurrence[])[],
+  groups: readonly (readonly ObservedState[])[],
 ): Promise<AdmissionRead[]> {
   const now = (await clock.now()).toISOString();
   const windowStart = budgetWindowStart(now);
-  const plans = groups.map((occurrences) => {
+  const plans = groups.map((states) => {
+    const occurrences = states.map((s) => s.occurrence);
     const { tenant, missionId } = occurrences[0]!;
     return {
       tenant,
@@ -149,6 +154,7 @@ export async function readAdmissions(
       missionId,
       triggerIds: [...new Set(occurrences.map((o) => o.triggerId))],
       occurrences,
+      states,
       sourceIds: [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))],
     };
   });
@@ -171,10 +177,26 @@ export async function readAdmissions(
       const { tenant, missionId, triggerIds, sourceIds } = plan;
       const triggers = triggerIds.map((id) => byStream.get(triggerStream(tenant, id))!.state as TriggerState);
       const byId = new Map(triggerIds.map((id, i) => [id, triggers[i]!]));
-      const [overlap, slots, baselines, batches] = await Promise.all([
+      const coalescing = await readCoalescing(
+        store,
+        now,
+        plan.states.map((s) => ({
+          occurrence: s.occurrence,
+          streamId: occurrenceStream(s.occurrence.dedupeHash),
+          heldIn: s.held?.groupStream ?? null,
+        })),
+        byId,
+      );
+      // DD-5: a closing group's last member may be one read only now; its decision needs what any other needs.
+      const heldOccurrences = [...coalescing.held.values()].flatMap((h) =>
+        h.state.status === 'observed' ? [h.state.occurrence] : [],
+      );
+      const deciding = [...plan.occurrences, ...heldOccurrences];
+      const [overlap, slots, baselines, heldSources, batches] = await Promise.all([
         loadOverlap(store, tenant, triggerIds, triggers),
         takesSlotsAtAdmission(triggers) ? loadMissionSlots(store, tenant, missionId) : undefined,
-        loadBaselines(store, plan.occurrences, byId),
+        loadBaselines(store, deciding, byId),
+        loadHeldSources(store, tenant, heldOccurrences, new Set(sourceIds)),
         readBatches(store, plan.occurrences, byId),
       ]);
       const view: AdmissionView = {
@@ -182,7 +204,11 @@ export async function readAdmissions(
         windowStart,
         mission: byStream.get(plan.missionStreamId)!.state as MissionState,
         triggers: byId,
-        sources: new Map(sourceIds.map((id) => [id, byStream.get(sourceStream(tenant, id))!.state as SourceState])),
+        sources: new Map([
+          ...sourceIds.map((id) => [id, byStream.get(sourceStream(tenant, id))!.state as SourceState] as const),
+          ...heldSources,
+        ]),
+        held: coalescing.held,
       };
       return {
         view,
@@ -194,6 +220,7 @@ export async function readAdmissions(
         overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
         baselines,
         batches,
+        coalescing,
       };
     }),
   );
@@ -256,6 +283,7 @@ export interface AdmissionRead {
   overlapStreamId: (triggerId: string) => string;
   baselines: Map<string, Loaded<BaselineState>>;
   batches: BatchReads;
+  coalescing: CoalescingReads;
 }
 
 export function admissionAppends(
@@ -267,23 +295,24 @@ export function admissionAppends(
   const metadata = items.map((i) => admissionMetadata(i.state.occurrence));
   // A merged event has no single cause: it names the batch's tenant and actor only.
   const countersMetadata: EventMetadata = items.length === 1 ? metadata[0]! : { tenant, actor: ADMISSION_ACTOR };
-  const appends: StreamAppend[] = [];
+  const list: StreamAppend[] = [];
   if (admitted.budget.length > 0)
-    appends.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
+    list.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
   // One event per stripe taken, each at the revision its stripe was read.
   for (const taken of admitted.slots)
-    appends.push(
+    list.push(
       appendOf(read.slotStreamId(stripeOf(taken)), [taken], countersMetadata, read.slots!.stripes[stripeOf(taken)]!),
     );
   // At the revision read, so a racing admitter of the same Trigger conflicts and decides again (BA-3).
   for (const [triggerId, events] of admitted.overlap)
-    appends.push(appendOf(read.overlapStreamId(triggerId), events, countersMetadata, read.overlap.get(triggerId)!));
+    list.push(appendOf(read.overlapStreamId(triggerId), events, countersMetadata, read.overlap.get(triggerId)!));
   // At the revision read, so a racing admission of the same resource conflicts and compares again (AD-4).
   for (const [streamId, events] of admitted.baselines)
-    appends.push(appendOf(streamId, events, countersMetadata, read.baselines.get(streamId)!));
-  const tagged: TaggedAppend[] = appends.map((append) => ({ append, decides: null }));
+    list.push(appendOf(streamId, events, countersMetadata, read.baselines.get(streamId)!));
+  const tagged: TaggedAppend[] = list.map((append) => ({ append, decides: null }));
   const itemIds = new Set(items.map((i) => i.state.occurrence.occurrenceId));
   tagged.push(
+    ...coalesceAppends(read.coalescing, admitted.coalesce, admitted.held, admissionMetadata, countersMetadata),
     ...batchAppends(
       read.batches,
       admitted.batches,
@@ -299,7 +328,7 @@ export function admissionAppends(
     const events = [...admitted.steps[i]!.decision, ...(admitted.memberDecisions.get(occurrenceId) ?? [])];
     if (events.length === 0) return;
     const append = { streamId, events: events.map((e) => toNewEvent(e, metadata[i]!)), expected };
-    tagged.push({ append, decides: occurrenceId });
+    tagged.push({ append, decides: { occurrenceId, events } });
   });
   return tagged;
 }

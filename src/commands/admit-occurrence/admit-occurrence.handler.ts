@@ -3,7 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { TrustedClock } from '../shared/trusted-clock.js';
 import { EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
-import type { AdmissionStep } from '../../domain/admission/index.js';
+import type { AdmissionStep, ObservedState } from '../../domain/admission/index.js';
 import { occurrenceDecider } from '../../domain/occurrence/occurrence.js';
 import { loadAggregate } from '../shared/aggregate.js';
 import { write } from '../shared/write-kernel.js';
@@ -17,7 +17,9 @@ import { type DecisionMade, DecisionNotifier } from './decision-notifier.js';
  * first: a crash after the budget is healed by the next attempt reusing the counted execution id, but
  * a crash after the slot leaves that slot counted for good — a known gap of that adapter. A crash after
  * the overlap marker (BA-3) is healed when the retry admits (its own execution's marker blocks nothing),
- * but holds the Trigger for good when the retry blocks for another reason — the same gap.
+ * but holds the Trigger for good when the retry blocks for another reason — the same gap. A coalescing group's
+ * close (DD-5) is many appends there: a crash inside it can leave the group closed with members still held, or
+ * open with a member decided (then every later close of it conflicts) — the same gap, for that adapter only.
  */
 @CommandHandler(AdmitOccurrenceCommand)
 export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCommand> {
@@ -50,7 +52,7 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
           const { steps, decisions } = admission.answer(positions);
           decisions.forEach((decision) => this.notifier.decided(decision));
           const mine = decisions.find((d) => d.occurrenceId === occurrenceId);
-          return resultOf(occurrenceId, mine, steps[0]!, positions);
+          return resultOf(state, mine, steps[0]!, positions.length > 0 ? positions : [loaded.position]);
         },
       };
     });
@@ -58,13 +60,15 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
 }
 
 function resultOf(
-  occurrenceId: string,
+  state: ObservedState,
   decision: DecisionMade | undefined,
   step: AdmissionStep,
   positions: readonly number[],
 ): AdmissionResult {
-  const position = decision?.position ?? positions[positions.length - 1] ?? 0;
-  // BA-1: an Occurrence that joined an open batch is decided when the batch closes.
-  if (!decision) return { occurrenceId, decision: 'joined_batch', executionId: null, position };
-  return { occurrenceId, decision: decision.status, executionId: step.executionId ?? decision.executionId, position };
+  const { occurrenceId } = state.occurrence;
+  const position = decision?.position ?? positions[positions.length - 1]!;
+  if (decision) return { occurrenceId, decision: decision.status, executionId: decision.executionId, position };
+  // Not decided by this append: DD-5 it joined a coalescing group, or waits in one not yet due; BA-1 it joined a batch.
+  const held = state.held || step.decision.some((e) => e.type === 'OccurrenceHeldForCoalescing');
+  return { occurrenceId, decision: held ? 'held' : 'joined_batch', executionId: null, position };
 }

@@ -10,6 +10,7 @@ import { type ObservedState } from '../../domain/admission/index.js';
 import { write } from '../shared/write-kernel.js';
 import { admissionWrite, fromObservation, type ToAdmit } from './admission-write.js';
 import { DecisionNotifier } from './decision-notifier.js';
+import { deliverToSubscriptions } from './subscription-delivery.js';
 
 interface Observed {
   event: RecordedEvent;
@@ -31,9 +32,24 @@ export class AdmitOccurrencesHandler implements ICommandHandler<AdmitOccurrences
   ) {}
 
   async execute({ observations }: AdmitOccurrencesCommand): Promise<void> {
-    const observed = observations
+    const read = observations
       .map((e) => ({ event: e, state: fromObservation(e).state }))
       .filter((o): o is Observed => o.state.status === 'observed');
+    // SU-1: delivery to wait-for subscriptions comes first, in acceptance order; what it decides is not admitted.
+    const subscribed = await deliverToSubscriptions(
+      this.store,
+      this.clock,
+      read.map(({ event, state }) => ({
+        streamId: event.streamId,
+        observedAt: event.position,
+        state,
+        revision: event.revision,
+      })),
+    );
+    subscribed.forEach((decision) => this.notifier.decided(decision));
+    const taken = new Set(subscribed.map((d) => d.occurrenceId));
+    const observed = read.filter((o) => !taken.has(o.state.occurrence.occurrenceId));
+    if (observed.length === 0) return;
     const missions = byMission(observed);
     if (missions.length > 1 && together(observed)) {
       try {

@@ -14,6 +14,7 @@ import type { TriggerState } from '../../domain/trigger/trigger.js';
 import { aggregateCache } from '../shared/aggregate-cache.js';
 import { asDomainEvent, type Loaded, loadAggregate, rememberAppended, toNewEvent } from '../shared/aggregate.js';
 import { appendOf } from '../shared/write-kernel.js';
+import type { TaggedAppend } from './decision-notifier.js';
 
 /** BA-1: the partitions a decision reads, and the members of their open batches (a close decides them). */
 export interface BatchReads {
@@ -86,12 +87,6 @@ export async function readBatches(
   return { partitions, members: new Map(members.map((m) => [m.occurrence.occurrenceId, m])) };
 }
 
-/** An append and, when it decides an Occurrence, which one (its waiters hear the decision). */
-export interface TaggedAppend {
-  append: StreamAppend;
-  decides: string | null;
-}
-
 /**
  * The partitions' events at the revisions read (racing admitters or closers of one partition serialize: one
  * wins, the other decides again), then the decisions of members that joined before this write, at theirs.
@@ -119,7 +114,7 @@ export function batchAppends(
         events: events.map((e) => toNewEvent(e, metadata(member.occurrence))),
         expected: member.expected!,
       },
-      decides: occurrenceId,
+      decides: { occurrenceId, events },
     });
   }
   return appends;

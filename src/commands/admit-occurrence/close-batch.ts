@@ -32,7 +32,8 @@ export function closeDueBatch(store: EventStore, streamId: string): Promise<Batc
     if (!cause) return { appends: [], answer: () => NOTHING };
     const members = await readMembers(store, open.members);
     const opener = members[0]!.occurrence;
-    const [read] = await readAdmissions(store, { now: () => Promise.resolve(now) }, [[opener]]);
+    const opening = { status: 'observed' as const, occurrence: opener, conflictingDigests: [] };
+    const [read] = await readAdmissions(store, { now: () => Promise.resolve(now) }, [[opening]]);
     // The partition as this closer read it, whatever the Trigger's current definition says about batching.
     const batched = {
       ...read!,

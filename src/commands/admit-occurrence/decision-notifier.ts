@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
+import type { StreamAppend } from '../../domain/ports/event-store.js';
 import type { OccurrenceDecision } from '../../domain/occurrence/occurrence.js';
 
 /** A decision as it was appended: AD-1 makes it final, so it may be answered without reading it back. */
@@ -61,22 +62,32 @@ export class DecisionNotifier {
 
 /**
  * The decision an admission appended for one Occurrence, at the position the append returned; null when the
- * events hold none (BA-1: an Occurrence that joined a batch is decided when the batch closes).
+ * append decided nothing (BA-1: it joined a batch; DD-5: it joined a coalescing group; their close decides it later).
  */
 export function decisionMade(
   occurrenceId: string,
-  decision: readonly OccurrenceEvent[],
+  events: readonly OccurrenceEvent[],
   position: number,
 ): DecisionMade | null {
-  const event = decision.find((e) => e.type !== 'OccurrenceBatchJoined' && e.type !== 'DeliveryConflictRecorded');
-  if (!event) return null;
-  if (event.type === 'OccurrenceBatched')
-    return { occurrenceId, status: 'batched', reason: null, executionId: event.data.executionId, position };
-  if (event.type === 'OccurrenceAdmitted')
-    return { occurrenceId, status: 'admitted', reason: null, executionId: event.data.executionId, position };
-  if (event.type === 'OccurrenceBlocked')
-    return { occurrenceId, status: 'blocked', reason: event.data.reason, executionId: null, position };
-  if (event.type === 'OccurrenceSuppressed')
-    return { occurrenceId, status: 'suppressed', reason: event.data.reason, executionId: null, position };
-  throw new Error(`${event.type} is not a decision`);
+  for (const event of events) {
+    if (event.type === 'OccurrenceBatched')
+      return { occurrenceId, status: 'batched', reason: null, executionId: event.data.executionId, position };
+    if (event.type === 'OccurrenceAdmitted')
+      return { occurrenceId, status: 'admitted', reason: null, executionId: event.data.executionId, position };
+    if (event.type === 'OccurrenceBlocked')
+      return { occurrenceId, status: 'blocked', reason: event.data.reason, executionId: null, position };
+    if (event.type === 'OccurrenceSuppressed')
+      return { occurrenceId, status: 'suppressed', reason: event.data.reason, executionId: null, position };
+    if (event.type === 'OccurrenceCoalesced')
+      return { occurrenceId, status: 'coalesced', reason: event.data.reason, executionId: null, position };
+    if (event.type === 'OccurrenceSubscribed')
+      return { occurrenceId, status: 'subscribed', reason: null, executionId: null, position };
+  }
+  return null;
+}
+
+/** An append and, when it decides an Occurrence, which one and with what events (its waiters hear the decision). */
+export interface TaggedAppend {
+  append: StreamAppend;
+  decides: { occurrenceId: string; events: readonly OccurrenceEvent[] } | null;
 }

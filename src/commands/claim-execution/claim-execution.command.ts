@@ -20,6 +20,8 @@ export interface ClaimResult {
   resourceRefs: string[];
   /** EX-5: the admitting Trigger revision's declared runtime/budget, members left out when not declared. */
   limits: ClaimLimits;
+  /** DD-5: every member of the coalesced group it stands for, in acceptance order. */
+  members?: string[];
 }
 
 /** EX-2: claim before any side effect; a compare-and-set that returns the fence. */

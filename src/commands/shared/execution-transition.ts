@@ -47,15 +47,16 @@ const VISIBLE_REQUEST_FIELDS = [
 type ExecutionRequest = KnownExecution['request'];
 type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number]> & {
   limits: ClaimLimits;
+  /** The Occurrence ids the execution stands for, in acceptance order: BA-1 a batch's, DD-5 a coalesced group's. */
   members?: string[];
 };
 
 /** EX-5: `limits` is the delivery policy's runtime/budget; the Mission's slot limits (`request.limits`) stay internal. */
 export function requestView(request: ExecutionRequest): RequestView {
   const fields = Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]]));
-  // BA-1: a batch's execution names its members in acceptance order (its input holds their inputs in that order).
-  const members = request.members ? { members: request.members } : {};
-  return { ...fields, ...members, limits: claimLimits(request.delivery) } as RequestView;
+  // BA-1: a batch's members (its input holds their inputs in that order); DD-5: a coalesced group's members.
+  const members = request.members ? { members: [...request.members] } : {};
+  return { ...fields, limits: claimLimits(request.delivery), ...members } as RequestView;
 }
 
 /** Where the store reads several streams together, one round trip for all of `reads`. */
@@ -171,6 +172,8 @@ export function transitionExecution(
   command: ExecutionCommand,
   metadata: EventMetadata,
   missionHint?: string,
+  /** Appends that belong to the same decision, all or nothing with it (CA-2: an Operation's correlation key). */
+  alongside?: (events: readonly ExecutionEvent[]) => Promise<StreamAppend[]>,
 ): Promise<{ state: KnownExecution; events: ExecutionEvent[]; position: number }> {
   const leases: string[] = [];
   const retried = requestOf(metadata);
@@ -199,6 +202,7 @@ export function transitionExecution(
       appends.push(await slotRelease(store, request, slot.release, command.at, metadata, leases, slots));
     const overlap = overlapChange(loaded.state, after);
     if (overlap) appends.push(...(await overlapMove(store, after, overlap, command.at, metadata)));
+    if (alongside && events.length > 0) appends.push(...(await alongside(events)));
     return {
       appends,
       answer: ([position]) => ({ state: after, events, position: position ?? loaded.position }),

@@ -5,3 +5,4 @@ export const SOURCE_SECRETS = Symbol('SOURCE_SECRETS');
 export const INGRESS_ROUTES = Symbol('INGRESS_ROUTES');
 export const DUE_SCHEDULES = Symbol('DUE_SCHEDULES');
 export const EXECUTION_WAKEUPS = Symbol('EXECUTION_WAKEUPS');
+export const POLL_SECRETS = Symbol('POLL_SECRETS');

@@ -7,6 +7,7 @@ import type { MissionState } from '../mission/mission.js';
 import type { DeliveryPolicy } from '../execution/delivery-policy.js';
 import type { ObservedOccurrence, SlotTakenAt } from '../occurrence/occurrence-events.js';
 import type { TriggerState } from '../trigger/trigger.js';
+import { causalBlock } from '../causality/causal-check.js';
 import { effectiveAuthority, resourcesOutside } from './effective-authority.js';
 import { authorityStanding } from './standing.js';
 import type { ReasonCode } from './reasons.js';
@@ -51,6 +52,15 @@ export type AdmissionVerdict =
       evidence: Record<string, unknown>;
     };
 
+/**
+ * `decision`: the whole policy. `member` (DD-5): only what the Occurrence is on its own (authority, trust, key,
+ * scope, classification, causality, guard, the prefilters that need no baseline, lane key), so one that fails
+ * any of it is decided alone at once and never joins a coalescing group, where as the last member it would
+ * decide every earlier one. What depends on the moment (standing again, key, baseline, overlap, budget,
+ * concurrency) is decided when the group closes, for its last member, by the whole policy.
+ */
+export type AdmissionPhase = 'decision' | 'member';
+
 type Occurrence = Pick<
   ObservedOccurrence,
   | 'occurrenceId'
@@ -87,7 +97,11 @@ const suppress = (reason: ReasonCode, evidence: Record<string, unknown>): Admiss
  * (AD-4), lane key, overlap, budget, concurrency (opt-in `block` only). Guard and prefilters run before every
  * counter, so an unwanted Occurrence never spends budget, takes a slot or wakes a consumer.
  */
-export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): AdmissionVerdict {
+export function admissionPolicy(
+  occurrence: Occurrence,
+  facts: AdmissionFacts,
+  phase: AdmissionPhase = 'decision',
+): AdmissionVerdict {
   const standing = authorityStanding(occurrence, facts.trigger, facts.mission);
   if (!standing.stands) return block(standing.reason, standing.evidence);
   const { trigger, mission } = standing;
@@ -122,24 +136,21 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     });
   }
 
-  const { ancestry } = occurrence.causal;
-  // A truncated ancestry must not hide depth (CA-3): the longer of the two counts.
-  const depth = Math.max(occurrence.causal.depth, ancestry === 'unknown' ? 0 : ancestry.length);
-  if (depth > authority.maxCausalDepth)
-    return block('causal_depth_exceeded', { depth, maxDepth: authority.maxCausalDepth });
-  // `unknown` ancestry links to nothing (CA-2: never invented), so it cannot close a loop.
-  const loop = ancestry === 'unknown' ? [] : ancestry.filter((entry) => entry.triggerId === occurrence.triggerId);
-  if (loop.length > 0) return block('causal_loop', { triggerId: occurrence.triggerId, via: loop });
+  const causal = causalBlock(occurrence.triggerId, occurrence.causal, authority.maxCausalDepth);
+  if (causal) return block(causal.reason, causal.evidence);
 
   if (definition.guard) {
     const guard = guardVerdict(definition.guard, occurrence.input, trigger.revision);
     if (guard) return guard;
   }
   // AD-4: after the guard, before every counter, so a filtered Occurrence wakes nothing and spends nothing.
+  // DD-5: a member is compared with no baseline: its group's last member is, when the group closes.
+  const prefilters =
+    phase === 'member' ? definition.prefilters.filter((p) => p.id !== 'unchanged') : definition.prefilters;
   const filtered =
-    definition.prefilters.length === 0
+    prefilters.length === 0
       ? null
-      : runPrefilters(definition.prefilters, {
+      : runPrefilters(prefilters, {
           occurrenceId: occurrence.occurrenceId,
           input: occurrence.input,
           acceptedAt: occurrence.scheduledAt ?? occurrence.observedAt,
@@ -155,6 +166,7 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
       pointer: definition.queueByPointer,
       problem: 'queue key is not a string, number or boolean',
     });
+  if (phase === 'member') return memberPasses(lane, authority, definition);
   if (definition.overlap === 'skip' && facts.triggerRunning)
     return block('overlap_skip', {
       triggerId: occurrence.triggerId,
@@ -181,6 +193,20 @@ export function admissionPolicy(occurrence: Occurrence, facts: AdmissionFacts): 
     delivery: { ...definition.delivery, backoff: { ...definition.delivery.backoff } },
     ...(definition.overlap === 'skip' ? { overlap: 'skip' as const } : {}),
     ...(filtered ? { prefilters: filtered.evidence } : {}),
+  };
+}
+
+function memberPasses(
+  lane: string,
+  authority: ReturnType<typeof effectiveAuthority>,
+  definition: Extract<TriggerState, { status: 'defined' }>['definition'],
+): AdmissionVerdict {
+  return {
+    admitted: true,
+    lane,
+    limits: { maxConcurrent: authority.maxConcurrent, maxExecutionsPerHour: authority.maxExecutionsPerHour },
+    slotTakenAt: definition.constraints.onConcurrencyLimit === 'block' ? 'admission' : 'claim',
+    delivery: definition.delivery,
   };
 }
 

@@ -1,4 +1,5 @@
 import { executionIdFor } from '../execution/execution.js';
+import type { CoalesceRead } from '../coalescing/coalesce-group.js';
 import type { MissionState } from '../mission/mission.js';
 import type { ObservedOccurrence, OccurrenceEvent } from '../occurrence/occurrence-events.js';
 import { occurrenceDecider, type OccurrenceState } from '../occurrence/occurrence.js';
@@ -9,16 +10,8 @@ import type { TriggerState } from '../trigger/trigger.js';
 import { type BaselineEvent, type BaselineState, evolveBaseline, recordBaseline } from '../prefilter/baseline.js';
 import type { AdmissionFacts } from './admission-policy.js';
 import { baselineTarget, type BaselineTarget } from './baselines.js';
-import {
-  type BudgetConsumed,
-  budgetDecider,
-  type BudgetEvent,
-  type BudgetState,
-  consumeBudget,
-  countedExecution,
-  mergeBudgetConsumed,
-} from './budget.js';
-import { type ConcurrencyEvent, mergeSlotsTaken } from './concurrency.js';
+import { type BudgetConsumed, budgetDecider, type BudgetState, consumeBudget, countedExecution } from './budget.js';
+import type { ConcurrencyEvent } from './concurrency.js';
 import { evolveMissionSlots, type MissionSlots, runningOf, takeMissionSlot } from './slot-stripes.js';
 import type { BatchEvent, BatchPartitionState } from '../batch/batch-events.js';
 import { evolveBatchPartition } from '../batch/batch.js';
@@ -40,6 +33,11 @@ export interface AdmissionView {
   mission: MissionState;
   triggers: ReadonlyMap<string, TriggerState>;
   sources: ReadonlyMap<string, SourceState>;
+  /**
+   * DD-5: by Occurrence stream, the members of the due groups read for the batch that are not among its
+   * Occurrences, with the revision read (their decisions are appended there when the group closes).
+   */
+  held?: ReadonlyMap<string, { state: OccurrenceState; revision: number }>;
 }
 
 export interface MissionCounters {
@@ -50,6 +48,8 @@ export interface MissionCounters {
   overlap?: ReadonlyMap<string, OverlapState>;
   /** AD-4: by baseline stream, the `unchanged@1` baselines read for the batch; a missing one was not read. */
   baselines?: ReadonlyMap<string, BaselineState>;
+  /** DD-5: by coalesce stream, the groups read for the batch (and what the batch did to them). */
+  coalesce?: ReadonlyMap<string, CoalesceRead>;
   /** BA-1: by partition stream, the batch partitions read for the batch's batching Occurrences. */
   batches?: ReadonlyMap<string, BatchPartitionState>;
   /** BA-1: by occurrence id, the open batches' members as read, and those this run let join. */
@@ -58,6 +58,7 @@ export interface MissionCounters {
 
 /** `consumed` is empty when the Occurrence was already counted (a retry reuses its execution). */
 export interface AdmissionStep {
+  /** Every event for the Occurrence's stream (DD-5: joining a group, then perhaps its decision when it closes). */
   decision: OccurrenceEvent[];
   consumed: BudgetConsumed[];
   slot: ConcurrencyEvent[];
@@ -88,46 +89,23 @@ export function authenticatingKey(occurrence: ObservedOccurrence): { sourceId: s
   return state === 'verified' && sourceId && keyId ? { sourceId, keyId } : null;
 }
 
-/** What the policy decides one Occurrence on, from the view and the counters as the earlier ones left them. */
-export function policyFacts(state: ObservedState, view: AdmissionView, counters: MissionCounters) {
-  const { occurrence } = state;
-  const { tenant, occurrenceId } = occurrence;
-  const { budget, concurrency } = counters;
-  const running = blockingExecution(overlapOf(counters, occurrence.triggerId), executionIdFor(occurrenceId));
-  const counted = countedExecution(budget, occurrenceId);
-  const key = authenticatingKey(occurrence);
-  const trigger = view.triggers.get(occurrence.triggerId)!;
-  const target = baselineTarget(tenant, occurrence.triggerId, trigger, occurrence.input);
-  // An earlier admission of this batch is already in the counters, so it is this one's baseline (AD-4).
-  const baselines = new Map<string, BaselineState>();
-  if (target && counters.baselines?.has(target.streamId))
-    baselines.set(target.key, counters.baselines.get(target.streamId)!);
-  const facts: AdmissionFacts = {
-    trigger,
-    mission: view.mission,
-    budget: {
-      windowStart: view.windowStart,
-      consumed: budget.consumed,
-      alreadyCountedThisOccurrence: counted !== null,
-    },
-    activeExecutions: runningOf(concurrency),
-    keyRevoked: key ? isKeyRetired(view.sources.get(key.sourceId)!, key.keyId) : false,
-    triggerRunning: running !== null,
-    runningExecutionId: running,
-    baselines,
-  };
-  return { facts, counted, target, trigger };
-}
-
 /** Refused by budget or (opt-in) slots after the policy admitted: decided again, blocked with the counters' reason. */
-export function decisionStep(state: ObservedState, view: AdmissionView, counters: MissionCounters): AdmissionStep {
+export function admissionStep(
+  state: ObservedState,
+  view: AdmissionView,
+  counters: MissionCounters,
+  members?: string[],
+): AdmissionStep {
   const { occurrence } = state;
   const { tenant, missionId, occurrenceId } = occurrence;
   const { budget, concurrency } = counters;
-  const { facts, counted, target, trigger } = policyFacts(state, view, counters);
+  const counted = countedExecution(budget, occurrenceId);
+  const trigger = view.triggers.get(occurrence.triggerId)!;
+  const target = baselineTarget(tenant, occurrence.triggerId, trigger, occurrence.input);
+  const facts = factsFor(state, view, counters);
   // A retry after a crash between the budget append and the decision reuses the counted execution.
   const executionId = counted ?? executionIdFor(occurrenceId);
-  const decision = decide(state, executionId, view.now, facts);
+  const decision = decide(state, executionId, view.now, facts, members);
   const admitted = decision[0]?.type === 'OccurrenceAdmitted' ? decision[0] : null;
   if (!admitted) return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
   const { limits } = admitted.data.request;
@@ -150,7 +128,7 @@ export function decisionStep(state: ObservedState, view: AdmissionView, counters
   if (isRejection(consumed)) {
     if (consumed.code !== 'budget_exhausted') throw new CommandRejected(consumed);
     const exhausted = { ...facts.budget, consumed: Number.MAX_SAFE_INTEGER, alreadyCountedThisOccurrence: false };
-    return blockedAfterAll(state, view, { ...facts, budget: exhausted });
+    return blockedAfterAll(state, view, { ...facts, budget: exhausted }, members);
   }
   const overlap =
     admitted.data.request.overlap === 'skip'
@@ -165,8 +143,37 @@ export function decisionStep(state: ObservedState, view: AdmissionView, counters
     concurrency,
     ([first]) => first!,
   );
-  if (isRejection(slot)) return blockedAfterAll(state, view, { ...facts, activeExecutions: Number.MAX_SAFE_INTEGER });
+  if (isRejection(slot))
+    return blockedAfterAll(state, view, { ...facts, activeExecutions: Number.MAX_SAFE_INTEGER }, members);
   return { decision, consumed, slot, overlap, baseline, executionId };
+}
+
+/** AD-2: the current state one Occurrence is decided against, the counters as the earlier ones left them. */
+export function factsFor(state: ObservedState, view: AdmissionView, counters: MissionCounters): AdmissionFacts {
+  const { occurrence } = state;
+  const { tenant, occurrenceId } = occurrence;
+  const running = blockingExecution(overlapOf(counters, occurrence.triggerId), executionIdFor(occurrenceId));
+  const key = authenticatingKey(occurrence);
+  const trigger = view.triggers.get(occurrence.triggerId)!;
+  const target = baselineTarget(tenant, occurrence.triggerId, trigger, occurrence.input);
+  // An earlier admission of this batch is already in the counters, so it is this one's baseline (AD-4).
+  const baselines = new Map<string, BaselineState>();
+  if (target && counters.baselines?.has(target.streamId))
+    baselines.set(target.key, counters.baselines.get(target.streamId)!);
+  return {
+    trigger,
+    mission: view.mission,
+    budget: {
+      windowStart: view.windowStart,
+      consumed: counters.budget.consumed,
+      alreadyCountedThisOccurrence: countedExecution(counters.budget, occurrenceId) !== null,
+    },
+    activeExecutions: runningOf(counters.concurrency),
+    keyRevoked: key ? isKeyRetired(view.sources.get(key.sourceId)!, key.keyId) : false,
+    triggerRunning: running !== null,
+    runningExecutionId: running,
+    baselines,
+  };
 }
 
 /** AD-4: an admission that passed `unchanged@1` becomes its resource's baseline (its digest is a string then). */
@@ -211,6 +218,7 @@ function startExecution(
   return started;
 }
 
+/** The counters as a step left them, for the next Occurrence of the run (AD-5). */
 export function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionCounters {
   const overlap = new Map(counters.overlap ?? []);
   for (const event of step.overlap)
@@ -224,24 +232,27 @@ export function countersAfter(counters: MissionCounters, step: AdmissionStep): M
   const batches = new Map(counters.batches ?? []);
   if (step.batch)
     batches.set(step.batch.streamId, step.batch.events.reduce(evolveBatchPartition, batches.get(step.batch.streamId)!));
+  const batchMembers = step.joined
+    ? new Map(counters.batchMembers ?? []).set(step.joined.occurrence.occurrenceId, step.joined)
+    : counters.batchMembers;
   return {
+    ...counters,
     budget: step.consumed.reduce(budgetDecider.evolve, counters.budget),
     concurrency: step.slot.reduce(evolveMissionSlots, counters.concurrency),
     ...(counters.overlap || step.overlap.length > 0 ? { overlap } : {}),
     ...(counters.baselines || step.baseline ? { baselines } : {}),
     ...(counters.batches || step.batch ? { batches } : {}),
-    ...(counters.batchMembers || step.joined
-      ? {
-          batchMembers: step.joined
-            ? new Map(counters.batchMembers ?? []).set(step.joined.occurrence.occurrenceId, step.joined)
-            : counters.batchMembers,
-        }
-      : {}),
+    ...(batchMembers ? { batchMembers } : {}),
   };
 }
 
-function blockedAfterAll(state: ObservedState, view: AdmissionView, facts: AdmissionFacts): AdmissionStep {
-  const decision = decide(state, executionIdFor(state.occurrence.occurrenceId), view.now, facts);
+function blockedAfterAll(
+  state: ObservedState,
+  view: AdmissionView,
+  facts: AdmissionFacts,
+  members: string[] | undefined,
+): AdmissionStep {
+  const decision = decide(state, executionIdFor(state.occurrence.occurrenceId), view.now, facts, members);
   return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
 }
 
@@ -250,9 +261,18 @@ export function decide(
   executionId: string,
   now: string,
   facts: AdmissionFacts,
+  members?: string[],
 ): OccurrenceEvent[] {
   const { occurrenceId } = state.occurrence;
-  const events = occurrenceDecider.decide({ type: 'AdmitOccurrence', occurrenceId, executionId, now, facts }, state);
+  const command = {
+    type: 'AdmitOccurrence' as const,
+    occurrenceId,
+    executionId,
+    now,
+    facts,
+    ...(members ? { members } : {}),
+  };
+  const events = occurrenceDecider.decide(command, state);
   if (isRejection(events)) throw new CommandRejected(events);
   return events;
 }

@@ -7,17 +7,18 @@ import type { BatchPolicy } from '../trigger/trigger-blocks.js';
 import type { BatchClosed, BatchCloseCause, BatchPartitionState } from '../batch/batch-events.js';
 import { closeCauseAt, joinBatch, partitionOf } from '../batch/batch.js';
 import {
+  admissionStep,
   type AdmissionStep,
   type AdmissionView,
   advanceBaseline,
   countersAfter,
   decide,
-  decisionStep,
+  factsFor,
   type MissionCounters,
   type BatchMemberRead,
   type ObservedState,
-  policyFacts,
 } from './admission-step.js';
+import { baselineTarget } from './baselines.js';
 
 /** BA-1: the current definition's batch block, when the Trigger is live and batches. */
 export const batchPolicyOf = (trigger: TriggerState): BatchPolicy | null =>
@@ -48,7 +49,8 @@ export function batchStep(state: ObservedState, view: AdmissionView, counters: M
   const policy = batchPolicyOf(trigger);
   if (!policy) return null;
   const { occurrenceId, tenant, triggerId, triggerRevision, missionId, observedAt } = occurrence;
-  const { facts, target } = policyFacts(state, view, counters);
+  const facts = factsFor(state, view, counters);
+  const target = baselineTarget(tenant, triggerId, trigger, occurrence.input);
   const alone = {
     ...facts,
     budget: { ...facts.budget, alreadyCountedThisOccurrence: true },
@@ -145,7 +147,7 @@ export function closeBatch(
   };
   const trigger = view.triggers.get(opener.triggerId)!;
   const asOne = { ...view, triggers: new Map(view.triggers).set(opener.triggerId, wholeBatchTrigger(trigger)) };
-  const admitted = decisionStep(whole, asOne, counters);
+  const admitted = admissionStep(whole, asOne, counters);
   const first = admitted.decision[0]!;
   const { batchId, seq, openedRevision } = open;
   const executionId = first.type === 'OccurrenceAdmitted' ? first.data.executionId : null;

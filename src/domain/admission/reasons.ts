@@ -25,6 +25,8 @@ export const REASON_CODES = [
   'filter_inconclusive',
   'lower_trust_not_allowed',
   'rate_limited',
+  // DD-5: decided as an earlier member of a coalesced group (status `coalesced`).
+  'coalesced',
 ] as const;
 
 export type ReasonCode = (typeof REASON_CODES)[number];

@@ -13,6 +13,10 @@ export const AUDIT_RULES = [
   'completion_after_noncommit',
   'claim_not_fenced',
   'completion_not_fenced',
+  /** CA-2: an Operation recorded by anyone but the current claim holder. */
+  'operation_not_fenced',
+  /** SU-1: an Occurrence delivered to a subscription registered after its acceptance. */
+  'subscribed_out_of_order',
   /** Not a log rule: a read model rebuilt from the log differs from the live one (the CLI compares them). */
   'read_model_mismatch',
 ] as const;

@@ -71,6 +71,43 @@ describe('AU-2 log auditor', () => {
     expect(report).toMatchObject({ events: 5, streams: 3, violations: 0, rules: [] });
   });
 
+  it('AU-2 DD-5 accepts coalesced as an Occurrence’s one decision, folds the coalesce stream, and reports a second one', () => {
+    const write = logWriter();
+    const group = `coalesce-${'d'.repeat(64)}`;
+    const held = { occurrenceId, groupStream: group, groupId: occurrenceId, closesAt: AT, at: AT };
+    const open = { groupId: occurrenceId, openedAt: AT, closesAt: AT, openedRevision: 0, size: 1 };
+    const member = { occurrenceId, streamId: occurrence, acceptedAt: AT };
+    const report = audit([
+      write(occurrence, 'OccurrenceObserved', observed),
+      write(occurrence, 'OccurrenceHeldForCoalescing', held),
+      write(group, 'CoalesceGroupOpened', {
+        tenant: 'acme',
+        groupId: occurrenceId,
+        member,
+        state: { open, closed: 0 },
+      }),
+      write(occurrence, 'OccurrenceCoalesced', {
+        occurrenceId,
+        reason: 'coalesced',
+        evidence: { coalescedInto: 'b'.repeat(64), groupId: occurrenceId },
+        decidedAt: AT,
+      }),
+      write(group, 'CoalesceGroupClosed', { tenant: 'acme', groupId: occurrenceId, state: { open: null, closed: 1 } }),
+      write(occurrence, 'OccurrenceAdmitted', admitted()),
+      // And the other way round: coalesced after an admission is a second decision too.
+      write(`occurrence-${'e'.repeat(64)}`, 'OccurrenceObserved', observed),
+      write(`occurrence-${'e'.repeat(64)}`, 'OccurrenceAdmitted', admitted()),
+      write(`occurrence-${'e'.repeat(64)}`, 'OccurrenceCoalesced', {
+        occurrenceId,
+        reason: 'coalesced',
+        evidence: { coalescedInto: occurrenceId, groupId: occurrenceId },
+        decidedAt: AT,
+      }),
+    ]);
+    expect(report.rules).toEqual(['second_decision@6', 'second_decision@9']);
+    expect(report.listed[0]!.detail).toContain('already coalesced');
+  });
+
   it('reports an admission decided while its Mission was cancelled, and one whose request names another execution', () => {
     const write = logWriter();
     const report = audit([
@@ -109,6 +146,29 @@ describe('AU-2 log auditor', () => {
     expect(report.byRule.claim_not_fenced).toEqual({ count: 1, firstPositions: [5] });
   });
 
+  it('CA-2 passes fenced Operations and their correlation streams; reports an Operation outside the current claim', () => {
+    const write = logWriter();
+    const operation = (fence: number, operationId: string) => ({
+      ...owner,
+      fence,
+      operationId,
+      correlation: { sourceId: 's-1', key: operationId },
+      occurrenceId,
+      child: { parentId: operationId, depth: 1, ancestry: [] },
+    });
+    const report = audit([
+      write(occurrence, 'OccurrenceObserved', observed),
+      write(occurrence, 'OccurrenceAdmitted', admitted()),
+      write(execution, 'ExecutionClaimed', { ...owner, fence: 1, consumerId: 'w' }),
+      write(execution, 'OperationRecorded', operation(1, 'op-1')),
+      write('correlation-abc', 'CorrelationReserved', { tenant: 'acme', sourceId: 's-1', key: 'op-1' }),
+      write(execution, 'OperationRecorded', operation(2, 'op-2')),
+      write(execution, 'ExecutionCompleted', { ...owner, fence: 1, outcome: 'succeeded', receipt: null }),
+      write(execution, 'OperationRecorded', operation(1, 'op-3')),
+    ]);
+    expect(report.rules).toEqual(['operation_not_fenced@6', 'operation_not_fenced@8']);
+  });
+
   it('counts a suppression (BA-2, AD-4) as a decision: after an admission it is a second decision, and before one too', () => {
     const write = logWriter();
     const suppressed = (id: string) => ({
@@ -127,6 +187,37 @@ describe('AU-2 log auditor', () => {
       write(`occurrence-${other}`, 'OccurrenceSuppressed', suppressed(other)),
     ]);
     expect(report.rules).toEqual(['second_decision@3', 'second_decision@6']);
+  });
+
+  it('SU-1 counts a subscribed Occurrence as its one decision, delivered only to subscriptions registered before its acceptance', () => {
+    const write = logWriter();
+    const waitfor = 'waitfor-' + 'c'.repeat(64);
+    const registration = (subscriptionId: string) => ({
+      tenant: 'acme',
+      subscriptionId,
+      target: { kind: 'trigger', id: 't-1' },
+      match: { fields: { '/a': 1 } },
+      deadline: AT,
+      fence: 1,
+      execution: { executionId: 'x-w', generation: 1, attempt: 1, missionId: 'm', triggerId: 't-w', lane: 'l' },
+      registeredAt: AT,
+    });
+    const subscribed = (id: string, subscriptionId: string) => ({
+      occurrenceId: id,
+      evidence: { subscriptions: [{ subscriptionId, executionId: 'x-w' }] },
+      decidedAt: AT,
+    });
+    const other = 'b'.repeat(64);
+    const report = audit([
+      write(waitfor, 'SubscriptionRegistered', registration('early')),
+      write(occurrence, 'OccurrenceObserved', observed),
+      write(occurrence, 'OccurrenceSubscribed', subscribed(occurrenceId, 'early')),
+      write(occurrence, 'OccurrenceAdmitted', admitted()),
+      write(`occurrence-${other}`, 'OccurrenceObserved', { ...observed, occurrenceId: other }),
+      write(waitfor, 'SubscriptionRegistered', registration('late')),
+      write(`occurrence-${other}`, 'OccurrenceSubscribed', subscribed(other, 'late')),
+    ]);
+    expect(report.rules).toEqual(['second_decision@4', 'subscribed_out_of_order@7']);
   });
 
   it('reports an event the domain fold refuses as replay_failed', () => {

@@ -6,12 +6,22 @@ import {
   initialConcurrencyState,
 } from '../admission/concurrency.js';
 import { evolveOverlap, initialOverlapState, type OverlapEvent, type OverlapState } from '../admission/overlap.js';
+import {
+  type CoalesceEvent,
+  type CoalesceStreamState,
+  evolveCoalesce,
+  initialCoalesceState,
+} from '../coalescing/coalesce-group.js';
 import { EXECUTION_EVENT_TYPES, type ExecutionEvent } from '../execution/execution-events.js';
 import { type ExecutionState, requestedExecution } from '../execution/execution-state.js';
 import { evolveExecution } from '../execution/evolve-execution.js';
 import { executionIdFor } from '../execution/execution.js';
 import { evolveMission, initialMissionState, type MissionEvent, type MissionState } from '../mission/mission.js';
-import { DECISION_EVENT_TYPES, type ExecutionRequest, type OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import {
+  type ExecutionRequest,
+  OCCURRENCE_DECISION_TYPES,
+  type OccurrenceEvent,
+} from '../occurrence/occurrence-events.js';
 import { batchPartitionFolding } from '../batch/batch.js';
 import type { BatchEvent, BatchPartitionState } from '../batch/batch-events.js';
 import {
@@ -24,6 +34,8 @@ import type { RecordedEvent } from '../ports/event-store.js';
 import { executionStream, missionStream } from '../shared/ids.js';
 import { evolveSource, initialSourceState, type SourceEvent, type SourceState } from '../source/source.js';
 import { evolveTrigger, initialTriggerState, type TriggerEvent, type TriggerState } from '../trigger/trigger.js';
+import { type SubscriptionEvent, subscriptionKey } from '../subscription/subscription-events.js';
+import { evolveWaitFor, initialWaitForState, type WaitForState } from '../subscription/wait-for.js';
 import type { AuditRule } from './audit-rules.js';
 
 /** The rules a replay can break: the chain's are checked beside it, read models after it. */
@@ -58,6 +70,12 @@ export interface StreamReplays {
   /** `null`: the stream cannot be replayed (its request was never admitted), reported once. */
   executions: Map<string, ExecutionState | null>;
   folds: Map<string, unknown>;
+  /** SU-1: how many events were replayed, so two events' log order can be compared. */
+  seen: number;
+  /** SU-1: by subscription key, when its registration was replayed. */
+  registered: Map<string, number>;
+  /** SU-1: by occurrence stream, when its observation was replayed (dropped once decided). */
+  observedAt: Map<string, number>;
 }
 
 export const newReplays = (): StreamReplays => ({
@@ -66,6 +84,9 @@ export const newReplays = (): StreamReplays => ({
   requests: new Map(),
   executions: new Map(),
   folds: new Map(),
+  seen: 0,
+  registered: new Map(),
+  observedAt: new Map(),
 });
 
 /** Evolve-only replays: the domain's fold must accept every stored event. */
@@ -78,9 +99,18 @@ const FOLDS: Record<string, { initial: unknown; evolve: (state: never, event: ne
     initial: batchPartitionFolding.initialState,
     evolve: batchPartitionFolding.evolve as (s: BatchPartitionState, e: BatchEvent) => unknown,
   },
+  // DD-5: each event carries the stream's whole state.
+  coalesce: {
+    initial: initialCoalesceState,
+    evolve: evolveCoalesce as (s: CoalesceStreamState, e: CoalesceEvent) => unknown,
+  },
   concurrency: {
     initial: initialConcurrencyState,
     evolve: evolveConcurrency as (s: ConcurrencyState, e: ConcurrencyEvent) => unknown,
+  },
+  waitfor: {
+    initial: initialWaitForState,
+    evolve: evolveWaitFor as (s: WaitForState, e: SubscriptionEvent) => unknown,
   },
 };
 
@@ -92,6 +122,7 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
 
 /** One stored event through its stream's domain fold, reporting what the domain forbids (AU-2). */
 export function replayEvent(replays: StreamReplays, event: RecordedEvent, report: Report): void {
+  replays.seen += 1;
   try {
     switch (categoryOf(event.streamId)) {
       case 'mission':
@@ -114,13 +145,20 @@ function replayMission(replays: StreamReplays, event: RecordedEvent): void {
 }
 
 function replayFold(replays: StreamReplays, event: RecordedEvent): void {
+  if (event.type === 'SubscriptionRegistered') {
+    const { execution, subscriptionId } = event.data as Extract<
+      SubscriptionEvent,
+      { type: 'SubscriptionRegistered' }
+    >['data'];
+    replays.registered.set(subscriptionKey(execution.executionId, subscriptionId), replays.seen);
+  }
   const fold = FOLDS[categoryOf(event.streamId)];
   if (!fold) return;
   const state = replays.folds.has(event.streamId) ? replays.folds.get(event.streamId) : fold.initial;
   replays.folds.set(event.streamId, fold.evolve(state as never, domainEvent<never>(event)));
 }
 
-const DECISION_TYPES: readonly string[] = DECISION_EVENT_TYPES;
+const DECISION_TYPES: readonly string[] = OCCURRENCE_DECISION_TYPES;
 
 /** One decision per Occurrence (AD-1), one request per admission (EX-1), none for a cancelled Mission. */
 function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: Report): void {
@@ -142,6 +180,11 @@ function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: 
     const { request, ...batched } = occurrenceEvent.data;
     checkAdmission(replays, { ...batched, request, firedAt: request.firedAt }, report);
   }
+  if (occurrenceEvent.type === 'OccurrenceObserved' && state.status === 'absent')
+    replays.observedAt.set(event.streamId, replays.seen);
+  if (occurrenceEvent.type === 'OccurrenceSubscribed' && state.status === 'observed')
+    checkSubscribed(replays, event.streamId, occurrenceEvent.data, report);
+  if (decision) replays.observedAt.delete(event.streamId);
   const next = evolveOccurrence(state, occurrenceEvent);
   if (next.status === 'decided')
     replays.occurrences.set(event.streamId, { status: 'decided_once', decision: next.decision });
@@ -150,6 +193,24 @@ function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: 
       event.streamId,
       next.status === 'absent' ? next : { ...next, occurrence: { ...next.occurrence, input: null } },
     );
+}
+
+/** SU-1: delivered only to subscriptions registered before the Occurrence's acceptance, in log order. */
+function checkSubscribed(
+  replays: StreamReplays,
+  streamId: string,
+  subscribed: Extract<OccurrenceEvent, { type: 'OccurrenceSubscribed' }>['data'],
+  report: Report,
+): void {
+  const observed = replays.observedAt.get(streamId);
+  for (const { executionId, subscriptionId } of subscribed.evidence?.subscriptions ?? []) {
+    const registered = replays.registered.get(subscriptionKey(executionId, subscriptionId));
+    if (registered === undefined || observed === undefined || registered > observed)
+      report(
+        'subscribed_out_of_order',
+        `subscription ${subscriptionId} of ${executionId} was not registered before the Occurrence was accepted`,
+      );
+  }
 }
 
 function checkAdmission(
@@ -206,6 +267,12 @@ function replayExecution(replays: StreamReplays, event: RecordedEvent, report: R
         report('completion_after_noncommit', `completed after settlement ${state.settlementId} as noncommitted`);
       else if (state.status !== 'claimed') report('completion_not_fenced', `completed while ${state.status}`);
       else if (fence !== state.fence) report('completion_not_fenced', `fence ${fence}, current claim ${state.fence}`);
+    }
+    if (executionEvent.type === 'OperationRecorded') {
+      const { fence, operationId } = executionEvent.data;
+      if (state.status !== 'claimed') report('operation_not_fenced', `operation ${operationId} while ${state.status}`);
+      else if (fence !== state.fence)
+        report('operation_not_fenced', `operation ${operationId} with fence ${fence}, current claim ${state.fence}`);
     }
   }
   replays.executions.set(event.streamId, evolveExecution(state, executionEvent));

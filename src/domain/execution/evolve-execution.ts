@@ -5,9 +5,32 @@ import type { ExecutionState, Known, KnownExecution } from './execution-state.js
 /** The facts every state carries, whatever status the previous one had. */
 function knownOf(state: ExecutionState, type: string): Known {
   if (state.status === 'absent') throw new IllegalStateError(`${type} of an execution nobody requested`);
-  const { request, policy, generation, attempt, budgetFrom, fence, holdsSlot, attemptRan, lastCompletion, lastError } =
-    state;
-  return { request, policy, generation, attempt, budgetFrom, fence, holdsSlot, attemptRan, lastCompletion, lastError };
+  const {
+    request,
+    policy,
+    generation,
+    attempt,
+    budgetFrom,
+    fence,
+    holdsSlot,
+    attemptRan,
+    lastCompletion,
+    lastError,
+    operations,
+  } = state;
+  return {
+    request,
+    policy,
+    generation,
+    attempt,
+    budgetFrom,
+    fence,
+    holdsSlot,
+    attemptRan,
+    lastCompletion,
+    lastError,
+    ...(operations ? { operations } : {}),
+  };
 }
 
 export function evolveExecution(state: ExecutionState, event: ExecutionEvent): KnownExecution {
@@ -75,6 +98,11 @@ export function evolveExecution(state: ExecutionState, event: ExecutionEvent): K
         settlementId: event.data.settlementId,
         settledAt: event.data.at,
       };
+    case 'OperationRecorded': {
+      // CA-2: an Operation changes no lifecycle state; it is remembered so a repeat is recognised.
+      const { operationId, correlation } = event.data;
+      return { ...(state as KnownExecution), operations: { ...known.operations, [operationId]: correlation } };
+    }
     default: {
       const _: never = event;
       throw new IllegalStateError(`unknown execution event ${JSON.stringify(_)}`);

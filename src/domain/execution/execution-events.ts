@@ -1,4 +1,6 @@
 import type { DomainEvent } from '../shared/decider.js';
+import type { ExpectedCorrelation } from '../causality/correlation-events.js';
+import type { CausalLink } from '../occurrence/occurrence-events.js';
 
 export const EXECUTION_OUTCOMES = ['succeeded', 'failed'] as const;
 export type ExecutionOutcome = (typeof EXECUTION_OUTCOMES)[number];
@@ -80,6 +82,22 @@ export type RecoveryRequested = DomainEvent<
   }
 >;
 
+/**
+ * CA-2: the claim holder is about to act and names the correlation a verified delivery caused by that action will
+ * carry. `child` is the causal link such a delivery gets (the Operation as parent, the execution's Occurrence and
+ * this Operation appended to that Occurrence's ancestry, its depth + 1), fixed now so linking never reads more.
+ */
+export type OperationRecorded = DomainEvent<
+  'OperationRecorded',
+  Lifecycle & {
+    fence: number;
+    operationId: string;
+    correlation: ExpectedCorrelation;
+    occurrenceId: string;
+    child: CausalLink;
+  }
+>;
+
 export type ExecutionEvent =
   | ExecutionClaimed
   | ExecutionCompleted
@@ -87,8 +105,23 @@ export type ExecutionEvent =
   | ExecutionRedelivered
   | ExecutionDeadLettered
   | ExecutionSettled
-  | RecoveryRequested;
+  | RecoveryRequested
+  | OperationRecorded;
 
+/** The events that move an execution's lifecycle: what the execution read models fold (an Operation moves none). */
+export type LifecycleEvent = Exclude<ExecutionEvent, OperationRecorded>;
+
+export const LIFECYCLE_EVENT_TYPES: ReadonlyArray<LifecycleEvent['type']> = [
+  'ExecutionClaimed',
+  'ExecutionCompleted',
+  'ExecutionRetryScheduled',
+  'ExecutionRedelivered',
+  'ExecutionDeadLettered',
+  'ExecutionSettled',
+  'RecoveryRequested',
+];
+
+/** Every event of an execution stream: what `audit verify` replays through the execution's fold. */
 export const EXECUTION_EVENT_TYPES: ReadonlyArray<ExecutionEvent['type']> = [
   'ExecutionClaimed',
   'ExecutionCompleted',
@@ -97,4 +130,5 @@ export const EXECUTION_EVENT_TYPES: ReadonlyArray<ExecutionEvent['type']> = [
   'ExecutionDeadLettered',
   'ExecutionSettled',
   'RecoveryRequested',
+  'OperationRecorded',
 ];

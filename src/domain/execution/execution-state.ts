@@ -1,3 +1,4 @@
+import type { ExpectedCorrelation } from '../causality/correlation-events.js';
 import type { ExecutionRequest } from '../occurrence/occurrence-events.js';
 import { DEFAULT_DELIVERY_POLICY, type DeliveryPolicy, secondsAfter } from './delivery-policy.js';
 import type { DeadLetterReason, ExecutionError, ExecutionOutcome } from './execution-events.js';
@@ -26,6 +27,8 @@ export interface Known {
   attemptRan: boolean;
   lastCompletion: CompletionReceipt | null;
   lastError: ExecutionError | null;
+  /** CA-2: the Operations recorded so far, by id, with their expected correlation (absent: none). */
+  operations?: Readonly<Record<string, ExpectedCorrelation>>;
 }
 
 /**

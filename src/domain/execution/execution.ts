@@ -2,7 +2,9 @@ import type { ReasonCode } from '../admission/reasons.js';
 import type { Decider } from '../shared/decider.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { reject, type Rejection } from '../shared/result.js';
-import type { ExecutionRequest } from '../occurrence/occurrence-events.js';
+import type { CausalLink, ExecutionRequest } from '../occurrence/occurrence-events.js';
+import { operationChildLink } from '../causality/causal-link.js';
+import type { ExpectedCorrelation } from '../causality/correlation-events.js';
 import { backoffSeconds, secondsAfter } from './delivery-policy.js';
 import type { ExecutionError, ExecutionEvent, ExecutionOutcome, Owner } from './execution-events.js';
 import {
@@ -38,6 +40,16 @@ export type ExecutionCommand =
       /** The AD-3 reason fresh authority refuses it with now (cancelled Mission, disabled Trigger…), or null. */
       refusal: ReasonCode | null;
       at: string;
+    }
+  /** CA-2: the claim holder names the correlation its action's answer will carry; `origin` is its Occurrence's link. */
+  | {
+      type: 'RecordOperation';
+      executionId: string;
+      fence: number;
+      operationId: string;
+      correlation: ExpectedCorrelation;
+      origin: CausalLink;
+      at: string;
     };
 
 export type ExecutionRejection =
@@ -50,7 +62,9 @@ export type ExecutionRejection =
   | 'fence_mismatch'
   | 'settlement_required'
   | 'recovery_refused'
-  | 'not_recoverable';
+  | 'not_recoverable'
+  | 'operation_conflict'
+  | 'operation_limit';
 
 type Decision = ExecutionEvent[] | Rejection<ExecutionRejection>;
 
@@ -74,6 +88,8 @@ export function decideExecution(command: ExecutionCommand, state: ExecutionState
       return decideAdvance(command, state);
     case 'RecoverExecution':
       return decideRecovery(command, state);
+    case 'RecordOperation':
+      return decideOperation(command, state);
     default: {
       const _: never = command;
       return [];
@@ -287,6 +303,46 @@ function decideRecovery(
         lane: state.request.lane,
         claimBy: secondsAfter(at, state.policy.claimWithinSeconds),
         maxConcurrent: state.request.limits.maxConcurrent,
+      },
+    },
+  ];
+}
+
+/** CA-2: an execution records at most this many Operations (each is an event on its stream and a correlation key). */
+export const MAX_OPERATIONS_PER_EXECUTION = 100;
+
+/**
+ * CA-2: only the current claim holder records an Operation (the fence, as for a completion). The same id with the
+ * same correlation again changes nothing (a retry); with another correlation it is refused, never re-pointed.
+ */
+function decideOperation(
+  command: Extract<ExecutionCommand, { type: 'RecordOperation' }>,
+  state: KnownExecution,
+): Decision {
+  const { executionId, fence, operationId, correlation, origin, at } = command;
+  const known = state.operations?.[operationId];
+  if (known)
+    return known.sourceId === correlation.sourceId && known.key === correlation.key
+      ? []
+      : reject('operation_conflict', { detail: `operation ${operationId} was recorded with another correlation` });
+  if (state.status !== 'claimed')
+    return reject('fence_mismatch', { detail: `the execution is ${state.status}, not claimed` });
+  if (fence !== state.fence) return reject('fence_mismatch', { detail: "the fence is not the current claim's" });
+  if (Object.keys(state.operations ?? {}).length >= MAX_OPERATIONS_PER_EXECUTION)
+    return reject('operation_limit', {
+      detail: `an execution records at most ${MAX_OPERATIONS_PER_EXECUTION} operations`,
+    });
+  const { occurrenceId, triggerId } = state.request;
+  return [
+    {
+      type: 'OperationRecorded',
+      data: {
+        ...lifecycleOf(state, executionId, at),
+        fence,
+        operationId,
+        correlation: { sourceId: correlation.sourceId, key: correlation.key },
+        occurrenceId,
+        child: operationChildLink({ occurrenceId, triggerId, causal: origin }, operationId),
       },
     },
   ];

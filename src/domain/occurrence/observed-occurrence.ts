@@ -1,6 +1,6 @@
 import { type DedupeIdentity, occurrenceIdFor } from '../dedupe/dedupe-identity.js';
 import type { DefinedTrigger } from '../trigger/trigger.js';
-import type { ObservedOccurrence, OccurrenceAuth, OccurrenceKind } from './occurrence-events.js';
+import type { CausalLink, ObservedOccurrence, OccurrenceAuth, OccurrenceKind } from './occurrence-events.js';
 import { payloadDigest } from './payload-digest.js';
 
 /** The Trigger revision an Occurrence is observed for: what it stays bound to (OC-2, TR-4). */
@@ -50,12 +50,14 @@ export interface Observation {
   /** Who authenticated the delivery; Reveille itself (internal) for manual and schedule. */
   auth?: OccurrenceAuth;
   externalId?: string | null;
+  /** CA-2: set only by the ingress from a verified correlation (absent: a root). */
+  causal?: CausalLink;
 }
 
 /**
  * The one way an observed Occurrence is built, whatever its kind (OC-2): the id is the identity's hash
  * (OC-3), a schedule's intended instant is its identity's key (SC-3), and it starts a causal chain of
- * its own (CA-2: a parent is linked only once verified, never taken from a payload).
+ * its own unless the ingress found a verified correlation (CA-2: never taken from a payload).
  */
 export function observedOccurrence(observation: Observation): ObservedOccurrence {
   const {
@@ -66,6 +68,7 @@ export function observedOccurrence(observation: Observation): ObservedOccurrence
     observedAt,
     auth = { state: 'internal', sourceId: null, keyId: null, keyGeneration: null },
     externalId = null,
+    causal = { parentId: null, depth: 0, ancestry: [] },
   } = observation;
   const dedupeHash = occurrenceIdFor(dedupeIdentity);
   return {
@@ -85,7 +88,8 @@ export function observedOccurrence(observation: Observation): ObservedOccurrence
     resourceRefs: [...evidence.resourceRefs],
     classification: trigger.classification,
     scheduledAt: kind === 'schedule' ? dedupeIdentity.key : null,
-    causal: { parentId: null, depth: 0, ancestry: [] },
+    // A copy: one delivery's link is shared by every Trigger it reaches.
+    causal: { ...causal, ancestry: causal.ancestry === 'unknown' ? 'unknown' : causal.ancestry.map((e) => ({ ...e })) },
     observedAt,
   };
 }

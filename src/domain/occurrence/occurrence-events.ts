@@ -67,7 +67,10 @@ export interface ExecutionRequest {
   overlap?: 'skip';
   /** EX-4: the admitting Trigger revision's delivery policy (absent on requests recorded before it existed: the defaults). */
   delivery?: DeliveryPolicy;
-  /** BA-1: a closed batch's members in acceptance order (`input` is then `{ members: [inputs…] }`). */
+  /**
+   * The Occurrence ids this one execution stands for, in acceptance order: BA-1 a closed batch's members (`input`
+   * is then `{ members: [inputs…] }`), or DD-5 a coalesced group's members (its last member's own input).
+   */
   members?: string[];
 }
 
@@ -90,6 +93,8 @@ export type OccurrenceAdmitted = DomainEvent<
     decidedAt: string;
     /** AD-4: what each prefilter found when all passed (a first sighting is recorded with `baseline: null`). */
     prefilters?: Record<string, unknown>[];
+    /** DD-5: admitted as the last member of a coalesced group: every member's id in acceptance order. */
+    members?: string[];
   }
 >;
 
@@ -126,6 +131,37 @@ export type OccurrenceBatched = DomainEvent<
   { occurrenceId: string; executionId: string; batchId: string; decidedAt: string; request?: ExecutionRequest }
 >;
 
+/**
+ * SU-1: decided once by delivery to wait-for subscriptions active at its acceptance, instead of admission: it
+ * consumes the delivery identity and starts nothing; the waiting executions learn of it from their subscriptions.
+ */
+export type OccurrenceSubscribed = DomainEvent<
+  'OccurrenceSubscribed',
+  {
+    occurrenceId: string;
+    evidence: { subscriptions: Array<{ subscriptionId: string; executionId: string }> };
+    decidedAt: string;
+  }
+>;
+
+/**
+ * DD-5: the Occurrence joined a coalescing group and waits for it to close; not a decision. Appended at the
+ * Occurrence stream's revision, so an Occurrence joins one group once whoever races to put it there.
+ */
+export type OccurrenceHeldForCoalescing = DomainEvent<
+  'OccurrenceHeldForCoalescing',
+  { occurrenceId: string; groupStream: string; groupId: string; closesAt: string; at: string }
+>;
+
+/**
+ * DD-5, AD-1: decided once, as an earlier member of a closed group: the group's last member in acceptance
+ * order stands for it (`evidence.coalescedInto`). Starts nothing.
+ */
+export type OccurrenceCoalesced = DomainEvent<
+  'OccurrenceCoalesced',
+  { occurrenceId: string; reason: 'coalesced'; evidence: { coalescedInto: string; groupId: string }; decidedAt: string }
+>;
+
 /** OC-4: a later delivery of the same identity carried another payload; it starts nothing. */
 export type DeliveryConflictRecorded = DomainEvent<
   'DeliveryConflictRecorded',
@@ -139,6 +175,9 @@ export type OccurrenceEvent =
   | OccurrenceSuppressed
   | OccurrenceBatchJoined
   | OccurrenceBatched
+  | OccurrenceSubscribed
+  | OccurrenceHeldForCoalescing
+  | OccurrenceCoalesced
   | DeliveryConflictRecorded;
 
 /** The events that carry an execution request: an admission, or the first member's decision of a batch (BA-1). */
@@ -147,10 +186,12 @@ export function requestCarriedBy(event: { type: string; data: unknown }): Execut
   return (event.data as { request?: ExecutionRequest }).request ?? null;
 }
 
-/** Every event type that decides an Occurrence (AD-1: exactly one of them per Occurrence). */
-export const DECISION_EVENT_TYPES = [
+/** AD-1: the events that decide an Occurrence; exactly one of them per Occurrence stream. */
+export const OCCURRENCE_DECISION_TYPES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
   'OccurrenceBatched',
-] as const;
+  'OccurrenceCoalesced',
+  'OccurrenceSubscribed',
+];

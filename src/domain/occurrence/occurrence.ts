@@ -19,6 +19,8 @@ export type OccurrenceState =
       conflictingDigests: string[];
       /** BA-1: the open batch it joined; its decision comes when that batch closes. */
       batch?: { batchId: string; streamId: string };
+      /** DD-5: waiting in a coalescing group, which decides it when it closes (absent: not in one). */
+      held?: CoalesceHold;
     }
   | {
       status: 'decided';
@@ -30,8 +32,14 @@ export type OccurrenceState =
       decidedAt: string;
     };
 
-/** AD-1: what an Occurrence was decided as (BA-2/AD-4 suppression is not a block). */
-export type OccurrenceDecision = 'admitted' | 'blocked' | 'suppressed' | 'batched';
+/** AD-1: what an Occurrence was decided as (BA-2/AD-4 suppression is not a block, DD-5 coalescing neither). */
+export type OccurrenceDecision = 'admitted' | 'blocked' | 'suppressed' | 'batched' | 'coalesced' | 'subscribed';
+
+/** DD-5: the group an observed Occurrence waits in. */
+export interface CoalesceHold {
+  groupStream: string;
+  groupId: string;
+}
 
 /** Record a delivery as an Occurrence, or as a duplicate / payload conflict of an existing one. */
 export type ObserveOccurrence = { type: 'ObserveOccurrence' } & ObservedOccurrence;
@@ -43,9 +51,30 @@ export interface AdmitOccurrence {
   executionId: string;
   now: string;
   facts: AdmissionFacts;
+  /** DD-5: deciding the last member of a closing group, which stands for these (ids in acceptance order). */
+  members?: string[];
 }
 
-export type OccurrenceCommand = ObserveOccurrence | AdmitOccurrence;
+/** DD-5: join a coalescing group (not a decision); the group's close decides it. */
+export interface HoldForCoalescing {
+  type: 'HoldForCoalescing';
+  occurrenceId: string;
+  groupStream: string;
+  groupId: string;
+  closesAt: string;
+  at: string;
+}
+
+/** DD-5: decided as an earlier member of a closing group, coalesced into its last member. */
+export interface CoalesceOccurrence {
+  type: 'CoalesceOccurrence';
+  occurrenceId: string;
+  groupId: string;
+  coalescedInto: string;
+  at: string;
+}
+
+export type OccurrenceCommand = ObserveOccurrence | AdmitOccurrence | HoldForCoalescing | CoalesceOccurrence;
 
 export const initialOccurrenceState: OccurrenceState = { status: 'absent' };
 
@@ -60,7 +89,7 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
     case 'OccurrenceAdmitted':
       if (state.status !== 'observed') return state;
       return {
-        ...state,
+        ...withoutHold(state),
         status: 'decided',
         decision: 'admitted',
         executionId: event.data.executionId,
@@ -70,27 +99,39 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
     case 'OccurrenceBatchJoined':
       if (state.status !== 'observed') return state;
       return { ...state, batch: { batchId: event.data.batchId, streamId: event.data.batchStreamId } };
-    case 'OccurrenceBatched': {
+    case 'OccurrenceBatched':
       if (state.status !== 'observed') return state;
-      const { batch: _batch, ...observed } = state;
       return {
-        ...observed,
+        ...withoutHold(state),
         status: 'decided',
         decision: 'batched',
         executionId: event.data.executionId,
         reason: null,
         decidedAt: event.data.decidedAt,
       };
-    }
+    case 'OccurrenceHeldForCoalescing':
+      if (state.status !== 'observed') return state;
+      return { ...state, held: { groupStream: event.data.groupStream, groupId: event.data.groupId } };
     case 'OccurrenceBlocked':
     case 'OccurrenceSuppressed':
+    case 'OccurrenceCoalesced':
       if (state.status !== 'observed') return state;
       return {
-        ...state,
+        ...withoutHold(state),
         status: 'decided',
-        decision: event.type === 'OccurrenceBlocked' ? 'blocked' : 'suppressed',
+        decision: refusalDecision(event.type),
         executionId: null,
         reason: event.data.reason,
+        decidedAt: event.data.decidedAt,
+      };
+    case 'OccurrenceSubscribed':
+      if (state.status !== 'observed') return state;
+      return {
+        ...withoutHold(state),
+        status: 'decided',
+        decision: 'subscribed',
+        executionId: null,
+        reason: null,
         decidedAt: event.data.decidedAt,
       };
     default: {
@@ -98,6 +139,15 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
       return state;
     }
   }
+}
+
+const refusalDecision = (type: 'OccurrenceBlocked' | 'OccurrenceSuppressed' | 'OccurrenceCoalesced') =>
+  type === 'OccurrenceBlocked' ? 'blocked' : type === 'OccurrenceSuppressed' ? 'suppressed' : 'coalesced';
+
+/** A decided Occurrence waits in no batch (BA-1) or coalescing group (DD-5) any more. */
+function withoutHold(state: Extract<OccurrenceState, { status: 'observed' }>) {
+  const { held: _held, batch: _batch, ...rest } = state;
+  return rest;
 }
 
 /** The handler answers `duplicate` or `payload_conflict` (OC-3, OC-4) from this, since `decide` returns only events. */
@@ -155,11 +205,15 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
   if (occurrence.scheduledAt !== null && compareInstants(command.now, occurrence.scheduledAt) < 0) {
     throw new IllegalStateError('SC-4: a scheduled occurrence is never admitted before its intended instant');
   }
+  if (state.held && !command.members)
+    throw new IllegalStateError('DD-5: an Occurrence held in a coalescing group is decided by its close');
   const verdict = admissionPolicy(occurrence, command.facts);
   const { occurrenceId } = occurrence;
   const decidedAt = command.now;
+  const members = command.members ? { members: [...command.members] } : {};
   if (!verdict.admitted) {
-    const data = { occurrenceId, reason: verdict.reason, evidence: verdict.evidence, decidedAt };
+    const evidence = { ...verdict.evidence, ...members };
+    const data = { occurrenceId, reason: verdict.reason, evidence, decidedAt };
     return [
       verdict.outcome === 'suppressed' ? { type: 'OccurrenceSuppressed', data } : { type: 'OccurrenceBlocked', data },
     ];
@@ -182,10 +236,48 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
     slotTakenAt: verdict.slotTakenAt,
     delivery: verdict.delivery,
     ...(verdict.overlap ? { overlap: verdict.overlap } : {}),
+    ...members,
   };
   const prefilters = verdict.prefilters ? { prefilters: verdict.prefilters } : {};
   return [
-    { type: 'OccurrenceAdmitted', data: { occurrenceId, executionId, firedAt, request, decidedAt, ...prefilters } },
+    {
+      type: 'OccurrenceAdmitted',
+      data: {
+        occurrenceId,
+        executionId,
+        firedAt,
+        request,
+        decidedAt,
+        ...prefilters,
+        ...(command.members ? { members: [...command.members] } : {}),
+      },
+    },
+  ];
+}
+
+/** DD-5: joins once; the same group again is a retry ([]), another group or a decided Occurrence is a bug. */
+export function holdForCoalescing(command: HoldForCoalescing, state: OccurrenceState): OccurrenceEvent[] {
+  if (state.status !== 'observed' || state.occurrence.occurrenceId !== command.occurrenceId)
+    throw new IllegalStateError('only an observed Occurrence joins a coalescing group');
+  if (state.held?.groupId === command.groupId && state.held.groupStream === command.groupStream) return [];
+  if (state.held) throw new IllegalStateError('the Occurrence already waits in another coalescing group');
+  const { type: _type, ...data } = command;
+  return [{ type: 'OccurrenceHeldForCoalescing', data }];
+}
+
+/** DD-5: only a member of the closing group is coalesced into it; decided once (a second attempt is []). */
+export function coalesceOccurrence(command: CoalesceOccurrence, state: OccurrenceState): OccurrenceEvent[] {
+  if (state.status === 'decided') return [];
+  if (state.status !== 'observed' || state.held?.groupId !== command.groupId)
+    throw new IllegalStateError('only a member of the closing group is coalesced into it');
+  if (command.coalescedInto === command.occurrenceId)
+    throw new IllegalStateError('the last member is decided by admission, not coalesced');
+  const { occurrenceId, groupId, coalescedInto, at } = command;
+  return [
+    {
+      type: 'OccurrenceCoalesced',
+      data: { occurrenceId, reason: 'coalesced', evidence: { coalescedInto, groupId }, decidedAt: at },
+    },
   ];
 }
 
@@ -195,6 +287,10 @@ export function decideOccurrence(command: OccurrenceCommand, state: OccurrenceSt
       return observeOccurrence(command, state);
     case 'AdmitOccurrence':
       return admitOccurrence(command, state);
+    case 'HoldForCoalescing':
+      return holdForCoalescing(command, state);
+    case 'CoalesceOccurrence':
+      return coalesceOccurrence(command, state);
     default: {
       const _: never = command;
       throw new IllegalStateError('unknown occurrence command');

@@ -30,7 +30,20 @@ export interface PollState {
   held: PollHeld | null;
   /** The newest KEPT_QUARANTINED quarantined items, oldest first; every one stays in its PollCompleted. */
   quarantined: QuarantinedItem[];
+  /**
+   * The bearer secret polls send (`poll.auth`): which stored row, never its value (decision 7). Absent from
+   * states recorded before secrets existed; read through `secretOf`.
+   */
+  secret?: PollSecretRef | null;
 }
+
+/** Names the sealed row beside the log; a new id per set, so a rotation never rewrites a row a poll may read. */
+export interface PollSecretRef {
+  secretId: string;
+  setAt: string;
+}
+
+export const secretOf = (state: Pick<PollState, 'secret'>): PollSecretRef | null => state.secret ?? null;
 
 export const KEPT_QUARANTINED = 20;
 
@@ -44,6 +57,7 @@ export const initialPollState: PollState = {
   lastError: null,
   held: null,
   quarantined: [],
+  secret: null,
 };
 
 /** A repeated item is a `duplicate` disposition, never a second Occurrence (PO-2). */
@@ -84,6 +98,17 @@ export type PollCursorSet = DomainEvent<
   PollEventBase & { actor: string; reason: string; from: string | null; to: string | null; released: PollHeld | null }
 >;
 
-export type PollEvent = PollCompleted | PollFailed | PollCursorSet;
+/** A bearer secret was set or replaced: the log says when and by whom, never what (decision 7). */
+export type PollSecretSet = DomainEvent<
+  'PollSecretSet',
+  PollEventBase & { actor: string; secretId: string; replaced: string | null }
+>;
 
-export const POLL_EVENT_TYPES: readonly PollEvent['type'][] = ['PollCompleted', 'PollFailed', 'PollCursorSet'];
+export type PollEvent = PollCompleted | PollFailed | PollCursorSet | PollSecretSet;
+
+export const POLL_EVENT_TYPES: readonly PollEvent['type'][] = [
+  'PollCompleted',
+  'PollFailed',
+  'PollCursorSet',
+  'PollSecretSet',
+];

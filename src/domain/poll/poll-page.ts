@@ -11,7 +11,9 @@ export type PollFailureKind =
   | 'not_json'
   | 'missing_items'
   | 'too_many_items'
-  | 'invalid_cursor';
+  | 'invalid_cursor'
+  /** `poll.auth` asks for a secret and none is set, or the stored one cannot be opened. */
+  | 'secret_missing';
 
 export interface PollFailure {
   kind: PollFailureKind;

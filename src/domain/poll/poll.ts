@@ -7,6 +7,7 @@ import {
   type PollEvent,
   type PollHeld,
   type PollState,
+  secretOf,
 } from './poll-events.js';
 import type { PollFailure } from './poll-page.js';
 
@@ -48,7 +49,14 @@ export interface SetPollCursor extends PollCommandBase {
   actor: string;
 }
 
-export type PollCommand = RecordPoll | SetPollCursor;
+/** Records that a sealed secret row (written before, decision 7) is the one later polls send. */
+export interface SetPollSecret extends PollCommandBase {
+  type: 'SetPollSecret';
+  secretId: string;
+  actor: string;
+}
+
+export type PollCommand = RecordPoll | SetPollCursor | SetPollSecret;
 
 /** PO-1: the cursor of the binding polled now; none when the Trigger's url changed since it was recorded. */
 export const cursorFor = (state: Pick<PollState, 'cursor' | 'binding'>, url: string): string | null =>
@@ -68,6 +76,8 @@ export function decidePoll(command: PollCommand, state: PollState): PollEvent[] 
       return recordPoll(command, state);
     case 'SetPollCursor':
       return setCursor(command, state);
+    case 'SetPollSecret':
+      return setSecret(command, state);
     default: {
       const _: never = command;
       return reject('unknown_command');
@@ -106,6 +116,7 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
     lastError: null,
     held,
     quarantined: [...state.quarantined, ...quarantined].slice(-KEPT_QUARANTINED),
+    secret: secretOf(state),
   };
   return [{ type: 'PollCompleted', data: { ...base, cursor: { from, to }, items, held, state: next } }];
 }
@@ -143,6 +154,14 @@ function setCursor(command: SetPollCursor, state: PollState): PollEvent[] {
       data: { tenant, triggerId, at, actor, reason, from, to: cursor, released: state.held, state: next },
     },
   ];
+}
+
+/** Nothing else moves: the next poll sends the new secret (rotation); the cursor, hold and failures stay. */
+function setSecret(command: SetPollSecret, state: PollState): PollEvent[] {
+  const { tenant, triggerId, at, actor, secretId } = command;
+  const next: PollState = { ...state, seq: state.seq + 1, secret: { secretId, setAt: at } };
+  const replaced = secretOf(state)?.secretId ?? null;
+  return [{ type: 'PollSecretSet', data: { tenant, triggerId, at, actor, secretId, replaced, state: next } }];
 }
 
 export const pollDecider: Decider<PollState, PollEvent, PollCommand> = {

@@ -8,6 +8,7 @@ import {
   pollHealth,
   type RecordPoll,
   type SetPollCursor,
+  type SetPollSecret,
 } from './poll.js';
 
 const spec = deciderSpec(pollDecider);
@@ -57,10 +58,19 @@ const setCursor = (cursor: string | null): SetPollCursor => ({
   actor: 'ops',
 });
 
-const stateAfter = (events: PollEvent[], command: RecordPoll | SetPollCursor): PollState =>
-  spec.given(events).when(command).thenState();
+const setSecret = (secretId: string): SetPollSecret => ({
+  type: 'SetPollSecret',
+  ...ids,
+  at: AT,
+  secretId,
+  actor: 'ops',
+});
 
-const eventsOf = (events: PollEvent[], command: RecordPoll | SetPollCursor): PollEvent[] => {
+type Command = RecordPoll | SetPollCursor | SetPollSecret;
+
+const stateAfter = (events: PollEvent[], command: Command): PollState => spec.given(events).when(command).thenState();
+
+const eventsOf = (events: PollEvent[], command: Command): PollEvent[] => {
   const result = spec.given(events).when(command).result();
   if (!Array.isArray(result)) throw new Error(JSON.stringify(result));
   return result;
@@ -218,5 +228,34 @@ describe('PO-2 reading a poll page', () => {
   it('reads a numeric next cursor as its decimal text and an absent one as null', () => {
     expect(readPollPage({ items: [], next: 42 }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: '42' } });
     expect(readPollPage({ items: [] }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: null } });
+  });
+
+  it('PO-1 a set secret is named by id, never carried; polls keep it, a rotation names the new one and nothing else moves', () => {
+    const polled = eventsOf([], poll([item(0, 'a')], 'c1'));
+    const first = eventsOf(polled, setSecret('s-1'));
+    expect(first).toEqual([
+      {
+        type: 'PollSecretSet',
+        data: {
+          ...ids,
+          at: AT,
+          actor: 'ops',
+          secretId: 's-1',
+          replaced: null,
+          state: { ...polled[0]!.data.state, seq: 2, secret: { secretId: 's-1', setAt: AT } },
+        },
+      },
+    ]);
+    const afterPoll = stateAfter([...polled, ...first], poll([item(0, 'b')], 'c2', { basedOnSeq: 2 }));
+    expect(afterPoll).toMatchObject({ cursor: 'c2', secret: { secretId: 's-1' } });
+    const failed = stateAfter([...polled, ...first], failedPoll(2));
+    expect(failed).toMatchObject({ cursor: 'c1', secret: { secretId: 's-1' }, consecutiveFailures: 1 });
+    const rotated = eventsOf([...polled, ...first], setSecret('s-2'));
+    expect(rotated[0]!.type === 'PollSecretSet' && rotated[0]!.data.replaced).toBe('s-1');
+    // a fetch based on the state before the rotation records nothing: the next poll sends the new secret
+    spec
+      .given([...polled, ...first, ...rotated])
+      .when(poll([item(0, 'b')], 'c2', { basedOnSeq: 2 }))
+      .then([]);
   });
 });

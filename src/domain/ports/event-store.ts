@@ -83,7 +83,19 @@ export interface TransactionalAppendResult {
 export interface StoreInTransaction {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** On WrongExpectedRevision the caller's transaction must roll back; nothing is signalled before it commits. */
-  appendBatch(batch: readonly StreamAppend[], prepared?: readonly PreparedEvent[]): Promise<TransactionalAppendResult>;
+  appendBatch(
+    batch: readonly StreamAppend[],
+    prepared?: readonly PreparedEvent[],
+    options?: AppendBatchOptions,
+  ): Promise<TransactionalAppendResult>;
+}
+
+export interface AppendBatchOptions {
+  /**
+   * New streams with their only event are written in the batch's order (their positions follow it) instead of
+   * stream-id order, and before the others; for racers that write the same streams in the same order.
+   */
+  inBatchOrder?: boolean;
 }
 
 export interface FilteredPage {

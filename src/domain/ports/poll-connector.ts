@@ -1,6 +1,11 @@
 import type { PollFailure, PollPage } from '../poll/poll-page.js';
 import type { PollBinding } from '../trigger/trigger-blocks.js';
 
+/** What the connector sends to authenticate: the Trigger's bearer secret, opened just for this fetch. */
+export interface PollCredentials {
+  bearer: string;
+}
+
 export type PollFetch = { ok: true; page: PollPage } | { ok: false; failure: PollFailure };
 
 /**
@@ -9,5 +14,5 @@ export type PollFetch = { ok: true; page: PollPage } | { ok: false; failure: Pol
  */
 export interface PollConnector {
   readonly id: PollBinding['connector'];
-  fetch(binding: PollBinding, cursor: string | null): Promise<PollFetch>;
+  fetch(binding: PollBinding, cursor: string | null, credentials?: PollCredentials | null): Promise<PollFetch>;
 }

@@ -39,6 +39,18 @@ export const overlapStream = (tenant: string, triggerId: string): string => `ove
 export const baselineStream = (tenant: string, triggerId: string, resourceKey: string): string =>
   `baseline-${hashId(tenant, triggerId, resourceKey)}`;
 
+/**
+ * DD-5: the coalescing groups of one Trigger, Mission, rule and resource (canonical JSON), one open at a time
+ * (state in every event).
+ */
+export const coalesceStream = (
+  tenant: string,
+  triggerId: string,
+  missionId: string,
+  rule: number,
+  resourceKey: string,
+): string => `coalesce-${hashId(tenant, triggerId, missionId, String(rule), resourceKey)}`;
+
 /** PO-1..PO-4: one poll Trigger's cursor and every poll's dispositions (state in every event). */
 export const pollStream = (tenant: string, triggerId: string): string => `poll-${hashId(tenant, triggerId)}`;
 
@@ -48,3 +60,9 @@ export const pollStream = (tenant: string, triggerId: string): string => `poll-$
  */
 export const batchStream = (tenant: string, triggerId: string, triggerRevision: number, partitionKey: string): string =>
   `batch-${hashId(tenant, triggerId, String(triggerRevision), partitionKey)}`;
+/** CA-2: the correlation index, one stream per (tenant, source, correlation key): the Operation that reserved it. */
+export const correlationStream = (tenant: string, sourceId: string, key: string): string =>
+  `correlation-${hashId(tenant, sourceId, key)}`;
+/** SU-1: a Trigger's or a source's wait-for subscriptions, where their matches and deadlines serialize. */
+export const waitForStream = (tenant: string, kind: 'trigger' | 'source', id: string): string =>
+  `waitfor-${hashId(tenant, kind, id)}`;

@@ -1,4 +1,5 @@
 import { type GuardClause, validateGuard } from '../guard/guard-clause.js';
+import { COALESCE_BOUNDS, type CoalesceRule, validateCoalesceRule } from '../coalescing/coalesce-rule.js';
 import type { PrefilterSpec } from '../prefilter/prefilter.js';
 import { MAX_PREFILTERS, validatePrefilter } from '../prefilter/registry.js';
 import { DEFAULT_DELIVERY_POLICY, DELIVERY_BOUNDS, type DeliveryPolicy } from '../execution/delivery-policy.js';
@@ -37,16 +38,23 @@ export interface PollBinding {
   maxResponseBytes: number;
   /** Same form as a source's: pointers every item must hold (PO-2). */
   schema: { required: string[] };
+  /**
+   * `bearer`: each poll sends `Authorization: Bearer <secret>`, the secret set with PUT
+   * /v1/triggers/{id}/poll-secret and kept outside the log (decision 7). Absent on revisions older than it.
+   */
+  auth?: PollAuth | null;
+}
+
+export const POLL_AUTH_TYPES = ['bearer'] as const;
+export interface PollAuth {
+  type: (typeof POLL_AUTH_TYPES)[number];
 }
 
 export const POLL_DEFAULTS = { timeoutSeconds: 10, maxResponseBytes: 1_048_576 } as const;
 const MAX_POLL_SCHEMA_POINTERS = 64;
 
-export interface CoalesceRule {
-  match: { pointer: string; equals: unknown };
-  mode: 'latest';
-  windowMs: number;
-}
+/** DD-5: the rule grammar and its bounds live in `src/domain/coalesce`. */
+export type { CoalesceRule };
 
 export interface BatchPolicy {
   size: number | null;
@@ -110,6 +118,7 @@ export function pollBlock(read: FieldReader, raw: Raw): PollBinding | undefined 
     'timeoutSeconds',
     'maxResponseBytes',
     'schema',
+    'auth',
   ]);
   const poll = {
     connector: read.oneOf(raw, at, 'connector', ['http-json@1'] as const),
@@ -131,6 +140,7 @@ export function pollBlock(read: FieldReader, raw: Raw): PollBinding | undefined 
       fallback: POLL_DEFAULTS.maxResponseBytes,
     }),
     schema: pollSchema(read, raw.schema),
+    auth: pollAuth(read, raw.auth),
   };
   return Object.values(poll).every((v) => v !== undefined) ? (poll as PollBinding) : undefined;
 }
@@ -150,6 +160,15 @@ function pollSchema(read: FieldReader, value: unknown): PollBinding['schema'] | 
   return required && { required: [...new Set(required)] };
 }
 
+function pollAuth(read: FieldReader, value: unknown): PollAuth | null | undefined {
+  const at = '/poll/auth';
+  if (value === undefined || value === null) return null;
+  if (!isRecord(value)) return read.fail(at, 'auth must be an object');
+  read.onlyKnown(value, at, ['type']);
+  const type = read.oneOf(value, at, 'type', POLL_AUTH_TYPES);
+  return type && { type };
+}
+
 function httpUrl(read: FieldReader, value: unknown): string | undefined {
   const problem = 'url must be an absolute http(s) URL';
   if (typeof value !== 'string' || value.length > 2048 || !URL.canParse(value)) return read.fail('/poll/url', problem);
@@ -159,20 +178,9 @@ function httpUrl(read: FieldReader, value: unknown): string | undefined {
 
 export function coalesceBlock(read: FieldReader, raw: Raw): CoalesceRule[] | undefined {
   if (raw.coalesce === undefined || raw.coalesce === null) return [];
-  return read.array(raw, '', 'coalesce', (item, at) => coalesceRule(read, item, at), { max: 32 });
-}
-
-function coalesceRule(read: FieldReader, item: unknown, at: string): CoalesceRule | undefined {
-  if (!isRecord(item)) return read.fail(at, 'must be an object');
-  read.onlyKnown(item, at, ['match', 'mode', 'windowMs']);
-  const match = read.object(item, at, 'match', true);
-  if (match) read.onlyKnown(match, `${at}/match`, ['pointer', 'equals']);
-  const pointer = match ? read.pointer(match, `${at}/match`, 'pointer', true) : undefined;
-  if (match && !('equals' in match)) read.fail(`${at}/match/equals`, 'equals is required');
-  const mode = read.oneOf(item, at, 'mode', ['latest'] as const);
-  const windowMs = read.integer(item, at, 'windowMs', { min: 1, max: 3_600_000 });
-  if (!match || !pointer || !('equals' in match) || !mode || windowMs === undefined) return undefined;
-  return { match: { pointer, equals: match.equals }, mode, windowMs };
+  return read.array(raw, '', 'coalesce', (item, at) => validateCoalesceRule(read, item, at), {
+    max: COALESCE_BOUNDS.maxRules,
+  });
 }
 
 /** BA-1: a batch's members are read back when it closes, so a batch is bounded. */

@@ -156,6 +156,30 @@ describe('TR-1 trigger definitions', () => {
         '/poll/itemsPointer',
         '/poll/nextCursorPointer',
       ]));
+    it('PO-1 poll.auth names a bearer secret kept outside the definition: an inline secret or another type is refused', () => {
+      const poll = {
+        connector: 'http-json@1',
+        url: 'https://feed.test/a',
+        everySeconds: 5,
+        itemsPointer: '/items',
+        idPointer: '/id',
+      };
+      const accepted = validateTriggerDefinition({
+        missionId: 'm-1',
+        type: 'poll',
+        poll: { ...poll, auth: { type: 'bearer' } },
+      });
+      expect(accepted.ok && accepted.value.poll?.auth).toEqual({ type: 'bearer' });
+      const none = validateTriggerDefinition({ missionId: 'm-1', type: 'poll', poll });
+      expect(none.ok && none.value.poll?.auth).toBeNull();
+      expect(
+        pointers({ missionId: 'm-1', type: 'poll', poll: { ...poll, auth: { type: 'bearer', token: 'ghp_inline' } } }),
+      ).toEqual(['/poll/auth/token']);
+      expect(pointers({ missionId: 'm-1', type: 'poll', poll: { ...poll, auth: { type: 'basic' } } })).toEqual([
+        '/poll/auth/type',
+      ]);
+      expect(pointers({ missionId: 'm-1', type: 'poll', poll: { ...poll, auth: 'Bearer x' } })).toEqual(['/poll/auth']);
+    });
     it('checks constraints member by member', () =>
       expect(
         pointers({
@@ -198,7 +222,7 @@ describe('TR-1 trigger definitions', () => {
         '/dedupe/keyPointer',
         '/dedupe/windowSeconds',
         '/dedupe/onRevision',
-        '/coalesce/0/match/equals',
+        '/coalesce/0/match',
         '/coalesce/0/mode',
         '/batch',
         '/overlap',

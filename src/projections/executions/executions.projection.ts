@@ -1,10 +1,10 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
 import {
-  EXECUTION_EVENT_TYPES,
+  LIFECYCLE_EVENT_TYPES,
   type ExecutionClaimed,
   type ExecutionCompleted,
   type ExecutionDeadLettered,
-  type ExecutionEvent,
+  type LifecycleEvent,
   type ExecutionRetryScheduled,
   type ExecutionSettled,
 } from '../../domain/execution/index.js';
@@ -17,7 +17,7 @@ import { executionsMigrations } from './executions.migrations.js';
 
 export const EXECUTIONS_PROJECTION = 'executions';
 
-const HANDLES: readonly string[] = ['OccurrenceAdmitted', 'OccurrenceBatched', ...EXECUTION_EVENT_TYPES];
+const HANDLES: readonly string[] = ['OccurrenceAdmitted', 'OccurrenceBatched', ...LIFECYCLE_EVENT_TYPES];
 
 const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 
@@ -54,7 +54,7 @@ function lifecycle(
   own: unknown[] = [],
   attempt = 'COALESCE($5::int, attempt)',
 ): SqlQuery {
-  const d = event.data as ExecutionEvent['data'];
+  const d = event.data as LifecycleEvent['data'];
   return {
     text: `UPDATE rm_executions SET ${set}, generation = $4, attempt = ${attempt}, last_position = $3
             WHERE tenant = $1 AND execution_id = $2 AND last_position < $3`,
@@ -68,7 +68,7 @@ const ENDS_CLAIM = 'consumer_id = NULL, claimed_at = NULL, next_attempt_at = NUL
 
 /** EX-2..EX-4, mirroring the domain's evolve: the same event leaves the same row as it leaves the state. */
 export function evolveExecutions(event: RecordedEvent): SqlQuery[] {
-  const type = event.type as ExecutionEvent['type'] | 'OccurrenceAdmitted' | 'OccurrenceBatched';
+  const type = event.type as LifecycleEvent['type'] | 'OccurrenceAdmitted' | 'OccurrenceBatched';
   switch (type) {
     case 'OccurrenceAdmitted':
       return [admitted(event as RecordedEvent<OccurrenceAdmitted['data']>)];

@@ -6,14 +6,17 @@ import {
   type OccurrenceAdmitted,
   type OccurrenceBatched,
   type OccurrenceBlocked,
+  type OccurrenceCoalesced,
   type OccurrenceEvent,
   type OccurrenceObserved,
+  type OccurrenceSubscribed,
   type OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
 import type { Projection } from '../runner/projection.js';
 import { statementProjection } from '../runner/statement-projection.js';
 import { msSql } from './cursor.js';
 import { occurrencesMigrations } from './occurrences.migrations.js';
+import { conflict, json, MOVE_UNDECIDED, movingUndecided, ROW } from './occurrences.sql.js';
 
 export const OCCURRENCES_PROJECTION = 'occurrences';
 
@@ -23,25 +26,10 @@ const HANDLES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
   'OccurrenceBatched',
+  'OccurrenceSubscribed',
+  'OccurrenceCoalesced',
   'DeliveryConflictRecorded',
 ];
-
-const json = (value: unknown): string => JSON.stringify(value ?? null);
-
-/** Decision events carry no tenant, but the id hashes a tenant-scoped identity: metadata.tenant only narrows. */
-const ROW = `occurrence_id = $1 AND tenant = COALESCE($2::text, tenant)`;
-
-/** WH-8's undecided count per source, moved by each statement's `delta` CTE: backpressure reads a handful of rows. */
-const MOVE_UNDECIDED = `INSERT INTO rm_outstanding AS r (tenant, source_id, undecided)
-             SELECT tenant, source_id, sum(n) FROM delta WHERE source_id IS NOT NULL GROUP BY tenant, source_id HAVING sum(n) <> 0
-             ON CONFLICT (tenant, source_id) DO UPDATE SET undecided = r.undecided + EXCLUDED.undecided`;
-
-/** `write` (an INSERT into or UPDATE of rm_occurrences as `o`), moving the undecided count by `n` for each row it writes. */
-const movingUndecided = (write: string, n: 1 | -1) => `WITH written AS (
-               ${write}
-               RETURNING o.tenant, o.auth->>'sourceId' AS source_id),
-             delta AS (SELECT tenant, source_id, ${n} AS n FROM written)
-             ${MOVE_UNDECIDED}`;
 
 function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] {
   const o = event.data;
@@ -77,9 +65,18 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
   ];
 }
 
-/** AD-4: what the prefilters found on an admission (a first sighting's `baseline: null`), else nothing. */
-const admittedEvidence = (d: Partial<OccurrenceAdmitted['data']>): string | null =>
-  d.prefilters ? json({ prefilters: d.prefilters }) : null;
+/**
+ * AD-4: what the prefilters found on an admission (a first sighting's `baseline: null`); DD-5: the members of
+ * the coalesced group it stands for. Else nothing.
+ */
+const admittedEvidenceOf = (d: Partial<OccurrenceAdmitted['data']>): Record<string, unknown> | null =>
+  d.prefilters || d.members
+    ? { ...(d.prefilters ? { prefilters: d.prefilters } : {}), ...(d.members ? { members: d.members } : {}) }
+    : null;
+const admittedEvidence = (d: Partial<OccurrenceAdmitted['data']>): string | null => {
+  const evidence = admittedEvidenceOf(d);
+  return evidence ? json(evidence) : null;
+};
 
 /** Decided once (AD-1): only an observed row changes, so a replay rewrites nothing. */
 function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] {
@@ -128,8 +125,8 @@ function batched(event: RecordedEvent<OccurrenceBatched['data']>): SqlQuery[] {
   ];
 }
 
-/** Blocked or suppressed (BA-2, AD-4): a reason and the policy's evidence, no execution. */
-function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppressed'): SqlQuery[] {
+/** Blocked, suppressed (BA-2, AD-4), coalesced (DD-5) or subscribed (SU-1, no reason): the evidence, no execution. */
+function refused(event: RecordedEvent<RefusalData>, status: RefusalStatus): SqlQuery[] {
   const d = event.data;
   return [
     {
@@ -141,7 +138,7 @@ function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppres
       values: [
         d.occurrenceId,
         event.metadata.tenant ?? null,
-        d.reason,
+        reasonOf(d),
         json(d.evidence),
         d.decidedAt,
         event.position,
@@ -151,26 +148,16 @@ function refused(event: RecordedEvent<RefusalData>, status: 'blocked' | 'suppres
   ];
 }
 
-type RefusalData = OccurrenceBlocked['data'] | OccurrenceSuppressed['data'];
-const refusalStatus = (type: string): 'blocked' | 'suppressed' =>
-  type === 'OccurrenceSuppressed' ? 'suppressed' : 'blocked';
-
-/** OC-4: counted once per conflict event: the increment only follows a first insert of the event id. */
-function conflict(event: RecordedEvent<DeliveryConflictRecorded['data']>): SqlQuery[] {
-  const d = event.data;
-  return [
-    {
-      text: `WITH recorded AS (
-               INSERT INTO rm_occurrence_conflicts (event_id, tenant, occurrence_id, conflicting_digest, at)
-               SELECT $3::uuid, tenant, occurrence_id, $4::text, ${msSql('$5')} FROM rm_occurrences WHERE ${ROW}
-               ON CONFLICT (event_id) DO NOTHING
-               RETURNING tenant, occurrence_id)
-             UPDATE rm_occurrences o SET conflicts = o.conflicts + 1, last_position = $6
-               FROM recorded r WHERE o.tenant = r.tenant AND o.occurrence_id = r.occurrence_id`,
-      values: [d.occurrenceId, event.metadata.tenant ?? null, event.id, d.conflictingDigest, d.at, event.position],
-    },
-  ];
-}
+type RefusalData =
+  OccurrenceBlocked['data'] | OccurrenceSuppressed['data'] | OccurrenceCoalesced['data'] | OccurrenceSubscribed['data'];
+type RefusalStatus = 'blocked' | 'suppressed' | 'coalesced' | 'subscribed';
+const REFUSAL_STATUS: Readonly<Record<string, RefusalStatus>> = {
+  OccurrenceSuppressed: 'suppressed',
+  OccurrenceCoalesced: 'coalesced',
+  OccurrenceSubscribed: 'subscribed',
+};
+const refusalStatus = (type: string): RefusalStatus => REFUSAL_STATUS[type] ?? 'blocked';
+const reasonOf = (d: RefusalData): string | null => ('reason' in d ? d.reason : null);
 
 /** A decision without a row changes nothing: Observed comes first in its stream, so that means another tenant. */
 export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
@@ -181,6 +168,8 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
       return admitted(event as RecordedEvent<OccurrenceAdmitted['data']>);
     case 'OccurrenceBlocked':
     case 'OccurrenceSuppressed':
+    case 'OccurrenceSubscribed':
+    case 'OccurrenceCoalesced':
       return refused(event as RecordedEvent<RefusalData>, refusalStatus(event.type));
     case 'DeliveryConflictRecorded':
       return conflict(event as RecordedEvent<DeliveryConflictRecorded['data']>);
@@ -201,22 +190,28 @@ const STILL_OBSERVED_ROW_OF_X = `WHERE o.occurrence_id = ANY(ARRAY(SELECT jsonb_
 
 type Decision = RecordedEvent<OccurrenceAdmitted['data']> | RecordedEvent<RefusalData>;
 const isDecision = (e: RecordedEvent): e is Decision =>
-  e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked' || e.type === 'OccurrenceSuppressed';
+  e.type === 'OccurrenceAdmitted' ||
+  e.type === 'OccurrenceBlocked' ||
+  e.type === 'OccurrenceSuppressed' ||
+  e.type === 'OccurrenceSubscribed' ||
+  e.type === 'OccurrenceCoalesced';
 
 function decidedColumns(decision: Decision) {
-  const d = decision.data as Partial<OccurrenceAdmitted['data'] & RefusalData>;
+  const d = decision.data as Partial<
+    OccurrenceAdmitted['data'] & OccurrenceBlocked['data'] & OccurrenceSubscribed['data']
+  >;
   return decision.type === 'OccurrenceAdmitted'
     ? {
         status: 'admitted',
         reason: null,
-        decision_evidence: d.prefilters ? { prefilters: d.prefilters } : null,
+        decision_evidence: admittedEvidenceOf(d),
         execution_id: d.executionId,
         fired_at: d.firedAt,
         decided_at: d.decidedAt,
       }
     : {
         status: refusalStatus(decision.type),
-        reason: d.reason,
+        reason: d.reason ?? null,
         decision_evidence: d.evidence ?? null,
         execution_id: null,
         fired_at: null,
@@ -322,7 +317,7 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       execution_id: d.executionId,
       fired_at: d.firedAt,
       decided_at: d.decidedAt,
-      evidence: d.prefilters ? { prefilters: d.prefilters } : null,
+      evidence: admittedEvidenceOf(d),
       last_position: position,
     }));
     statements.push({
@@ -342,7 +337,7 @@ function evolveRun(run: RecordedEvent[]): SqlQuery[] {
       occurrence_id: d.occurrenceId,
       tenant: metadata.tenant ?? null,
       status: refusalStatus(type),
-      reason: d.reason,
+      reason: reasonOf(d),
       evidence: d.evidence ?? null,
       decided_at: d.decidedAt,
       last_position: position,

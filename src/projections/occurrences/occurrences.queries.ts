@@ -2,7 +2,15 @@ import type { SqlExecutor } from '../sql-client.js';
 import type { CausalLink, OccurrenceKind } from '../../domain/occurrence/occurrence-events.js';
 import { decodeCursor, encodeCursor, InvalidCursor, isoSql } from './cursor.js';
 
-export const OCCURRENCE_STATUSES = ['observed', 'admitted', 'blocked', 'suppressed', 'batched'] as const;
+export const OCCURRENCE_STATUSES = [
+  'observed',
+  'admitted',
+  'blocked',
+  'suppressed',
+  'batched',
+  'coalesced',
+  'subscribed',
+] as const;
 export type OccurrenceStatus = (typeof OCCURRENCE_STATUSES)[number];
 
 /** The Occurrence detail of the explorer (OP-2). */
@@ -30,6 +38,8 @@ export interface OccurrenceView {
   evidence: Record<string, unknown>;
   /** Deliveries of the same identity with another payload (OC-4). */
   conflicts: number;
+  /** DD-5: decided as the last member of a coalesced group: every member's id in acceptance order. */
+  members?: string[];
 }
 
 export interface OccurrenceFilter {
@@ -99,6 +109,7 @@ function toView(row: OccurrenceRow): OccurrenceView {
         ? { ...row.evidence, ...(row.decision_evidence ?? {}) }
         : (row.decision_evidence ?? row.evidence),
     conflicts: Number(row.conflicts),
+    ...(Array.isArray(row.decision_evidence?.members) ? { members: row.decision_evidence.members as string[] } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import {
   type ExecutionRetryScheduled,
   type ExecutionSettled,
   type RecoveryRequested,
-  EXECUTION_EVENT_TYPES,
+  LIFECYCLE_EVENT_TYPES,
   requestedExecution,
 } from '../../domain/execution/index.js';
 import {
@@ -32,7 +32,7 @@ type Handled =
   | ExecutionDeadLettered
   | ExecutionSettled
   | RecoveryRequested;
-const HANDLES: readonly Handled['type'][] = ['OccurrenceAdmitted', 'OccurrenceBatched', ...EXECUTION_EVENT_TYPES];
+const HANDLES: readonly Handled['type'][] = ['OccurrenceAdmitted', 'OccurrenceBatched', ...LIFECYCLE_EVENT_TYPES];
 
 const removed = (executionId: string): SqlQuery => ({
   text: `DELETE FROM rm_pending_executions WHERE execution_id = $1`,

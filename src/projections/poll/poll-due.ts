@@ -69,3 +69,16 @@ export async function msUntilNextPoll(sql: SqlExecutor): Promise<number | null> 
   const ms = rows[0]?.ms;
   return ms === null || ms === undefined ? null : Math.max(0, Number(ms));
 }
+
+/**
+ * After a bearer secret was set: a Trigger whose polls are failing (perhaps for want of it) is polled at once
+ * instead of after its backoff; one poll, never a burst. Others keep their interval.
+ */
+export async function pollSoonIfFailing(sql: SqlExecutor, key: PollKey): Promise<void> {
+  await sql.query(
+    `UPDATE poll_due d SET next_poll_at = statement_timestamp() FROM rm_polls p
+      WHERE d.tenant = $1 AND d.trigger_id = $2 AND p.tenant = d.tenant AND p.trigger_id = d.trigger_id
+        AND COALESCE((p.state->>'consecutiveFailures')::int, 0) > 0 AND d.next_poll_at > statement_timestamp()`,
+    [key.tenant, key.triggerId],
+  );
+}

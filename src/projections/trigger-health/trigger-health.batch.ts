@@ -33,6 +33,7 @@ interface TriggerTotals {
   /** BA-1: members decided `batched`, and the executions their batches admitted. */
   batched: number;
   batchExecutions: number;
+  coalesced: Record<string, number>;
   fireAtMs: number | null;
   fireAt: string | null;
   last: Touch;
@@ -70,6 +71,7 @@ export async function foldOccurrenceRun(
           suppressed: {},
           batched: 0,
           batchExecutions: 0,
+          coalesced: {},
           fireAtMs: null,
           fireAt: null,
           last: { order: -1, position: 0 },
@@ -105,7 +107,9 @@ export async function foldOccurrenceRun(
           ? 'suppressed'
           : e.type === 'OccurrenceBatched'
             ? 'batched'
-            : 'blocked';
+            : e.type === 'OccurrenceCoalesced'
+              ? 'coalesced'
+              : 'blocked';
     for (const row of ledger.decide(e.data.occurrenceId, (e.metadata.tenant as string | undefined) ?? null, status)) {
       const t = totalsOf(row.tenant, row.triggerId);
       touch(t, order, e.position);
@@ -120,7 +124,7 @@ export async function foldOccurrenceRun(
           [t.fireAtMs, t.fireAt] = [Date.parse(firedAt), firedAt];
       } else {
         reason = (e.data as OccurrenceBlocked['data'] | OccurrenceSuppressed['data']).reason;
-        const byReason = status === 'suppressed' ? t.suppressed : t.blocked;
+        const byReason = status === 'suppressed' ? t.suppressed : status === 'coalesced' ? t.coalesced : t.blocked;
         byReason[reason] = (byReason[reason] ?? 0) + 1;
       }
       decided.push({ tenant: row.tenant, triggerId: row.triggerId, occurrenceId: e.data.occurrenceId, status, reason });
@@ -144,7 +148,12 @@ export async function foldOccurrenceRun(
     );
   }
   const withDecisions = all.filter(
-    (t) => t.admitted > 0 || t.batched > 0 || Object.keys(t.blocked).length > 0 || Object.keys(t.suppressed).length > 0,
+    (t) =>
+      t.admitted > 0 ||
+      t.batched > 0 ||
+      Object.keys(t.blocked).length > 0 ||
+      Object.keys(t.suppressed).length > 0 ||
+      Object.keys(t.coalesced).length > 0,
   );
   if (withDecisions.length > 0) {
     await tx.query(
@@ -153,11 +162,13 @@ export async function foldOccurrenceRun(
                                                  FROM jsonb_each_text(u.blocked) b), '{}'::jsonb),
               suppressed = h.suppressed || COALESCE((SELECT jsonb_object_agg(b.key, to_jsonb(COALESCE((h.suppressed ->> b.key)::int, 0) + b.value::int))
                                                  FROM jsonb_each_text(u.suppressed) b), '{}'::jsonb),
+              coalesced = h.coalesced || COALESCE((SELECT jsonb_object_agg(b.key, to_jsonb(COALESCE((h.coalesced ->> b.key)::int, 0) + b.value::int))
+                                                 FROM jsonb_each_text(u.coalesced) b), '{}'::jsonb),
               last_fire_at = GREATEST(h.last_fire_at, date_trunc('milliseconds', u.fire_at)),
               batched = h.batched + u.batched, batch_executions = h.batch_executions + u.batch_executions,
               last_position = u.last_position
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[], $7::jsonb[], $8::int[], $9::int[])
-           AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position, suppressed, batched, batch_executions)
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[], $7::jsonb[], $8::int[], $9::int[], $10::jsonb[])
+           AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position, suppressed, batched, batch_executions, coalesced)
         WHERE h.tenant = u.tenant AND h.trigger_id = u.trigger_id`,
       [
         withDecisions.map((t) => t.tenant),
@@ -169,6 +180,7 @@ export async function foldOccurrenceRun(
         withDecisions.map((t) => JSON.stringify(t.suppressed)),
         withDecisions.map((t) => t.batched),
         withDecisions.map((t) => t.batchExecutions),
+        withDecisions.map((t) => JSON.stringify(t.coalesced)),
       ],
     );
   }
@@ -190,7 +202,7 @@ export async function foldOccurrenceRun(
   }
   if (decided.length > 0) {
     await tx.query(
-      `UPDATE rm_trigger_health h SET last_status = d.status, last_reason = CASE WHEN d.status IN ('blocked', 'suppressed') THEN d.reason ELSE h.last_reason END
+      `UPDATE rm_trigger_health h SET last_status = d.status, last_reason = CASE WHEN d.status IN ('blocked', 'suppressed', 'coalesced') THEN d.reason ELSE h.last_reason END
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(tenant, trigger_id, occurrence_id, status, reason)
         WHERE h.tenant = d.tenant AND h.trigger_id = d.trigger_id AND h.last_occurrence_id = d.occurrence_id`,
       [

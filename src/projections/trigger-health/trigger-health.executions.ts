@@ -1,12 +1,13 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
 import type { SqlQuery } from '../sql-client.js';
 import {
-  EXECUTION_EVENT_TYPES as ALL_EXECUTION_EVENT_TYPES,
+  LIFECYCLE_EVENT_TYPES,
   type ExecutionCompleted,
   type ExecutionEvent,
+  type LifecycleEvent,
 } from '../../domain/execution/index.js';
 
-export const EXECUTION_EVENT_TYPES: readonly ExecutionEvent['type'][] = ALL_EXECUTION_EVENT_TYPES;
+export const EXECUTION_EVENT_TYPES: readonly LifecycleEvent['type'][] = LIFECYCLE_EVENT_TYPES;
 
 export const isExecutionEvent = (event: RecordedEvent): boolean =>
   (EXECUTION_EVENT_TYPES as readonly string[]).includes(event.type);
@@ -22,7 +23,7 @@ interface Move {
 }
 
 /** EX-2..EX-4 as the counts see them: completed, failed and noncommitted are all `ended`. */
-const MOVES: Record<ExecutionEvent['type'], Move> = {
+const MOVES: Record<LifecycleEvent['type'], Move> = {
   ExecutionClaimed: { to: 'claimed', from: ['absent', 'pending'] },
   ExecutionCompleted: { to: 'ended', from: ['claimed'] },
   ExecutionRetryScheduled: { to: 'retrying', from: ['ended', 'claimed'] },
@@ -66,7 +67,7 @@ const MOVE_SQL = `
 
 /** OP-1 `executions` of the Trigger health row: pending, claimed, retrying and dead, moved by every lifecycle event. */
 export function evolveExecutionCounts(event: RecordedEvent): SqlQuery[] {
-  const move = MOVES[event.type as ExecutionEvent['type']];
+  const move = MOVES[event.type as LifecycleEvent['type']];
   if (!move) return [];
   const d = event.data as ExecutionCompleted['data'];
   return [

@@ -5,6 +5,7 @@ import {
   type OccurrenceAdmitted,
   type OccurrenceBatched,
   type OccurrenceBlocked,
+  type OccurrenceCoalesced,
   type OccurrenceObserved,
   type OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
@@ -26,7 +27,8 @@ type Handled =
   | OccurrenceAdmitted
   | OccurrenceBlocked
   | OccurrenceSuppressed
-  | OccurrenceBatched;
+  | OccurrenceBatched
+  | OccurrenceCoalesced;
 const HANDLES: readonly string[] = [
   'TriggerRevised',
   'TriggerDeleted',
@@ -35,6 +37,7 @@ const HANDLES: readonly string[] = [
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
   'OccurrenceBatched',
+  'OccurrenceCoalesced',
   ...EXECUTION_EVENT_TYPES,
 ];
 
@@ -101,7 +104,7 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
 }
 
 /** The explorer row gives the Trigger, and counts the decision once (AD-1): only while that row is still observed. */
-const decide = (status: 'admitted' | 'blocked' | 'suppressed' | 'batched', set: string) => `
+const decide = (status: 'admitted' | 'blocked' | 'suppressed' | 'batched' | 'coalesced', set: string) => `
   WITH decided AS (
     SELECT tenant, trigger_id, occurrence_id FROM rm_occurrences
      WHERE occurrence_id = $1 AND tenant = COALESCE($2::text, tenant) AND status = 'observed')
@@ -131,10 +134,10 @@ function batched(event: RecordedEvent<OccurrenceBatched['data']>): SqlQuery[] {
   ];
 }
 
-/** OP-1 counts by disposition and reason: blocked and suppressed (BA-2, AD-4) each by their reason. */
+/** OP-1 counts by disposition and reason: blocked, suppressed (BA-2, AD-4) and coalesced (DD-5) each by reason. */
 function refused(
-  event: RecordedEvent<OccurrenceBlocked['data'] | OccurrenceSuppressed['data']>,
-  status: 'blocked' | 'suppressed',
+  event: RecordedEvent<OccurrenceBlocked['data'] | OccurrenceSuppressed['data'] | OccurrenceCoalesced['data']>,
+  status: 'blocked' | 'suppressed' | 'coalesced',
 ): SqlQuery[] {
   const d = event.data;
   const set = `${status} = jsonb_set(h.${status}, ARRAY[$4::text], to_jsonb(COALESCE((h.${status} ->> $4::text)::int, 0) + 1)),
@@ -160,6 +163,8 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
       return refused(event as RecordedEvent<OccurrenceSuppressed['data']>, 'suppressed');
     case 'OccurrenceBatched':
       return batched(event as RecordedEvent<OccurrenceBatched['data']>);
+    case 'OccurrenceCoalesced':
+      return refused(event as RecordedEvent<OccurrenceCoalesced['data']>, 'coalesced');
     default:
       return isExecutionEvent(event) ? evolveExecutionCounts(event) : [];
   }

@@ -22,6 +22,7 @@ interface HealthRow {
   batch_executions: number;
   blocked: Record<string, number>;
   suppressed: Record<string, number>;
+  coalesced: Record<string, number>;
   executions_started: number;
   executions_claimed: number;
   executions_retrying: number;
@@ -34,7 +35,7 @@ interface HealthRow {
   last_fire_at: string | null;
 }
 
-const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, suppressed, batched, batch_executions, executions_started, executions_claimed,
+const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, suppressed, batched, batch_executions, coalesced, executions_started, executions_claimed,
   executions_retrying, executions_dead, executions_repending,
   last_occurrence_id, last_status, last_reason, ${isoSql('last_observed_at')} AS last_observed_at, ${isoSql('last_fire_at')} AS last_fire_at
   FROM rm_trigger_health`;
@@ -93,6 +94,7 @@ function toRow(row: HealthRow): TriggerHealthRow {
       blocked: row.blocked,
       suppressed: row.suppressed,
       batched: Number(row.batched),
+      coalesced: row.coalesced,
     },
     executions: {
       // BA-1: a closed batch admits one execution for all its `batched` members.

@@ -22,6 +22,8 @@ export interface TriggerHealthRow {
     suppressed: Record<string, number>;
     /** BA-1: members of closed batches whose execution was admitted. */
     batched: number;
+    /** DD-5: by reason (`coalesced`). */
+    coalesced: Record<string, number>;
   };
   executions: { pending: number; claimed: number; retrying: number; dead: number };
   tzdataDrift: boolean;

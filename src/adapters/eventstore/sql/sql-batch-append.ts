@@ -100,22 +100,26 @@ const byStream = (a: PreparedContent, b: PreparedContent): number =>
 
 /**
  * Streams are written in stream-id order, so two racing batches over the same streams wait on each other instead
- * of deadlocking. A stream's events must be its consecutive revisions.
+ * of deadlocking. A stream's events must be its consecutive revisions. `keepOrder` writes new streams in the
+ * order given instead (their positions follow it), for a caller whose order is the point and whose racers write
+ * the same streams in the same order (a poll's page, PO-2).
  */
 export async function insertContents(
   sql: SqlExecutor,
   contents: readonly PreparedContent[],
+  { keepOrder = false }: { keepOrder?: boolean } = {},
 ): Promise<Map<string, number>> {
   const positions = new Map<string, number>();
   if (contents.length === 0) return positions;
   if (newStreamContents(contents).fresh.length === contents.length) {
-    await insertSorted(sql, contents, positions, (text) => ({
+    const ordered = keepOrder ? contents : [...contents].sort(byStream);
+    await insertInOrder(sql, ordered, positions, (text) => ({
       name: 'reveille_append_new_stream_batch',
       text: APPEND_NEW_STREAMS_SQL,
       values: [text],
     }));
   } else {
-    await insertSorted(sql, contents, positions, (text, n) => ({
+    await insertInOrder(sql, [...contents].sort(byStream), positions, (text, n) => ({
       name: 'reveille_append_batch',
       text: APPEND_BATCH_SQL,
       values: [text, n],
@@ -136,25 +140,24 @@ export function newStreamContents(contents: readonly PreparedContent[]): {
   return { fresh, chained };
 }
 
-async function insertSorted(
+async function insertInOrder(
   sql: SqlExecutor,
-  contents: readonly PreparedContent[],
+  ordered: readonly PreparedContent[],
   positions: Map<string, number>,
   statement: (text: string, count: number) => SqlQuery,
 ): Promise<void> {
-  const sorted = [...contents].sort(byStream);
   let rows: Array<{ stream_id: string; revision: number; position: string | number }>;
   try {
     rows = (
       await sql.query<{ stream_id: string; revision: number; position: string | number }>(
-        statement(sorted.map((c) => c.content).join('\n'), sorted.length),
+        statement(ordered.map((c) => c.content).join('\n'), ordered.length),
       )
     ).rows;
   } catch (error) {
     if (isUniqueViolation(error)) throw new BatchConflict(error);
     throw error;
   }
-  if (rows.length !== sorted.length) throw new BatchConflict();
+  if (rows.length !== ordered.length) throw new BatchConflict();
   for (const r of rows) positions.set(positionKey(r.stream_id, r.revision), Number(r.position));
 }
 

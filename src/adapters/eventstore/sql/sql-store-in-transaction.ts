@@ -1,4 +1,5 @@
 import type {
+  AppendBatchOptions,
   EventStore,
   PreparedEvent,
   StoreInTransaction,
@@ -25,7 +26,7 @@ export const inTransactionOf =
     let reads: Pick<EventStore, 'readStream'> | undefined;
     return {
       readStream: (streamId, options) => (reads ??= within(tx)).readStream(streamId, options),
-      appendBatch: (batch, prepared = []) => appendBatchWithin(tx, batch, prepared),
+      appendBatch: (batch, prepared = [], options = {}) => appendBatchWithin(tx, batch, prepared, options),
     };
   };
 
@@ -33,14 +34,16 @@ async function appendBatchWithin(
   tx: SqlExecutor,
   batch: readonly StreamAppend[],
   prepared: readonly PreparedEvent[],
+  { inBatchOrder = false }: AppendBatchOptions,
 ): Promise<TransactionalAppendResult> {
   const { appended, contents } = prepareBatch(batch);
   const positions = new Map<string, number>();
   try {
     // New streams with their only event (Occurrences) as one flat INSERT, the rest chained: two statements at most.
     const { fresh, chained } = newStreamContents([...contents, ...prepared]);
-    for (const part of [fresh, chained])
-      for (const [key, position] of await insertContents(tx, part)) positions.set(key, position);
+    for (const [key, position] of await insertContents(tx, fresh, { keepOrder: inBatchOrder }))
+      positions.set(key, position);
+    for (const [key, position] of await insertContents(tx, chained)) positions.set(key, position);
   } catch (error) {
     if (!(error instanceof BatchConflict)) throw error;
     // The violation aborted the transaction, so nothing can be looked up: the violated key names a stream that moved.

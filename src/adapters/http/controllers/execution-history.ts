@@ -42,6 +42,10 @@ function detailOf(event: RecordedEvent): Record<string, unknown> {
       const d = event.data as Data<'RecoveryRequested'>;
       return { from: d.from, actor: d.actor, reason: d.reason };
     }
+    case 'OperationRecorded': {
+      const d = event.data as Data<'OperationRecorded'>;
+      return { operationId: d.operationId, correlation: d.correlation, fence: d.fence };
+    }
     default: {
       const _: never = type;
       return {};

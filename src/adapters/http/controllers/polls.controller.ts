@@ -8,7 +8,7 @@ import type { CommandContext } from '../../../commands/shared/command-context.js
 import { currentTrigger } from '../../../commands/shared/lookups.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
-import type { PollHeld } from '../../../domain/poll/poll-events.js';
+import { type PollHeld, secretOf } from '../../../domain/poll/poll-events.js';
 import { cursorFor } from '../../../domain/poll/poll.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { Problem, problems } from '../problems/problem.js';
@@ -59,6 +59,8 @@ export class PollsController {
       ...(state.lastError ? { lastError: state.lastError } : {}),
       ...(state.held ? { held: item(state.held) } : {}),
       quarantined: state.quarantined.map(item),
+      // decision 7: when it was set, never the secret or where it is kept
+      secretSetAt: secretOf(state)?.setAt ?? null,
     };
   }
 

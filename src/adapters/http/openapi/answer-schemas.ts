@@ -170,6 +170,8 @@ export const triggerHealthRow = obj(
         admitted: int(0),
         duplicate: int(0),
         blocked: { type: 'object', additionalProperties: int(0), description: 'by reason' },
+        suppressed: { type: 'object', additionalProperties: int(0), description: 'by reason (BA-2, AD-4)' },
+        coalesced: { type: 'object', additionalProperties: int(0), description: 'by reason (DD-5)' },
         batched: int(0),
       },
       ['observed', 'admitted', 'duplicate', 'blocked'],
@@ -224,7 +226,7 @@ export const occurrenceRow = obj(
       ]),
     ),
     evidence: nullable(jsonObject('what decided it (AD-3, AD-4)')),
-    members: array(str()),
+    members: array(str(), undefined, { description: 'DD-5: the coalesced group it stands for, in acceptance order' }),
   },
   ['occurrenceId', 'triggerId', 'status'],
 );
@@ -330,8 +332,22 @@ export const pollView = obj(
     lastError: nullable(jsonObject('the last PollFailed')),
     held: nullable(obj(itemRef, ['index', 'reason'])),
     quarantined: array(obj({ ...itemRef, at: INSTANT }, ['index', 'reason'])),
+    secretSetAt: nullable({
+      ...INSTANT,
+      description: 'when the bearer secret polls send was last set; never the secret',
+    }),
   },
-  ['cursor', 'consecutiveFailures', 'quarantined'],
+  ['cursor', 'consecutiveFailures', 'quarantined', 'secretSetAt'],
+);
+export const pollSecretSet = obj(
+  {
+    triggerId: str(),
+    setAt: INSTANT,
+    replaced: bool('an earlier secret was replaced (a rotation); the next poll sends the new one'),
+    position: POSITION,
+  },
+  ['triggerId', 'setAt', 'replaced', 'position'],
+  { description: 'never the secret' },
 );
 export const pollCursorSet = obj(
   {
@@ -396,4 +412,61 @@ export const ingressAnswer = obj(
     ),
   },
   ['occurrences'],
+);
+
+/** CA-2: an Operation recorded (or the same one again). */
+export const operationRecorded = obj({ operationId: str(), position: POSITION }, ['operationId', 'position']);
+
+/** OP-2: ancestors (the recorded chain, nearest first, bounded) and descendants (paginated by `nextCursor`). */
+export const lineage = obj(
+  {
+    occurrenceId: str(),
+    causal: obj({ parentId: nullable(str()), depth: int(0), ancestry: anyJson('the chain, or "unknown"') }, [
+      'parentId',
+      'depth',
+    ]),
+    ancestors: array(
+      obj(
+        {
+          kind: oneOfStrings(['occurrence', 'operation']),
+          occurrenceId: str(),
+          operationId: str(),
+          triggerId: str(),
+          distance: int(1),
+          status: nullable(str()),
+          reason: nullable(str()),
+        },
+        ['kind', 'triggerId', 'distance'],
+      ),
+    ),
+    operations: array(
+      obj(
+        {
+          operationId: str(),
+          executionId: str(),
+          correlation: obj({ sourceId: str(), key: str() }, ['sourceId', 'key']),
+          recordedAt: INSTANT,
+        },
+        ['operationId', 'executionId', 'correlation'],
+      ),
+    ),
+    descendants: array(
+      obj(
+        {
+          occurrenceId: str(),
+          triggerId: str(),
+          parentId: nullable(str()),
+          depth: int(0),
+          distance: int(1),
+          status: nullable(str()),
+          reason: nullable(str()),
+          observedAt: nullable(INSTANT),
+        },
+        ['occurrenceId', 'triggerId', 'depth'],
+      ),
+    ),
+    nextCursor: nullable(str()),
+    stale,
+  },
+  ['occurrenceId', 'ancestors', 'descendants', 'nextCursor'],
 );

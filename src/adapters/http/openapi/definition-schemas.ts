@@ -1,5 +1,6 @@
 import { DELIVERY_BOUNDS, DEFAULT_DELIVERY_POLICY } from '../../../domain/execution/delivery-policy.js';
 import { GUARD_BOUNDS } from '../../../domain/guard/guard-clause.js';
+import { COALESCE_BOUNDS, COALESCE_MODES } from '../../../domain/coalescing/coalesce-rule.js';
 import {
   MAX_CAUSAL_DEPTH,
   MAX_CONCURRENT,
@@ -23,7 +24,7 @@ import {
   SOURCE_SCHEMES,
 } from '../../../domain/source/source-definition.js';
 import { DEFAULT_PREVIEW_COUNT, MAX_PREVIEW_COUNT } from '../controllers/schedule-preview.js';
-import { ON_CONCURRENCY_LIMIT, POLL_DEFAULTS } from '../../../domain/trigger/trigger-blocks.js';
+import { ON_CONCURRENCY_LIMIT, POLL_AUTH_TYPES, POLL_DEFAULTS } from '../../../domain/trigger/trigger-blocks.js';
 import {
   DEDUPE_STRATEGIES,
   DEFAULT_WINDOW_SECONDS,
@@ -225,6 +226,13 @@ const triggerBlocks: Record<string, SchemaObject> = {
         timeoutSeconds: int(1, 120, { default: POLL_DEFAULTS.timeoutSeconds }),
         maxResponseBytes: int(1024, 16 * 1_048_576, { default: POLL_DEFAULTS.maxResponseBytes }),
         schema: nullable(pointers(64)),
+        auth: nullable(
+          obj({ type: oneOfStrings(POLL_AUTH_TYPES) }, ['type'], {
+            closed: true,
+            description:
+              'bearer: polls send `Authorization: Bearer <secret>`, the secret set with PUT /v1/triggers/{triggerId}/poll-secret',
+          }),
+        ),
       },
       ['connector', 'url', 'everySeconds', 'itemsPointer', 'idPointer'],
       { closed: true },
@@ -247,16 +255,19 @@ const triggerBlocks: Record<string, SchemaObject> = {
     array(
       obj(
         {
-          match: obj({ pointer: POINTER, equals: anyJson('compared as canonical JSON') }, ['pointer', 'equals'], {
-            closed: true,
+          match: GUARD_REF,
+          mode: oneOfStrings(COALESCE_MODES),
+          windowMs: int(COALESCE_BOUNDS.minWindowMs, COALESCE_BOUNDS.maxWindowMs),
+          resourcePointer: nullable({
+            ...POINTER,
+            description: 'one group per value (a string or number); null: one group',
           }),
-          mode: oneOfStrings(['latest']),
-          windowMs: int(1, 3_600_000),
+          neverCoalesce: { nullable: true, allOf: [GUARD_REF], description: 'true: decided alone at once (DD-5)' },
         },
         ['match', 'mode', 'windowMs'],
         { closed: true },
       ),
-      32,
+      COALESCE_BOUNDS.maxRules,
     ),
   ),
   batch: nullable(

@@ -22,6 +22,11 @@ const STATUS: Record<string, number> = {
   settlement_required: 409,
   recovery_refused: 409,
   not_recoverable: 409,
+  operation_conflict: 409,
+  operation_limit: 409,
+  correlation_taken: 409,
+  subscription_conflict: 409,
+  subscription_limit: 409,
 };
 
 const TITLES: Record<string, string> = {
@@ -46,6 +51,11 @@ const TITLES: Record<string, string> = {
   settlement_required: 'The claimed execution must be settled first',
   recovery_refused: 'Authority refuses the recovery',
   not_recoverable: 'Execution is not in a recoverable state',
+  operation_conflict: 'Operation recorded with another correlation',
+  operation_limit: 'The execution recorded its maximum of operations',
+  correlation_taken: 'Another Operation expects this correlation key',
+  subscription_conflict: 'The execution already registered this subscription',
+  subscription_limit: 'Too many active subscriptions on this target',
 };
 
 /** Domain rejections keep their code as the problem's stable `code`. */

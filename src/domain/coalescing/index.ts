@@ -1,0 +1,3 @@
+export * from './coalesce-rule.js';
+export * from './coalesce-target.js';
+export * from './coalesce-group.js';

@@ -1,0 +1,3 @@
+import { causalitySuite } from './causality.shared.js';
+
+causalitySuite('postgres');

@@ -1,0 +1,3 @@
+import { coalescingSuite } from './coalescing.shared.js';
+
+coalescingSuite('postgres');

@@ -1,0 +1,3 @@
+import { pollSecretSuite } from './poll-secret.shared.js';
+
+pollSecretSuite('pglite');
