@@ -8,6 +8,7 @@ import { foldedTogether } from './runner/projection-group.js';
 import { sourceBindingsProjection } from './source-bindings/source-bindings.projection.js';
 import { schedulesProjection } from './scheduler/schedules.projection.js';
 import { pollsProjection } from './poll/polls.projection.js';
+import { batchesProjection } from './batches/batches.projection.js';
 import { subscriptionsProjection } from './subscriptions/subscriptions.projection.js';
 import { triggerHealthProjection } from './trigger-health/trigger-health.projection.js';
 
@@ -25,6 +26,7 @@ export const projections: Projection[] = [
   pendingExecutionsProjection,
   executionsProjection,
   pollsProjection,
+  batchesProjection,
   lineageProjection,
   subscriptionsProjection,
   coalescingProjection,

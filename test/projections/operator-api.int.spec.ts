@@ -86,6 +86,7 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
         admitted: 3,
         blocked: { budget_exhausted: 2 },
         suppressed: {},
+        batched: 0,
         coalesced: {},
         duplicate: 0,
       },

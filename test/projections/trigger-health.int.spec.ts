@@ -109,7 +109,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
         reason: 'budget_exhausted',
         observedAt: at(10),
       },
-      counts: { observed: 4, admitted: 2, blocked: { budget_exhausted: 2 }, suppressed: {}, coalesced: {} },
+      counts: { observed: 4, admitted: 2, blocked: { budget_exhausted: 2 }, suppressed: {}, batched: 0, coalesced: {} },
       executions: { pending: 1, claimed: 1, retrying: 0, dead: 0 },
       tzdataDrift: false,
       recovery: [],

@@ -12,6 +12,7 @@ const grants = missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 10 });
 /** Every block a Trigger may carry whose behaviour this deployment does not implement, on a manual Trigger. */
 const UNIMPLEMENTED = {
   batch: { size: 10, maxWaitMs: 60000 },
+  dedupe: { windowSeconds: 3600 },
 };
 
 describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
@@ -57,11 +58,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
         'wf.subscriptions',
         'wf.coalescing',
         'wf.dedupe-windows',
+        'wf.batching',
       ],
     });
   });
 
-  it('CP-1 BA-1 a Trigger using unimplemented blocks is 422 capability_unsupported naming each entry', async () => {
+  it('CP-1 BA-1 DD-4 a Trigger using withheld blocks is 422 capability_unsupported naming each entry', async () => {
     const missionId = await mission();
     const response = await putTrigger('t-cap-every', {
       expectedRevision: 0,
@@ -72,7 +74,10 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(response.status).toBe(422);
     expect(response.body.code).toBe('capability_unsupported');
     expect(response.body.errors).toEqual(
-      [['/batch', 'wf.batching']].map(([pointer, capability]) => ({
+      [
+        ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
+        ['/batch', 'wf.batching'],
+      ].map(([pointer, capability]) => ({
         pointer,
         message: `needs capability ${capability}, which this deployment does not claim`,
       })),
@@ -90,7 +95,13 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     for (const error of response.body.errors) expect(error.pointer).toMatch(new RegExp(`^/${block}(/|$)`));
   });
 
-  it('CP-1 BA-2 AD-4 BA-3 AD-5 CA-3 DD-4 DD-5 guards, prefilters, overlap skip, resource lanes, causality, coalescing, a dedupe window and every default written out are accepted', async () => {
+  it('CP-1 BA-2 AD-4 BA-3 AD-5 CA-3 DD-4 DD-5 BA-1 guards, prefilters, overlap skip, resource lanes, causality, coalescing, a dedupe window, batches and every default written out are accepted', async () => {
+    const batching = await putTrigger('t-cap-batch', {
+      missionId: await mission(),
+      type: 'manual',
+      batch: { size: 1000, maxWaitMs: 86_400_000, partitionPointer: '/repo' },
+    });
+    expect(batching.status).toBe(200);
     const missionId = await mission();
     const response = await putTrigger('t-cap-ok', {
       missionId,
@@ -125,15 +136,33 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     });
   });
 
+  it('CP-1 BA-1 DD-5 a Trigger that both batches and coalesces is 422 invalid_definition naming /batch', async () => {
+    const missionId = await mission();
+    const response = await putTrigger('t-cap-batch-coalesce', {
+      missionId,
+      type: 'manual',
+      batch: { size: 10, maxWaitMs: 60000 },
+      coalesce: [{ match: { pointer: '/kind', equals: 'sample' }, mode: 'latest', windowMs: 5000 }],
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.code).toBe('invalid_definition');
+    expect(response.body.errors).toEqual([{ pointer: '/batch', message: expect.stringContaining('not both') }]);
+    expect((await t.request({ method: 'GET', url: '/v1/triggers/t-cap-batch-coalesce' })).status).toBe(404);
+  });
+
   it('CP-1 a revision stored before the refusal keeps loading; it may be disabled, not enabled again', async () => {
     const missionId = await mission();
     const triggerId = 't-cap-stored';
-    await t.infra.store.append(triggerStream(TENANT, triggerId), [storedWithBatch(triggerId, missionId)], 'no_stream');
+    await t.infra.store.append(
+      triggerStream(TENANT, triggerId),
+      [storedWithDedupeWindow(triggerId, missionId)],
+      'no_stream',
+    );
     await t.catchUp();
 
     const read = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}` });
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ revision: 1, batch: { size: 10, maxWaitMs: 60000 } });
+    expect(read.body).toMatchObject({ revision: 1, dedupe: { windowSeconds: 3600 } });
     const revisions = await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}/revisions` });
     expect(revisions.status).toBe(200);
     expect(revisions.body.items).toHaveLength(1);
@@ -142,7 +171,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
       method: 'POST',
       url: `/v1/triggers/${triggerId}/disable`,
       key: newKey(),
-      body: { reason: 'batching not implemented' },
+      body: { reason: 'dedupe windows not implemented' },
     });
     expect(disabled.status).toBe(200);
     const enabled = await t.request({
@@ -154,7 +183,12 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     expect(enabled.status).toBe(422);
     expect(enabled.body).toMatchObject({
       code: 'capability_unsupported',
-      errors: [{ pointer: '/batch', message: 'needs capability wf.batching, which this deployment does not claim' }],
+      errors: [
+        {
+          pointer: '/dedupe/windowSeconds',
+          message: 'needs capability wf.dedupe-windows, which this deployment does not claim',
+        },
+      ],
     });
     // A new revision must drop the block to be accepted.
     const revised = await putTrigger(triggerId, { missionId, type: 'manual', enabled: true });
@@ -163,16 +197,16 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
   });
 });
 
-/** A TriggerRevised with a batch block, as a deployment that accepted batching would have recorded it. */
-function storedWithBatch(triggerId: string, missionId: string): NewEvent {
+/** A TriggerRevised with a dedupe window, as a deployment that accepted dedupe windows would have recorded it. */
+function storedWithDedupeWindow(triggerId: string, missionId: string): NewEvent {
   const at = '2026-03-01T10:00:00.000Z';
   const decision = triggerDecider.decide(
     {
       type: 'ReviseTrigger',
       tenant: TENANT,
       triggerId,
-      definition: { missionId, type: 'manual', batch: { size: 10, maxWaitMs: 60000 } },
-      reason: 'recorded before CP-1 refused batching',
+      definition: { missionId, type: 'manual', dedupe: { windowSeconds: 3600 } },
+      reason: 'recorded before CP-1 refused dedupe windows',
       actor: 'svc-test',
       at,
       mission: {

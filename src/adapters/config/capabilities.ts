@@ -2,8 +2,8 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
 
 /**
  * CP-1: a capability is claimed only once every rule behind it is implemented, never before; a Trigger entry
- * needing any other is refused with 422 `capability_unsupported`. Not claimed today: batching,
- * and nothing else.
+ * needing any other is refused with 422 `capability_unsupported`. Every capability api.md names is implemented;
+ * an operator may withhold some (`REVEILLE_WITHHELD_CAPABILITIES`, src/adapters/config/capabilities.section.ts).
  */
 export const CLAIMED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.manual,
@@ -29,4 +29,7 @@ export const CLAIMED_CAPABILITIES: readonly string[] = [
   // DD-4: a webhook or poll identity is reused (a new Occurrence, the next generation) only once its latest
   // Occurrence is decided and max(windowSeconds, the source's auth replay horizon) has passed by the database clock.
   CAPABILITIES.dedupeWindows,
+  // BA-1: batch streams per (Trigger revision, partition), closed by size at admission or by the database-clock
+  // closer (src/adapters/batches) at maxWaitMs; one execution per closed batch, members `batched`.
+  CAPABILITIES.batching,
 ];

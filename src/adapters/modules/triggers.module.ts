@@ -11,6 +11,7 @@ import { AdmitOccurrencesHandler } from '../../commands/admit-occurrence/admit-o
 import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
 import { FireManualOccurrenceHandler } from '../../commands/fire-manual-occurrence/fire-manual-occurrence.handler.js';
 import { ReviseTriggerHandler } from '../../commands/revise-trigger/revise-trigger.handler.js';
+import { BatchCloserService } from '../batches/batch-closer.service.js';
 import { SetTriggerEnabledHandler } from '../../commands/set-trigger-enabled/set-trigger-enabled.handler.js';
 
 @Module({
@@ -25,6 +26,8 @@ import { SetTriggerEnabledHandler } from '../../commands/set-trigger-enabled/set
     AdmitOccurrenceHandler,
     AdmitOccurrencesHandler,
     AdmissionProcessor,
+    // BA-1: closes due batches, the other half of admission for a batching Trigger.
+    BatchCloserService,
     // DD-5: closes coalescing windows by the database clock.
     CoalesceTimersService,
   ],

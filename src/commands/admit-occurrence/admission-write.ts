@@ -42,9 +42,10 @@ import {
 } from '../shared/aggregate.js';
 import type { TrustedClock } from '../shared/trusted-clock.js';
 import { appendOf, type Write } from '../shared/write-kernel.js';
-import { decisionMade, type DecisionMade } from './decision-notifier.js';
+import { decisionMade, type DecisionMade, type TaggedAppend } from './decision-notifier.js';
 import { type LoadedMissionSlots, loadMissionSlots } from '../shared/mission-slots.js';
-import { type CoalescingReads, readCoalescing } from './coalescing-reads.js';
+import { batchAppends, type BatchReads, readBatches } from './batch-reads.js';
+import { coalesceAppends, type CoalescingReads, loadHeldSources, readCoalescing } from './coalescing-reads.js';
 
 export interface ToAdmit {
   streamId: string;
@@ -55,7 +56,7 @@ export interface ToAdmit {
 export interface Admitted {
   steps: AdmissionStep[];
   positions: readonly number[];
-  /** Each item's decision as appended, in the order given. */
+  /** Each decision as appended: the items decided now and the members of the batches closed (BA-1). */
   decisions: DecisionMade[];
 }
 
@@ -80,29 +81,40 @@ export async function admissionWrite(
     const admitted = admitInOrder(
       items.map((i) => i.state),
       read.view,
-      {
-        budget: read.budget.state,
-        concurrency: read.slots?.state ?? initialMissionSlots,
-        overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
-        baselines: new Map([...read.baselines].map(([id, loaded]) => [id, loaded.state])),
-        coalesce: read.coalescing.groups,
-      },
+      countersOf(read),
     );
-    return { items, read, admitted, appends: admissionAppends(read, items, admitted) };
+    const tenant = items[0]!.state.occurrence.tenant;
+    return { read, admitted, appends: admissionAppends(read, items, admitted, tenant) };
   });
+  return decidedWrite(store, decided);
+}
+
+interface Decided {
+  read: AdmissionRead;
+  admitted: AdmittedInOrder;
+  appends: TaggedAppend[];
+}
+
+/** Every group's appends in one write; its answer remembers the counters and names each decision made. */
+export function decidedWrite(store: EventStore, decided: readonly Decided[]): Write<Admitted> {
   return {
-    appends: decided.flatMap((d) => d.appends.list),
+    appends: decided.flatMap((d) => d.appends.map((a) => a.append)),
     answer: (positions) => {
       const steps: AdmissionStep[] = [];
       const decisions: DecisionMade[] = [];
       let at = 0;
       for (const { read, admitted, appends } of decided) {
-        const own = positions.slice(at, (at += appends.list.length));
-        rememberCounters(store, read, admitted.counters, appends.list, own);
-        // Every Occurrence stream appended to with a decision, each at its append's position.
-        appends.occurrences.forEach(({ occurrenceId, events }, k) => {
-          const decision = decisionMade(occurrenceId, events, own[appends.firstOccurrence + k]!);
-          if (decision) decisions.push(decision);
+        const own = positions.slice(at, (at += appends.length));
+        rememberCounters(
+          store,
+          read,
+          admitted.counters,
+          appends.map((a) => a.append),
+          own,
+        );
+        appends.forEach(({ append, decides }, i) => {
+          const made = decides && decisionMade(decides.occurrenceId, decides.events, own[i]!);
+          if (made) decisions.push(made);
         });
         steps.push(...admitted.steps);
       }
@@ -111,10 +123,23 @@ export async function admissionWrite(
   };
 }
 
+/** The counters as read, for deciding in acceptance order. */
+export function countersOf(read: AdmissionRead): MissionCounters {
+  return {
+    budget: read.budget.state,
+    concurrency: read.slots?.state ?? initialMissionSlots,
+    overlap: new Map([...read.overlap].map(([id, loaded]) => [id, loaded.state])),
+    baselines: new Map([...read.baselines].map(([id, loaded]) => [id, loaded.state])),
+    batches: new Map([...read.batches.partitions].map(([id, loaded]) => [id, loaded.state])),
+    batchMembers: read.batches.members,
+    coalesce: read.coalescing.groups,
+  };
+}
+
 /** Every group's Mission, budget window, Triggers and Sources in one round trip. */
-async function readAdmissions(
+export async function readAdmissions(
   store: EventStore,
-  clock: TrustedClock,
+  clock: Pick<TrustedClock, 'now'>,
   groups: readonly (readonly ObservedState[])[],
 ): Promise<AdmissionRead[]> {
   const now = (await clock.now()).toISOString();
@@ -167,11 +192,12 @@ async function readAdmissions(
         h.state.status === 'observed' ? [h.state.occurrence] : [],
       );
       const deciding = [...plan.occurrences, ...heldOccurrences];
-      const [overlap, slots, baselines, heldSources] = await Promise.all([
+      const [overlap, slots, baselines, heldSources, batches] = await Promise.all([
         loadOverlap(store, tenant, triggerIds, triggers),
         takesSlotsAtAdmission(triggers) ? loadMissionSlots(store, tenant, missionId) : undefined,
         loadBaselines(store, deciding, byId),
-        loadSources(store, tenant, heldOccurrences, new Set(sourceIds)),
+        loadHeldSources(store, tenant, heldOccurrences, new Set(sourceIds)),
+        readBatches(store, plan.occurrences, byId),
       ]);
       const view: AdmissionView = {
         now,
@@ -193,24 +219,11 @@ async function readAdmissions(
         overlap,
         overlapStreamId: (triggerId: string) => overlapStream(tenant, triggerId),
         baselines,
+        batches,
         coalescing,
       };
     }),
   );
-}
-
-/** DD-5: the sources of held members' keys that the run's own Occurrences did not name. */
-async function loadSources(
-  store: EventStore,
-  tenant: string,
-  occurrences: readonly ObservedOccurrence[],
-  known: ReadonlySet<string>,
-): Promise<Map<string, SourceState>> {
-  const ids = [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))].filter(
-    (id) => !known.has(id),
-  );
-  const loaded = await Promise.all(ids.map((id) => loadAggregate(store, sourceStream(tenant, id), sourceDecider)));
-  return new Map(ids.map((id, i) => [id, loaded[i]!.state]));
 }
 
 type Folding = Parameters<typeof loadAggregates>[1][number]['decider'];
@@ -260,7 +273,7 @@ async function loadBaselines(
   return new Map(streamIds.map((id, i) => [id, loaded[i]!]));
 }
 
-interface AdmissionRead {
+export interface AdmissionRead {
   view: AdmissionView;
   budgetStreamId: string;
   budget: Loaded<BudgetState>;
@@ -269,21 +282,19 @@ interface AdmissionRead {
   overlap: Map<string, Loaded<OverlapState>>;
   overlapStreamId: (triggerId: string) => string;
   baselines: Map<string, Loaded<BaselineState>>;
+  batches: BatchReads;
   coalescing: CoalescingReads;
 }
 
-interface AdmissionAppends {
-  list: StreamAppend[];
-  /** Index in `list` of the first Occurrence stream's append; `occurrences` follow it in order. */
-  firstOccurrence: number;
-  occurrences: { occurrenceId: string; events: OccurrenceEvent[] }[];
-}
-
-function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitted: AdmittedInOrder): AdmissionAppends {
+export function admissionAppends(
+  read: AdmissionRead,
+  items: readonly ToAdmit[],
+  admitted: AdmittedInOrder,
+  tenant: string,
+): TaggedAppend[] {
   const metadata = items.map((i) => admissionMetadata(i.state.occurrence));
   // A merged event has no single cause: it names the batch's tenant and actor only.
-  const countersMetadata: EventMetadata =
-    items.length === 1 ? metadata[0]! : { tenant: metadata[0]!.tenant, actor: metadata[0]!.actor };
+  const countersMetadata: EventMetadata = items.length === 1 ? metadata[0]! : { tenant, actor: ADMISSION_ACTOR };
   const list: StreamAppend[] = [];
   if (admitted.budget.length > 0)
     list.push(appendOf(read.budgetStreamId, admitted.budget, countersMetadata, read.budget));
@@ -298,25 +309,28 @@ function admissionAppends(read: AdmissionRead, items: readonly ToAdmit[], admitt
   // At the revision read, so a racing admission of the same resource conflicts and compares again (AD-4).
   for (const [streamId, events] of admitted.baselines)
     list.push(appendOf(streamId, events, countersMetadata, read.baselines.get(streamId)!));
-  // At the revision read, so racing joiners and closers of one group serialize: one close wins (DD-5).
-  for (const [streamId, events] of admitted.coalesce)
-    list.push(appendOf(streamId, events, countersMetadata, read.coalescing.groups.get(streamId)!));
-  const firstOccurrence = list.length;
-  const occurrences: AdmissionAppends['occurrences'] = [];
-  // Members of a closing group read for it: their decisions, at the revision read.
-  for (const [streamId, events] of admitted.held) {
-    const held = read.coalescing.held.get(streamId)!;
-    const occurrence = (held.state as ObservedState).occurrence;
-    list.push(appendOf(streamId, events, admissionMetadata(occurrence), held));
-    occurrences.push({ occurrenceId: occurrence.occurrenceId, events });
-  }
+  const tagged: TaggedAppend[] = list.map((append) => ({ append, decides: null }));
+  const itemIds = new Set(items.map((i) => i.state.occurrence.occurrenceId));
+  tagged.push(
+    ...coalesceAppends(read.coalescing, admitted.coalesce, admitted.held, admissionMetadata, countersMetadata),
+    ...batchAppends(
+      read.batches,
+      admitted.batches,
+      admitted.memberDecisions,
+      itemIds,
+      admissionMetadata,
+      countersMetadata,
+    ),
+  );
   items.forEach(({ streamId, expected, state }, i) => {
-    const events = admitted.steps[i]!.decision;
+    const { occurrenceId } = state.occurrence;
+    // BA-1: a member joining a batch its own step closed is decided in the same append.
+    const events = [...admitted.steps[i]!.decision, ...(admitted.memberDecisions.get(occurrenceId) ?? [])];
     if (events.length === 0) return;
-    list.push({ streamId, events: events.map((e) => toNewEvent(e, metadata[i]!)), expected });
-    occurrences.push({ occurrenceId: state.occurrence.occurrenceId, events });
+    const append = { streamId, events: events.map((e) => toNewEvent(e, metadata[i]!)), expected };
+    tagged.push({ append, decides: { occurrenceId, events } });
   });
-  return { list, firstOccurrence, occurrences };
+  return tagged;
 }
 
 /** Folding the batch's own events again onto the state read before it would copy the whole window's counted log. */
@@ -353,9 +367,11 @@ export function fromObservation(observed: RecordedEvent): Loaded<OccurrenceState
   };
 }
 
+const ADMISSION_ACTOR = 'reveille:admission';
+
 const admissionMetadata = ({ tenant, occurrenceId }: ObservedOccurrence): EventMetadata => ({
   tenant,
-  actor: 'reveille:admission',
+  actor: ADMISSION_ACTOR,
   causationId: occurrenceId,
   correlationId: occurrenceId,
 });

@@ -3,8 +3,17 @@ import type { RecordedEvent } from '../../domain/ports/event-store.js';
 
 export interface AdmissionResult {
   occurrenceId: string;
-  /** `held`: waiting in a coalescing group (DD-5), decided when it closes. */
-  decision: 'admitted' | 'blocked' | 'suppressed' | 'coalesced' | 'held' | 'already_decided';
+  /** Not decided yet: `held` waits in a coalescing group (DD-5), `joined_batch` in a batch (BA-1), until it closes. */
+  decision:
+    | 'admitted'
+    | 'blocked'
+    | 'suppressed'
+    | 'batched'
+    | 'coalesced'
+    | 'subscribed'
+    | 'held'
+    | 'joined_batch'
+    | 'already_decided';
   executionId: string | null;
   position: number;
 }

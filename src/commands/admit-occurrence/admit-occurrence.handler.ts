@@ -3,13 +3,13 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { TrustedClock } from '../shared/trusted-clock.js';
 import { EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
-import type { AdmissionStep } from '../../domain/admission/index.js';
+import type { AdmissionStep, ObservedState } from '../../domain/admission/index.js';
 import { occurrenceDecider } from '../../domain/occurrence/occurrence.js';
 import { loadAggregate } from '../shared/aggregate.js';
 import { write } from '../shared/write-kernel.js';
 import { AdmitOccurrenceCommand, type AdmissionResult } from './admit-occurrence.command.js';
 import { admissionWrite, fromObservation } from './admission-write.js';
-import { DecisionNotifier } from './decision-notifier.js';
+import { type DecisionMade, DecisionNotifier } from './decision-notifier.js';
 
 /**
  * AD-1/AD-2: the decision is appended at the occurrence stream's revision so racing admitters cannot
@@ -51,29 +51,24 @@ export class AdmitOccurrenceHandler implements ICommandHandler<AdmitOccurrenceCo
         answer: (positions) => {
           const { steps, decisions } = admission.answer(positions);
           decisions.forEach((decision) => this.notifier.decided(decision));
-          return resultOf(occurrenceId, steps[0]!, positions.length > 0 ? positions : [loaded.position]);
+          const mine = decisions.find((d) => d.occurrenceId === occurrenceId);
+          return resultOf(state, mine, steps[0]!, positions.length > 0 ? positions : [loaded.position]);
         },
       };
     });
   }
 }
 
-/** DD-5: an Occurrence that joined a coalescing group, or waits in one not yet due, is `held`. */
-function resultOf(occurrenceId: string, step: AdmissionStep, positions: readonly number[]): AdmissionResult {
-  const type = step.decision.find((e) => e.type !== 'OccurrenceHeldForCoalescing')?.type;
-  const admitted = type === 'OccurrenceAdmitted';
-  return {
-    occurrenceId,
-    decision: admitted
-      ? 'admitted'
-      : type === 'OccurrenceSuppressed'
-        ? 'suppressed'
-        : type === 'OccurrenceCoalesced'
-          ? 'coalesced'
-          : type === 'OccurrenceBlocked'
-            ? 'blocked'
-            : 'held',
-    executionId: admitted ? step.executionId : null,
-    position: positions[positions.length - 1]!,
-  };
+function resultOf(
+  state: ObservedState,
+  decision: DecisionMade | undefined,
+  step: AdmissionStep,
+  positions: readonly number[],
+): AdmissionResult {
+  const { occurrenceId } = state.occurrence;
+  const position = decision?.position ?? positions[positions.length - 1]!;
+  if (decision) return { occurrenceId, decision: decision.status, executionId: decision.executionId, position };
+  // Not decided by this append: DD-5 it joined a coalescing group, or waits in one not yet due; BA-1 it joined a batch.
+  const held = state.held || step.decision.some((e) => e.type === 'OccurrenceHeldForCoalescing');
+  return { occurrenceId, decision: held ? 'held' : 'joined_batch', executionId: null, position };
 }

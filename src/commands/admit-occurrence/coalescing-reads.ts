@@ -7,11 +7,16 @@ import {
   MAX_COALESCE_MEMBERS,
   membersOf,
 } from '../../domain/coalescing/index.js';
-import type { EventStore } from '../../domain/ports/event-store.js';
-import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
+import { authenticatingKey, type ObservedState } from '../../domain/admission/index.js';
+import type { EventMetadata, EventStore } from '../../domain/ports/event-store.js';
+import type { ObservedOccurrence, OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
+import { sourceStream } from '../../domain/shared/ids.js';
+import { sourceDecider, type SourceState } from '../../domain/source/source.js';
 import { occurrenceDecider, type OccurrenceState } from '../../domain/occurrence/occurrence.js';
 import type { TriggerState } from '../../domain/trigger/trigger.js';
-import { asDomainEvent, loadAggregates, loadLatest } from '../shared/aggregate.js';
+import { asDomainEvent, loadAggregate, loadAggregates, loadLatest } from '../shared/aggregate.js';
+import { appendOf } from '../shared/write-kernel.js';
+import type { TaggedAppend } from './decision-notifier.js';
 
 export interface CoalescingReads {
   groups: Map<string, CoalesceRead>;
@@ -79,4 +84,43 @@ export async function readCoalescing(
   );
   for (const { streamId, read } of closing) groups.set(streamId, read);
   return { groups, held };
+}
+
+/** DD-5: the sources of held members' keys that the run's own Occurrences did not name. */
+export async function loadHeldSources(
+  store: EventStore,
+  tenant: string,
+  occurrences: readonly ObservedOccurrence[],
+  known: ReadonlySet<string>,
+): Promise<Map<string, SourceState>> {
+  const ids = [...new Set(occurrences.flatMap((o) => authenticatingKey(o)?.sourceId ?? []))].filter(
+    (id) => !known.has(id),
+  );
+  const loaded = await Promise.all(ids.map((id) => loadAggregate(store, sourceStream(tenant, id), sourceDecider)));
+  return new Map(ids.map((id, i) => [id, loaded[i]!.state]));
+}
+
+/**
+ * DD-5: the groups' joins and closes at the revisions read, so racing joiners and closers of one group serialize
+ * (one close wins); then the decisions of members read for a closing group, each at the revision read.
+ */
+export function coalesceAppends(
+  reads: CoalescingReads,
+  groups: ReadonlyMap<string, CoalesceEvent[]>,
+  held: ReadonlyMap<string, OccurrenceEvent[]>,
+  metadata: (occurrence: ObservedOccurrence) => EventMetadata,
+  countersMetadata: EventMetadata,
+): TaggedAppend[] {
+  const appends: TaggedAppend[] = [];
+  for (const [streamId, events] of groups)
+    appends.push({ append: appendOf(streamId, events, countersMetadata, reads.groups.get(streamId)!), decides: null });
+  for (const [streamId, events] of held) {
+    const loaded = reads.held.get(streamId)!;
+    const occurrence = (loaded.state as ObservedState).occurrence;
+    appends.push({
+      append: appendOf(streamId, events, metadata(occurrence), loaded),
+      decides: { occurrenceId: occurrence.occurrenceId, events },
+    });
+  }
+  return appends;
 }

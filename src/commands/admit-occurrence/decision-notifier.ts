@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
+import type { StreamAppend } from '../../domain/ports/event-store.js';
 import type { OccurrenceDecision } from '../../domain/occurrence/occurrence.js';
 
 /** A decision as it was appended: AD-1 makes it final, so it may be answered without reading it back. */
@@ -61,7 +62,7 @@ export class DecisionNotifier {
 
 /**
  * The decision an admission appended for one Occurrence, at the position the append returned; null when the
- * append decided nothing (DD-5: it joined a coalescing group, whose close decides it later).
+ * append decided nothing (BA-1: it joined a batch; DD-5: it joined a coalescing group; their close decides it later).
  */
 export function decisionMade(
   occurrenceId: string,
@@ -69,6 +70,8 @@ export function decisionMade(
   position: number,
 ): DecisionMade | null {
   for (const event of events) {
+    if (event.type === 'OccurrenceBatched')
+      return { occurrenceId, status: 'batched', reason: null, executionId: event.data.executionId, position };
     if (event.type === 'OccurrenceAdmitted')
       return { occurrenceId, status: 'admitted', reason: null, executionId: event.data.executionId, position };
     if (event.type === 'OccurrenceBlocked')
@@ -81,4 +84,10 @@ export function decisionMade(
       return { occurrenceId, status: 'subscribed', reason: null, executionId: null, position };
   }
   return null;
+}
+
+/** An append and, when it decides an Occurrence, which one and with what events (its waiters hear the decision). */
+export interface TaggedAppend {
+  append: StreamAppend;
+  decides: { occurrenceId: string; events: readonly OccurrenceEvent[] } | null;
 }

@@ -3,6 +3,7 @@ import type { AuditSummary } from '../../domain/audit/audit-rules.js';
 import { occurrenceIdOf } from '../../domain/execution/execution.js';
 import type { EventStore, RecordedEvent } from '../../domain/ports/event-store.js';
 import { occurrenceStream } from '../../domain/shared/ids.js';
+import { requestCarriedBy } from '../../domain/occurrence/occurrence-events.js';
 
 export interface VerifyLogOptions {
   /** Check the events after this position; the streams' earlier events are read as context. */
@@ -52,7 +53,7 @@ async function seed(store: EventStore, auditor: LogAuditor, event: RecordedEvent
   if (event.streamId.startsWith('execution-') && admissionStream && !auditor.knows(admissionStream)) {
     for (const e of await store.readStream(admissionStream, { raw: true })) {
       auditor.seed(e);
-      if (e.type === 'OccurrenceAdmitted') break;
+      if (requestCarriedBy(e)) break;
     }
   }
   if (event.revision === 0) return;

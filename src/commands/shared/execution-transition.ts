@@ -20,7 +20,7 @@ import {
   slotChange,
 } from '../../domain/execution/index.js';
 import { claimLimits, type ClaimLimits } from '../../domain/execution/claim-limits.js';
-import type { OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
+import { type OccurrenceAdmitted, requestCarriedBy } from '../../domain/occurrence/occurrence-events.js';
 import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
 import { cachedSlotReads, endStripeLeases, type LoadedMissionSlots, slotRelease, slotTake } from './mission-slots.js';
 import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
@@ -49,13 +49,14 @@ type RequestView = Pick<ExecutionRequest, (typeof VISIBLE_REQUEST_FIELDS)[number
   limits: ClaimLimits;
   /** CA-1: the chain the work descends from (`[]` for a root, `"unknown"` for an untrusted correlation). */
   ancestry: NonNullable<ExecutionRequest['ancestry']>;
-  /** DD-5: the coalesced group the execution stands for (ids in acceptance order); absent otherwise. */
+  /** The Occurrence ids the execution stands for, in acceptance order: BA-1 a batch's, DD-5 a coalesced group's. */
   members?: string[];
 };
 
 /** EX-5: `limits` is the delivery policy's runtime/budget; the Mission's slot limits (`request.limits`) stay internal. */
 export function requestView(request: ExecutionRequest): RequestView {
   const fields = Object.fromEntries(VISIBLE_REQUEST_FIELDS.map((field) => [field, request[field]]));
+  // BA-1: a batch's members (its input holds their inputs in that order); DD-5: a coalesced group's members.
   const members = request.members ? { members: [...request.members] } : {};
   return {
     ...fields,
@@ -95,10 +96,9 @@ function rememberAdmission(store: EventStore, executionId: string, admission: Ad
   if (known.size > MAX_ADMISSIONS) known.delete(known.keys().next().value!);
 }
 
+/** The admission, or (BA-1) the first member's decision of the batch the execution runs, with its request. */
 function admissionIn(occurrence: readonly RecordedEvent[], executionId: string): Admission | undefined {
-  const admitted = occurrence.find(
-    (e) => e.type === 'OccurrenceAdmitted' && (e.data as OccurrenceAdmitted['data']).executionId === executionId,
-  );
+  const admitted = occurrence.find((e) => requestCarriedBy(e)?.executionId === executionId);
   const data = admitted?.data as OccurrenceAdmitted['data'] | undefined;
   return admitted && data?.request
     ? { request: data.request, decidedAt: data.decidedAt, position: admitted.position }

@@ -7,12 +7,14 @@ import { CommandRejected } from '../shared/errors.js';
 import { isRejection } from '../shared/result.js';
 import { isKeyRetired, type SourceState } from '../source/source.js';
 import type { TriggerState } from '../trigger/trigger.js';
-import { type BaselineEvent, type BaselineState, recordBaseline } from '../prefilter/baseline.js';
+import { type BaselineEvent, type BaselineState, evolveBaseline, recordBaseline } from '../prefilter/baseline.js';
 import type { AdmissionFacts } from './admission-policy.js';
 import { baselineTarget, type BaselineTarget } from './baselines.js';
-import { type BudgetConsumed, type BudgetState, consumeBudget, countedExecution } from './budget.js';
+import { type BudgetConsumed, budgetDecider, type BudgetState, consumeBudget, countedExecution } from './budget.js';
 import type { ConcurrencyEvent } from './concurrency.js';
-import { type MissionSlots, runningOf, takeMissionSlot } from './slot-stripes.js';
+import { evolveMissionSlots, type MissionSlots, runningOf, takeMissionSlot } from './slot-stripes.js';
+import type { BatchEvent, BatchPartitionState } from '../batch/batch-events.js';
+import { evolveBatchPartition } from '../batch/batch.js';
 import {
   blockingExecution,
   initialOverlapState,
@@ -48,6 +50,10 @@ export interface MissionCounters {
   baselines?: ReadonlyMap<string, BaselineState>;
   /** DD-5: by coalesce stream, the groups read for the batch (and what the batch did to them). */
   coalesce?: ReadonlyMap<string, CoalesceRead>;
+  /** BA-1: by partition stream, the batch partitions read for the batch's batching Occurrences. */
+  batches?: ReadonlyMap<string, BatchPartitionState>;
+  /** BA-1: by occurrence id, the open batches' members as read, and those this run let join. */
+  batchMembers?: ReadonlyMap<string, BatchMemberRead>;
 }
 
 /** `consumed` is empty when the Occurrence was already counted (a retry reuses its execution). */
@@ -61,6 +67,20 @@ export interface AdmissionStep {
   /** AD-4: the resource's baseline advanced by this admission, with the stream it goes to. */
   baseline: { streamId: string; events: BaselineEvent[] } | null;
   executionId: string | null;
+  /** BA-1: the partition's batch events (join, and any batch this step closed). */
+  batch?: { streamId: string; events: BatchEvent[] };
+  /** BA-1: decisions of the members of a batch this step closed (the Occurrence's own are in `decision`). */
+  members?: { occurrenceId: string; events: OccurrenceEvent[] }[];
+  /** BA-1: the Occurrence as it joined its batch, so a later close in this run finds it. */
+  joined?: BatchMemberRead;
+}
+
+/** A batch member as its close needs it: its evidence, and where its decision is appended (BA-1). */
+export interface BatchMemberRead {
+  occurrence: ObservedOccurrence;
+  streamId: string;
+  /** The member stream's revision as read; null when it joined in this run (its decision rides on its own append). */
+  expected: number | null;
 }
 
 /** AD-2/WH-3: the key that authenticated a delivery, which must still be current at decision time. */
@@ -157,7 +177,7 @@ export function factsFor(state: ObservedState, view: AdmissionView, counters: Mi
 }
 
 /** AD-4: an admission that passed `unchanged@1` becomes its resource's baseline (its digest is a string then). */
-function advanceBaseline(
+export function advanceBaseline(
   occurrence: ObservedOccurrence,
   target: BaselineTarget,
   trigger: TriggerState,
@@ -198,6 +218,34 @@ function startExecution(
   return started;
 }
 
+/** The counters as a step left them, for the next Occurrence of the run (AD-5). */
+export function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionCounters {
+  const overlap = new Map(counters.overlap ?? []);
+  for (const event of step.overlap)
+    overlap.set(event.data.triggerId, overlapDecider.evolve(overlapOf(counters, event.data.triggerId), event));
+  const baselines = new Map(counters.baselines ?? []);
+  if (step.baseline)
+    baselines.set(
+      step.baseline.streamId,
+      step.baseline.events.reduce(evolveBaseline, baselines.get(step.baseline.streamId) ?? null),
+    );
+  const batches = new Map(counters.batches ?? []);
+  if (step.batch)
+    batches.set(step.batch.streamId, step.batch.events.reduce(evolveBatchPartition, batches.get(step.batch.streamId)!));
+  const batchMembers = step.joined
+    ? new Map(counters.batchMembers ?? []).set(step.joined.occurrence.occurrenceId, step.joined)
+    : counters.batchMembers;
+  return {
+    ...counters,
+    budget: step.consumed.reduce(budgetDecider.evolve, counters.budget),
+    concurrency: step.slot.reduce(evolveMissionSlots, counters.concurrency),
+    ...(counters.overlap || step.overlap.length > 0 ? { overlap } : {}),
+    ...(counters.baselines || step.baseline ? { baselines } : {}),
+    ...(counters.batches || step.batch ? { batches } : {}),
+    ...(batchMembers ? { batchMembers } : {}),
+  };
+}
+
 function blockedAfterAll(
   state: ObservedState,
   view: AdmissionView,
@@ -208,12 +256,12 @@ function blockedAfterAll(
   return { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
 }
 
-function decide(
+export function decide(
   state: ObservedState,
   executionId: string,
   now: string,
   facts: AdmissionFacts,
-  members: string[] | undefined,
+  members?: string[],
 ): OccurrenceEvent[] {
   const { occurrenceId } = state.occurrence;
   const command = {

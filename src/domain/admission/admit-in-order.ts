@@ -1,18 +1,20 @@
+import type { BatchCloseCause, BatchEvent } from '../batch/batch-events.js';
 import type { CoalesceEvent } from '../coalescing/coalesce-group.js';
 import type { OccurrenceEvent } from '../occurrence/occurrence-events.js';
-import { type BaselineEvent, evolveBaseline } from '../prefilter/baseline.js';
+import type { BaselineEvent } from '../prefilter/baseline.js';
 import {
+  admissionStep,
   type AdmissionStep,
   type AdmissionView,
+  countersAfter,
   type MissionCounters,
   type ObservedState,
-  overlapOf,
 } from './admission-step.js';
-import { budgetDecider, type BudgetEvent, mergeBudgetConsumed } from './budget.js';
+import { batchStep, closeBatch } from './batch-admission.js';
+import { type BudgetEvent, mergeBudgetConsumed } from './budget.js';
 import { CoalescingRun, decideInOrder, streamOf } from './coalescing.js';
 import { type ConcurrencyEvent, mergeSlotsTaken } from './concurrency.js';
-import { overlapDecider, type OverlapEvent } from './overlap.js';
-import { evolveMissionSlots } from './slot-stripes.js';
+import type { OverlapEvent } from './overlap.js';
 
 export {
   type AdmissionStep,
@@ -23,7 +25,7 @@ export {
 } from './admission-step.js';
 
 export interface AdmittedInOrder {
-  /** One per Occurrence given, in that order: `decision` holds every event for its stream (maybe none, DD-5). */
+  /** One per Occurrence given, in that order: `decision` holds every event for its stream (maybe none, DD-5, BA-1). */
   steps: AdmissionStep[];
   budget: BudgetEvent[];
   /** One event per slot stripe taken. */
@@ -36,13 +38,19 @@ export interface AdmittedInOrder {
   coalesce: ReadonlyMap<string, CoalesceEvent[]>;
   /** DD-5: by Occurrence stream, the decisions of members that were read for a closing group (`view.held`). */
   held: ReadonlyMap<string, OccurrenceEvent[]>;
+  /** BA-1: by partition stream, in acceptance order. */
+  batches: ReadonlyMap<string, BatchEvent[]>;
+  /** BA-1: by occurrence id, every decision of a batch member (closed in this run), in order. */
+  memberDecisions: ReadonlyMap<string, OccurrenceEvent[]>;
   counters: MissionCounters;
 }
 
 /**
  * AD-5: a Mission's Occurrences decided in acceptance order, each against the counters as the earlier
  * ones left them, so a backlog decided together counts the budget exactly as one by one would. DD-5: an
- * Occurrence may join a coalescing group instead, or close one (see `decideInOrder`).
+ * Occurrence may join a coalescing group instead, or close one (see `decideInOrder`); BA-1: one of a batching
+ * Trigger joins its partition's batch instead, and may close it (see `batchStep`). A Trigger never does both
+ * (its definition is refused).
  */
 export function admitInOrder(
   occurrences: readonly ObservedState[],
@@ -53,7 +61,7 @@ export function admitInOrder(
   const decided: AdmissionStep[] = [];
   const own = new Map<string, AdmissionStep>();
   for (const state of occurrences) {
-    for (const step of decideInOrder(state, view, counters, run)) {
+    for (const step of decideInOrder(state, view, counters, run, decideAlone)) {
       counters = countersAfter(counters, step);
       decided.push(step);
       if (step.executionId) own.set(step.executionId, step);
@@ -68,46 +76,56 @@ export function admitInOrder(
       : { decision, consumed: [], slot: [], overlap: [], baseline: null, executionId: null };
   });
   return {
+    ...merged(decided, counters),
     steps,
-    budget: mergeBudgetConsumed(decided.flatMap((s) => s.consumed)),
-    slots: mergeSlotsTaken(decided.flatMap((s) => s.slot)),
-    overlap: overlapByTrigger(decided),
-    baselines: baselinesByStream(decided),
     coalesce: run.groupAppends(),
     held: run.heldDecisions(occurrences),
     counters: { ...counters, ...(counters.coalesce ? { coalesce: run.groupReads() } : {}) },
   };
 }
 
-function baselinesByStream(steps: readonly AdmissionStep[]): Map<string, BaselineEvent[]> {
-  const byStream = new Map<string, BaselineEvent[]>();
-  for (const { baseline } of steps)
-    if (baseline) byStream.set(baseline.streamId, [...(byStream.get(baseline.streamId) ?? []), ...baseline.events]);
-  return byStream;
+/** BA-1: a due batch's close (by its timer) decided on its own, merged like a backlog's decisions. */
+export function closeInOrder(
+  streamId: string,
+  cause: BatchCloseCause,
+  view: AdmissionView,
+  counters: MissionCounters,
+): AdmittedInOrder {
+  const step = closeBatch(streamId, cause, view, counters);
+  return { ...merged([step], countersAfter(counters, step)), steps: [step], coalesce: new Map(), held: new Map() };
 }
 
-function overlapByTrigger(steps: readonly AdmissionStep[]): Map<string, OverlapEvent[]> {
-  const byTrigger = new Map<string, OverlapEvent[]>();
-  for (const event of steps.flatMap((s) => s.overlap))
-    byTrigger.set(event.data.triggerId, [...(byTrigger.get(event.data.triggerId) ?? []), event]);
-  return byTrigger;
+/** An Occurrence that coalesces with none: a batching Trigger's joins its batch (BA-1), any other is decided. */
+function decideAlone(state: ObservedState, view: AdmissionView, counters: MissionCounters): AdmissionStep {
+  return batchStep(state, view, counters) ?? admissionStep(state, view, counters);
 }
 
-function countersAfter(counters: MissionCounters, step: AdmissionStep): MissionCounters {
-  const overlap = new Map(counters.overlap ?? []);
-  for (const event of step.overlap)
-    overlap.set(event.data.triggerId, overlapDecider.evolve(overlapOf(counters, event.data.triggerId), event));
-  const baselines = new Map(counters.baselines ?? []);
-  if (step.baseline)
-    baselines.set(
-      step.baseline.streamId,
-      step.baseline.events.reduce(evolveBaseline, baselines.get(step.baseline.streamId) ?? null),
-    );
+/** Every counter-moving step of the run merged into one append per stream, in acceptance order. */
+function merged(
+  decided: readonly AdmissionStep[],
+  counters: MissionCounters,
+): Omit<AdmittedInOrder, 'steps' | 'coalesce' | 'held'> {
+  const overlap = new Map<string, OverlapEvent[]>();
+  for (const event of decided.flatMap((s) => s.overlap))
+    overlap.set(event.data.triggerId, [...(overlap.get(event.data.triggerId) ?? []), event]);
+  const memberDecisions = new Map<string, OccurrenceEvent[]>();
+  for (const { occurrenceId, events } of decided.flatMap((s) => s.members ?? []))
+    memberDecisions.set(occurrenceId, [...(memberDecisions.get(occurrenceId) ?? []), ...events]);
   return {
-    ...counters,
-    budget: step.consumed.reduce(budgetDecider.evolve, counters.budget),
-    concurrency: step.slot.reduce(evolveMissionSlots, counters.concurrency),
-    ...(counters.overlap || step.overlap.length > 0 ? { overlap } : {}),
-    ...(counters.baselines || step.baseline ? { baselines } : {}),
+    budget: mergeBudgetConsumed(decided.flatMap((s) => s.consumed)),
+    slots: mergeSlotsTaken(decided.flatMap((s) => s.slot)),
+    overlap,
+    baselines: byStream(decided.map((s) => s.baseline)),
+    batches: byStream(decided.map((s) => s.batch ?? null)),
+    memberDecisions,
+    counters,
   };
+}
+
+function byStream<E>(appends: readonly ({ streamId: string; events: E[] } | null)[]): Map<string, E[]> {
+  const grouped = new Map<string, E[]>();
+  for (const append of appends)
+    if (append && append.events.length > 0)
+      grouped.set(append.streamId, [...(grouped.get(append.streamId) ?? []), ...append.events]);
+  return grouped;
 }

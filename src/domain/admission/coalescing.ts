@@ -104,7 +104,8 @@ export const streamOf = (state: ObservedState): string => occurrenceStream(state
 /**
  * One Occurrence of the run, in acceptance order; answers the decisions that moved counters (its own, and the
  * last member of a group it closed). DD-5, where the group's decision is made:
- * - an Occurrence no rule matches, or one any `neverCoalesce` matches, is decided alone at once (admissionStep);
+ * - an Occurrence no rule matches, or one any `neverCoalesce` matches, is decided alone at once (`alone`:
+ *   admissionStep, or BA-1 a batching Trigger's join of its batch);
  * - one a rule matches is checked as a member first (the policy's `member` phase: what it is on its own);
  *   failing that, it is decided alone at once; passing it, it joins its group (`OccurrenceHeldForCoalescing`);
  * - a group closes when its window has passed by the database clock (the timer presents a member) or by the
@@ -117,6 +118,7 @@ export function decideInOrder(
   view: AdmissionView,
   counters: MissionCounters,
   run: CoalescingRun,
+  alone: (state: ObservedState, view: AdmissionView, counters: MissionCounters) => AdmissionStep = admissionStep,
 ): AdmissionStep[] {
   const streamId = streamOf(state);
   const current = run.stateOf(streamId);
@@ -165,7 +167,7 @@ export function decideInOrder(
     run.record(streamId, accepted(held));
     return steps;
   }
-  const step = admissionStep(current, view, counters);
+  const step = alone(current, view, counters);
   run.record(streamId, step.decision);
   return [step];
 }

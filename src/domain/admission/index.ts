@@ -8,3 +8,5 @@ export * from './admit-in-order.js';
 export * from './overlap.js';
 export * from './standing.js';
 export * from './baselines.js';
+export * from './admission-step.js';
+export * from './batch-admission.js';

@@ -22,6 +22,8 @@ import {
   OCCURRENCE_DECISION_TYPES,
   type OccurrenceEvent,
 } from '../occurrence/occurrence-events.js';
+import { batchPartitionFolding } from '../batch/batch.js';
+import type { BatchEvent, BatchPartitionState } from '../batch/batch-events.js';
 import {
   evolveOccurrence,
   initialOccurrenceState,
@@ -93,6 +95,10 @@ const FOLDS: Record<string, { initial: unknown; evolve: (state: never, event: ne
   source: { initial: initialSourceState, evolve: evolveSource as (s: SourceState, e: SourceEvent) => unknown },
   budget: { initial: initialBudgetState, evolve: evolveBudget as (s: BudgetState, e: BudgetEvent) => unknown },
   overlap: { initial: initialOverlapState, evolve: evolveOverlap as (s: OverlapState, e: OverlapEvent) => unknown },
+  batch: {
+    initial: batchPartitionFolding.initialState,
+    evolve: batchPartitionFolding.evolve as (s: BatchPartitionState, e: BatchEvent) => unknown,
+  },
   // DD-5: each event carries the stream's whole state.
   coalesce: {
     initial: initialCoalesceState,
@@ -169,6 +175,11 @@ function replayOccurrence(replays: StreamReplays, event: RecordedEvent, report: 
     report('second_decision', `${event.type} after the Occurrence was already ${state.decision}`);
   if (occurrenceEvent.type === 'OccurrenceAdmitted' && state.status !== 'decided')
     checkAdmission(replays, occurrenceEvent.data, report);
+  // BA-1: a closed batch's request rides on its first member's decision, and names that member.
+  if (occurrenceEvent.type === 'OccurrenceBatched' && occurrenceEvent.data.request && state.status !== 'decided') {
+    const { request, ...batched } = occurrenceEvent.data;
+    checkAdmission(replays, { ...batched, request, firedAt: request.firedAt }, report);
+  }
   if (occurrenceEvent.type === 'OccurrenceObserved' && state.status === 'absent')
     replays.observedAt.set(event.streamId, replays.seen);
   if (occurrenceEvent.type === 'OccurrenceSubscribed' && state.status === 'observed')

@@ -16,9 +16,13 @@ export interface Wakeup {
   subscriptionState?: 'matched' | 'timed_out';
 }
 
-/** Log events that make an execution claimable (EX-1, EX-4): its admission, every redelivery and every recovery. */
+/**
+ * Log events that make an execution claimable (EX-1, EX-4): its admission (BA-1: a batch's, on its first member's
+ * `OccurrenceBatched`), every redelivery and every recovery; SU-1: a claimed execution's subscription resolving.
+ */
 export const WAKEUP_EVENT_TYPES = [
   'OccurrenceAdmitted',
+  'OccurrenceBatched',
   'ExecutionRedelivered',
   'RecoveryRequested',
   'SubscriptionMatched',
@@ -28,8 +32,11 @@ export const WAKEUP_EVENT_TYPES = [
 /** The first delivery of a new execution request is generation 1, attempt 1; later ones say which they are. */
 export function wakeupOf(event: { type: string; data: unknown }): Wakeup | null {
   switch (event.type) {
-    case 'OccurrenceAdmitted': {
-      const { request } = event.data as { request: ExecutionRequest };
+    case 'OccurrenceAdmitted':
+    case 'OccurrenceBatched': {
+      const { request } = event.data as { request?: ExecutionRequest };
+      // The other members' decisions name the execution without requesting it.
+      if (!request) return null;
       const { executionId, tenant, missionId, triggerId, lane } = request;
       return { executionId, generation: 1, attempt: 1, tenant, missionId, triggerId, lane };
     }

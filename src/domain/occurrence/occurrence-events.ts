@@ -67,7 +67,10 @@ export interface ExecutionRequest {
   overlap?: 'skip';
   /** EX-4: the admitting Trigger revision's delivery policy (absent on requests recorded before it existed: the defaults). */
   delivery?: DeliveryPolicy;
-  /** DD-5: the coalesced group this execution stands for, every member's Occurrence id in acceptance order. */
+  /**
+   * The Occurrence ids this one execution stands for, in acceptance order: BA-1 a closed batch's members (`input`
+   * is then `{ members: [inputs…] }`), or DD-5 a coalesced group's members (its last member's own input).
+   */
   members?: string[];
   /** CA-1: the Occurrence's recorded ancestry (references only); absent for a plain root and on older requests. */
   ancestry?: CausalAncestry;
@@ -113,6 +116,24 @@ export type OccurrenceSuppressed = DomainEvent<
 >;
 
 /**
+ * BA-1: the Occurrence joined an open batch (not a decision: it stays `observed` until the batch closes). On its own
+ * stream, at the revision read, so a replayed admission cannot put it into a second batch.
+ */
+export type OccurrenceBatchJoined = DomainEvent<
+  'OccurrenceBatchJoined',
+  { occurrenceId: string; batchId: string; batchStreamId: string; at: string }
+>;
+
+/**
+ * AD-1/BA-1: decided as a member of a closed batch whose one execution was admitted. The first member's event
+ * carries the execution request (EX-1: appended with every member's decision and the `BatchClosed`).
+ */
+export type OccurrenceBatched = DomainEvent<
+  'OccurrenceBatched',
+  { occurrenceId: string; executionId: string; batchId: string; decidedAt: string; request?: ExecutionRequest }
+>;
+
+/**
  * SU-1: decided once by delivery to wait-for subscriptions active at its acceptance, instead of admission: it
  * consumes the delivery identity and starts nothing; the waiting executions learn of it from their subscriptions.
  */
@@ -154,16 +175,25 @@ export type OccurrenceEvent =
   | OccurrenceAdmitted
   | OccurrenceBlocked
   | OccurrenceSuppressed
+  | OccurrenceBatchJoined
+  | OccurrenceBatched
   | OccurrenceSubscribed
   | OccurrenceHeldForCoalescing
   | OccurrenceCoalesced
   | DeliveryConflictRecorded;
+
+/** The events that carry an execution request: an admission, or the first member's decision of a batch (BA-1). */
+export function requestCarriedBy(event: { type: string; data: unknown }): ExecutionRequest | null {
+  if (event.type !== 'OccurrenceAdmitted' && event.type !== 'OccurrenceBatched') return null;
+  return (event.data as { request?: ExecutionRequest }).request ?? null;
+}
 
 /** AD-1: the events that decide an Occurrence; exactly one of them per Occurrence stream. */
 export const OCCURRENCE_DECISION_TYPES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
+  'OccurrenceBatched',
   'OccurrenceCoalesced',
   'OccurrenceSubscribed',
 ];

@@ -18,6 +18,8 @@ export type OccurrenceState =
       status: 'observed';
       occurrence: ObservedOccurrence;
       conflictingDigests: string[];
+      /** BA-1: the open batch it joined; its decision comes when that batch closes. */
+      batch?: { batchId: string; streamId: string };
       /** DD-5: waiting in a coalescing group, which decides it when it closes (absent: not in one). */
       held?: CoalesceHold;
     }
@@ -32,7 +34,7 @@ export type OccurrenceState =
     };
 
 /** AD-1: what an Occurrence was decided as (BA-2/AD-4 suppression is not a block, DD-5 coalescing neither). */
-export type OccurrenceDecision = 'admitted' | 'blocked' | 'suppressed' | 'coalesced' | 'subscribed';
+export type OccurrenceDecision = 'admitted' | 'blocked' | 'suppressed' | 'batched' | 'coalesced' | 'subscribed';
 
 /** DD-5: the group an observed Occurrence waits in. */
 export interface CoalesceHold {
@@ -95,6 +97,19 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
         reason: null,
         decidedAt: event.data.decidedAt,
       };
+    case 'OccurrenceBatchJoined':
+      if (state.status !== 'observed') return state;
+      return { ...state, batch: { batchId: event.data.batchId, streamId: event.data.batchStreamId } };
+    case 'OccurrenceBatched':
+      if (state.status !== 'observed') return state;
+      return {
+        ...withoutHold(state),
+        status: 'decided',
+        decision: 'batched',
+        executionId: event.data.executionId,
+        reason: null,
+        decidedAt: event.data.decidedAt,
+      };
     case 'OccurrenceHeldForCoalescing':
       if (state.status !== 'observed') return state;
       return { ...state, held: { groupStream: event.data.groupStream, groupId: event.data.groupId } };
@@ -130,8 +145,9 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
 const refusalDecision = (type: 'OccurrenceBlocked' | 'OccurrenceSuppressed' | 'OccurrenceCoalesced') =>
   type === 'OccurrenceBlocked' ? 'blocked' : type === 'OccurrenceSuppressed' ? 'suppressed' : 'coalesced';
 
+/** A decided Occurrence waits in no batch (BA-1) or coalescing group (DD-5) any more. */
 function withoutHold(state: Extract<OccurrenceState, { status: 'observed' }>) {
-  const { held: _held, ...rest } = state;
+  const { held: _held, batch: _batch, ...rest } = state;
   return rest;
 }
 

@@ -54,6 +54,12 @@ export const coalesceStream = (
 /** PO-1..PO-4: one poll Trigger's cursor and every poll's dispositions (state in every event). */
 export const pollStream = (tenant: string, triggerId: string): string => `poll-${hashId(tenant, triggerId)}`;
 
+/**
+ * BA-1: the batches of one partition of one Trigger revision, one after another (a batch belongs to the revision
+ * that accepted its members, so a revision never rebinds open work). The key is the partition's canonical JSON.
+ */
+export const batchStream = (tenant: string, triggerId: string, triggerRevision: number, partitionKey: string): string =>
+  `batch-${hashId(tenant, triggerId, String(triggerRevision), partitionKey)}`;
 /** CA-2: the correlation index, one stream per (tenant, source, correlation key): the Operation that reserved it. */
 export const correlationStream = (tenant: string, sourceId: string, key: string): string =>
   `correlation-${hashId(tenant, sourceId, key)}`;

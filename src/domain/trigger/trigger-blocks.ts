@@ -183,11 +183,14 @@ export function coalesceBlock(read: FieldReader, raw: Raw): CoalesceRule[] | und
   });
 }
 
+/** BA-1: a batch's members are read back when it closes, so a batch is bounded. */
+export const MAX_BATCH_SIZE = 1000;
+
 export function batchBlock(read: FieldReader, raw: Raw): BatchPolicy | undefined {
   const at = '/batch';
   read.onlyKnown(raw, at, ['size', 'maxWaitMs', 'partitionPointer']);
   if (raw.size == null && raw.maxWaitMs == null) return read.fail(at, 'batch needs size, maxWaitMs or both (BA-1)');
-  const size = raw.size == null ? null : read.integer(raw, at, 'size', { min: 1, max: 10_000 });
+  const size = raw.size == null ? null : read.integer(raw, at, 'size', { min: 1, max: MAX_BATCH_SIZE });
   const maxWaitMs = raw.maxWaitMs == null ? null : read.integer(raw, at, 'maxWaitMs', { min: 1, max: 86_400_000 });
   const partitionPointer = read.pointer(raw, at, 'partitionPointer', false);
   return size !== undefined && maxWaitMs !== undefined && partitionPointer !== undefined

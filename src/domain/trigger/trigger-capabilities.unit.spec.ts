@@ -59,15 +59,11 @@ describe('Trigger', () => {
         .given()
         .when(revise({ capabilities: CLAIMED_CAPABILITIES, definition: everyBlock }))
         .thenRejects('capability_unsupported', {
-          detail: 'unsupported capabilities: wf.dedupe-windows, wf.coalescing, wf.batching',
-          errors: (
-            [
-              ['/dedupe/windowSeconds', 'wf.dedupe-windows'],
-              ['/coalesce/0', 'wf.coalescing'],
-              ['/coalesce/1', 'wf.coalescing'],
-              ['/batch', 'wf.batching'],
-            ] as const
-          ).map(([pointer, capability]) => ({ pointer, message: refusal(capability) })),
+          detail: 'unsupported capabilities: wf.dedupe-windows',
+          errors: ([['/dedupe/windowSeconds', 'wf.dedupe-windows']] as const).map(([pointer, capability]) => ({
+            pointer,
+            message: refusal(capability),
+          })),
         }));
     it('a member left at its default needs no capability, even when written out', () =>
       spec

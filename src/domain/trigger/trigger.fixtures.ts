@@ -25,8 +25,10 @@ export const CLAIMED_CAPABILITIES = [
   CAPABILITIES.overlap,
   CAPABILITIES.guards,
   CAPABILITIES.prefilters,
+  CAPABILITIES.batching,
   CAPABILITIES.causality,
   CAPABILITIES.subscriptions,
+  CAPABILITIES.coalescing,
 ];
 
 export const grants: MissionGrants = {

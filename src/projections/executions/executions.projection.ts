@@ -17,7 +17,7 @@ import { executionsMigrations } from './executions.migrations.js';
 
 export const EXECUTIONS_PROJECTION = 'executions';
 
-const HANDLES: readonly string[] = ['OccurrenceAdmitted', ...LIFECYCLE_EVENT_TYPES];
+const HANDLES: readonly string[] = ['OccurrenceAdmitted', 'OccurrenceBatched', ...LIFECYCLE_EVENT_TYPES];
 
 const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 
@@ -68,10 +68,15 @@ const ENDS_CLAIM = 'consumer_id = NULL, claimed_at = NULL, next_attempt_at = NUL
 
 /** EX-2..EX-4, mirroring the domain's evolve: the same event leaves the same row as it leaves the state. */
 export function evolveExecutions(event: RecordedEvent): SqlQuery[] {
-  const type = event.type as LifecycleEvent['type'] | 'OccurrenceAdmitted';
+  const type = event.type as LifecycleEvent['type'] | 'OccurrenceAdmitted' | 'OccurrenceBatched';
   switch (type) {
     case 'OccurrenceAdmitted':
       return [admitted(event as RecordedEvent<OccurrenceAdmitted['data']>)];
+    case 'OccurrenceBatched':
+      // BA-1: the first member's decision carries the batch's request; the others only name the execution.
+      return (event.data as { request?: unknown }).request
+        ? [admitted(event as RecordedEvent<OccurrenceAdmitted['data']>)]
+        : [];
     case 'ExecutionClaimed': {
       const d = (event as RecordedEvent<ExecutionClaimed['data']>).data;
       return [

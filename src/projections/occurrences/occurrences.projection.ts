@@ -4,6 +4,7 @@ import {
   type DeliveryConflictRecorded,
   OCCURRENCE_PAYLOAD_PATHS,
   type OccurrenceAdmitted,
+  type OccurrenceBatched,
   type OccurrenceBlocked,
   type OccurrenceCoalesced,
   type OccurrenceEvent,
@@ -15,6 +16,7 @@ import type { Projection } from '../runner/projection.js';
 import { statementProjection } from '../runner/statement-projection.js';
 import { msSql } from './cursor.js';
 import { occurrencesMigrations } from './occurrences.migrations.js';
+import { conflict, json, MOVE_UNDECIDED, movingUndecided, ROW } from './occurrences.sql.js';
 
 export const OCCURRENCES_PROJECTION = 'occurrences';
 
@@ -23,31 +25,11 @@ const HANDLES: readonly OccurrenceEvent['type'][] = [
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
+  'OccurrenceBatched',
   'OccurrenceSubscribed',
   'OccurrenceCoalesced',
   'DeliveryConflictRecorded',
 ];
-
-const json = (value: unknown): string => JSON.stringify(value ?? null);
-
-/** Decision events carry no tenant, but the id hashes a tenant-scoped identity: metadata.tenant only narrows. */
-const ROW = `occurrence_id = $1 AND tenant = COALESCE($2::text, tenant)`;
-
-/**
- * WH-8's undecided count per source, moved by each statement's `delta` CTE: backpressure reads a handful of rows.
- * A batch whose moves sum to 0 still writes the row, as one event at a time would have: a rebuild (large batches)
- * then holds the same rows as the live fold (AU-2 compares them).
- */
-const MOVE_UNDECIDED = `INSERT INTO rm_outstanding AS r (tenant, source_id, undecided)
-             SELECT tenant, source_id, sum(n) FROM delta WHERE source_id IS NOT NULL GROUP BY tenant, source_id
-             ON CONFLICT (tenant, source_id) DO UPDATE SET undecided = r.undecided + EXCLUDED.undecided`;
-
-/** `write` (an INSERT into or UPDATE of rm_occurrences as `o`), moving the undecided count by `n` for each row it writes. */
-const movingUndecided = (write: string, n: 1 | -1) => `WITH written AS (
-               ${write}
-               RETURNING o.tenant, o.auth->>'sourceId' AS source_id),
-             delta AS (SELECT tenant, source_id, ${n} AS n FROM written)
-             ${MOVE_UNDECIDED}`;
 
 function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] {
   const o = event.data;
@@ -120,6 +102,29 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
   ];
 }
 
+/** BA-1: a member of a closed batch, decided `batched` with the batch's execution (evidence: the batch). */
+function batched(event: RecordedEvent<OccurrenceBatched['data']>): SqlQuery[] {
+  const d = event.data;
+  return [
+    {
+      text: movingUndecided(
+        `UPDATE rm_occurrences o SET status = 'batched', execution_id = $3, decided_at = ${msSql('$4')}, last_position = $5,
+                decision_evidence = $6::jsonb
+          WHERE ${ROW} AND status = 'observed'`,
+        -1,
+      ),
+      values: [
+        d.occurrenceId,
+        event.metadata.tenant ?? null,
+        d.executionId,
+        d.decidedAt,
+        event.position,
+        json({ batchId: d.batchId, ...(d.request?.members ? { members: d.request.members } : {}) }),
+      ],
+    },
+  ];
+}
+
 /** Blocked, suppressed (BA-2, AD-4), coalesced (DD-5) or subscribed (SU-1, no reason): the evidence, no execution. */
 function refused(event: RecordedEvent<RefusalData>, status: RefusalStatus): SqlQuery[] {
   const d = event.data;
@@ -154,23 +159,6 @@ const REFUSAL_STATUS: Readonly<Record<string, RefusalStatus>> = {
 const refusalStatus = (type: string): RefusalStatus => REFUSAL_STATUS[type] ?? 'blocked';
 const reasonOf = (d: RefusalData): string | null => ('reason' in d ? d.reason : null);
 
-/** OC-4: counted once per conflict event: the increment only follows a first insert of the event id. */
-function conflict(event: RecordedEvent<DeliveryConflictRecorded['data']>): SqlQuery[] {
-  const d = event.data;
-  return [
-    {
-      text: `WITH recorded AS (
-               INSERT INTO rm_occurrence_conflicts (event_id, tenant, occurrence_id, conflicting_digest, at)
-               SELECT $3::uuid, tenant, occurrence_id, $4::text, ${msSql('$5')} FROM rm_occurrences WHERE ${ROW}
-               ON CONFLICT (event_id) DO NOTHING
-               RETURNING tenant, occurrence_id)
-             UPDATE rm_occurrences o SET conflicts = o.conflicts + 1, last_position = $6
-               FROM recorded r WHERE o.tenant = r.tenant AND o.occurrence_id = r.occurrence_id`,
-      values: [d.occurrenceId, event.metadata.tenant ?? null, event.id, d.conflictingDigest, d.at, event.position],
-    },
-  ];
-}
-
 /** A decision without a row changes nothing: Observed comes first in its stream, so that means another tenant. */
 export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
   switch (event.type as OccurrenceEvent['type']) {
@@ -185,6 +173,8 @@ export function evolveOccurrences(event: RecordedEvent): SqlQuery[] {
       return refused(event as RecordedEvent<RefusalData>, refusalStatus(event.type));
     case 'DeliveryConflictRecorded':
       return conflict(event as RecordedEvent<DeliveryConflictRecorded['data']>);
+    case 'OccurrenceBatched':
+      return batched(event as RecordedEvent<OccurrenceBatched['data']>);
     default:
       return [];
   }
@@ -370,7 +360,8 @@ export function evolveOccurrencesBatch(events: RecordedEvent[]): SqlQuery[] {
   const statements: SqlQuery[] = [];
   let run: RecordedEvent[] = [];
   for (const event of events) {
-    if (event.type !== 'DeliveryConflictRecorded') {
+    // A batch's decisions come after their members' observations, in other runs: folded one by one (BA-1).
+    if (event.type !== 'DeliveryConflictRecorded' && event.type !== 'OccurrenceBatched') {
       run.push(event);
       continue;
     }

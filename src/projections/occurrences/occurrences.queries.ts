@@ -7,6 +7,7 @@ export const OCCURRENCE_STATUSES = [
   'admitted',
   'blocked',
   'suppressed',
+  'batched',
   'coalesced',
   'batched',
   'subscribed',

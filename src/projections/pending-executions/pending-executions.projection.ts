@@ -10,7 +10,11 @@ import {
   LIFECYCLE_EVENT_TYPES,
   requestedExecution,
 } from '../../domain/execution/index.js';
-import { OCCURRENCE_PAYLOAD_PATHS, type OccurrenceAdmitted } from '../../domain/occurrence/occurrence-events.js';
+import {
+  OCCURRENCE_PAYLOAD_PATHS,
+  type OccurrenceAdmitted,
+  type OccurrenceBatched,
+} from '../../domain/occurrence/occurrence-events.js';
 import type { SqlQuery } from '../sql-client.js';
 import type { Projection } from '../runner/projection.js';
 import { statementProjection } from '../runner/statement-projection.js';
@@ -20,6 +24,7 @@ export const PENDING_EXECUTIONS_PROJECTION = 'pending-executions';
 
 type Handled =
   | OccurrenceAdmitted
+  | OccurrenceBatched
   | ExecutionClaimed
   | ExecutionCompleted
   | ExecutionRetryScheduled
@@ -27,7 +32,7 @@ type Handled =
   | ExecutionDeadLettered
   | ExecutionSettled
   | RecoveryRequested;
-const HANDLES: readonly Handled['type'][] = ['OccurrenceAdmitted', ...LIFECYCLE_EVENT_TYPES];
+const HANDLES: readonly Handled['type'][] = ['OccurrenceAdmitted', 'OccurrenceBatched', ...LIFECYCLE_EVENT_TYPES];
 
 const removed = (executionId: string): SqlQuery => ({
   text: `DELETE FROM rm_pending_executions WHERE execution_id = $1`,
@@ -77,8 +82,11 @@ const ended = (executionId: string, at: string): SqlQuery[] => [
  */
 export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
   switch (event.type as Handled['type']) {
-    case 'OccurrenceAdmitted': {
+    case 'OccurrenceAdmitted':
+    case 'OccurrenceBatched': {
+      // BA-1: only the first member's decision of a batch carries its execution's request.
       const { request, decidedAt } = (event as RecordedEvent<OccurrenceAdmitted['data']>).data;
+      if (!request) return [];
       // The domain's own first delivery, so the claim window here is the one AdvanceDelivery decides on.
       const delivered = requestedExecution(request, decidedAt);
       if (delivered.status !== 'pending') return [];

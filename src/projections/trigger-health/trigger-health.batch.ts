@@ -2,6 +2,7 @@ import type { RecordedEvent } from '../../domain/ports/event-store.js';
 import type { SqlExecutor } from '../sql-client.js';
 import type {
   OccurrenceAdmitted,
+  OccurrenceBatched,
   OccurrenceBlocked,
   OccurrenceObserved,
   OccurrenceSuppressed,
@@ -9,7 +10,11 @@ import type {
 import type { OccurrenceLedger } from './occurrence-ledger.js';
 
 type OccurrenceEvent = RecordedEvent<
-  OccurrenceObserved['data'] | OccurrenceAdmitted['data'] | OccurrenceBlocked['data'] | OccurrenceSuppressed['data']
+  | OccurrenceObserved['data']
+  | OccurrenceAdmitted['data']
+  | OccurrenceBlocked['data']
+  | OccurrenceSuppressed['data']
+  | OccurrenceBatched['data']
 >;
 
 interface Touch {
@@ -25,6 +30,9 @@ interface TriggerTotals {
   admitted: number;
   blocked: Record<string, number>;
   suppressed: Record<string, number>;
+  /** BA-1: members decided `batched`, and the executions their batches admitted. */
+  batched: number;
+  batchExecutions: number;
   coalesced: Record<string, number>;
   fireAtMs: number | null;
   fireAt: string | null;
@@ -61,6 +69,8 @@ export async function foldOccurrenceRun(
           admitted: 0,
           blocked: {},
           suppressed: {},
+          batched: 0,
+          batchExecutions: 0,
           coalesced: {},
           fireAtMs: null,
           fireAt: null,
@@ -95,14 +105,19 @@ export async function foldOccurrenceRun(
         ? 'admitted'
         : e.type === 'OccurrenceSuppressed'
           ? 'suppressed'
-          : e.type === 'OccurrenceCoalesced'
-            ? 'coalesced'
-            : 'blocked';
+          : e.type === 'OccurrenceBatched'
+            ? 'batched'
+            : e.type === 'OccurrenceCoalesced'
+              ? 'coalesced'
+              : 'blocked';
     for (const row of ledger.decide(e.data.occurrenceId, (e.metadata.tenant as string | undefined) ?? null, status)) {
       const t = totalsOf(row.tenant, row.triggerId);
       touch(t, order, e.position);
       let reason: string | null = null;
-      if (e.type === 'OccurrenceAdmitted') {
+      if (e.type === 'OccurrenceBatched') {
+        t.batched += 1;
+        if ((e.data as OccurrenceBatched['data']).request) t.batchExecutions += 1;
+      } else if (e.type === 'OccurrenceAdmitted') {
         const firedAt = (e.data as OccurrenceAdmitted['data']).firedAt;
         t.admitted += 1;
         if (t.fireAtMs === null || Date.parse(firedAt) > t.fireAtMs)
@@ -135,6 +150,7 @@ export async function foldOccurrenceRun(
   const withDecisions = all.filter(
     (t) =>
       t.admitted > 0 ||
+      t.batched > 0 ||
       Object.keys(t.blocked).length > 0 ||
       Object.keys(t.suppressed).length > 0 ||
       Object.keys(t.coalesced).length > 0,
@@ -149,8 +165,10 @@ export async function foldOccurrenceRun(
               coalesced = h.coalesced || COALESCE((SELECT jsonb_object_agg(b.key, to_jsonb(COALESCE((h.coalesced ->> b.key)::int, 0) + b.value::int))
                                                  FROM jsonb_each_text(u.coalesced) b), '{}'::jsonb),
               last_fire_at = GREATEST(h.last_fire_at, date_trunc('milliseconds', u.fire_at)),
+              batched = h.batched + u.batched, batch_executions = h.batch_executions + u.batch_executions,
               last_position = u.last_position
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[], $7::jsonb[], $8::jsonb[]) AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position, suppressed, coalesced)
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[], $7::jsonb[], $8::int[], $9::int[], $10::jsonb[])
+           AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position, suppressed, batched, batch_executions, coalesced)
         WHERE h.tenant = u.tenant AND h.trigger_id = u.trigger_id`,
       [
         withDecisions.map((t) => t.tenant),
@@ -160,6 +178,8 @@ export async function foldOccurrenceRun(
         withDecisions.map((t) => t.fireAt),
         withDecisions.map((t) => t.last.position),
         withDecisions.map((t) => JSON.stringify(t.suppressed)),
+        withDecisions.map((t) => t.batched),
+        withDecisions.map((t) => t.batchExecutions),
         withDecisions.map((t) => JSON.stringify(t.coalesced)),
       ],
     );

@@ -107,6 +107,13 @@ export const triggerHealthMigrations: Migration[] = [
     sql: `ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS suppressed jsonb NOT NULL DEFAULT '{}'::jsonb`,
   },
   {
+    // OP-1, BA-1: Occurrences decided `batched`, and the executions their closed batches admitted.
+    id: '0315_rm_trigger_health_batched',
+    sql: `ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS batched integer NOT NULL DEFAULT 0;
+          ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS batch_executions integer NOT NULL DEFAULT 0`,
+  },
+  {
+    // Distinct full id from 0315_rm_trigger_health_batched (both branches took 0315); applied after it, in list order.
     // OP-1, DD-5: Occurrences coalesced into a later member of their group, by reason (`coalesced`).
     id: '0315_rm_trigger_health_coalesced',
     sql: `ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS coalesced jsonb NOT NULL DEFAULT '{}'::jsonb`,

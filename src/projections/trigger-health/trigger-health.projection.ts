@@ -3,6 +3,7 @@ import type { SqlExecutor, SqlQuery } from '../sql-client.js';
 import {
   OCCURRENCE_PAYLOAD_PATHS,
   type OccurrenceAdmitted,
+  type OccurrenceBatched,
   type OccurrenceBlocked,
   type OccurrenceCoalesced,
   type OccurrenceObserved,
@@ -26,6 +27,7 @@ type Handled =
   | OccurrenceAdmitted
   | OccurrenceBlocked
   | OccurrenceSuppressed
+  | OccurrenceBatched
   | OccurrenceCoalesced;
 const HANDLES: readonly string[] = [
   'TriggerRevised',
@@ -34,6 +36,7 @@ const HANDLES: readonly string[] = [
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
   'OccurrenceSuppressed',
+  'OccurrenceBatched',
   'OccurrenceCoalesced',
   ...EXECUTION_EVENT_TYPES,
 ];
@@ -101,7 +104,7 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
 }
 
 /** The explorer row gives the Trigger, and counts the decision once (AD-1): only while that row is still observed. */
-const decide = (status: 'admitted' | 'blocked' | 'suppressed' | 'coalesced', set: string) => `
+const decide = (status: 'admitted' | 'blocked' | 'suppressed' | 'batched' | 'coalesced', set: string) => `
   WITH decided AS (
     SELECT tenant, trigger_id, occurrence_id FROM rm_occurrences
      WHERE occurrence_id = $1 AND tenant = COALESCE($2::text, tenant) AND status = 'observed')
@@ -116,6 +119,17 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery[] 
     {
       text: decide('admitted', `admitted = h.admitted + 1, last_fire_at = GREATEST(h.last_fire_at, ${msSql('$4')})`),
       values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.firedAt],
+    },
+  ];
+}
+
+/** BA-1: one more `batched` member; the first member's decision also counts its batch's one execution. */
+function batched(event: RecordedEvent<OccurrenceBatched['data']>): SqlQuery[] {
+  const d = event.data;
+  return [
+    {
+      text: decide('batched', `batched = h.batched + 1, batch_executions = h.batch_executions + $4`),
+      values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.request ? 1 : 0],
     },
   ];
 }
@@ -147,6 +161,8 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
       return refused(event as RecordedEvent<OccurrenceBlocked['data']>, 'blocked');
     case 'OccurrenceSuppressed':
       return refused(event as RecordedEvent<OccurrenceSuppressed['data']>, 'suppressed');
+    case 'OccurrenceBatched':
+      return batched(event as RecordedEvent<OccurrenceBatched['data']>);
     case 'OccurrenceCoalesced':
       return refused(event as RecordedEvent<OccurrenceCoalesced['data']>, 'coalesced');
     default:

@@ -18,6 +18,8 @@ interface HealthRow {
   schedule: { engine: string | null; tzdataVersion: string | null } | null;
   observed: number;
   admitted: number;
+  batched: number;
+  batch_executions: number;
   blocked: Record<string, number>;
   suppressed: Record<string, number>;
   coalesced: Record<string, number>;
@@ -33,7 +35,7 @@ interface HealthRow {
   last_fire_at: string | null;
 }
 
-const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, suppressed, coalesced, executions_started, executions_claimed,
+const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, suppressed, batched, batch_executions, coalesced, executions_started, executions_claimed,
   executions_retrying, executions_dead, executions_repending,
   last_occurrence_id, last_status, last_reason, ${isoSql('last_observed_at')} AS last_observed_at, ${isoSql('last_fire_at')} AS last_fire_at
   FROM rm_trigger_health`;
@@ -91,10 +93,15 @@ function toRow(row: HealthRow): TriggerHealthRow {
       admitted,
       blocked: row.blocked,
       suppressed: row.suppressed,
+      batched: Number(row.batched),
       coalesced: row.coalesced,
     },
     executions: {
-      pending: Math.max(0, admitted - Number(row.executions_started) + Number(row.executions_repending)),
+      // BA-1: a closed batch admits one execution for all its `batched` members.
+      pending: Math.max(
+        0,
+        admitted + Number(row.batch_executions) - Number(row.executions_started) + Number(row.executions_repending),
+      ),
       claimed: Number(row.executions_claimed),
       retrying: Number(row.executions_retrying),
       dead: Number(row.executions_dead),

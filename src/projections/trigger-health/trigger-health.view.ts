@@ -20,6 +20,8 @@ export interface TriggerHealthRow {
     admitted: number;
     blocked: Record<string, number>;
     suppressed: Record<string, number>;
+    /** BA-1: members of closed batches whose execution was admitted. */
+    batched: number;
     /** DD-5: by reason (`coalesced`). */
     coalesced: Record<string, number>;
   };

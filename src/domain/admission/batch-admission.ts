@@ -1,0 +1,225 @@
+import { executionIdFor } from '../execution/execution.js';
+import type { OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import { IllegalStateError } from '../shared/errors.js';
+import { batchStream, occurrenceStream } from '../shared/ids.js';
+import type { TriggerState } from '../trigger/trigger.js';
+import type { BatchPolicy } from '../trigger/trigger-blocks.js';
+import type { BatchClosed, BatchCloseCause, BatchPartitionState } from '../batch/batch-events.js';
+import { closeCauseAt, joinBatch, partitionOf } from '../batch/batch.js';
+import {
+  admissionStep,
+  type AdmissionStep,
+  type AdmissionView,
+  advanceBaseline,
+  countersAfter,
+  decide,
+  factsFor,
+  type MissionCounters,
+  type BatchMemberRead,
+  type ObservedState,
+} from './admission-step.js';
+import { baselineTarget } from './baselines.js';
+
+/** BA-1: the current definition's batch block, when the Trigger is live and batches. */
+export const batchPolicyOf = (trigger: TriggerState): BatchPolicy | null =>
+  trigger.status === 'defined' && !trigger.deleted ? (trigger.definition.batch ?? null) : null;
+
+/** A step that moves no counter (a fresh object each time: steps are combined by spreading). */
+const none = (decision: OccurrenceEvent[]): AdmissionStep => ({
+  decision,
+  consumed: [],
+  slot: [],
+  overlap: [],
+  baseline: null,
+  executionId: null,
+});
+
+/**
+ * BA-1, in acceptance order: an Occurrence of a batching Trigger is first judged on its own by every rule that is
+ * about it (authority, trust, key, scope, causality, guard, prefilters: `blocked`/`suppressed` at once, never
+ * joining); the rules about the one execution (overlap, budget, concurrency) are left to its batch's close. A
+ * wanted Occurrence joins the open batch of its partition, after closing that batch if the member's acceptance
+ * reached its deadline; a join that fills the batch closes it. null: the Trigger does not batch.
+ */
+export function batchStep(state: ObservedState, view: AdmissionView, counters: MissionCounters): AdmissionStep | null {
+  const { occurrence } = state;
+  // Joined already (a replayed admission): its batch's close decides it.
+  if (state.batch) return none([]);
+  const trigger = view.triggers.get(occurrence.triggerId)!;
+  const policy = batchPolicyOf(trigger);
+  if (!policy) return null;
+  const { occurrenceId, tenant, triggerId, triggerRevision, missionId, observedAt } = occurrence;
+  const facts = factsFor(state, view, counters);
+  const target = baselineTarget(tenant, triggerId, trigger, occurrence.input);
+  const alone = {
+    ...facts,
+    budget: { ...facts.budget, alreadyCountedThisOccurrence: true },
+    activeExecutions: 0,
+    triggerRunning: false,
+    runningExecutionId: null,
+  };
+  const verdict = decide(state, executionIdFor(occurrenceId), view.now, alone);
+  if (verdict[0]?.type !== 'OccurrenceAdmitted') return none(verdict);
+  const partition = partitionOf(policy, occurrence.input);
+  if (!partition.ok) {
+    const evidence = { pointer: policy.partitionPointer, problem: partition.problem };
+    const data = { occurrenceId, reason: 'guard_fault' as const, evidence, decidedAt: view.now };
+    return none([{ type: 'OccurrenceBlocked', data }]);
+  }
+  const streamId = batchStream(tenant, triggerId, triggerRevision, partition.key);
+  const read = (c: MissionCounters): BatchPartitionState => {
+    const found = c.batches?.get(streamId);
+    if (!found) throw new IllegalStateError('BA-1: the partition of a batching Occurrence was not read');
+    return found;
+  };
+  let step = none([]);
+  let current = counters;
+  const add = (next: AdmissionStep) => {
+    step = combine(step, next);
+    current = countersAfter(current, next);
+  };
+  // Its acceptance reached the deadline, so the batch was due before this member came (never early, BA-1).
+  if (closeCauseAt(read(current), observedAt) === 'max_wait') add(closeBatch(streamId, 'max_wait', view, current));
+  const joined: BatchMemberRead = { occurrence, streamId: occurrenceStream(occurrenceId), expected: null };
+  const events = joinBatch(
+    {
+      streamId,
+      tenant,
+      triggerId,
+      triggerRevision,
+      missionId,
+      policy,
+      partition,
+      member: { occurrenceId, streamId: joined.streamId },
+      acceptedAt: observedAt,
+    },
+    read(current),
+  );
+  // Already a member of the open batch (a replayed admission of its observation): nothing to do.
+  if (events.length === 0) return step;
+  const batchId = events.find((e) => e.type === 'BatchMemberAdded')!.data.batchId;
+  add({
+    ...none([
+      { type: 'OccurrenceBatchJoined', data: { occurrenceId, batchId, batchStreamId: streamId, at: view.now } },
+    ]),
+    // AD-4: a wanted member is its resource's newest sighting, as an admission would be.
+    baseline: target ? advanceBaseline(occurrence, target, trigger, view.now, current) : null,
+    batch: { streamId, events },
+    joined,
+  });
+  if (closeCauseAt(read(current), observedAt) === 'size') add(closeBatch(streamId, 'size', view, current));
+  return step;
+}
+
+/**
+ * BA-1: a due batch's one decision, made by the admission policy for the batch as one unit: the first member's
+ * binding (Trigger revision, Mission, trust, causality; keys were checked per member as they joined) with every
+ * member's resources and inputs, against the
+ * Trigger and Mission as they are now and the counters (overlap, budget, concurrency) for one execution. Admitted:
+ * every member is `batched` with the execution, whose request (members in acceptance order) rides on the first
+ * member's decision. Blocked (e.g. `budget_exhausted`, `mission_paused`): every member is blocked with that reason.
+ */
+export function closeBatch(
+  streamId: string,
+  cause: BatchCloseCause,
+  view: AdmissionView,
+  counters: MissionCounters,
+): AdmissionStep {
+  const open = counters.batches?.get(streamId)?.open;
+  if (!open) throw new IllegalStateError('BA-1: no open batch to close');
+  const members = open.members.map((m) => {
+    const read = counters.batchMembers?.get(m.occurrenceId);
+    if (!read) throw new IllegalStateError('BA-1: a member of the batch to close was not read');
+    return read.occurrence;
+  });
+  const opener = members[0]!;
+  const ids = members.map((m) => m.occurrenceId);
+  const whole: ObservedState = {
+    status: 'observed',
+    occurrence: {
+      ...opener,
+      // Each member's authenticating key was checked when it joined (its source is not read for a later close).
+      auth: { state: opener.auth.state },
+      input: { members: members.map((m) => m.input) },
+      resourceRefs: [...new Set(members.flatMap((m) => m.resourceRefs))],
+    },
+    conflictingDigests: [],
+  };
+  const trigger = view.triggers.get(opener.triggerId)!;
+  const asOne = { ...view, triggers: new Map(view.triggers).set(opener.triggerId, wholeBatchTrigger(trigger)) };
+  const admitted = admissionStep(whole, asOne, counters);
+  const first = admitted.decision[0]!;
+  const { batchId, seq, openedRevision } = open;
+  const executionId = first.type === 'OccurrenceAdmitted' ? first.data.executionId : null;
+  const decidedAt = view.now;
+  let decisions: { occurrenceId: string; events: OccurrenceEvent[] }[];
+  if (first.type === 'OccurrenceAdmitted') {
+    const request = { ...first.data.request, members: ids };
+    decisions = ids.map((occurrenceId, i) => ({
+      occurrenceId,
+      events: [
+        {
+          type: 'OccurrenceBatched',
+          data: { occurrenceId, executionId: executionId!, batchId, decidedAt, ...(i === 0 ? { request } : {}) },
+        },
+      ],
+    }));
+  } else {
+    const refused = first as Extract<OccurrenceEvent, { type: 'OccurrenceBlocked' | 'OccurrenceSuppressed' }>;
+    const evidence = { ...refused.data.evidence, batchId, members: ids.length };
+    decisions = ids.map((occurrenceId) => ({
+      occurrenceId,
+      events: [{ type: 'OccurrenceBlocked', data: { occurrenceId, reason: refused.data.reason, evidence, decidedAt } }],
+    }));
+  }
+  const closed: BatchClosed = {
+    type: 'BatchClosed',
+    data: {
+      batchId,
+      seq,
+      openedRevision,
+      cause,
+      members: ids,
+      outcome: executionId ? 'admitted' : 'blocked',
+      executionId,
+      reason: executionId ? null : (first.data as { reason: BatchClosed['data']['reason'] }).reason,
+      closedAt: decidedAt,
+    },
+  };
+  return {
+    decision: [],
+    consumed: admitted.consumed,
+    slot: admitted.slot,
+    overlap: admitted.overlap,
+    baseline: null,
+    executionId,
+    batch: { streamId, events: [closed] },
+    members: decisions,
+  };
+}
+
+/** Guard, prefilters and the lane key were about each member and ran when it joined; the batch is decided once. */
+function wholeBatchTrigger(trigger: TriggerState): TriggerState {
+  if (trigger.status !== 'defined') return trigger;
+  return { ...trigger, definition: { ...trigger.definition, guard: null, prefilters: [], queueByPointer: null } };
+}
+
+function combine(a: AdmissionStep, b: AdmissionStep): AdmissionStep {
+  const batch =
+    a.batch || b.batch
+      ? { streamId: (b.batch ?? a.batch)!.streamId, events: [...(a.batch?.events ?? []), ...(b.batch?.events ?? [])] }
+      : undefined;
+  const members = [...(a.members ?? []), ...(b.members ?? [])];
+  const joined = b.joined ?? a.joined;
+  return {
+    decision: [...a.decision, ...b.decision],
+    consumed: [...a.consumed, ...b.consumed],
+    slot: [...a.slot, ...b.slot],
+    overlap: [...a.overlap, ...b.overlap],
+    baseline: b.baseline ?? a.baseline,
+    executionId: b.executionId ?? a.executionId,
+    ...(batch ? { batch } : {}),
+    ...(members.length > 0 ? { members } : {}),
+    ...(joined ? { joined } : {}),
+  };
+}

@@ -1,0 +1,3 @@
+import { auditVerifyBatchesSuite } from './audit-verify-batches.shared.js';
+
+auditVerifyBatchesSuite('pglite');

@@ -1,0 +1,4 @@
+import { batchingSuite, batchRestartSuite } from './batching.shared.js';
+
+batchingSuite('postgres');
+batchRestartSuite('postgres');
