@@ -20,7 +20,7 @@ import { runMigrations } from '../src/adapters/eventstore/sql/migrations.js';
 import { PgSqlClient } from '../src/adapters/eventstore/sql/pg-sql-client.js';
 import { SqlEventStore } from '../src/adapters/eventstore/sql/sql-event-store.js';
 import { UpcasterRegistry } from '../src/adapters/eventstore/upcasters.js';
-import { CLAIMED_CAPABILITIES } from '../src/adapters/config/capabilities.js';
+import { IMPLEMENTED_CAPABILITIES } from '../src/adapters/config/capabilities.js';
 import { allMigrations } from '../src/app.module.js';
 import { verifyLog } from '../src/commands/audit/verify-log.js';
 import { manualIdentity } from '../src/domain/dedupe/dedupe-identity.js';
@@ -150,7 +150,7 @@ async function buildLog(store: SqlEventStore, options: Options): Promise<number>
       triggerId: 't-1',
       definition: { missionId: 'm-1', type: 'manual' },
       mission,
-      capabilities: CLAIMED_CAPABILITIES,
+      capabilities: IMPLEMENTED_CAPABILITIES,
       pins: { tzdataVersion: process.versions.tz ?? 'unknown' },
       reason: 'bench',
       actor: 'bench',

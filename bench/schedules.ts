@@ -21,7 +21,7 @@ import { runMigrations } from '../src/adapters/eventstore/sql/migrations.js';
 import { PgSqlClient } from '../src/adapters/eventstore/sql/pg-sql-client.js';
 import { appendBatch } from '../src/adapters/eventstore/sql/sql-batch-append.js';
 import { SqlEventStore } from '../src/adapters/eventstore/sql/sql-event-store.js';
-import { CLAIMED_CAPABILITIES } from '../src/adapters/config/capabilities.js';
+import { IMPLEMENTED_CAPABILITIES } from '../src/adapters/config/capabilities.js';
 import {
   DEFAULT_BATCH,
   DEFAULT_CONCURRENCY,
@@ -191,7 +191,7 @@ async function createTriggers(store: SqlEventStore, sql: PgSqlClient, count: num
         actor: 'bench',
         at,
         mission,
-        capabilities: CLAIMED_CAPABILITIES,
+        capabilities: IMPLEMENTED_CAPABILITIES,
         pins: { tzdataVersion: process.versions.tz ?? 'unknown' },
       };
       const events = reviseTrigger(command, initialTriggerState);

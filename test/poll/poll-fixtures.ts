@@ -1,4 +1,4 @@
-import { CLAIMED_CAPABILITIES } from '../../src/adapters/config/capabilities.js';
+import { IMPLEMENTED_CAPABILITIES } from '../../src/adapters/config/capabilities.js';
 import { PollLoop } from '../../src/adapters/poll/poll-loop.js';
 import { HttpJsonConnector } from '../../src/adapters/poll/http-json-connector.js';
 import { currentMission } from '../../src/commands/shared/lookups.js';
@@ -42,7 +42,7 @@ export async function revisePoll(
       actor: 'svc-test',
       at: (await store.now()).toISOString(),
       mission: await currentMission(store, tenant, missionId),
-      capabilities: CLAIMED_CAPABILITIES,
+      capabilities: IMPLEMENTED_CAPABILITIES,
       pins: { tzdataVersion: process.versions.tz ?? 'unknown' },
     },
     { tenant, actor: 'svc-test', correlationId: `c-${triggerId}` },

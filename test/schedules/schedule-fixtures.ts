@@ -1,4 +1,4 @@
-import { CLAIMED_CAPABILITIES } from '../../src/adapters/config/capabilities.js';
+import { IMPLEMENTED_CAPABILITIES } from '../../src/adapters/config/capabilities.js';
 import type { EventStore } from '../../src/domain/ports/event-store.js';
 import type { SqlExecutor } from '../../src/projections/sql-client.js';
 import { handleCommand } from '../../src/commands/shared/write-kernel.js';
@@ -62,7 +62,7 @@ export async function reviseSchedule(store: EventStore, spec: ScheduleSpec): Pro
       actor: 'svc-test',
       at: activatedAt,
       mission: await currentMission(store, tenant, missionId),
-      capabilities: CLAIMED_CAPABILITIES,
+      capabilities: IMPLEMENTED_CAPABILITIES,
       pins: { tzdataVersion },
     },
     { tenant, actor: 'svc-test', correlationId: `c-${triggerId}` },

@@ -9,27 +9,32 @@ import { missionGrants } from '../support/grants.js';
 const TENANT = 'tenant-a';
 const grants = missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 10 });
 
-/** Every block a Trigger may carry whose behaviour this deployment does not implement, on a manual Trigger. */
+/** The blocks the withholding deployment below does not claim, on a manual Trigger. */
+const WITHHELD = 'wf.batching, wf.dedupe-windows';
 const UNIMPLEMENTED = {
   batch: { size: 10, maxWaitMs: 60000 },
   dedupe: { windowSeconds: 3600 },
 };
 
 describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
+  let full: TestApp;
+  /** A deployment whose operator withholds two implemented capabilities (REVEILLE_WITHHELD_CAPABILITIES). */
   let t: TestApp;
   let n = 0;
 
   beforeAll(async () => {
-    t = await startTestApp('postgres', { autostart: false });
+    full = await startTestApp('postgres', { autostart: false });
+    t = await startTestApp('postgres', { autostart: false, env: { REVEILLE_WITHHELD_CAPABILITIES: WITHHELD } });
   });
   afterAll(async () => {
+    await full?.close();
     await t?.close();
   });
 
-  async function mission(): Promise<string> {
+  async function mission(app: TestApp = t): Promise<string> {
     n += 1;
     const missionId = `m-cap-${n}`;
-    const put = await t.request({
+    const put = await app.request({
       method: 'PUT',
       url: `/v1/missions/${missionId}`,
       key: newKey(),
@@ -39,27 +44,30 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
     return missionId;
   }
 
-  const putTrigger = (triggerId: string, body: Record<string, unknown>) =>
-    t.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body });
+  const putTrigger = (triggerId: string, body: Record<string, unknown>, app: TestApp = t) =>
+    app.request({ method: 'PUT', url: `/v1/triggers/${triggerId}`, key: newKey(), body });
 
-  it('CP-1 GET /v1/capabilities lists exactly the capabilities this deployment meets', async () => {
-    const response = await t.request({ method: 'GET', url: '/v1/capabilities' });
+  it('CP-1 GET /v1/capabilities lists exactly the capabilities this deployment meets, less those withheld', async () => {
+    const response = await full.request({ method: 'GET', url: '/v1/capabilities' });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({
-      capabilities: [
-        'wf.manual-initiation',
-        'wf.external-event-initiation',
-        'wf.scheduled-initiation',
-        'wf.polling-initiation',
-        'wf.overlap',
-        'wf.guards',
-        'wf.prefilters',
-        'wf.causality',
-        'wf.subscriptions',
-        'wf.coalescing',
-        'wf.dedupe-windows',
-        'wf.batching',
-      ],
+    const all = [
+      'wf.manual-initiation',
+      'wf.external-event-initiation',
+      'wf.scheduled-initiation',
+      'wf.polling-initiation',
+      'wf.overlap',
+      'wf.guards',
+      'wf.prefilters',
+      'wf.causality',
+      'wf.subscriptions',
+      'wf.coalescing',
+      'wf.dedupe-windows',
+      'wf.batching',
+    ];
+    expect(response.body).toEqual({ capabilities: all });
+    const withheld = await t.request({ method: 'GET', url: '/v1/capabilities' });
+    expect(withheld.body).toEqual({
+      capabilities: all.filter((id) => id !== 'wf.batching' && id !== 'wf.dedupe-windows'),
     });
   });
 
@@ -96,39 +104,47 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
   });
 
   it('CP-1 BA-2 AD-4 BA-3 AD-5 CA-3 DD-4 DD-5 BA-1 guards, prefilters, overlap skip, resource lanes, causality, coalescing, a dedupe window, batches and every default written out are accepted', async () => {
-    const batching = await putTrigger('t-cap-batch', {
-      missionId: await mission(),
-      type: 'manual',
-      batch: { size: 1000, maxWaitMs: 86_400_000, partitionPointer: '/repo' },
-    });
+    const batching = await putTrigger(
+      't-cap-batch',
+      {
+        missionId: await mission(full),
+        type: 'manual',
+        batch: { size: 1000, maxWaitMs: 86_400_000, partitionPointer: '/repo' },
+      },
+      full,
+    );
     expect(batching.status).toBe(200);
-    const missionId = await mission();
-    const response = await putTrigger('t-cap-ok', {
-      missionId,
-      type: 'manual',
-      overlap: 'skip',
-      queueByPointer: '/resource/id',
-      dedupe: { windowSeconds: 3600 },
-      coalesce: [
-        {
-          match: { pointer: '/kind', equals: 'sample' },
-          mode: 'latest',
-          windowMs: 5000,
-          resourcePointer: '/resource/id',
-          neverCoalesce: { pointer: '/action', in: ['revoke', 'stop'] },
-        },
-      ],
-      prefilters: [
-        { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
-        { id: 'relevant', version: 1, pointer: '/kind', in: ['a'] },
-        { id: 'window', version: 1, timezone: 'Europe/Berlin', days: ['mon'], from: '09:00', until: '17:00' },
-      ],
-      guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
-      batch: null,
-      causality: { maxDepth: 2 },
-    });
-    expect(response.status).toBe(200);
-    expect((await t.request({ method: 'GET', url: '/v1/triggers/t-cap-ok' })).body).toMatchObject({
+    const missionId = await mission(full);
+    const response = await putTrigger(
+      't-cap-ok',
+      {
+        missionId,
+        type: 'manual',
+        overlap: 'skip',
+        queueByPointer: '/resource/id',
+        dedupe: { windowSeconds: 3600 },
+        coalesce: [
+          {
+            match: { pointer: '/kind', equals: 'sample' },
+            mode: 'latest',
+            windowMs: 5000,
+            resourcePointer: '/resource/id',
+            neverCoalesce: { pointer: '/action', in: ['revoke', 'stop'] },
+          },
+        ],
+        prefilters: [
+          { id: 'unchanged', version: 1, resourcePointer: '/resource/id', digestPointer: '/resource/etag' },
+          { id: 'relevant', version: 1, pointer: '/kind', in: ['a'] },
+          { id: 'window', version: 1, timezone: 'Europe/Berlin', days: ['mon'], from: '09:00', until: '17:00' },
+        ],
+        guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
+        batch: null,
+        causality: { maxDepth: 2 },
+      },
+      full,
+    );
+    expect([response.status, response.body.errors]).toEqual([200, undefined]);
+    expect((await full.request({ method: 'GET', url: '/v1/triggers/t-cap-ok' })).body).toMatchObject({
       overlap: 'skip',
       queueByPointer: '/resource/id',
       guard: { all: [{ pointer: '/action', in: ['opened', 'reopened'] }, { not: { pointer: '/n', gt: 3 } }] },
@@ -137,20 +153,24 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
   });
 
   it('CP-1 BA-1 DD-5 a Trigger that both batches and coalesces is 422 invalid_definition naming /batch', async () => {
-    const missionId = await mission();
-    const response = await putTrigger('t-cap-batch-coalesce', {
-      missionId,
-      type: 'manual',
-      batch: { size: 10, maxWaitMs: 60000 },
-      coalesce: [{ match: { pointer: '/kind', equals: 'sample' }, mode: 'latest', windowMs: 5000 }],
-    });
+    const missionId = await mission(full);
+    const response = await putTrigger(
+      't-cap-batch-coalesce',
+      {
+        missionId,
+        type: 'manual',
+        batch: { size: 10, maxWaitMs: 60000 },
+        coalesce: [{ match: { pointer: '/kind', equals: 'sample' }, mode: 'latest', windowMs: 5000 }],
+      },
+      full,
+    );
     expect(response.status).toBe(422);
     expect(response.body.code).toBe('invalid_definition');
     expect(response.body.errors).toEqual([{ pointer: '/batch', message: expect.stringContaining('not both') }]);
-    expect((await t.request({ method: 'GET', url: '/v1/triggers/t-cap-batch-coalesce' })).status).toBe(404);
+    expect((await full.request({ method: 'GET', url: '/v1/triggers/t-cap-batch-coalesce' })).status).toBe(404);
   });
 
-  it('CP-1 a revision stored before the refusal keeps loading; it may be disabled, not enabled again', async () => {
+  it('CP-1 a revision stored while a capability was claimed keeps loading once it is withheld; it may be disabled, not enabled again', async () => {
     const missionId = await mission();
     const triggerId = 't-cap-stored';
     await t.infra.store.append(
@@ -197,7 +217,7 @@ describe('CP-1 capabilities fail closed over HTTP (postgres)', () => {
   });
 });
 
-/** A TriggerRevised with a dedupe window, as a deployment that accepted dedupe windows would have recorded it. */
+/** A TriggerRevised with a dedupe window, as a deployment that claimed dedupe windows would have recorded it. */
 function storedWithDedupeWindow(triggerId: string, missionId: string): NewEvent {
   const at = '2026-03-01T10:00:00.000Z';
   const decision = triggerDecider.decide(

@@ -5,7 +5,7 @@ import { CAPABILITIES } from '../../domain/trigger/trigger-authority.js';
  * needing any other is refused with 422 `capability_unsupported`. Every capability api.md names is implemented;
  * an operator may withhold some (`REVEILLE_WITHHELD_CAPABILITIES`, src/adapters/config/capabilities.section.ts).
  */
-export const CLAIMED_CAPABILITIES: readonly string[] = [
+export const IMPLEMENTED_CAPABILITIES: readonly string[] = [
   CAPABILITIES.manual,
   CAPABILITIES.webhook,
   CAPABILITIES.schedule,

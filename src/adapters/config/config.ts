@@ -1,5 +1,6 @@
 import { type AuthSettings, authSection } from './auth.section.js';
 import { type BackgroundSettings, backgroundSection } from './background.section.js';
+import { type CapabilitySettings, capabilitiesSection } from './capabilities.section.js';
 import { type ClientSettings, clientSection } from './client.section.js';
 import { type HttpSettings, httpSection } from './http.section.js';
 import { type IngressSettings, ingressSection } from './ingress.section.js';
@@ -22,7 +23,8 @@ export interface ReveilleConfig
     IngressSettings,
     WakeupSettings,
     TestOnlySettings,
-    ClientSettings {}
+    ClientSettings,
+    CapabilitySettings {}
 
 const sections = [
   httpSection,
@@ -33,6 +35,7 @@ const sections = [
   wakeupSection,
   testOnlySection,
   clientSection,
+  capabilitiesSection,
 ] as const;
 
 /** The README's table is checked against this list. */
@@ -50,6 +53,7 @@ export function loadConfig(env: Env = process.env): ReveilleConfig {
     ...wakeupSection.settings(readings),
     ...testOnlySection.settings(readings),
     ...clientSection.settings(readings),
+    ...capabilitiesSection.settings(readings),
   };
 }
 

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { type ReveilleConfig } from './config.js';
 import { type Env } from './variable.js';
+import { IMPLEMENTED_CAPABILITIES } from './capabilities.js';
 
 /** Per variable: where it lands, its default, values it takes and values it refuses (the config specs). */
 export interface Cases {
@@ -244,6 +245,18 @@ export const cases: Record<string, Cases> = {
     unset: 100_000,
     good: [['5', 5]],
     bad: ['0', '-1', '2.5', 'lots', 'Infinity'],
+  },
+  REVEILLE_WITHHELD_CAPABILITIES: {
+    setting: (c) => c.claimedCapabilities,
+    unset: IMPLEMENTED_CAPABILITIES,
+    good: [
+      ['wf.polling-initiation', IMPLEMENTED_CAPABILITIES.filter((id) => id !== 'wf.polling-initiation')],
+      [
+        ' wf.batching , wf.dedupe-windows ',
+        IMPLEMENTED_CAPABILITIES.filter((id) => id !== 'wf.batching' && id !== 'wf.dedupe-windows'),
+      ],
+    ],
+    bad: ['wf.teleport', 'wf.batching,wf.teleport', ',', 'wf.Batching'],
   },
   REDIS_URL: {
     setting: (c) => c.wakeups.redisUrl,

@@ -3,6 +3,7 @@ import { CONFIG_VARIABLES, ConfigError, loadConfig } from './config.js';
 import { type Env, integer, type Variable } from './variable.js';
 import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../commands/claim-next-execution/claim-next-execution.dto.js';
 import { cases } from './variables.fixtures.js';
+import { IMPLEMENTED_CAPABILITIES } from './capabilities.js';
 
 function refusal(env: Env): ConfigError {
   try {
@@ -46,6 +47,7 @@ describe('The configuration', () => {
       wakeups: { redisUrl: null, stream: 'reveille:wakeups', maxLen: 100_000 },
       testOnly: { crashAfterCommitKeyPrefix: null },
       client: { url: null, token: null },
+      claimedCapabilities: IMPLEMENTED_CAPABILITIES,
     });
   });
 

@@ -3,7 +3,8 @@ import { CapabilitiesController } from '../http/controllers/capabilities.control
 import { DecisionWaiter } from '../http/controllers/decision-waiter.js';
 import { TriggersController } from '../http/controllers/triggers.controller.js';
 import { CAPABILITIES_TOKEN } from '../../commands/shared/tokens.js';
-import { CLAIMED_CAPABILITIES } from '../config/capabilities.js';
+import { CONFIG } from '../config/config.token.js';
+import type { ReveilleConfig } from '../config/config.js';
 import { AdmissionProcessor } from '../admission/admission.processor.js';
 import { CoalesceTimersService } from '../coalescing/coalesce-timers.service.js';
 import { AdmitOccurrenceHandler } from '../../commands/admit-occurrence/admit-occurrence.handler.js';
@@ -17,7 +18,11 @@ import { SetTriggerEnabledHandler } from '../../commands/set-trigger-enabled/set
 @Module({
   controllers: [TriggersController, CapabilitiesController],
   providers: [
-    { provide: CAPABILITIES_TOKEN, useValue: CLAIMED_CAPABILITIES },
+    {
+      provide: CAPABILITIES_TOKEN,
+      useFactory: (config: ReveilleConfig) => config.claimedCapabilities,
+      inject: [CONFIG],
+    },
     DecisionWaiter,
     DecisionNotifier,
     ReviseTriggerHandler,

@@ -7,7 +7,6 @@ export const OCCURRENCE_STATUSES = [
   'admitted',
   'blocked',
   'suppressed',
-  'batched',
   'coalesced',
   'batched',
   'subscribed',
