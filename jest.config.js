@@ -9,6 +9,27 @@ const common = {
   },
 };
 
+// Every feature suite (`*.shared.ts`) runs on PostgreSQL in `npm test`; its `*.pglite.int.spec.ts` twin runs the
+// same cases on the embedded default. PGlite is PostgreSQL compiled to WebAssembly: the same SQL, two to four
+// times slower; all twins together took 930 of the run's 2,080 suite-seconds, which put `npm test` past 15
+// minutes on CI. So `npm test` runs the twins that exercise what is the embedded store's own (event store
+// conformance, the manual and webhook paths, in-process wakeups, the claim-next long poll woken in process), and
+// those that produce each AD-3 reason code end to end (guards, prefilters, causality; overlap_skip rides on the
+// webhook path), plus every suite that opens both stores itself; `npm run test:embedded` runs every twin.
+const EMBEDDED_TWINS_IN_NPM_TEST = [
+  'eventstore/pglite.int.spec.ts',
+  'manual/manual-path.pglite.int.spec.ts',
+  'ingress/ingress.pglite.int.spec.ts',
+  'wakeups/wakeups.in-process.pglite.int.spec.ts',
+  'client/worker.pull.pglite.int.spec.ts',
+  'guards/guards.pglite.int.spec.ts',
+  'prefilters/prefilters.pglite.int.spec.ts',
+  'causality/causality.pglite.int.spec.ts',
+];
+const everyTwin = process.env.REVEILLE_TEST_EMBEDDED === 'all';
+const escape = (path) => path.replace(/[.]/g, '\\.');
+const otherTwins = `/test/(?!(${EMBEDDED_TWINS_IN_NPM_TEST.map(escape).join('|')})$).*\\.pglite\\.int\\.spec\\.ts$`;
+
 export default {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{src,test}/**/*.unit.spec.ts'] },
@@ -16,6 +37,7 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.{int,e2e}.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', ...(everyTwin ? [] : [otherTwins])],
     },
   ],
   // PGlite boots a whole PostgreSQL in WebAssembly (several seconds) and suites race real writers.

@@ -226,7 +226,8 @@ export function manualPathSuite(kind: StoreKind): void {
       );
     });
 
-    it('CP-1 an entry the deployment does not claim is rejected naming the capability', async () => {
+    it('CP-1 DD-4 a dedupe window on a manual Trigger is accepted because the deployment claims wf.dedupe-windows', async () => {
+      // the refusal of an unclaimed entry is tested against a withholding deployment in test/triggers/capabilities
       const { missionId } = await setup();
       const response = await t.request({
         method: 'PUT',
@@ -234,21 +235,12 @@ export function manualPathSuite(kind: StoreKind): void {
         key: newKey(),
         body: { missionId, type: 'manual', dedupe: { windowSeconds: 3600 } },
       });
-      expect(response.status).toBe(422);
-      expect(response.body).toMatchObject({
-        code: 'capability_unsupported',
-        errors: [{ pointer: '/dedupe/windowSeconds', message: expect.stringContaining('wf.dedupe-windows') }],
-      });
+      expect(response.status).toBe(200);
       const claimed = (await t.request({ method: 'GET', url: '/v1/capabilities' })).body.capabilities;
-      expect(claimed).toEqual(
-        expect.arrayContaining([
-          'wf.manual-initiation',
-          'wf.external-event-initiation',
-          'wf.scheduled-initiation',
-          'wf.polling-initiation',
-        ]),
-      );
-      expect(claimed).not.toContain('wf.dedupe-windows');
+      expect(claimed).toEqual(expect.arrayContaining(['wf.manual-initiation', 'wf.dedupe-windows']));
+      const read = await t.request({ method: 'GET', url: '/v1/triggers/t-dedupe-window' });
+      expect(read.status).toBe(200);
+      expect(read.body.dedupe).toMatchObject({ windowSeconds: 3600 });
     });
 
     it('AD-2 budget exhaustion blocks with budget_exhausted once the Mission hour is used up', async () => {

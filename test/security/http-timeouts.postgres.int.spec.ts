@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../src/commands/claim-next-execution/claim-next-execution.dto.js';
+import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../src/commands/claim-next-execution/claim-next-wait.js';
 import { newKey, startTestApp, type TestApp } from '../support/app.js';
 
 const HEADERS_MS = 500;

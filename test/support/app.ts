@@ -11,6 +11,7 @@ import { createApp } from '../../src/app.module.js';
 import { allMigrations } from '../../src/app.module.js';
 import { ProjectionRunners } from '../../src/adapters/runner/projection-runners.js';
 import { dropSchema, TEST_DATABASE_URL } from './databases.js';
+import { freshEmbeddedStore } from './embedded-store.js';
 import { TestIssuer } from './tokens.js';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -74,7 +75,9 @@ export async function startTestApp(
   const sql =
     kind === 'postgres'
       ? await PgSqlClient.connect({ connectionString: TEST_DATABASE_URL, schema, max: 20 })
-      : await PgliteSqlClient.open(options.database);
+      : options.database
+        ? await PgliteSqlClient.open(options.database)
+        : await freshEmbeddedStore();
   const infra = await openInfrastructure(config, allMigrations(), { sql });
   const app = await createApp(config, infra, {
     logger: false,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
-import { PgliteSqlClient } from '../../src/adapters/eventstore/sql/pglite-sql-client.js';
 import { type Migration } from '../../src/projections/migration.js';
 import { runMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
 import type { SqlClient } from '../../src/projections/sql-client.js';
+import { freshEmbeddedStore } from './embedded-store.js';
 
 /** The machine's real PostgreSQL; tests never mock it. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -29,7 +29,7 @@ export async function dropSchema(schema: string): Promise<void> {
 }
 
 export async function freshPglite(migrations: Migration[]): Promise<SqlClient> {
-  const sql = await PgliteSqlClient.open();
+  const sql = await freshEmbeddedStore();
   await runMigrations(sql, migrations);
   return sql;
 }

@@ -19,7 +19,7 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
 
   // Its application never listens, and REVEILLE_BACKGROUND is read only by `serve`: the config is the HTTP thread's.
   const config = loadConfig();
-  const infra = await openInfrastructure(config, composition.migrations());
+  const infra = await openInfrastructure(config, await composition.migrations());
   const app = await composition.createApp(config, infra, { docsUi: false });
   const signal = app.get(AppendSignal);
   const registry = app.get(SubscriptionRegistry);

@@ -135,7 +135,7 @@ export async function auditVerifyCommand(options: Record<string, string | true>,
   if (fromText !== undefined && !(POSITION.test(fromText) && Number.isSafeInteger(Number(fromText))))
     throw new UsageError('--from needs a store position (a non-negative integer)');
   const json = options.json === true;
-  const infra = await openInfrastructure(loadConfig(), composition.migrations());
+  const infra = await openInfrastructure(loadConfig(), await composition.migrations());
   try {
     if (fromText !== undefined && !(await isResumable(infra.store, Number(fromText))))
       throw new UsageError(`--from ${fromText}: the log holds no event at this position`);

@@ -7,7 +7,6 @@ import { assertStartable, loadConfig } from '../config/config.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import { openInfrastructure, openSqlClient } from '../eventstore/infrastructure.js';
 import { runMigrations } from '../eventstore/sql/migrations.js';
-import { loadOrCreateDevKeys, mintDevToken } from '../http/auth/dev-keys.js';
 import { SCOPES } from '../http/auth/principal.js';
 import type { Composition } from './composition.js';
 import { foldingOf, projections } from '../../projections/index.js';
@@ -17,7 +16,6 @@ import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { stringOption, UsageError } from './args.js';
-import { tokenRequest } from './token-options.js';
 import { progress } from './progress.js';
 
 type Options = Record<string, string | true>;
@@ -25,7 +23,7 @@ type Options = Record<string, string | true>;
 export async function serve(composition: Composition): Promise<void> {
   const config = loadConfig();
   assertStartable(config);
-  const infra = await openInfrastructure(config, composition.migrations());
+  const infra = await openInfrastructure(config, await composition.migrations());
   // off: an HTTP-only process (e.g. ingress nodes), another process runs admission and read models;
   // thread: they run in a worker thread of this process (see BackgroundThread).
   const app = await composition.createApp(config, infra, { startSubscriptions: config.background === 'on' });
@@ -70,21 +68,13 @@ export async function migrate(composition: Composition): Promise<void> {
   const config = loadConfig();
   const sql = await openSqlClient(config);
   try {
-    const applied = await runMigrations(sql, composition.migrations(), (id) => process.stderr.write(`applied ${id}\n`));
+    const applied = await runMigrations(sql, await composition.migrations(), (id) =>
+      process.stderr.write(`applied ${id}\n`),
+    );
     process.stdout.write(applied.length ? `${applied.length} migration(s) applied\n` : 'schema is up to date\n');
   } finally {
     await sql.close();
   }
-}
-
-export async function token(options: Options): Promise<void> {
-  const config = loadConfig();
-  if (config.auth.mode !== 'dev')
-    throw new UsageError('tokens are minted only in development mode (REVEILLE_AUTH=dev)');
-  const request = tokenRequest(options);
-  const keys = await loadOrCreateDevKeys(config.dataDir);
-  const jwt = await mintDevToken(keys, { ...request, issuer: config.auth.issuer, audience: config.auth.audience });
-  process.stdout.write(`${jwt}\n`);
 }
 
 export async function rebuildProjections(options: Options, composition: Composition): Promise<void> {
@@ -98,7 +88,7 @@ export async function rebuildProjections(options: Options, composition: Composit
   if (name && selected.length === 0)
     throw new UsageError(`no projection named ${name}; known: ${known.join(', ') || 'none'}`);
   const config = loadConfig();
-  const infra = await openInfrastructure(config, composition.migrations());
+  const infra = await openInfrastructure(config, await composition.migrations());
   try {
     const total = await countEvents(infra.store);
     for (const projection of selected) {

@@ -7,7 +7,8 @@ import type { AppOptions } from '../http/http-app.js';
 /** Handed down by the composition root, so nothing below the root imports the root. */
 export interface Composition {
   createApp(config: ReveilleConfig, infra: Infrastructure, options?: AppOptions): Promise<NestFastifyApplication>;
-  migrations(): Migration[];
+  /** Async: the root loads the application's modules only for a command that opens a store. */
+  migrations(): Promise<Migration[]>;
   /** `src/main.ts`, which runs the worker off the main thread. */
   workerEntry: URL;
 }

@@ -1,11 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs, UsageError } from './args.js';
-import { migrate, rebuildProjections, serve, token } from './commands.js';
 import type { Composition } from './composition.js';
-import { scheduler } from './scheduler.js';
-import { auditVerifyCommand } from './audit-verify.js';
-import { applyCommand } from './apply.js';
-import { whyCommand } from './why.js';
 import { type CommandUsage, commandHelp, COMMANDS, overview } from './usage.js';
 import { packageVersion } from './version.js';
 
@@ -14,15 +9,19 @@ type Options = Record<string, string | true>;
 const SHORT: Record<string, string> = { '-h': '--help', '-f': '--file' };
 type Run = (options: Options, composition: Composition, positional: string[]) => Promise<void>;
 
+// Each command loads its own modules: `token`, `apply` and `why` talk HTTP or sign a JWT and start at once,
+// without the application, the stores and Nest that `serve` needs.
 const RUN: Record<string, Run> = {
-  serve: (_, composition) => serve(composition),
-  migrate: (_, composition) => migrate(composition),
-  token: (options) => token(options),
-  apply: (options) => applyCommand(options),
-  why: (options, _, positional) => whyCommand(options, positional),
-  'projections rebuild': rebuildProjections,
-  'audit verify': auditVerifyCommand,
-  scheduler,
+  serve: async (_, composition) => (await import('./commands.js')).serve(composition),
+  migrate: async (_, composition) => (await import('./commands.js')).migrate(composition),
+  token: async (options) => (await import('./token.js')).token(options),
+  apply: async (options) => (await import('./apply.js')).applyCommand(options),
+  why: async (options, _, positional) => (await import('./why.js')).whyCommand(options, positional),
+  'projections rebuild': async (options, composition) =>
+    (await import('./commands.js')).rebuildProjections(options, composition),
+  'audit verify': async (options, composition) =>
+    (await import('./audit-verify.js')).auditVerifyCommand(options, composition),
+  scheduler: async (options, composition) => (await import('./scheduler.js')).scheduler(options, composition),
 };
 
 /** Errors a user can act on: one line, no stack. Anything else is a bug and keeps its stack. */

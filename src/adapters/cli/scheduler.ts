@@ -17,7 +17,7 @@ export async function scheduler(options: Options, composition: Composition): Pro
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 5000)
     throw new UsageError('--batch-size is an integer from 1 to 5000');
   const config = loadConfig();
-  const infra = await openInfrastructure(config, composition.migrations());
+  const infra = await openInfrastructure(config, await composition.migrations());
   const index = new ProjectionRunner(infra.sql, infra.store, schedulesProjection, {
     signal: infra.signal,
     idlePollMs: 100,

@@ -1,5 +1,5 @@
 import type { Readings, Section } from './readings.js';
-import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../commands/claim-next-execution/claim-next-execution.dto.js';
+import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../commands/claim-next-execution/claim-next-wait.js';
 import { ConfigError, integer, oneOf, text } from './variable.js';
 
 export const PORT = integer('PORT', { min: 0, max: 65535 }, 3000);

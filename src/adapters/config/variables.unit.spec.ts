@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from './config.js';
 import { type Env, integer, type Variable } from './variable.js';
-import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../commands/claim-next-execution/claim-next-execution.dto.js';
+import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../commands/claim-next-execution/claim-next-wait.js';
 import { cases } from './variables.fixtures.js';
 import { IMPLEMENTED_CAPABILITIES } from './capabilities.js';
 

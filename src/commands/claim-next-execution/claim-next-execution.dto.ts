@@ -1,7 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
-
-export const MAX_CLAIM_NEXT_WAIT_SECONDS = 20;
+import { MAX_CLAIM_NEXT_WAIT_SECONDS } from './claim-next-wait.js';
 
 export class ClaimNextExecutionDto {
   @ApiProperty({ description: 'Who holds the claim, shown to operators' })
