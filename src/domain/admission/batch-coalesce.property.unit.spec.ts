@@ -1,27 +1,11 @@
 import fc from 'fast-check';
-import type { BatchClosed, BatchEvent, BatchPartitionState } from '../batch/batch-events.js';
-import { addMilliseconds, closeCauseAt, evolveBatchPartition, partitionOf } from '../batch/batch.js';
-import {
-  type CoalesceEvent,
-  type CoalesceGroupClosed,
-  type CoalesceRead,
-  coalesceTargetOf,
-  evolveCoalesce,
-  initialCoalesceState,
-  isDue,
-  MAX_COALESCE_MEMBERS,
-  membersOf,
-} from '../coalescing/index.js';
+import type { BatchClosed, BatchEvent } from '../batch/batch-events.js';
+import { addMilliseconds } from '../batch/batch.js';
+import type { CoalesceEvent, CoalesceGroupClosed } from '../coalescing/index.js';
 import { OCCURRENCE_DECISION_TYPES, type OccurrenceEvent } from '../occurrence/occurrence-events.js';
-import { evolveOccurrence, initialOccurrenceState, type OccurrenceState } from '../occurrence/occurrence.js';
-import { definition, manualObserved, mission, trigger } from '../occurrence/occurrence.fixtures.js';
-import { batchStream, occurrenceStream } from '../shared/ids.js';
 import type { BatchPolicy } from '../trigger/trigger-blocks.js';
-import { admitInOrder, type AdmittedInOrder, closeInOrder } from './admit-in-order.js';
-import type { AdmissionView, BatchMemberRead, MissionCounters, ObservedState } from './admission-step.js';
-import { budgetWindowStart, initialBudgetState } from './budget.js';
+import { CoalesceBatchWorld } from './batch-coalesce.fixtures.js';
 import { RULES } from './coalescing.fixtures.js';
-import { initialMissionSlots } from './slot-stripes.js';
 
 const START = '2026-03-01T10:00:00.000Z';
 const WINDOW_MS = RULES[0]!.windowMs;
@@ -61,189 +45,24 @@ const policyArb: fc.Arbitrary<BatchPolicy> = fc
   .filter((p) => p.size !== null || p.maxWaitMs !== null)
   .map((p) => ({ ...p, partitionPointer: '/p' }));
 
-type Event = { type: string; data: unknown };
-interface Append {
-  streamId: string;
-  expected: number;
-  events: Event[];
-}
-
-/** Streams with revisions, appended all or nothing with expected revisions, like the event store. */
-class World {
-  readonly streams = new Map<string, Event[]>();
-  clock = START;
-
-  revision = (streamId: string) => (this.streams.get(streamId)?.length ?? 0) - 1;
-  events = <E>(streamId: string) => (this.streams.get(streamId) ?? []) as E[];
-
-  append(appends: readonly Append[]): boolean {
-    if (appends.some((a) => this.revision(a.streamId) !== a.expected)) return false;
-    for (const a of appends)
-      if (a.events.length > 0) this.streams.set(a.streamId, [...(this.streams.get(a.streamId) ?? []), ...a.events]);
-    return true;
-  }
-
-  occurrence(streamId: string): OccurrenceState {
-    return this.events<OccurrenceEvent>(streamId).reduce(evolveOccurrence, initialOccurrenceState);
-  }
-
-  partition(streamId: string): BatchPartitionState {
-    return this.events<BatchEvent>(streamId).reduce(evolveBatchPartition, { seq: 0, open: null, nextRevision: 0 });
-  }
-
-  coalesce(streamId: string): CoalesceRead {
-    const events = this.events<CoalesceEvent>(streamId);
-    return { state: events.reduce(evolveCoalesce, initialCoalesceState), revision: events.length - 1, members: null };
-  }
-}
-
 function simulate(policy: BatchPolicy, ops: readonly Op[]) {
-  const world = new World();
-  const both = trigger(
-    {},
-    { type: 'manual', source: null, coalesce: RULES, batch: policy, constraints: definition().constraints },
-  );
-  const accepted: string[] = [];
+  const world = new CoalesceBatchWorld(policy, START);
+  const { accepted } = world;
   let admittedUpTo = 0;
-  const view = (held: AdmissionView['held']): AdmissionView => ({
-    now: world.clock,
-    windowStart: budgetWindowStart(world.clock),
-    mission: mission('active', { maxExecutionsPerHour: 100_000, maxConcurrent: 1000 }),
-    triggers: new Map([['t-1', both]]),
-    sources: new Map(),
-    held,
-  });
-  const partitionStream = (o: ObservedState['occurrence']) =>
-    batchStream(o.tenant, o.triggerId, o.triggerRevision, (partitionOf(policy, o.input) as { key: string }).key);
-
-  /** The batch partitions named and their open batches' members, as batch-reads reads them. */
-  function batchReads(streamIds: readonly string[]): Pick<MissionCounters, 'batches' | 'batchMembers'> {
-    const batches = new Map([...new Set(streamIds)].map((id) => [id, world.partition(id)]));
-    const batchMembers = new Map<string, BatchMemberRead>();
-    for (const state of batches.values())
-      for (const m of state.open?.members ?? []) {
-        const found = world.occurrence(m.streamId);
-        if (found.status === 'observed')
-          batchMembers.set(m.occurrenceId, {
-            occurrence: found.occurrence,
-            streamId: m.streamId,
-            expected: world.revision(m.streamId),
-          });
-      }
-    return { batches, batchMembers };
-  }
-
-  /** admission-write's reads, decision and appends (the counters left out: the budget is ample here). */
-  function admission(streamIds: readonly string[]): Append[] {
-    const items = streamIds
-      .map((streamId) => ({ streamId, expected: world.revision(streamId), state: world.occurrence(streamId) }))
-      .filter((i): i is typeof i & { state: ObservedState } => i.state.status === 'observed');
-    if (items.length === 0) return [];
-    const incoming = new Map<string, number>();
-    for (const { state } of items.filter((i) => !i.state.batch)) {
-      const streamId = state.held?.groupStream ?? coalesceTargetOf(RULES, state.occurrence)?.streamId;
-      if (streamId) incoming.set(streamId, (incoming.get(streamId) ?? 0) + (state.held ? 0 : 1));
-    }
-    const groups = new Map<string, CoalesceRead>();
-    const held = new Map<string, { state: OccurrenceState; revision: number }>();
-    const own = new Set(items.map((i) => i.streamId));
-    const representatives: ObservedState['occurrence'][] = [];
-    for (const [streamId, count] of incoming) {
-      const read = world.coalesce(streamId);
-      const open = read.state.open;
-      if (open && (isDue(open, world.clock) || open.size + count >= MAX_COALESCE_MEMBERS)) {
-        read.members = membersOf(open, world.events<CoalesceEvent>(streamId).slice(open.openedRevision));
-        for (const m of read.members)
-          if (!own.has(m.streamId))
-            held.set(m.streamId, { state: world.occurrence(m.streamId), revision: world.revision(m.streamId) });
-        const last = held.get(read.members[read.members.length - 1]!.streamId)?.state;
-        if (last?.status === 'observed') representatives.push(last.occurrence);
-      }
-      groups.set(streamId, read);
-    }
-    const counters: MissionCounters = {
-      budget: initialBudgetState,
-      concurrency: initialMissionSlots,
-      coalesce: groups,
-      ...batchReads([...items.map((i) => i.state.occurrence), ...representatives].map(partitionStream)),
-    };
-    const admitted = admitInOrder(
-      items.map((i) => i.state),
-      view(held),
-      counters,
-    );
-    const itemIds = new Set(items.map((i) => i.state.occurrence.occurrenceId));
-    return [
-      ...[...admitted.coalesce].map(([streamId, events]) => ({
-        streamId,
-        expected: groups.get(streamId)!.revision,
-        events,
-      })),
-      ...[...admitted.held].map(([streamId, events]) => ({ streamId, expected: held.get(streamId)!.revision, events })),
-      ...batchAppends(admitted, counters, itemIds),
-      ...items.map(({ streamId, expected, state }, i) => ({
-        streamId,
-        expected,
-        events: [
-          ...admitted.steps[i]!.decision,
-          ...(admitted.memberDecisions.get(state.occurrence.occurrenceId) ?? []),
-        ],
-      })),
-    ];
-  }
-
-  function batchAppends(admitted: AdmittedInOrder, read: MissionCounters, itemIds: ReadonlySet<string>): Append[] {
-    const appends: Append[] = [];
-    for (const [streamId, events] of admitted.batches)
-      appends.push({ streamId, expected: read.batches!.get(streamId)!.nextRevision - 1, events });
-    for (const [id, events] of admitted.memberDecisions)
-      if (!itemIds.has(id)) {
-        const member = read.batchMembers!.get(id)!;
-        appends.push({ streamId: member.streamId, expected: member.expected!, events });
-      }
-    return appends;
-  }
-
-  /** The coalesce timer's view: each due group's first member, which it presents to admission again. */
-  const dueMembers = (): string[] =>
-    [...world.streams.keys()]
-      .filter((s) => s.startsWith('coalesce-'))
-      .flatMap((streamId) => {
-        const open = world.coalesce(streamId).state.open;
-        if (!open || !isDue(open, world.clock)) return [];
-        const opened = world.events<CoalesceEvent>(streamId)[open.openedRevision]!;
-        return [(opened as Extract<CoalesceEvent, { type: 'CoalesceGroupOpened' }>).data.member.streamId];
-      });
-
-  /** Every due group's close computed from one read (racing processes); of conflicting writes one lands. */
-  const coalesceTimer = (): Append[][] => dueMembers().map((member) => admission([member]));
-
-  /** The coalesce timer closing each due group from a fresh read (the write kernel retries a conflict so). */
-  function closeDueGroups(): void {
-    for (const member of dueMembers()) expect(world.append(admission([member]))).toBe(true);
-  }
-
   /** The batch closer: every due partition closed by its own timer (two racing closers, one lands). */
-  function batchTimer(): void {
-    for (const streamId of [...world.streams.keys()].filter((s) => s.startsWith('batch-'))) {
-      const read: MissionCounters = {
-        budget: initialBudgetState,
-        concurrency: initialMissionSlots,
-        ...batchReads([streamId]),
-      };
-      const cause = closeCauseAt(read.batches!.get(streamId)!, world.clock);
-      if (!cause) continue;
-      const first = batchAppends(closeInOrder(streamId, cause, view(new Map()), read), read, new Set());
-      expect(world.append(first)).toBe(true);
-      expect(world.append(first)).toBe(false);
+  const batchTimer = () => {
+    for (const streamId of world.partitions()) {
+      const close = world.batchClose(streamId);
+      if (!close) continue;
+      expect(world.commit(close)).toBe(true);
+      expect(world.commit(close)).toBe(false);
     }
-  }
-
+  };
   const admit = (streams: readonly string[]) => {
     if (streams.length === 0) return;
-    if (world.append(admission(streams))) return;
+    if (world.commit(world.admission(streams))) return;
     // A conflict: decided again one by one from fresh reads (one of the racers landed).
-    for (const s of streams) expect(world.append(admission([s]))).toBe(true);
+    for (const s of streams) expect(world.commit(world.admission([s]))).toBe(true);
   };
 
   for (const step of ops) {
@@ -251,20 +70,12 @@ function simulate(policy: BatchPolicy, ops: readonly Op[]) {
       case 'arrive': {
         world.clock = addMilliseconds(world.clock, step.dt);
         const n = accepted.length;
+        const { host, p } = step;
         const input =
           step.what === 'other'
-            ? { type: 'deploy', host: step.host, p: step.p, n }
-            : {
-                type: 'health.sample',
-                host: step.host,
-                p: step.p,
-                n,
-                ...(step.what === 'revoke' ? { action: 'revoke' } : {}),
-              };
-        const occurrence = { ...manualObserved(`k-${n}`), input, observedAt: world.clock };
-        const streamId = occurrenceStream(occurrence.dedupeHash);
-        world.append([{ streamId, expected: -1, events: [{ type: 'OccurrenceObserved', data: occurrence }] }]);
-        accepted.push(streamId);
+            ? { type: 'deploy', host, p, n }
+            : { type: 'health.sample', host, p, n, ...(step.what === 'revoke' ? { action: 'revoke' } : {}) };
+        world.observe(`k-${n}`, input);
         break;
       }
       case 'admit':
@@ -275,14 +86,14 @@ function simulate(policy: BatchPolicy, ops: readonly Op[]) {
         world.clock = addMilliseconds(world.clock, step.dt);
         break;
       case 'timers':
-        closeDueGroups();
+        expect(world.closeDueGroups()).toBe(true);
         batchTimer();
         break;
       case 'race': {
         const next = accepted.slice(admittedUpTo, admittedUpTo + step.count);
-        const admitting = next.length > 0 ? admission(next) : [];
-        for (const appends of coalesceTimer()) world.append(appends);
-        if (next.length > 0) admit(world.append(admitting) ? [] : next);
+        const admitting = next.length > 0 ? world.admission(next) : [];
+        for (const appends of world.coalesceTimer()) world.commit(appends);
+        if (next.length > 0) admit(world.commit(admitting) ? [] : next);
         admittedUpTo = Math.min(accepted.length, admittedUpTo + step.count);
         break;
       }
@@ -295,7 +106,7 @@ function simulate(policy: BatchPolicy, ops: readonly Op[]) {
   admit(accepted.slice(admittedUpTo));
   for (let round = 0; round < 4; round++) {
     world.clock = addMilliseconds(world.clock, WINDOW_MS + (policy.maxWaitMs ?? 0) + 1);
-    closeDueGroups();
+    expect(world.closeDueGroups()).toBe(true);
     batchTimer();
   }
   return { world, accepted };
@@ -311,7 +122,7 @@ describe('BA-1 DD-5 coalescing then batching (property, model store, random inte
           (eventsOf(s)[0] as Extract<OccurrenceEvent, { type: 'OccurrenceObserved' }>).data.occurrenceId;
         const streamById = new Map(accepted.map((s) => [idOf(s), s]));
         const order = new Map(accepted.map((s, i) => [idOf(s), i]));
-        const partitions = [...world.streams.keys()].filter((s) => s.startsWith('batch-'));
+        const partitions = world.partitions();
         const closed = partitions.flatMap((p) =>
           world.events<BatchEvent>(p).filter((e): e is BatchClosed => e.type === 'BatchClosed'),
         );
