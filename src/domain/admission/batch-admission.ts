@@ -7,7 +7,7 @@ import { batchStream, occurrenceStream } from '../shared/ids.js';
 import type { TriggerState } from '../trigger/trigger.js';
 import type { BatchPolicy } from '../trigger/trigger-blocks.js';
 import type { BatchClosed, BatchCloseCause, BatchPartitionState } from '../batch/batch-events.js';
-import { closeCauseAt, joinBatch, partitionOf } from '../batch/batch.js';
+import { acceptanceOrder, closeCauseAt, joinBatch, partitionOf } from '../batch/batch.js';
 import {
   admissionStep,
   type AdmissionStep,
@@ -119,6 +119,7 @@ export function batchStep(
       partition,
       member: { occurrenceId, streamId: joined.streamId },
       acceptedAt,
+      ...(representing ? { representative: true } : {}),
     },
     read(current),
   );
@@ -164,7 +165,7 @@ export function closeBatch(
 ): AdmissionStep {
   const open = counters.batches?.get(streamId)?.open;
   if (!open) throw new IllegalStateError('BA-1: no open batch to close');
-  const members = open.members.map((m) => {
+  const members = acceptanceOrder(open.members).map((m) => {
     const read = counters.batchMembers?.get(m.occurrenceId);
     if (!read) throw new IllegalStateError('BA-1: a member of the batch to close was not read');
     return read.occurrence;

@@ -153,6 +153,19 @@ describe('BA-1 DD-5 coalescing then batching (property, model store, random inte
           eventsOf(s).flatMap((e) => (e.type === 'OccurrenceBatched' && e.data.request ? [e.data] : [])),
         );
         expect(requests.map((r) => r.executionId).sort()).toEqual(closed.map((c) => c.data.executionId!).sort());
+        const eventOf = (id: string) =>
+          eventsOf(streamById.get(id)!).find(
+            (e): e is Extract<OccurrenceEvent, { type: 'OccurrenceBatchJoined' }> => e.type === 'OccurrenceBatchJoined',
+          );
+        const joinedAt = new Map(
+          partitions.flatMap((p) =>
+            world
+              .events<BatchEvent>(p)
+              .flatMap((e) =>
+                e.type === 'BatchMemberAdded' ? [[e.data.occurrenceId, Date.parse(e.data.at)] as const] : [],
+              ),
+          ),
+        );
         for (const c of closed) {
           expect(c.data.outcome).toBe('admitted');
           for (const id of c.data.members)
@@ -162,6 +175,13 @@ describe('BA-1 DD-5 coalescing then batching (property, model store, random inte
             });
           const request = requests.find((r) => r.executionId === c.data.executionId)!.request!;
           expect(request.members).toEqual(c.data.members);
+          // Members that joined on their own keep acceptance order; a representative is placed by its group's close.
+          const direct = c.data.members.filter((id) => !eventOf(id)?.data.coalesced).map((id) => order.get(id)!);
+          expect(direct).toEqual([...direct].sort((a, b) => a - b));
+          const times = c.data.members.map((id) => joinedAt.get(id)!);
+          const reps = c.data.members.filter((id) => eventOf(id)?.data.coalesced).map((id) => joinedAt.get(id)!);
+          expect(reps).toEqual([...reps].sort((a, b) => a - b));
+          expect(times.length).toBe(c.data.members.length);
         }
         // No coalesced Occurrence is a batch member; every group's representative is, standing for its group.
         const groups = [...world.streams]

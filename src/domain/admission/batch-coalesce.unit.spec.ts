@@ -91,13 +91,20 @@ describe('BA-1 DD-5 a Trigger that coalesces and batches: coalescing first, batc
       expect(world.budget.consumed).toBe(0);
     });
 
-    it("BA-1 DD-5 EX-1 when the batch's maxWait passes, its close admits one execution: the representatives in acceptance order, each batched", () => {
+    it("BA-1 DD-5 EX-1 when the batch's maxWait passes, its close admits one execution: the representatives in the order their groups closed (not the order they joined), each batched", () => {
       const { world, streams, ids } = flood();
       world.clock = addMilliseconds(T0, 1500);
-      // The groups close one by one, the earlier window first (h1's opened at 0, h2's at 200).
-      expect(world.commit(world.admission([streams[0]!]))).toBe(true);
+      // The later window's group happens to close first (racing timers): order comes from the closes' instants.
       expect(world.commit(world.admission([streams[2]!]))).toBe(true);
-      world.clock = addMilliseconds(T0, 1000 + 60_000);
+      expect(world.commit(world.admission([streams[0]!]))).toBe(true);
+      expect(batchEvents(world).flatMap((e) => (e.type === 'BatchMemberAdded' ? [e.data.occurrenceId] : []))).toEqual([
+        ids[4],
+        ids[3],
+      ]);
+      // The batch opened with the first join (h2's group, closed at 1200 ms): maxWait counts from there, never earlier.
+      world.clock = addMilliseconds(T0, 1200 + 60_000 - 1);
+      expect(world.batchClose(world.partitions()[0]!)).toBeNull();
+      world.clock = addMilliseconds(T0, 1200 + 60_000);
       const [partition] = world.partitions();
       expect(world.commit(world.batchClose(partition!)!)).toBe(true);
       const closed = batchEvents(world).filter((e): e is BatchClosed => e.type === 'BatchClosed');
