@@ -1,9 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { auditVerify } from '../../src/adapters/cli/audit-verify.js';
 import { BatchCloserService } from '../../src/adapters/batches/batch-closer.service.js';
 import { CoalesceTimersService } from '../../src/adapters/coalescing/coalesce-timers.service.js';
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, startTestApp, type TestApp } from '../support/app.js';
+import { dropSchema } from '../support/databases.js';
 import { missionGrants } from '../support/grants.js';
 
 /** api.md, Triggers: the binding PUT example, every block as written (it carries both `coalesce` and `batch`). */
@@ -238,4 +240,80 @@ describe('BA-1 DD-5 a Trigger that coalesces and batches, end to end on PostgreS
     expect(report).toMatchObject({ ok: true, violations: 0, listed: [] });
     expect(report.readModels.filter((table) => table.status !== 'equal')).toEqual([]);
   }, 60_000);
+});
+
+describe('BA-1 DD-5 open groups and the batch their representatives join survive restarts (PostgreSQL)', () => {
+  it('BA-1 DD-5 a group open at a restart closes into a batch in the next app; that batch, open at another restart, admits one execution in the third', async () => {
+    const database = `t_${randomBytes(6).toString('hex')}`;
+    const open = () => startTestApp('postgres', { autostart: false, database });
+    let t = await open();
+    try {
+      const mission = await t.request({
+        method: 'PUT',
+        url: '/v1/missions/m-r',
+        key: newKey(),
+        body: { state: 'active', grants: missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 10 }) },
+      });
+      expect(mission.status).toBe(200);
+      const put = await t.request({
+        method: 'PUT',
+        url: '/v1/triggers/t-r',
+        key: newKey(),
+        body: { expectedRevision: 0, missionId: 'm-r', type: 'manual', coalesce: COALESCE, batch: BATCH },
+      });
+      expect(put.status).toBe(200);
+      const ids: string[] = [];
+      for (let v = 0; v < 3; v++) {
+        const fired = await t.request({
+          method: 'POST',
+          url: '/v1/triggers/t-r/occurrences',
+          key: newKey(),
+          body: { input: { type: 'health.sample', host: 'h1', v } },
+        });
+        expect(fired.status).toBe(202);
+        ids.push(fired.body.occurrenceId as string);
+      }
+      await t.app.get(AdmissionProcessor).subscription.catchUp();
+      const typesOf = async (id: string) => (await t.infra.store.readStream(occurrenceStream(id))).map((e) => e.type);
+      for (const id of ids) expect(await typesOf(id)).toEqual(['OccurrenceObserved', 'OccurrenceHeldForCoalescing']);
+      await t.close();
+
+      // Second app: its coalesce timer finds the open group in the log and closes it into the batch.
+      t = await open();
+      await until(async () => {
+        await t.catchUp();
+        await t.app.get(CoalesceTimersService).timers.runOnce();
+        return (await typesOf(ids[2]!)).includes('OccurrenceBatchJoined');
+      });
+      for (const id of ids.slice(0, 2)) expect((await typesOf(id)).at(-1)).toBe('OccurrenceCoalesced');
+      await t.catchUp();
+      const opened = await t.sql.query<{ n: string }>({
+        text: `SELECT count(*) AS n FROM rm_open_batches WHERE trigger_id = $1`,
+        values: ['t-r'],
+      });
+      expect(Number(opened.rows[0]!.n)).toBe(1);
+      await t.close();
+
+      // Third app: its batch closer finds the open batch and its deadline, and admits it once.
+      t = await open();
+      await until(async () => {
+        await t.catchUp();
+        return (await t.app.get(BatchCloserService).closer.runOnce()) > 0;
+      });
+      expect((await typesOf(ids[2]!)).at(-1)).toBe('OccurrenceBatched');
+      const claim = await t.request({
+        method: 'POST',
+        url: `/v1/executions/x-${ids[2]}/claim`,
+        key: newKey(),
+        body: { consumerId: 'c-1' },
+      });
+      expect(claim.status).toBe(200);
+      expect(claim.body.members).toEqual([ids[2]]);
+      expect(claim.body.input).toEqual({ members: [{ type: 'health.sample', host: 'h1', v: 2 }] });
+      expect(await t.app.get(BatchCloserService).closer.runOnce()).toBe(0);
+    } finally {
+      await t.close();
+      await dropSchema(database);
+    }
+  }, 90_000);
 });
