@@ -180,11 +180,14 @@ export async function readAdmissions(
       const coalescing = await readCoalescing(
         store,
         now,
-        plan.states.map((s) => ({
-          occurrence: s.occurrence,
-          streamId: occurrenceStream(s.occurrence.dedupeHash),
-          heldIn: s.held?.groupStream ?? null,
-        })),
+        // BA-1: one waiting in its batch is decided by the batch's close, never by a group.
+        plan.states
+          .filter((s) => !s.batch)
+          .map((s) => ({
+            occurrence: s.occurrence,
+            streamId: occurrenceStream(s.occurrence.dedupeHash),
+            heldIn: s.held?.groupStream ?? null,
+          })),
         byId,
       );
       // DD-5: a closing group's last member may be one read only now; its decision needs what any other needs.
@@ -192,12 +195,18 @@ export async function readAdmissions(
         h.state.status === 'observed' ? [h.state.occurrence] : [],
       );
       const deciding = [...plan.occurrences, ...heldOccurrences];
+      // BA-1 with DD-5: a closing group's representative read only now joins its batch, so its partition is read too.
+      const representatives = [...coalescing.groups.values()].flatMap((g) => {
+        const last = g.members?.[g.members.length - 1];
+        const held = last && coalescing.held.get(last.streamId);
+        return held?.state.status === 'observed' ? [held.state.occurrence] : [];
+      });
       const [overlap, slots, baselines, heldSources, batches] = await Promise.all([
         loadOverlap(store, tenant, triggerIds, triggers),
         takesSlotsAtAdmission(triggers) ? loadMissionSlots(store, tenant, missionId) : undefined,
         loadBaselines(store, deciding, byId),
         loadHeldSources(store, tenant, heldOccurrences, new Set(sourceIds)),
-        readBatches(store, plan.occurrences, byId),
+        readBatches(store, [...plan.occurrences, ...representatives], byId),
       ]);
       const view: AdmissionView = {
         now,

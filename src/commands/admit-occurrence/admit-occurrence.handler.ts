@@ -68,7 +68,9 @@ function resultOf(
   const { occurrenceId } = state.occurrence;
   const position = decision?.position ?? positions[positions.length - 1]!;
   if (decision) return { occurrenceId, decision: decision.status, executionId: decision.executionId, position };
-  // Not decided by this append: DD-5 it joined a coalescing group, or waits in one not yet due; BA-1 it joined a batch.
-  const held = state.held || step.decision.some((e) => e.type === 'OccurrenceHeldForCoalescing');
+  // Not decided by this append: DD-5 it joined a coalescing group, or waits in one not yet due; BA-1 it joined a batch
+  // (DD-5 with BA-1: perhaps as the representative of the group this append closed).
+  const joined = step.decision.some((e) => e.type === 'OccurrenceBatchJoined');
+  const held = !joined && (state.held || step.decision.some((e) => e.type === 'OccurrenceHeldForCoalescing'));
   return { occurrenceId, decision: held ? 'held' : 'joined_batch', executionId: null, position };
 }

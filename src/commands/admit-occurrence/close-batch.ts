@@ -32,7 +32,13 @@ export function closeDueBatch(store: EventStore, streamId: string): Promise<Batc
     if (!cause) return { appends: [], answer: () => NOTHING };
     const members = await readMembers(store, open.members);
     const opener = members[0]!.occurrence;
-    const opening = { status: 'observed' as const, occurrence: opener, conflictingDigests: [] };
+    // In its batch (DD-5: perhaps a group's representative): the reads skip coalescing, the close is the batch's.
+    const opening = {
+      status: 'observed' as const,
+      occurrence: opener,
+      conflictingDigests: [],
+      batch: { batchId: open.batchId, streamId },
+    };
     const [read] = await readAdmissions(store, { now: () => Promise.resolve(now) }, [[opening]]);
     // The partition as this closer read it, whatever the Trigger's current definition says about batching.
     const batched = {

@@ -49,8 +49,8 @@ export interface AdmittedInOrder {
  * AD-5: a Mission's Occurrences decided in acceptance order, each against the counters as the earlier
  * ones left them, so a backlog decided together counts the budget exactly as one by one would. DD-5: an
  * Occurrence may join a coalescing group instead, or close one (see `decideInOrder`); BA-1: one of a batching
- * Trigger joins its partition's batch instead, and may close it (see `batchStep`). A Trigger never does both
- * (its definition is refused).
+ * Trigger joins its partition's batch instead, and may close it (see `batchStep`). A Trigger with both blocks
+ * coalesces first and batches second: a closing group's representative joins its batch (see `close`).
  */
 export function admitInOrder(
   occurrences: readonly ObservedState[],
@@ -63,8 +63,9 @@ export function admitInOrder(
   for (const state of occurrences) {
     for (const step of decideInOrder(state, view, counters, run, decideAlone)) {
       counters = countersAfter(counters, step);
-      decided.push(step);
-      if (step.executionId) own.set(step.executionId, step);
+      const kept = inRun(step, counters, run);
+      decided.push(kept);
+      if (kept.executionId) own.set(kept.executionId, kept);
     }
   }
   const steps = occurrences.map((state) => {
@@ -93,6 +94,23 @@ export function closeInOrder(
 ): AdmittedInOrder {
   const step = closeBatch(streamId, cause, view, counters);
   return { ...merged([step], countersAfter(counters, step)), steps: [step], coalesce: new Map(), held: new Map() };
+}
+
+/**
+ * BA-1 with DD-5: a closed batch's decision of a group's representative that the run read for the group's close
+ * (not one of its own Occurrences) goes onto its stream through the run, after its join, so that stream gets one
+ * append; the run's own Occurrences and members read from their batch keep the batch's appends.
+ */
+function inRun(step: AdmissionStep, counters: MissionCounters, run: CoalescingRun): AdmissionStep {
+  if (!step.members) return step;
+  const kept = step.members.filter(({ occurrenceId, events }) => {
+    const streamId = counters.batchMembers?.get(occurrenceId)?.streamId;
+    if (!streamId || !run.readForGroup(streamId)) return true;
+    run.record(streamId, events);
+    return false;
+  });
+  const { members: _members, ...rest } = step;
+  return kept.length > 0 ? { ...rest, members: kept } : rest;
 }
 
 /** An Occurrence that coalesces with none: a batching Trigger's joins its batch (BA-1), any other is decided. */

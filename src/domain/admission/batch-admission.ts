@@ -1,11 +1,13 @@
 import { executionIdFor } from '../execution/execution.js';
 import type { OccurrenceEvent } from '../occurrence/occurrence-events.js';
-import { IllegalStateError } from '../shared/errors.js';
+import { occurrenceDecider } from '../occurrence/occurrence.js';
+import { CommandRejected, IllegalStateError } from '../shared/errors.js';
+import { isRejection } from '../shared/result.js';
 import { batchStream, occurrenceStream } from '../shared/ids.js';
 import type { TriggerState } from '../trigger/trigger.js';
 import type { BatchPolicy } from '../trigger/trigger-blocks.js';
 import type { BatchClosed, BatchCloseCause, BatchPartitionState } from '../batch/batch-events.js';
-import { closeCauseAt, joinBatch, partitionOf } from '../batch/batch.js';
+import { acceptanceOrder, closeCauseAt, joinBatch, partitionOf } from '../batch/batch.js';
 import {
   admissionStep,
   type AdmissionStep,
@@ -34,36 +36,61 @@ const none = (decision: OccurrenceEvent[]): AdmissionStep => ({
   executionId: null,
 });
 
+/** DD-5: a closed coalescing group's last member, joining its batch for the whole group (BA-1). */
+export interface Representing {
+  /** The group's members in acceptance order, the last being the joining Occurrence. */
+  members: string[];
+  /** When the group closed (its window's end; a full group: its last member's acceptance): its batch acceptance. */
+  joinAt: string;
+}
+
 /**
  * BA-1, in acceptance order: an Occurrence of a batching Trigger is first judged on its own by every rule that is
  * about it (authority, trust, key, scope, causality, guard, prefilters: `blocked`/`suppressed` at once, never
  * joining); the rules about the one execution (overlap, budget, concurrency) are left to its batch's close. A
  * wanted Occurrence joins the open batch of its partition, after closing that batch if the member's acceptance
  * reached its deadline; a join that fills the batch closes it. null: the Trigger does not batch.
+ * DD-5 `representing`: a closed group's last member is judged by the whole policy with the counters as they stand
+ * (as a group's decision always is; refused, that decision stands, with the group's `members` in its evidence) and,
+ * wanted, joins its batch at the group's close instead of being admitted; nothing is counted until the batch closes.
  */
-export function batchStep(state: ObservedState, view: AdmissionView, counters: MissionCounters): AdmissionStep | null {
+export function batchStep(
+  state: ObservedState,
+  view: AdmissionView,
+  counters: MissionCounters,
+  representing?: Representing,
+): AdmissionStep | null {
   const { occurrence } = state;
   // Joined already (a replayed admission): its batch's close decides it.
   if (state.batch) return none([]);
   const trigger = view.triggers.get(occurrence.triggerId)!;
   const policy = batchPolicyOf(trigger);
   if (!policy) return null;
-  const { occurrenceId, tenant, triggerId, triggerRevision, missionId, observedAt } = occurrence;
+  const { occurrenceId, tenant, triggerId, triggerRevision, missionId } = occurrence;
+  const acceptedAt = representing?.joinAt ?? occurrence.observedAt;
   const facts = factsFor(state, view, counters);
   const target = baselineTarget(tenant, triggerId, trigger, occurrence.input);
-  const alone = {
-    ...facts,
-    budget: { ...facts.budget, alreadyCountedThisOccurrence: true },
-    activeExecutions: 0,
-    triggerRunning: false,
-    runningExecutionId: null,
-  };
-  const verdict = decide(state, executionIdFor(occurrenceId), view.now, alone);
+  const alone = representing
+    ? facts
+    : {
+        ...facts,
+        budget: { ...facts.budget, alreadyCountedThisOccurrence: true },
+        activeExecutions: 0,
+        triggerRunning: false,
+        runningExecutionId: null,
+      };
+  const verdict = decide(state, executionIdFor(occurrenceId), view.now, alone, representing?.members);
   if (verdict[0]?.type !== 'OccurrenceAdmitted') return none(verdict);
   const partition = partitionOf(policy, occurrence.input);
   if (!partition.ok) {
     const evidence = { pointer: policy.partitionPointer, problem: partition.problem };
-    const data = { occurrenceId, reason: 'guard_fault' as const, evidence, decidedAt: view.now };
+    const members = representing ? { members: [...representing.members] } : {};
+    const data = {
+      occurrenceId,
+      reason: 'guard_fault' as const,
+      evidence: { ...evidence, ...members },
+      decidedAt: view.now,
+    };
     return none([{ type: 'OccurrenceBlocked', data }]);
   }
   const streamId = batchStream(tenant, triggerId, triggerRevision, partition.key);
@@ -79,7 +106,7 @@ export function batchStep(state: ObservedState, view: AdmissionView, counters: M
     current = countersAfter(current, next);
   };
   // Its acceptance reached the deadline, so the batch was due before this member came (never early, BA-1).
-  if (closeCauseAt(read(current), observedAt) === 'max_wait') add(closeBatch(streamId, 'max_wait', view, current));
+  if (closeCauseAt(read(current), acceptedAt) === 'max_wait') add(closeBatch(streamId, 'max_wait', view, current));
   const joined: BatchMemberRead = { occurrence, streamId: occurrenceStream(occurrenceId), expected: null };
   const events = joinBatch(
     {
@@ -91,23 +118,34 @@ export function batchStep(state: ObservedState, view: AdmissionView, counters: M
       policy,
       partition,
       member: { occurrenceId, streamId: joined.streamId },
-      acceptedAt: observedAt,
+      acceptedAt,
+      ...(representing ? { representative: true } : {}),
     },
     read(current),
   );
   // Already a member of the open batch (a replayed admission of its observation): nothing to do.
   if (events.length === 0) return step;
   const batchId = events.find((e) => e.type === 'BatchMemberAdded')!.data.batchId;
+  const join = occurrenceDecider.decide(
+    {
+      type: 'JoinBatch',
+      occurrenceId,
+      batchId,
+      batchStreamId: streamId,
+      at: view.now,
+      ...(representing ? { coalesced: representing.members } : {}),
+    },
+    state,
+  );
+  if (isRejection(join)) throw new CommandRejected(join);
   add({
-    ...none([
-      { type: 'OccurrenceBatchJoined', data: { occurrenceId, batchId, batchStreamId: streamId, at: view.now } },
-    ]),
+    ...none(join),
     // AD-4: a wanted member is its resource's newest sighting, as an admission would be.
     baseline: target ? advanceBaseline(occurrence, target, trigger, view.now, current) : null,
     batch: { streamId, events },
     joined,
   });
-  if (closeCauseAt(read(current), observedAt) === 'size') add(closeBatch(streamId, 'size', view, current));
+  if (closeCauseAt(read(current), acceptedAt) === 'size') add(closeBatch(streamId, 'size', view, current));
   return step;
 }
 
@@ -127,7 +165,7 @@ export function closeBatch(
 ): AdmissionStep {
   const open = counters.batches?.get(streamId)?.open;
   if (!open) throw new IllegalStateError('BA-1: no open batch to close');
-  const members = open.members.map((m) => {
+  const members = acceptanceOrder(open.members).map((m) => {
     const read = counters.batchMembers?.get(m.occurrenceId);
     if (!read) throw new IllegalStateError('BA-1: a member of the batch to close was not read');
     return read.occurrence;

@@ -7,7 +7,9 @@ import {
   coalesceTargetOf,
   evolveCoalesce,
   isDue,
+  MAX_COALESCE_MEMBERS,
   openGroup,
+  type OpenGroup,
 } from '../coalescing/index.js';
 import type { OccurrenceEvent } from '../occurrence/occurrence-events.js';
 import { occurrenceDecider, type OccurrenceState } from '../occurrence/occurrence.js';
@@ -15,6 +17,7 @@ import { CommandRejected, WrongExpectedRevision } from '../shared/errors.js';
 import { occurrenceStream } from '../shared/ids.js';
 import { isRejection } from '../shared/result.js';
 import { admissionPolicy } from './admission-policy.js';
+import { batchStep } from './batch-admission.js';
 import {
   admissionStep,
   type AdmissionStep,
@@ -31,6 +34,7 @@ import {
 export class CoalescingRun {
   private readonly occurrences = new Map<string, { state: OccurrenceState; events: OccurrenceEvent[] }>();
   private readonly groups = new Map<string, { read: CoalesceRead; events: CoalesceEvent[] }>();
+  private readonly own: ReadonlySet<string>;
 
   constructor(
     inputs: readonly ObservedState[],
@@ -40,7 +44,13 @@ export class CoalescingRun {
     for (const [streamId, loaded] of view.held ?? [])
       this.occurrences.set(streamId, { state: loaded.state, events: [] });
     for (const state of inputs) this.occurrences.set(streamOf(state), { state, events: [] });
+    this.own = new Set(inputs.map(streamOf));
     for (const [streamId, read] of groups ?? []) this.groups.set(streamId, { read, events: [] });
+  }
+
+  /** Whether the run read this Occurrence stream for a group it may close, not as one of its own Occurrences. */
+  readForGroup(streamId: string): boolean {
+    return this.occurrences.has(streamId) && !this.own.has(streamId);
   }
 
   stateOf(streamId: string): OccurrenceState | undefined {
@@ -124,6 +134,8 @@ export function decideInOrder(
   const current = run.stateOf(streamId);
   // Decided already by a close earlier in the run.
   if (current?.status !== 'observed') return [];
+  // BA-1: waiting in its batch (DD-5: perhaps as a closed group's representative): the batch's close decides it.
+  if (current.batch) return [];
   if (current.held) {
     const group = run.group(current.held.groupStream);
     const open = group.state.open;
@@ -188,7 +200,11 @@ function close(
   // Read after the group stream: a member decided meanwhile means another process closed it; read again.
   if (lastState?.status !== 'observed' || lastState.held?.groupId !== open.groupId) throw racedBy(groupStream, group);
   const ids = members.map((m) => m.occurrenceId);
-  const step = admissionStep(lastState, view, counters, ids);
+  // BA-1: on a batching Trigger the representative joins its batch instead of being admitted alone.
+  const joinAt =
+    full(open) && Date.parse(last.acceptedAt) < Date.parse(open.closesAt) ? last.acceptedAt : open.closesAt;
+  const step =
+    batchStep(lastState, view, counters, { members: ids, joinAt }) ?? admissionStep(lastState, view, counters, ids);
   run.record(last.streamId, step.decision);
   for (const member of members.slice(0, -1)) {
     const memberState = run.stateOf(member.streamId);
@@ -209,12 +225,17 @@ function close(
   const kind =
     decision.type === 'OccurrenceAdmitted'
       ? 'admitted'
-      : decision.type === 'OccurrenceSuppressed'
-        ? 'suppressed'
-        : 'blocked';
+      : decision.type === 'OccurrenceBatchJoined'
+        ? 'batched'
+        : decision.type === 'OccurrenceSuppressed'
+          ? 'suppressed'
+          : 'blocked';
   run.appendGroup(groupStream, closeGroup(lastState.occurrence.tenant, members, kind, view.now, group.state));
   return [step];
 }
+
+/** Closed by filling up rather than by its window (DD-5: at most MAX_COALESCE_MEMBERS). */
+const full = (open: OpenGroup): boolean => open.size >= MAX_COALESCE_MEMBERS;
 
 const racedBy = (streamId: string, group: CoalesceRead) =>
   new WrongExpectedRevision(streamId, group.revision, group.revision + 1);

@@ -10,6 +10,13 @@ export interface BatchMember {
   streamId: string;
 }
 
+/** A member as its batch holds it: `at` is its acceptance into the batch (DD-5: a representative's, its group's close). */
+export interface OpenBatchMember extends BatchMember {
+  at: string;
+  /** DD-5: joined as a closed coalescing group's representative, when the group closed (not when it was accepted). */
+  representative?: true;
+}
+
 export interface OpenBatch {
   batchId: string;
   seq: number;
@@ -25,8 +32,8 @@ export interface OpenBatch {
   size: number | null;
   /** The stream revision of this batch's `BatchOpened`: a loader reads from there, never the whole history. */
   openedRevision: number;
-  /** In acceptance order. */
-  members: BatchMember[];
+  /** In join order (the partition stream's); `acceptanceOrder` gives the order a close decides them in. */
+  members: OpenBatchMember[];
 }
 
 /** One partition stream: the batch open now, if any, and how many batches it has had. */
@@ -47,7 +54,14 @@ export type BatchOpened = DomainEvent<
 
 export type BatchMemberAdded = DomainEvent<
   'BatchMemberAdded',
-  BatchMember & { batchId: string; openedRevision: number; count: number; at: string }
+  BatchMember & {
+    batchId: string;
+    openedRevision: number;
+    count: number;
+    at: string;
+    /** DD-5: a closed coalescing group's representative, joining at the group's close (`at`). */
+    representative?: true;
+  }
 >;
 
 /** Why a batch closed: it reached `size`, or its deadline passed (never before it, BA-1). */

@@ -9,6 +9,7 @@ import {
   type BatchMember,
   type BatchPartitionState,
   initialBatchPartitionState,
+  type OpenBatchMember,
   type PartitionValue,
 } from './batch-events.js';
 
@@ -21,7 +22,8 @@ export function evolveBatchPartition(state: BatchPartitionState, event: BatchEve
     }
     case 'BatchMemberAdded': {
       if (state.open?.batchId !== event.data.batchId) return { ...state, nextRevision };
-      const member = { occurrenceId: event.data.occurrenceId, streamId: event.data.streamId };
+      const { occurrenceId, streamId, at, representative } = event.data;
+      const member = { occurrenceId, streamId, at, ...(representative ? { representative } : {}) };
       return { ...state, open: { ...state.open, members: [...state.open.members, member] }, nextRevision };
     }
     case 'BatchClosed':
@@ -48,6 +50,31 @@ export function partitionOf(policy: BatchPolicy, input: unknown): Partition {
   return { ok: false, problem: 'partition key is not a string, number or boolean' };
 }
 
+/**
+ * BA-1 with DD-5: the order a closed batch's members are decided and listed in (`members`, `input`). Occurrences that
+ * joined on their own keep their join order, which is the store's acceptance order (admission reaches them in log
+ * order). A coalescing group's representative joins when its group closes, whenever a timer gets to it, so it is
+ * placed by that close instant (`at`, from the store's times, never a payload's) among them, after any member
+ * accepted at the same instant; representatives among themselves by `at`, then join order. Racing closers of two
+ * groups therefore yield one order, whichever joined first.
+ */
+export function acceptanceOrder<M extends OpenBatchMember>(members: readonly M[]): M[] {
+  const time = (m: M) => Date.parse(m.at);
+  const direct = members.filter((m) => !m.representative);
+  const representatives = members
+    .map((m, i) => ({ m, i }))
+    .filter(({ m }) => m.representative)
+    .sort((a, b) => time(a.m) - time(b.m) || a.i - b.i)
+    .map(({ m }) => m);
+  const ordered: M[] = [];
+  let r = 0;
+  for (const member of direct) {
+    while (r < representatives.length && time(representatives[r]!) < time(member)) ordered.push(representatives[r++]!);
+    ordered.push(member);
+  }
+  return [...ordered, ...representatives.slice(r)];
+}
+
 export const addMilliseconds = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
 
 /** BA-1: due once the deadline is reached (at it, never before) or the batch is full. */
@@ -68,8 +95,10 @@ export interface JoinBatch {
   policy: BatchPolicy;
   partition: Extract<Partition, { ok: true }>;
   member: BatchMember;
-  /** The member's acceptance (its `observedAt`, database clock). */
+  /** The member's acceptance (its `observedAt`, database clock; DD-5 a representative's: its group's close). */
   acceptedAt: string;
+  /** DD-5: joining as a closed coalescing group's representative. */
+  representative?: boolean;
 }
 
 /**
@@ -117,6 +146,7 @@ export function joinBatch(command: JoinBatch, state: BatchPartitionState): Batch
       ...command.member,
       count: (open?.members.length ?? 0) + 1,
       at: command.acceptedAt,
+      ...(command.representative ? { representative: true as const } : {}),
     },
   });
   return events;

@@ -66,7 +66,11 @@ export type CoalesceGroupClosed = DomainEvent<
     members: string[];
     /** The last member in acceptance order: the one decided by admission, the others coalesced into it. */
     representative: string;
-    decision: 'admitted' | 'blocked' | 'suppressed';
+    /**
+     * What admission did with the representative: decided it, or (BA-1, a batching Trigger) `batched`: it joined
+     * its batch partition, whose close decides it.
+     */
+    decision: 'admitted' | 'blocked' | 'suppressed' | 'batched';
     at: string;
   }
 >;

@@ -121,7 +121,14 @@ export type OccurrenceSuppressed = DomainEvent<
  */
 export type OccurrenceBatchJoined = DomainEvent<
   'OccurrenceBatchJoined',
-  { occurrenceId: string; batchId: string; batchStreamId: string; at: string }
+  {
+    occurrenceId: string;
+    batchId: string;
+    batchStreamId: string;
+    at: string;
+    /** DD-5: joined as a closed coalescing group's last member, standing for these (ids in acceptance order). */
+    coalesced?: string[];
+  }
 >;
 
 /**

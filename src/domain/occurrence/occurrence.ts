@@ -75,7 +75,22 @@ export interface CoalesceOccurrence {
   at: string;
 }
 
-export type OccurrenceCommand = ObserveOccurrence | AdmitOccurrence | HoldForCoalescing | CoalesceOccurrence;
+/**
+ * BA-1: join an open batch (not a decision; the batch's close decides it). DD-5: a held Occurrence joins only as
+ * its closed group's last member, naming the group's members.
+ */
+export interface JoinBatch {
+  type: 'JoinBatch';
+  occurrenceId: string;
+  batchId: string;
+  batchStreamId: string;
+  at: string;
+  /** DD-5: the closing group's members in acceptance order, the last being this Occurrence. */
+  coalesced?: string[];
+}
+
+export type OccurrenceCommand =
+  ObserveOccurrence | AdmitOccurrence | HoldForCoalescing | CoalesceOccurrence | JoinBatch;
 
 export const initialOccurrenceState: OccurrenceState = { status: 'absent' };
 
@@ -97,9 +112,12 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
         reason: null,
         decidedAt: event.data.decidedAt,
       };
-    case 'OccurrenceBatchJoined':
+    case 'OccurrenceBatchJoined': {
       if (state.status !== 'observed') return state;
-      return { ...state, batch: { batchId: event.data.batchId, streamId: event.data.batchStreamId } };
+      // DD-5: a group's representative leaves its (closed) group for its batch, which decides it now.
+      const { held: _held, ...rest } = state;
+      return { ...rest, batch: { batchId: event.data.batchId, streamId: event.data.batchStreamId } };
+    }
     case 'OccurrenceBatched':
       if (state.status !== 'observed') return state;
       return {
@@ -285,6 +303,26 @@ export function coalesceOccurrence(command: CoalesceOccurrence, state: Occurrenc
   ];
 }
 
+/**
+ * BA-1: joins one batch once (the same batch again is a retry, []); a decided Occurrence joins nothing. DD-5: one
+ * held in a coalescing group joins only as that group's representative (its last member), so no coalesced
+ * Occurrence is ever a batch member.
+ */
+export function joinOccurrenceBatch(command: JoinBatch, state: OccurrenceState): OccurrenceEvent[] {
+  if (state.status === 'decided') return [];
+  if (state.status !== 'observed' || state.occurrence.occurrenceId !== command.occurrenceId)
+    throw new IllegalStateError('only an observed Occurrence joins a batch');
+  if (state.batch?.batchId === command.batchId) return [];
+  if (state.batch) throw new IllegalStateError('BA-1: the Occurrence already waits in another batch');
+  const { coalesced } = command;
+  if (state.held && (!coalesced || coalesced[coalesced.length - 1] !== command.occurrenceId))
+    throw new IllegalStateError("DD-5: a held Occurrence joins a batch only as its closed group's last member");
+  if (!state.held && coalesced) throw new IllegalStateError('DD-5: only a held Occurrence stands for a group');
+  const { occurrenceId, batchId, batchStreamId, at } = command;
+  const data = { occurrenceId, batchId, batchStreamId, at, ...(coalesced ? { coalesced: [...coalesced] } : {}) };
+  return [{ type: 'OccurrenceBatchJoined', data }];
+}
+
 export function decideOccurrence(command: OccurrenceCommand, state: OccurrenceState): OccurrenceEvent[] | Rejection {
   switch (command.type) {
     case 'ObserveOccurrence':
@@ -295,6 +333,8 @@ export function decideOccurrence(command: OccurrenceCommand, state: OccurrenceSt
       return holdForCoalescing(command, state);
     case 'CoalesceOccurrence':
       return coalesceOccurrence(command, state);
+    case 'JoinBatch':
+      return joinOccurrenceBatch(command, state);
     default: {
       const _: never = command;
       throw new IllegalStateError('unknown occurrence command');

@@ -149,23 +149,6 @@ export function validateTriggerDefinition(raw: unknown): Validation<ValidatedTri
   };
 }
 
-/**
- * BA-1 × DD-5: a coalescing group's close decides its last member by the whole policy (admitted alone), a batch's
- * close decides its members as one execution; neither design says what a member of both would be, so a Trigger
- * batches or coalesces, never both (422 `invalid_definition` at `/batch`). Checked after CP-1, so a deployment that
- * claims neither names the capabilities first.
- */
-export function batchWithCoalesce(definition: Pick<TriggerDefinition, 'batch' | 'coalesce'>): FieldError[] {
-  return definition.batch && definition.coalesce.length > 0
-    ? [
-        {
-          pointer: '/batch',
-          message: 'a Trigger may batch (BA-1) or coalesce (DD-5), not both: drop batch or coalesce',
-        },
-      ]
-    : [];
-}
-
 /** A revision recorded before the `delivery` block existed reads as its defaults, as if written out (TR-1). */
 export function withDeliveryDefaults(definition: TriggerDefinition): TriggerDefinition {
   const recorded = definition as Omit<TriggerDefinition, 'delivery'> & { delivery?: DeliveryPolicy };

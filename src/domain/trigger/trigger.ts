@@ -10,12 +10,7 @@ import {
   unsupportedCapabilities,
   type CapabilityRelevant,
 } from './trigger-authority.js';
-import {
-  batchWithCoalesce,
-  validateTriggerDefinition,
-  withDeliveryDefaults,
-  type TriggerDefinition,
-} from './trigger-definition.js';
+import { validateTriggerDefinition, withDeliveryDefaults, type TriggerDefinition } from './trigger-definition.js';
 
 /** SC-1/SC-7: data versions pinned when a schedule revision is activated. */
 export interface TriggerPins {
@@ -204,8 +199,6 @@ export function reviseTrigger(command: ReviseTrigger, state: TriggerState): Trig
   if (isRejection(mission)) return mission;
   const unsupported = capabilityUnsupported(submitted, command.capabilities);
   if (unsupported) return unsupported;
-  const both = batchWithCoalesce(submitted);
-  if (both.length > 0) return reject('invalid_definition', { errors: both });
   const definition: TriggerDefinition = {
     ...submitted,
     constraints: resolveConstraints(submitted.constraints, mission.grants),

@@ -278,7 +278,11 @@ const triggerBlocks: Record<string, SchemaObject> = {
         partitionPointer: nullable(POINTER),
       },
       [],
-      { closed: true, description: 'size, maxWaitMs or both (BA-1)' },
+      {
+        closed: true,
+        description:
+          "size, maxWaitMs or both (BA-1); with coalesce rules too, coalescing comes first and a closed group's representative joins the batch (DD-5)",
+      },
     ),
   ),
   overlap: oneOfStrings(['allow', 'skip'], { default: 'allow' }),
