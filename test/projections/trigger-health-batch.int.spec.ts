@@ -149,3 +149,109 @@ describe('OP-1 OP-3 trigger health folded in batches equals folded one by one', 
     },
   );
 });
+
+const LIFECYCLE = [
+  'ExecutionClaimed',
+  'ExecutionCompleted',
+  'ExecutionRetryScheduled',
+  'ExecutionRedelivered',
+  'ExecutionDeadLettered',
+  'ExecutionSettled',
+  'RecoveryRequested',
+] as const;
+
+/**
+ * Admissions, then lifecycle events in any order, valid or not for the execution's state (stale ones move
+ * nothing), for Triggers with and without a health row; an execution's events keep growing positions.
+ */
+function executionScenario(seed: number): RecordedEvent[] {
+  const random = seededRandom(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const events: RecordedEvent[] = [];
+  let position = 0;
+  const push = (type: string, data: unknown, tenant: string) =>
+    events.push({
+      id: randomUUID(),
+      streamId: `s-${position}`,
+      revision: 0,
+      position: ++position * 7,
+      type,
+      schemaVersion: 1,
+      data,
+      metadata: { tenant },
+      recordedAt: '',
+      hash: '',
+      prevHash: null,
+    });
+  // t-3 of acme never gets a health row: its executions still move the map, never a counter.
+  for (const [tenant, triggerId] of [
+    ['acme', 't-1'],
+    ['acme', 't-2'],
+    ['globex', 't-1'],
+  ] as const)
+    push(
+      'TriggerRevised',
+      { tenant, triggerId, revision: 1, definition: { type: 'manual', missionId: 'm-1', enabled: true } },
+      tenant,
+    );
+  const executions: Array<{ tenant: string; triggerId: string; executionId: string }> = [];
+  for (let i = 0; i < 120; i++) {
+    if (executions.length < 4 || random() < 0.25) {
+      const tenant = pick(['acme', 'globex']);
+      const triggerId = pick(['t-1', 't-2', 't-3']);
+      const occurrenceId = `o-${i}`;
+      push('OccurrenceObserved', observed({ tenant, occurrenceId, triggerId }, `d-${i}`), tenant);
+      const executionId = `e-${i}`;
+      push(
+        'OccurrenceAdmitted',
+        { occurrenceId, executionId, firedAt: '2026-03-01T11:00:00.000Z', request: {} },
+        tenant,
+      );
+      executions.push({ tenant, triggerId, executionId });
+      continue;
+    }
+    const target = pick(executions);
+    push(
+      pick(LIFECYCLE),
+      { ...target, missionId: 'm-1', generation: 1, attempt: 1, at: '2026-03-01T11:00:01.000Z' },
+      target.tenant,
+    );
+  }
+  return events;
+}
+
+describe('OP-1 OP-3 EX-4 trigger health execution counts folded in batches equal folding one by one', () => {
+  let sql: SqlClient;
+  beforeAll(async () => {
+    sql = await freshPglite([...eventStoreMigrations, ...occurrenceViews.migrations]);
+  });
+  afterAll(async () => {
+    await sql?.close();
+  });
+
+  it.each([1, 2, 3, 4, 5, 6])('seed %i: random batches, some replayed', async (seed) => {
+    const events = executionScenario(seed);
+    await clear(sql);
+    await sql.transaction(async (tx) => {
+      for (const event of events) await occurrenceViews.apply(event, tx);
+    });
+    const oneByOne = await dump(sql);
+
+    await clear(sql);
+    const random = seededRandom(seed * 104729);
+    for (let at = 0; at < events.length;) {
+      const batch = events.slice(at, (at += 1 + Math.floor(random() * 40)));
+      await sql.transaction((tx) => occurrenceViews.applyBatch!(batch, tx));
+      if (random() < 0.3) await sql.transaction((tx) => occurrenceViews.applyBatch!(batch, tx));
+    }
+    expect(await dump(sql)).toEqual(oneByOne);
+
+    // The scenario reaches every counted state, and an execution of a Trigger without a health row.
+    const rows = (oneByOne as { rm_trigger_health: Array<Record<string, number>> }).rm_trigger_health;
+    for (const column of ['executions_claimed', 'executions_retrying', 'executions_dead', 'executions_repending'])
+      expect(rows.some((r) => r[column]! > 0)).toBe(true);
+    const map = (oneByOne as { rm_trigger_health_executions: Array<{ trigger_id: string }> })
+      .rm_trigger_health_executions;
+    expect(map.some((r) => r.trigger_id === 't-3')).toBe(true);
+  });
+});

@@ -12,10 +12,14 @@ import {
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
-import { runStatements } from '../runner/statement-script.js';
 import { OccurrenceLedger } from './occurrence-ledger.js';
 import { foldOccurrenceRun } from './trigger-health.batch.js';
-import { EXECUTION_EVENT_TYPES, evolveExecutionCounts, isExecutionEvent } from './trigger-health.executions.js';
+import {
+  EXECUTION_EVENT_TYPES,
+  evolveExecutionCounts,
+  foldExecutionCounts,
+  isExecutionEvent,
+} from './trigger-health.executions.js';
 import { triggerHealthMigrations } from './trigger-health.migrations.js';
 
 export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
@@ -204,8 +208,6 @@ export const triggerHealthProjection: Projection = {
       await this.apply(event, tx);
     }
     await foldOccurrenceRun(tx, run, ledger);
-    // One round trip for the batch's execution events (a delivery's claim and completion were one each); in order,
-    // each statement sees the one before, as when sent one by one.
-    await runStatements(tx, executions.flatMap(evolveTriggerHealth));
+    await foldExecutionCounts(tx, executions);
   },
 };
