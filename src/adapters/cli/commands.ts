@@ -16,7 +16,8 @@ import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { stringOption, UsageError } from './args.js';
-import { progress } from './progress.js';
+import { progress, progressGroup } from './progress.js';
+import { rebuildReadModels } from '../../projections/runner/side-by-side.js';
 
 type Options = Record<string, string | true>;
 
@@ -91,12 +92,19 @@ export async function rebuildProjections(options: Options, composition: Composit
   const infra = await openInfrastructure(config, await composition.migrations());
   try {
     const total = await countEvents(infra.store);
-    for (const projection of selected) {
-      const bar = progress(`rebuild ${projection.name}`, total);
-      await new ProjectionRunner(infra.sql, infra.store, projection, { batchSize: 1000 }).rebuild((done) =>
-        bar.update(done),
-      );
-      bar.stop();
+    const bars = progressGroup();
+    const shown = new Map<string, { update(done: number): void; stop(): void }>();
+    try {
+      await rebuildReadModels(infra.sql, infra.store, selected, {
+        onProgress: (name, handled) => {
+          let bar = shown.get(name);
+          if (!bar) shown.set(name, (bar = bars.bar(`rebuild ${name}`, total)));
+          bar.update(handled);
+        },
+        onRebuilt: (name) => shown.get(name)?.stop(),
+      });
+    } finally {
+      bars.stop();
     }
     process.stdout.write(`rebuilt ${selected.length} projection(s) from position 0\n`);
   } finally {

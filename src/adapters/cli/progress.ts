@@ -27,3 +27,22 @@ export function progress(
     stop: () => process.stderr.write(`${label}: done\n`),
   };
 }
+
+/** Several bars at once (read models rebuilt side by side): one line each on a terminal, plain lines otherwise. */
+export function progressGroup(unit = 'events'): {
+  bar(label: string, total: number): { update(done: number): void; stop(): void };
+  stop(): void;
+} {
+  if (!process.stderr.isTTY) return { bar: (label, total) => progress(label, total, unit), stop: () => undefined };
+  const multi = new cliProgress.MultiBar(
+    { format: `{label} [{bar}] {value}/{total} ${unit}`, stream: process.stderr, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  return {
+    bar(label, total) {
+      const bar = multi.create(Math.max(total, 1), 0, { label });
+      return { update: (done) => bar.update(Math.min(done, total), { label }), stop: () => bar.stop() };
+    },
+    stop: () => multi.stop(),
+  };
+}

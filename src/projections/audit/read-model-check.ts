@@ -4,6 +4,7 @@ import type { Migration } from '../migration.js';
 import { loadCheckpoint } from '../runner/checkpoints.js';
 import type { Projection } from '../runner/projection.js';
 import { ProjectionRunner } from '../runner/projection-runner.js';
+import { REBUILD_BATCH, REBUILDS_SIDE_BY_SIDE, sideBySide } from '../runner/side-by-side.js';
 import type { SqlClient, SqlExecutor } from '../sql-client.js';
 
 export interface TableComparison {
@@ -26,9 +27,9 @@ export interface ReadModelCheckOptions {
 }
 
 /**
- * AU-2, OP-3: every read model rebuilt from position 0 into a scratch schema of the same database, then compared
- * row for row with the live one; the scratch schema is dropped afterwards. Nothing live is written. A live read
- * model whose checkpoint is not where the rebuild ended (a server still folding) is not compared.
+ * AU-2, OP-3: every read model rebuilt from position 0 into a scratch schema of the same database (several side by
+ * side), then compared row for row with the live one; the scratch schema is dropped afterwards. Nothing live is
+ * written. A live read model whose checkpoint is not where the rebuild ended (a server still folding) is not compared.
  */
 export async function checkReadModels(
   sql: SqlClient,
@@ -43,9 +44,9 @@ export async function checkReadModels(
   try {
     const scoped = inSchema(sql, scratch);
     await options.run(scoped, [...options.migrations, ...projections.flatMap((p) => p.migrations)]);
-    const comparisons: TableComparison[] = [];
-    for (const projection of projections) {
-      const runner = new ProjectionRunner(scoped, store, projection, { batchSize: 1000 });
+    const compared: TableComparison[][] = projections.map(() => []);
+    await sideBySide(projections, REBUILDS_SIDE_BY_SIDE, async (projection, index) => {
+      const runner = new ProjectionRunner(scoped, store, projection, { batchSize: REBUILD_BATCH });
       await runner.rebuild((handled) => options.onProgress?.(projection.name, handled));
       const rebuiltAt = await runner.position();
       const liveAt = await loadCheckpoint(sql, `projection:${projection.name}`);
@@ -53,15 +54,16 @@ export async function checkReadModels(
         const { samples, ...counts } = await compareTable(sql, quoted(live), quoted(scratch), table);
         const base = { projection: projection.name, table, ...counts };
         if (liveAt !== rebuiltAt)
-          comparisons.push({
+          compared[index]!.push({
             ...base,
             status: 'not_compared',
             detail: `the live read model is at position ${liveAt}, the rebuild reached ${rebuiltAt}`,
           });
-        else if (counts.onlyLive + counts.onlyRebuilt === 0) comparisons.push({ ...base, status: 'equal' });
-        else comparisons.push({ ...base, status: 'differs', detail: samples.join('; ') });
+        else if (counts.onlyLive + counts.onlyRebuilt === 0) compared[index]!.push({ ...base, status: 'equal' });
+        else compared[index]!.push({ ...base, status: 'differs', detail: samples.join('; ') });
       }
-    }
+    });
+    const comparisons = compared.flat();
     return comparisons;
   } finally {
     await sql.query(`DROP SCHEMA IF EXISTS ${scratch} CASCADE`);
