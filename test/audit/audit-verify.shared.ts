@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { auditVerify, formatReport, type VerifyReport } from '../../src/adapters/cli/audit-verify.js';
 import { verifyLog } from '../../src/commands/audit/verify-log.js';
+import { scratchSchemaFor } from '../../src/projections/audit/read-model-check.js';
 import type { RecordedEvent } from '../../src/domain/ports/event-store.js';
 import { executionStream, triggerStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
@@ -99,8 +100,52 @@ export function auditVerifySuite(kind: StoreKind): void {
       });
       expect(formatReport(report)).toContain('no violations');
       // Nothing of the scratch schema is left behind.
-      const { rows } = await t.sql.query(`SELECT 1 FROM pg_namespace WHERE nspname LIKE 'reveille_verify_%'`);
+      // (Other suites verify their own schemas meanwhile: only this schema's scratch ones count.)
+      const { rows: schema } = await t.sql.query<{ name: string }>('SELECT current_schema() AS name');
+      const { rows } = await t.sql.query(`SELECT 1 FROM pg_namespace WHERE nspname LIKE $1`, [
+        scratchSchemaFor(schema[0]!.name, '%'),
+      ]);
       expect(rows).toEqual([]);
+    });
+
+    it('AU-2 OP-3 hostile: a live read-model row changed or removed is read_model_mismatch naming its table and both sides', async () => {
+      const executionId = `x-${occurrences[0]}`;
+      const [row] = (
+        await t.sql.query(`SELECT to_jsonb(e) AS row FROM rm_executions e WHERE execution_id = $1`, [executionId])
+      ).rows as Array<{ row: { status: string } }>;
+      expect(row!.row.status).toBe('completed');
+      const saved = `tamper_${randomBytes(4).toString('hex')}`;
+      await t.sql.query(`CREATE TABLE ${saved} AS SELECT * FROM rm_executions`);
+      await t.sql.query(`CREATE TABLE ${saved}_o AS SELECT * FROM rm_occurrences`);
+      try {
+        // Completed work shown as pending again, and an Occurrence hidden from the explorer.
+        await t.sql.query(`UPDATE rm_executions SET status = 'pending' WHERE execution_id = $1`, [executionId]);
+        await t.sql.query(`DELETE FROM rm_occurrences WHERE occurrence_id = $1`, [occurrences[2]]);
+        const report = await verify();
+        expect(report.ok).toBe(false);
+        expect(report.listed).toEqual([]);
+        expect(report.byRule).toEqual({ read_model_mismatch: { count: 2, firstPositions: [] } });
+        const differing = report.readModels.filter((table) => table.status !== 'equal');
+        expect(differing.map(({ table, onlyLive, onlyRebuilt }) => ({ table, onlyLive, onlyRebuilt }))).toEqual([
+          { table: 'rm_occurrences', onlyLive: 0, onlyRebuilt: 1 },
+          { table: 'rm_executions', onlyLive: 1, onlyRebuilt: 1 },
+        ]);
+        const executions = differing.find((table) => table.table === 'rm_executions')!;
+        expect(executions).toMatchObject({ status: 'differs', live: 3, rebuilt: 3 });
+        expect(differing.find((table) => table.table === 'rm_occurrences')).toMatchObject({ live: 2, rebuilt: 3 });
+        expect(executions.detail).toContain('only live: {');
+        expect(executions.detail).toContain('"status": "pending"');
+        expect(executions.detail).toContain('only rebuilt: {');
+        expect(formatReport(report)).toContain(
+          'violation read_model_mismatch: read model executions table rm_executions — 1 row(s) only live, 1 only rebuilt',
+        );
+      } finally {
+        await t.sql.query(`DELETE FROM rm_executions`);
+        await t.sql.query(`INSERT INTO rm_executions SELECT * FROM ${saved}`);
+        await t.sql.query(`DELETE FROM rm_occurrences`);
+        await t.sql.query(`INSERT INTO rm_occurrences SELECT * FROM ${saved}_o`);
+        await t.sql.query(`DROP TABLE ${saved}, ${saved}_o`);
+      }
     });
 
     it('AU-2 hostile: changed data in a stored row is hash_mismatch at that stream and position, nothing else', async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { EventStore } from '../../domain/ports/event-store.js';
 import type { Migration } from '../migration.js';
 import { loadCheckpoint } from '../runner/checkpoints.js';
@@ -39,7 +39,7 @@ export async function checkReadModels(
 ): Promise<TableComparison[]> {
   const { rows } = await sql.query<{ schema: string }>('SELECT current_schema() AS schema');
   const live = rows[0]!.schema;
-  const scratch = `reveille_verify_${randomBytes(6).toString('hex')}`;
+  const scratch = scratchSchemaFor(live, randomBytes(6).toString('hex'));
   await sql.query(`CREATE SCHEMA ${scratch}`);
   try {
     const scoped = inSchema(sql, scratch);
@@ -70,11 +70,16 @@ export async function checkReadModels(
   }
 }
 
+/** Named after the live schema it checks (a hash: names are short), so a leftover says whose it was. */
+export const scratchSchemaFor = (live: string, suffix: string): string =>
+  `reveille_verify_${createHash('sha256').update(live).digest('hex').slice(0, 8)}_${suffix}`;
+
 const quoted = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
 
 async function compareTable(sql: SqlClient, live: string, scratch: string, table: string) {
   const [l, r] = [`${live}.${table}`, `${scratch}.${table}`];
-  const row = (alias: string) => `to_jsonb(${alias})::text`;
+  // Each table read once: whole rows as JSON counted per side, so the multiset differences (EXCEPT ALL) and a
+  // sample of each come from one grouping.
   const { rows } = await sql.query<{
     live: string;
     rebuilt: string;
@@ -83,11 +88,13 @@ async function compareTable(sql: SqlClient, live: string, scratch: string, table
     sample_live: string | null;
     sample_rebuilt: string | null;
   }>(
-    `SELECT (SELECT count(*) FROM ${l}) AS live, (SELECT count(*) FROM ${r}) AS rebuilt,
-            (SELECT count(*) FROM (SELECT ${row('a')} FROM ${l} a EXCEPT ALL SELECT ${row('b')} FROM ${r} b) d) AS only_live,
-            (SELECT count(*) FROM (SELECT ${row('b')} FROM ${r} b EXCEPT ALL SELECT ${row('a')} FROM ${l} a) d) AS only_rebuilt,
-            (SELECT left(min(t), 300) FROM (SELECT ${row('a')} AS t FROM ${l} a EXCEPT SELECT ${row('b')} FROM ${r} b) d) AS sample_live,
-            (SELECT left(min(t), 300) FROM (SELECT ${row('b')} AS t FROM ${r} b EXCEPT SELECT ${row('a')} FROM ${l} a) d) AS sample_rebuilt`,
+    `SELECT coalesce(sum(l), 0) AS live, coalesce(sum(r), 0) AS rebuilt,
+            coalesce(sum(greatest(l - r, 0)), 0) AS only_live, coalesce(sum(greatest(r - l, 0)), 0) AS only_rebuilt,
+            left(min(t) FILTER (WHERE l > r), 300) AS sample_live, left(min(t) FILTER (WHERE r > l), 300) AS sample_rebuilt
+       FROM (SELECT t, sum(l) AS l, sum(r) AS r
+               FROM (SELECT to_jsonb(a)::text AS t, 1 AS l, 0 AS r FROM ${l} a
+                     UNION ALL SELECT to_jsonb(b)::text, 0, 1 FROM ${r} b) sides
+              GROUP BY t) counted`,
   );
   const result = rows[0]!;
   return {
