@@ -9,6 +9,12 @@ export interface SqlQuery {
   name?: string;
   text: string;
   values?: unknown[];
+  /**
+   * The one row this statement reads and writes, as a key. Statements touching different rows commute, so a
+   * projection batch may run those of one text as one statement (runner/statement-merge.ts). Unset when the
+   * statement reads any other row: it then runs alone, after everything before it and before everything after.
+   */
+  touches?: string;
 }
 
 export interface SqlExecutor {

@@ -21,6 +21,9 @@ const HANDLES: readonly string[] = ['OccurrenceAdmitted', 'OccurrenceBatched', .
 
 const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 
+/** Every statement reads and writes its execution's row alone. */
+const touched = (tenant: string, executionId: string) => JSON.stringify([tenant, executionId]);
+
 function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery {
   const { request, decidedAt } = event.data;
   return {
@@ -28,6 +31,7 @@ function admitted(event: RecordedEvent<OccurrenceAdmitted['data']>): SqlQuery {
              attempt, max_runtime_seconds, admitted_at, admitted_position, last_position)
            VALUES ($1, $2, $3, $4, $5, $6, 'pending', 1, 1, $7, ${msSql('$8')}, $9, $9)
            ON CONFLICT (tenant, execution_id) DO NOTHING`,
+    touches: touched(request.tenant, request.executionId),
     values: [
       request.tenant,
       request.executionId,
@@ -58,6 +62,7 @@ function lifecycle(
   return {
     text: `UPDATE rm_executions SET ${set}, generation = $4, attempt = ${attempt}, last_position = $3
             WHERE tenant = $1 AND execution_id = $2 AND last_position < $3`,
+    touches: touched(d.tenant, d.executionId),
     values: [d.tenant, d.executionId, event.position, d.generation, d.attempt ?? null, ...own],
   };
 }

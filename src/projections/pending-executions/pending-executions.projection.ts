@@ -36,6 +36,7 @@ const HANDLES: readonly Handled['type'][] = ['OccurrenceAdmitted', 'OccurrenceBa
 
 const removed = (executionId: string): SqlQuery => ({
   text: `DELETE FROM rm_pending_executions WHERE execution_id = $1`,
+  touches: executionId,
   values: [executionId],
 });
 
@@ -66,12 +67,15 @@ const laneFreed = (executionId: string, at: string): SqlQuery => ({
   values: [executionId, at],
 });
 
-/** The row ends: its slot and its lane go to whoever waited for them. */
-const ended = (executionId: string, at: string): SqlQuery[] => [
-  slotFreed(executionId, at),
-  laneFreed(executionId, at),
-  removed(executionId),
-];
+/**
+ * The row ends: its slot and its lane go to whoever waited for them. One statement: its parts read the rows as
+ * they were before it (as the three did one after another: the frees before the delete) and write different
+ * keys of rm_pending_frees ('mission:' and 'lane:' scopes).
+ */
+const ended = (executionId: string, at: string): SqlQuery[] => {
+  const [slot, lane, row] = [slotFreed(executionId, at), laneFreed(executionId, at), removed(executionId)];
+  return [{ text: `WITH slot AS (${slot.text}), lane AS (${lane.text}) ${row.text}`, values: [executionId, at] }];
+};
 
 /**
  * A row lives while the execution is not terminal (EX-2, EX-4): from admission (or an operator's recovery) to a
@@ -97,6 +101,7 @@ export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
                     claim_by, claim_within)
                  VALUES ($1, $2, $3, $4, $5, $6, false, $7, $8, $9::timestamptz, $10)
                  ON CONFLICT (execution_id) DO NOTHING`,
+          touches: request.executionId,
           values: [
             request.executionId,
             request.tenant,
@@ -118,6 +123,7 @@ export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
         {
           text: `UPDATE rm_pending_executions SET claimed = true, holds_slot = true, claim_by = NULL
                  WHERE execution_id = $1`,
+          touches: executionId,
           values: [executionId],
         },
       ];
@@ -135,6 +141,7 @@ export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
           text: `UPDATE rm_pending_executions
                  SET claimed = false, holds_slot = false, claim_by = NULL, next_attempt_at = $2::timestamptz
                  WHERE execution_id = $1`,
+          touches: executionId,
           values: [executionId, nextAttemptAt],
         },
       ];
@@ -147,6 +154,7 @@ export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
           text: `UPDATE rm_pending_executions
                  SET claimed = false, claim_by = $2::timestamptz, next_attempt_at = NULL
                  WHERE execution_id = $1`,
+          touches: executionId,
           values: [executionId, claimBy],
         },
       ];
@@ -170,6 +178,7 @@ export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
                    position = EXCLUDED.position, claimed = false, holds_slot = false,
                    max_concurrent = EXCLUDED.max_concurrent, claim_by = EXCLUDED.claim_by,
                    claim_within = EXCLUDED.claim_within, next_attempt_at = NULL`,
+          touches: data.executionId,
           values: [
             data.executionId,
             data.tenant,

@@ -7,6 +7,7 @@ import {
   loadCheckpoint,
   resetCheckpoint,
 } from './checkpoints.js';
+import { learnParameterTypes, mergedScript } from './statement-merge.js';
 import { inline } from './statement-script.js';
 import type { EventStore, RecordedEvent } from '../../domain/ports/event-store.js';
 import type { SqlClient } from '../sql-client.js';
@@ -68,7 +69,8 @@ export class ProjectionRunner {
   private async foldAsScript(events: RecordedEvent[], from: number, to: number): Promise<void> {
     const { evolve, evolveBatch } = this.projection;
     const folded = evolveBatch ? evolveBatch(events) : events.flatMap((event) => evolve!(event));
-    const script = [...folded, advanceCheckpointOrFail(this.name, from, to)].map(inline).join(';\n');
+    await learnParameterTypes(this.sql, folded);
+    const script = [...mergedScript(folded), inline(advanceCheckpointOrFail(this.name, from, to))].join(';\n');
     try {
       await (this.sql.unflushed?.exec ? this.sql.unflushed.exec(script) : this.sql.exec(script));
     } catch (error) {

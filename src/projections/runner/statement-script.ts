@@ -15,7 +15,7 @@ export async function runStatements(tx: SqlExecutor, statements: readonly SqlQue
 }
 
 /** A statement's text cut at its parameters: `parts[k]`, then value `slots[k]`, …, then the last part. */
-interface Template {
+export interface Template {
   parts: string[];
   slots: number[];
 }
@@ -37,7 +37,7 @@ export function inline(statement: SqlQuery): string {
   return out;
 }
 
-function templateOf(text: string): Template {
+export function templateOf(text: string): Template {
   let template = templates.get(text);
   if (!template) {
     if (templates.size >= MAX_TEMPLATES) templates.clear();
@@ -80,7 +80,7 @@ function closingQuote(text: string, start: number, quote: string, backslashEscap
   throw new Error('unterminated quote in statement');
 }
 
-function literal(value: unknown): string {
+export function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'string') return escapeLiteral(value);
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return `'${String(value)}'`;
