@@ -80,33 +80,33 @@ const quoted = (identifier: string): string => `"${identifier.replaceAll('"', '"
 
 async function compareTable(sql: SqlClient, live: string, scratch: string, table: string) {
   const [l, r] = [`${live}.${table}`, `${scratch}.${table}`];
-  // Each table read once: whole rows as JSON counted per side, so the multiset differences (EXCEPT ALL) and a
-  // sample of each come from one grouping.
-  const { rows } = await sql.query<{
-    live: string;
-    rebuilt: string;
-    only_live: string;
-    only_rebuilt: string;
-    sample_live: string | null;
-    sample_rebuilt: string | null;
-  }>(
+  // Each table read once: whole rows counted per side by a digest of their JSON (small to group, however wide the
+  // rows), so the multiset differences (EXCEPT ALL) come from one grouping; samples only where they differ.
+  const sides = `SELECT md5(to_jsonb(a)::text) AS t, 1 AS l, 0 AS r FROM ${l} a UNION ALL SELECT md5(to_jsonb(b)::text), 0, 1 FROM ${r} b`;
+  const { rows } = await sql.query<{ live: string; rebuilt: string; only_live: string; only_rebuilt: string }>(
     `SELECT coalesce(sum(l), 0) AS live, coalesce(sum(r), 0) AS rebuilt,
-            coalesce(sum(greatest(l - r, 0)), 0) AS only_live, coalesce(sum(greatest(r - l, 0)), 0) AS only_rebuilt,
-            left(min(t) FILTER (WHERE l > r), 300) AS sample_live, left(min(t) FILTER (WHERE r > l), 300) AS sample_rebuilt
-       FROM (SELECT t, sum(l) AS l, sum(r) AS r
-               FROM (SELECT to_jsonb(a)::text AS t, 1 AS l, 0 AS r FROM ${l} a
-                     UNION ALL SELECT to_jsonb(b)::text, 0, 1 FROM ${r} b) sides
-              GROUP BY t) counted`,
+            coalesce(sum(greatest(l - r, 0)), 0) AS only_live, coalesce(sum(greatest(r - l, 0)), 0) AS only_rebuilt
+       FROM (SELECT t, sum(l) AS l, sum(r) AS r FROM (${sides}) sides GROUP BY t) counted`,
   );
-  const result = rows[0]!;
+  const counts = {
+    live: Number(rows[0]!.live),
+    rebuilt: Number(rows[0]!.rebuilt),
+    onlyLive: Number(rows[0]!.only_live),
+    onlyRebuilt: Number(rows[0]!.only_rebuilt),
+  };
+  if (counts.onlyLive + counts.onlyRebuilt === 0) return { ...counts, samples: [] };
+  const { rows: samples } = await sql.query<{ sample_live: string | null; sample_rebuilt: string | null }>(
+    `WITH d AS (SELECT t, sum(l) AS l, sum(r) AS r FROM (${sides}) sides GROUP BY t)
+     SELECT (SELECT left(min(to_jsonb(a)::text), 300) FROM ${l} a
+              WHERE md5(to_jsonb(a)::text) IN (SELECT t FROM d WHERE l > r)) AS sample_live,
+            (SELECT left(min(to_jsonb(b)::text), 300) FROM ${r} b
+              WHERE md5(to_jsonb(b)::text) IN (SELECT t FROM d WHERE r > l)) AS sample_rebuilt`,
+  );
   return {
-    live: Number(result.live),
-    rebuilt: Number(result.rebuilt),
-    onlyLive: Number(result.only_live),
-    onlyRebuilt: Number(result.only_rebuilt),
+    ...counts,
     samples: [
-      ...(result.sample_live ? [`only live: ${result.sample_live}`] : []),
-      ...(result.sample_rebuilt ? [`only rebuilt: ${result.sample_rebuilt}`] : []),
+      ...(samples[0]!.sample_live ? [`only live: ${samples[0]!.sample_live}`] : []),
+      ...(samples[0]!.sample_rebuilt ? [`only rebuilt: ${samples[0]!.sample_rebuilt}`] : []),
     ],
   };
 }
