@@ -10,7 +10,7 @@
  * - verify (all): the whole command, read models rebuilt into a scratch schema and compared beside the log pass;
  * - projections rebuild: every live read model emptied and folded again (the CLI's code path).
  *
- *   node dist/bench/main.js audit [--occurrences 50000] [--executions 0.5] [--rounds 2]
+ *   node dist/bench/main.js audit [--occurrences 50000] [--executions 0.5] [--rounds 2] [--keep]
  *
  * PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a fresh schema dropped at the end.
  */
@@ -38,7 +38,7 @@ import {
   evolveTrigger,
 } from '../src/domain/trigger/trigger.js';
 import { projections } from '../src/projections/index.js';
-import { rebuildReadModels } from '../src/projections/runner/side-by-side.js';
+import { rebuildReadModels } from '../src/projections/runner/rebuild.js';
 
 const TENANT = 'bench';
 const GRANTS = {
@@ -54,6 +54,8 @@ interface Options {
   occurrences: number;
   executions: number;
   rounds: number;
+  /** Leaves the schema for profiling one read model's fold (its name is logged). */
+  keep: boolean;
 }
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -75,7 +77,9 @@ export async function auditBench(args: string[]): Promise<void> {
     log(`log of ${events} events written in ${seconds(built).toFixed(1)} s`);
     const folded = performance.now();
     await rebuildReadModels(sql, store, projections, {
-      onRebuilt: (name, s) => log(`  ${name} folded in ${s.toFixed(2)} s`),
+      onRebuilt: ({ name }, s) => {
+        log(`  ${name} folded in ${s.toFixed(2)} s`);
+      },
     });
     log(`live read models folded in ${seconds(folded).toFixed(1)} s`);
     const size = await sql.query<{ size: string }>(`SELECT pg_size_pretty(pg_total_relation_size('events')) AS size`);
@@ -125,7 +129,8 @@ export async function auditBench(args: string[]): Promise<void> {
     }
     process.stdout.write(`${table(results)}\n`);
   } finally {
-    await sql.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
+    if (options.keep) log(`schema ${schema} kept (--keep)`);
+    else await sql.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => undefined);
     await sql.close();
   }
 }
@@ -263,9 +268,10 @@ function parseArgs(args: string[]): Options {
     occurrences: value('--occurrences', 50_000),
     executions: value('--executions', 0.5),
     rounds: value('--rounds', 2),
+    keep: args.includes('--keep'),
   };
   if (!Number.isInteger(options.occurrences) || options.occurrences < 1 || !Number.isInteger(options.rounds))
-    throw new Error('usage: audit [--occurrences 50000] [--executions 0.5] [--rounds 2]');
+    throw new Error('usage: audit [--occurrences 50000] [--executions 0.5] [--rounds 2] [--keep]');
   if (!(options.executions >= 0 && options.executions <= 1)) throw new Error('--executions is a share from 0 to 1');
   return options;
 }

@@ -65,6 +65,11 @@ export function seededRandom(seed: number): () => number {
 
 /** A runner of `projection` that throws inside the `crashAt`-th handled event, once. */
 export function crashingRunner(h: ProjectionHarness, projection: Projection, crashAt: number): ProjectionRunner {
+  return new ProjectionRunner(h.sql, h.store, crashingProjection(projection, crashAt), { batchSize: 3 });
+}
+
+/** `projection`, throwing inside the `crashAt`-th handled event, once. */
+export function crashingProjection(projection: Projection, crashAt: number): Projection {
   let seen = 0;
   const crashing: Projection = {
     ...projection,
@@ -93,7 +98,7 @@ export function crashingRunner(h: ProjectionHarness, projection: Projection, cra
       return projection.evolveBatch!(events);
     };
   }
-  return new ProjectionRunner(h.sql, h.store, crashing, { batchSize: 3 });
+  return crashing;
 }
 
 /** Re-applies every handled event of the log once more, as a batch replayed after a lost checkpoint would. */

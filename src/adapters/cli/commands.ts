@@ -17,7 +17,7 @@ import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { stringOption, UsageError } from './args.js';
 import { progress, progressGroup } from './progress.js';
-import { rebuildReadModels } from '../../projections/runner/side-by-side.js';
+import { rebuildReadModels } from '../../projections/runner/rebuild.js';
 
 type Options = Record<string, string | true>;
 
@@ -101,7 +101,7 @@ export async function rebuildProjections(options: Options, composition: Composit
           if (!bar) shown.set(name, (bar = bars.bar(`rebuild ${name}`, total)));
           bar.update(handled);
         },
-        onRebuilt: (name) => shown.get(name)?.stop(),
+        onRebuilt: ({ name }) => shown.get(name)?.stop(),
       });
     } finally {
       bars.stop();

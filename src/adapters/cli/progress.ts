@@ -28,7 +28,7 @@ export function progress(
   };
 }
 
-/** Several bars at once (read models rebuilt side by side): one line each on a terminal, plain lines otherwise. */
+/** Several bars at once (read models rebuilt at once): one line each on a terminal, plain lines otherwise. */
 export function progressGroup(unit = 'events'): {
   bar(label: string, total: number): { update(done: number): void; stop(): void };
   stop(): void;

@@ -3,8 +3,7 @@ import type { EventStore } from '../../domain/ports/event-store.js';
 import type { Migration } from '../migration.js';
 import { loadCheckpoint } from '../runner/checkpoints.js';
 import type { Projection } from '../runner/projection.js';
-import { ProjectionRunner } from '../runner/projection-runner.js';
-import { REBUILD_BATCH, REBUILDS_SIDE_BY_SIDE, sideBySide } from '../runner/side-by-side.js';
+import { rebuildReadModels } from '../runner/rebuild.js';
 import type { SqlClient, SqlExecutor } from '../sql-client.js';
 
 export interface TableComparison {
@@ -27,8 +26,8 @@ export interface ReadModelCheckOptions {
 }
 
 /**
- * AU-2, OP-3: every read model rebuilt from position 0 into a scratch schema of the same database (several side by
- * side), then compared row for row with the live one; the scratch schema is dropped afterwards. Nothing live is
+ * AU-2, OP-3: every read model rebuilt from position 0 into a scratch schema of the same database (all at once,
+ * from shared log reads), then compared row for row with the live one; the scratch schema is dropped afterwards. Nothing live is
  * written. A live read model whose checkpoint is not where the rebuild ended (a server still folding) is not compared.
  */
 export async function checkReadModels(
@@ -47,23 +46,25 @@ export async function checkReadModels(
     // Thrown away at the end: its rows need no write-ahead log (the rebuild writes every row of every read model).
     for (const table of projections.flatMap((p) => p.tables)) await scoped.query(`ALTER TABLE ${table} SET UNLOGGED`);
     const compared: TableComparison[][] = projections.map(() => []);
-    await sideBySide(projections, REBUILDS_SIDE_BY_SIDE, async (projection, index) => {
-      const runner = new ProjectionRunner(scoped, store, projection, { batchSize: REBUILD_BATCH });
-      await runner.rebuild((handled) => options.onProgress?.(projection.name, handled));
-      const rebuiltAt = await runner.position();
-      const liveAt = await loadCheckpoint(sql, `projection:${projection.name}`);
-      for (const table of projection.tables) {
-        const { samples, ...counts } = await compareTable(sql, quoted(live), quoted(scratch), table);
-        const base = { projection: projection.name, table, ...counts };
-        if (liveAt !== rebuiltAt)
-          compared[index]!.push({
-            ...base,
-            status: 'not_compared',
-            detail: `the live read model is at position ${liveAt}, the rebuild reached ${rebuiltAt}`,
-          });
-        else if (counts.onlyLive + counts.onlyRebuilt === 0) compared[index]!.push({ ...base, status: 'equal' });
-        else compared[index]!.push({ ...base, status: 'differs', detail: samples.join('; ') });
-      }
+    await rebuildReadModels(scoped, store, projections, {
+      onProgress: options.onProgress,
+      onRebuilt: async (projection) => {
+        const index = projections.indexOf(projection);
+        const rebuiltAt = await loadCheckpoint(scoped, `projection:${projection.name}`);
+        const liveAt = await loadCheckpoint(sql, `projection:${projection.name}`);
+        for (const table of projection.tables) {
+          const { samples, ...counts } = await compareTable(sql, quoted(live), quoted(scratch), table);
+          const base = { projection: projection.name, table, ...counts };
+          if (liveAt !== rebuiltAt)
+            compared[index]!.push({
+              ...base,
+              status: 'not_compared',
+              detail: `the live read model is at position ${liveAt}, the rebuild reached ${rebuiltAt}`,
+            });
+          else if (counts.onlyLive + counts.onlyRebuilt === 0) compared[index]!.push({ ...base, status: 'equal' });
+          else compared[index]!.push({ ...base, status: 'differs', detail: samples.join('; ') });
+        }
+      },
     });
     const comparisons = compared.flat();
     return comparisons;

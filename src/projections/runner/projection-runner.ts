@@ -20,6 +20,7 @@ const checkpointName = (projection: Projection) => `projection:${projection.name
 export class ProjectionRunner {
   readonly subscription: Subscription;
   private readonly folded: Array<() => void> = [];
+  private readonly handled: ReadonlySet<string>;
 
   constructor(
     private readonly sql: SqlClient,
@@ -47,13 +48,20 @@ export class ProjectionRunner {
       checkpoint: () => loadCheckpoint(this.sql, checkpointName(projection)),
       types: projection.handles,
       omitData: projection.omitsData,
-      handle: async (events, from, to) => {
-        const mine = events.filter((event) => handled.has(event.type));
-        if (mine.length === 0) return this.skip(from, to);
-        await (projection.evolve ? this.foldAsScript(mine, from, to) : this.foldInTransaction(mine, from, to));
-        this.notifyFolded();
-      },
+      handle: (events, from, to) => this.fold(events, from, to),
     });
+    this.handled = handled;
+  }
+
+  /**
+   * One page of the log, whose events may include types it does not fold, from the checkpoint `from` (which must
+   * still be stored) to the page's last position `to`: rows and checkpoint in one transaction.
+   */
+  async fold(events: readonly RecordedEvent[], from: number, to: number): Promise<void> {
+    const mine = events.filter((event) => this.handled.has(event.type));
+    if (mine.length === 0) return this.skip(from, to);
+    await (this.projection.evolve ? this.foldAsScript(mine, from, to) : this.foldInTransaction(mine, from, to));
+    this.notifyFolded();
   }
 
   private get name(): string {
@@ -111,6 +119,12 @@ export class ProjectionRunner {
 
   /** Empties the read model and replays the whole log; the result equals the live rows (OP-3). */
   async rebuild(onProgress?: (handled: number) => void): Promise<number> {
+    await this.reset();
+    return this.catchUp(onProgress);
+  }
+
+  /** Empties the read model and sets its checkpoint back to position 0. */
+  async reset(): Promise<void> {
     this.subscription.forgetCheckpoint();
     await this.sql.transaction(async (tx) => {
       // Not DELETE: a million deleted rows stay behind as dead tuples every insert of the replay wades through
@@ -119,6 +133,5 @@ export class ProjectionRunner {
       await resetCheckpoint(tx, checkpointName(this.projection));
     });
     this.notifyFolded();
-    return this.catchUp(onProgress);
   }
 }

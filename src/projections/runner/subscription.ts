@@ -27,6 +27,23 @@ export interface SubscriptionOptions {
   onError?: (error: unknown) => void;
 }
 
+/** The page after `after`: only `types` where given, filtered by the store where it can. */
+export async function readPage(
+  store: EventStore,
+  after: number,
+  options: { types?: readonly string[]; omitData?: ReadAllOptions['omitData']; maxCount: number },
+): Promise<FilteredPage> {
+  const { types, omitData, maxCount } = options;
+  if (types && store.readAllOf) return store.readAllOf(types, { after, maxCount, omitData });
+  const events = await store.readAll({ after, maxCount });
+  const wanted = types ? new Set(types) : null;
+  return {
+    events: wanted ? events.filter((e) => wanted.has(e.type)) : events,
+    scanned: events.length,
+    last: events[events.length - 1]?.position ?? null,
+  };
+}
+
 /** Projections commit rows and checkpoint together; processors rely on idempotent appends and save it after. */
 export class Subscription {
   private running = false;
@@ -85,17 +102,9 @@ export class Subscription {
     return page.scanned;
   }
 
-  private async read(after: number): Promise<FilteredPage> {
-    const { store, types, batchSize } = this.options;
-    const options = { after, maxCount: batchSize ?? 500 };
-    if (types && store.readAllOf) return store.readAllOf(types, { ...options, omitData: this.options.omitData });
-    const events = await store.readAll(options);
-    const wanted = types ? new Set(types) : null;
-    return {
-      events: wanted ? events.filter((e) => wanted.has(e.type)) : events,
-      scanned: events.length,
-      last: events[events.length - 1]?.position ?? null,
-    };
+  private read(after: number): Promise<FilteredPage> {
+    const { store, types, omitData, batchSize } = this.options;
+    return readPage(store, after, { types, omitData, maxCount: batchSize ?? 500 });
   }
 
   private async readCheckpoint(): Promise<number> {

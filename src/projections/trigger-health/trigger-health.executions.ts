@@ -94,6 +94,8 @@ interface TriggerDelta {
   last_position: number;
 }
 
+const key = (tenant: string, id: string) => `${tenant}\u0000${id}`;
+
 /**
  * A batch's lifecycle events folded in memory from the map rows they touch, by the rules of MOVE_SQL, then written
  * as one upsert and one counter update: one event at a time rewrote the Trigger's row once per event, each
@@ -103,7 +105,6 @@ interface TriggerDelta {
 export async function foldExecutionCounts(tx: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
   const moving = events.filter((event) => MOVES[event.type as LifecycleEvent['type']] !== undefined);
   if (moving.length === 0) return;
-  const key = (tenant: string, executionId: string) => `${tenant}\u0000${executionId}`;
   const rows = await loadMapRows(tx, moving);
   const changed = new Set<string>();
   const deltas = new Map<string, TriggerDelta>();
@@ -168,20 +169,18 @@ export async function foldExecutionCounts(tx: SqlExecutor, events: readonly Reco
   );
 }
 
-/** Both columns as index conditions (tenants are few), the exact pairs picked here. */
+/**
+ * One primary-key probe per pair (LATERAL keeps it a probe): as two `= ANY` lists PostgreSQL 15 used only the
+ * tenant as an index condition and filtered every execution of the tenant per batch (quadratic in a rebuild).
+ */
 async function loadMapRows(tx: SqlExecutor, events: readonly RecordedEvent[]): Promise<Map<string, MapRow>> {
   const ids = events.map((event) => event.data as { tenant: string; executionId: string });
   const { rows } = await tx.query<Omit<MapRow, 'position'> & { position: string }>(
-    `SELECT tenant, execution_id, trigger_id, status, position FROM rm_trigger_health_executions
-      WHERE tenant = ANY(ARRAY(SELECT DISTINCT unnest($1::text[])))
-        AND execution_id = ANY(ARRAY(SELECT DISTINCT unnest($2::text[])))`,
+    `SELECT e.tenant, e.execution_id, e.trigger_id, e.status, e.position
+       FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS k(tenant, execution_id)) k
+       CROSS JOIN LATERAL (
+         SELECT * FROM rm_trigger_health_executions e WHERE e.tenant = k.tenant AND e.execution_id = k.execution_id) e`,
     [ids.map((id) => id.tenant), ids.map((id) => id.executionId)],
   );
-  const wanted = new Set(ids.map((id) => `${id.tenant}\u0000${id.executionId}`));
-  const found = new Map<string, MapRow>();
-  for (const row of rows) {
-    const k = `${row.tenant}\u0000${row.execution_id}`;
-    if (wanted.has(k)) found.set(k, { ...row, position: Number(row.position) });
-  }
-  return found;
+  return new Map(rows.map((row) => [key(row.tenant, row.execution_id), { ...row, position: Number(row.position) }]));
 }

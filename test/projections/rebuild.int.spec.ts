@@ -1,0 +1,101 @@
+import type { ExecutionEvent } from '../../src/domain/execution/index.js';
+import { projections } from '../../src/projections/index.js';
+import { executionsProjection } from '../../src/projections/executions/executions.projection.js';
+import { loadCheckpoint } from '../../src/projections/runner/checkpoints.js';
+import { rebuildReadModels } from '../../src/projections/runner/rebuild.js';
+import {
+  admittedEvent,
+  appendExecutionEvent,
+  appendOccurrence,
+  appendTrigger,
+  blockedEvent,
+  occurrence,
+  triggerRevised,
+} from './fixtures.js';
+import { crashingProjection, type DbKind, openHarness, type ProjectionHarness } from './harness.js';
+
+const at = (second: number) => new Date(Date.UTC(2026, 2, 1, 10, 0, second)).toISOString();
+const dumpAll = async (h: ProjectionHarness) =>
+  Object.fromEntries(await Promise.all(projections.map(async (p) => [p.name, await h.dump(p)] as const)));
+
+/**
+ * OP-3: a rebuild reads the log once for all read models that leave out the same payload paths and folds every
+ * page into each of them in its own transactions; the rows must be the ones each read model's own runner folds.
+ */
+describe.each<DbKind>(['postgres', 'pglite'])('OP-3 rebuild from shared log reads (%s)', (kind) => {
+  let h: ProjectionHarness;
+  let live: Record<string, unknown>;
+
+  beforeAll(async () => {
+    h = await openHarness(kind, projections);
+    await appendTrigger(h.store, 'acme', 't-1', [triggerRevised('acme', 't-1', 1)]);
+    for (let n = 0; n < 24; n++) {
+      const o = occurrence({ triggerId: 't-1', key: `k-${n}`, observedAt: at(n) });
+      await appendOccurrence(
+        h.store,
+        o,
+        n % 5 === 4 ? blockedEvent(o, 'rate_limited', { limit: 1 }) : admittedEvent(o, `e-${n}`, at(n)),
+      );
+    }
+    // Executions' events come after all Occurrences, so pages of 3 hold only some read models' events.
+    for (let n = 0; n < 24; n += 2) {
+      if (n % 5 === 4) continue;
+      const life = {
+        tenant: 'acme',
+        missionId: 'm-1',
+        triggerId: 't-1',
+        executionId: `e-${n}`,
+        generation: 1,
+        attempt: 1,
+      };
+      const event = (type: ExecutionEvent['type'], data: Record<string, unknown>) =>
+        ({ type, data: { ...life, at: at(30 + n), ...data } }) as ExecutionEvent;
+      await appendExecutionEvent(h.store, 'acme', event('ExecutionClaimed', { fence: 1, consumerId: 'w-1' }));
+      if (n % 4 === 0)
+        await appendExecutionEvent(
+          h.store,
+          'acme',
+          event('ExecutionCompleted', { fence: 1, outcome: 'succeeded', retryable: false, error: null, receipt: null }),
+        );
+    }
+    await h.catchUp();
+    live = await dumpAll(h);
+  }, 60_000);
+
+  afterAll(() => h?.close());
+
+  it('leaves every read model as its own runner folded it, each checkpoint at the head, with progress per read model', async () => {
+    const progress = new Map<string, number>();
+    const rebuilt: string[] = [];
+    await rebuildReadModels(h.sql, h.store, projections, {
+      pageSize: 3,
+      onProgress: (name, scanned) => {
+        expect(scanned).toBeGreaterThan(progress.get(name) ?? 0);
+        progress.set(name, scanned);
+      },
+      onRebuilt: ({ name }) => void rebuilt.push(name),
+    });
+    expect(await dumpAll(h)).toEqual(live);
+    expect((live['executions'] as Record<string, unknown[]>)['rm_executions']).toHaveLength(20);
+    const head = await h.store.headPosition();
+    for (const p of projections) expect(await loadCheckpoint(h.sql, `projection:${p.name}`)).toBe(head);
+    expect(rebuilt.sort()).toEqual(projections.map((p) => p.name).sort());
+    // Read models that share a read see the same events go by.
+    expect(progress.get('executions')).toBe(progress.get('occurrences'));
+  });
+
+  it('a fold failing stops every read and fold and throws its error; a rebuild afterwards is whole again', async () => {
+    const failing = projections.map((p) => (p === executionsProjection ? crashingProjection(p, 7) : p));
+    const rebuilt: string[] = [];
+    await expect(
+      rebuildReadModels(h.sql, h.store, failing, { pageSize: 3, onRebuilt: ({ name }) => void rebuilt.push(name) }),
+    ).rejects.toThrow('simulated crash');
+    expect(rebuilt).not.toContain('executions');
+    // It stopped short: the read model is not at the head and holds fewer rows than the live one had.
+    const head = await h.store.headPosition();
+    expect(await loadCheckpoint(h.sql, 'projection:executions')).toBeLessThan(head);
+
+    await rebuildReadModels(h.sql, h.store, projections, { pageSize: 3 });
+    expect(await dumpAll(h)).toEqual(live);
+  });
+});
