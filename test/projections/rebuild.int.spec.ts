@@ -84,6 +84,16 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-3 rebuild from shared log read
     expect(progress.get('executions')).toBe(progress.get('occurrences'));
   });
 
+  it('every index a read model says only queries use is one its migrations create (audit verify drops each)', async () => {
+    const named = projections.flatMap((p) => p.readIndexes ?? []);
+    expect(named.length).toBeGreaterThan(0);
+    const { rows } = await h.sql.query<{ name: string }>(
+      `SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ANY($1::text[])`,
+      [named],
+    );
+    expect(rows.map((r) => r.name).sort()).toEqual([...named].sort());
+  });
+
   it('a fold failing stops every read and fold and throws its error; a rebuild afterwards is whole again', async () => {
     const failing = projections.map((p) => (p === executionsProjection ? crashingProjection(p, 7) : p));
     const rebuilt: string[] = [];

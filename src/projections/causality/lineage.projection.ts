@@ -75,5 +75,6 @@ export const lineageProjection: Projection = statementProjection({
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: lineageMigrations,
   tables: ['rm_causal_lineage', 'rm_causal_operations'],
+  readIndexes: ['rm_causal_lineage_descendants', 'rm_causal_operations_by_occurrence'],
   evolve: evolveLineage,
 });

@@ -157,5 +157,6 @@ export const executionsProjection: Projection = statementProjection({
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: executionsMigrations,
   tables: ['rm_executions'],
+  readIndexes: ['rm_executions_by_status', 'rm_executions_by_trigger', 'rm_executions_by_mission'],
   evolve: evolveExecutions,
 });

@@ -378,6 +378,7 @@ export const occurrencesProjection: Projection = statementProjection({
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: occurrencesMigrations,
   tables: ['rm_occurrences', 'rm_occurrence_conflicts', 'rm_outstanding'],
+  readIndexes: ['rm_occurrences_by_time', 'rm_occurrences_by_trigger'],
   evolve: evolveOccurrences,
   evolveBatch: evolveOccurrencesBatch,
 });

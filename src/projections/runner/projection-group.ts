@@ -22,6 +22,7 @@ export function foldedTogether(name: string, members: readonly Projection[]): Pr
     // By id, which orders schema changes across members (a later one may touch an earlier member's tables).
     migrations: members.flatMap((m) => m.migrations).sort((a, b) => a.id.localeCompare(b.id)),
     tables: members.flatMap((m) => m.tables),
+    readIndexes: members.flatMap((m) => m.readIndexes ?? []),
     async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
       for (const member of members) if (member.handles.includes(event.type)) await member.apply(event, tx);
     },

@@ -11,6 +11,8 @@ export interface Projection {
   migrations: Migration[];
   /** Emptied by a rebuild before replaying from position 0. */
   tables: readonly string[];
+  /** Indexes only the read side's queries use, never a fold's statements: a scratch rebuild goes without them. */
+  readIndexes?: readonly string[];
   /** Must be idempotent per event: a replayed batch after a crash rewrites the same rows. */
   apply(event: RecordedEvent, tx: SqlExecutor): Promise<void>;
   /** Must leave the same rows as `apply` one by one, with fewer statements. */
