@@ -108,8 +108,8 @@ function scenario(seed: number): RecordedEvent[] {
 /**
  * OP-3: a batch whose statements run merged (statement-merge.ts: waves of one-row statements as multi-row INSERTs
  * and UPDATE … FROM VALUES, walls kept in place) leaves exactly the rows of running each event's statements one by
- * one, whatever the batch boundaries and replays, for the read models whose statements say which row they touch;
- * executions also write an execution admitted and moved within a batch once (executions.batch.ts).
+ * one, whatever the batch boundaries (and, for executions, replays), for the read models whose statements say which
+ * row they touch.
  */
 describe.each<DbKind>(['postgres', 'pglite'])('OP-3 merged statement batches equal one by one (%s)', (kind) => {
   const projections: Projection[] = [executionsProjection, pendingExecutionsProjection];
@@ -141,13 +141,10 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-3 merged statement batches equ
       let statements = 0;
       let sent = 0;
       const fold = async (batch: RecordedEvent[]) => {
-        // As the runner folds a batch: the projection's batch statements where it has them, merged.
-        const folded = projection.evolveBatch
-          ? projection.evolveBatch(batch)
-          : batch.flatMap((event) => projection.evolve!(event));
+        const folded = batch.flatMap((event) => projection.evolve!(event));
         await learnParameterTypes(sql, folded);
         const script = mergedScript(folded);
-        statements += batch.flatMap((event) => projection.evolve!(event)).length;
+        statements += folded.length;
         sent += script.length;
         if (script.length > 0) await sql.exec(script.join(';\n'));
       };

@@ -27,8 +27,8 @@ export interface ReadModelCheckOptions {
 
 /**
  * AU-2, OP-3: every read model rebuilt from position 0 into a scratch schema of the same database (all at once,
- * from shared log reads), then compared row for row with the live one; the scratch schema is dropped afterwards. Nothing live is
- * written. A live read model whose checkpoint is not where the rebuild ended (a server still folding) is not compared.
+ * from shared log reads), then compared row for row with the live one; the scratch schema is dropped afterwards.
+ * Nothing live is written. A live read model whose checkpoint is not where the rebuild ended (a server still folding) is not compared.
  */
 export async function checkReadModels(
   sql: SqlClient,

@@ -35,7 +35,7 @@ export class ProjectionRunner {
       onError?: (error: unknown) => void;
     } = {},
   ) {
-    const handled = new Set(projection.handles);
+    this.handled = new Set(projection.handles);
     this.subscription = new Subscription({
       name: checkpointName(projection),
       store,
@@ -50,7 +50,11 @@ export class ProjectionRunner {
       omitData: projection.omitsData,
       handle: (events, from, to) => this.fold(events, from, to),
     });
-    this.handled = handled;
+  }
+
+  /** Whether `events` hold one it folds (a page without writes only its checkpoint). */
+  folds(events: readonly RecordedEvent[]): boolean {
+    return events.some((event) => this.handled.has(event.type));
   }
 
   /**

@@ -96,14 +96,13 @@ async function readInto(store: EventStore, lanes: readonly Lane[], target: numbe
 async function foldPages({ runner, channel }: Lane, report: RebuildOptions): Promise<void> {
   const started = performance.now();
   const { name } = runner.projection;
-  const handled = new Set(runner.projection.handles);
   let stored = 0;
   let reached = 0;
   let scanned = 0;
   for (let page = await channel.take(); page; page = await channel.take()) {
     reached = page.last!;
     scanned += page.scanned;
-    if (page.events.some((event) => handled.has(event.type))) {
+    if (runner.folds(page.events)) {
       await runner.fold(page.events, stored, reached);
       stored = reached;
     }
