@@ -13,13 +13,13 @@ export type UpstreamHandler = (request: UpstreamRequest, res: ServerResponse, re
 
 /**
  * A real HTTP server on an OS-assigned loopback port standing in for a polled API. Each path has its own
- * handler; every request is recorded, with the most requests ever in flight at once (PO-3: one poller at a time).
+ * handler; every request is recorded, with the most requests ever in flight at once per path (PO-3: one poller at
+ * a time for a Trigger; other Triggers' polls may overlap it).
  */
 export class PollUpstream {
   readonly requests: UpstreamRequest[] = [];
   private readonly handlers = new Map<string, UpstreamHandler>();
-  private inFlight = 0;
-  maxInFlight = 0;
+  private readonly inFlight = new Map<string, { now: number; max: number }>();
   private constructor(
     private readonly server: Server,
     readonly baseUrl: string,
@@ -48,6 +48,11 @@ export class PollUpstream {
     this.on(path, (request, res) => json(res, pages[request.query.get(cursorParam) ?? ''] ?? { items: [] }));
   }
 
+  /** The most requests to `path` that were ever in flight at once. */
+  maxInFlightTo(path: string): number {
+    return this.inFlight.get(path)?.max ?? 0;
+  }
+
   requestsTo(path: string): UpstreamRequest[] {
     return this.requests.filter((r) => r.path === path);
   }
@@ -61,9 +66,10 @@ export class PollUpstream {
       authorization: req.headers.authorization ?? null,
     };
     this.requests.push(request);
-    this.inFlight++;
-    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    res.on('close', () => this.inFlight--);
+    const inFlight = this.inFlight.get(url.pathname) ?? { now: 0, max: 0 };
+    this.inFlight.set(url.pathname, inFlight);
+    inFlight.max = Math.max(inFlight.max, ++inFlight.now);
+    res.on('close', () => inFlight.now--);
     const handler = this.handlers.get(url.pathname);
     if (!handler) {
       res.statusCode = 404;
