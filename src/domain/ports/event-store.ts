@@ -51,6 +51,11 @@ export interface ReadAllOptions {
   after?: number;
   maxCount?: number;
   raw?: boolean;
+  /**
+   * A live subscription's read near the head: the store may serve it from the recent events it read for other
+   * such readers (then with every data path and every event frozen), instead of a query of its own.
+   */
+  live?: boolean;
   /** readAllOf only, at most two paths; a store that cannot leave them out returns them. */
   omitData?: ReadonlyArray<readonly string[]>;
 }

@@ -31,11 +31,11 @@ export interface SubscriptionOptions {
 export async function readPage(
   store: EventStore,
   after: number,
-  options: { types?: readonly string[]; omitData?: ReadAllOptions['omitData']; maxCount: number },
+  options: { types?: readonly string[]; omitData?: ReadAllOptions['omitData']; maxCount: number; live?: boolean },
 ): Promise<FilteredPage> {
-  const { types, omitData, maxCount } = options;
-  if (types && store.readAllOf) return store.readAllOf(types, { after, maxCount, omitData });
-  const events = await store.readAll({ after, maxCount });
+  const { types, omitData, maxCount, live } = options;
+  if (types && store.readAllOf) return store.readAllOf(types, { after, maxCount, omitData, live });
+  const events = await store.readAll({ after, maxCount, live });
   const wanted = types ? new Set(types) : null;
   return {
     events: wanted ? events.filter((e) => wanted.has(e.type)) : events,
@@ -104,7 +104,7 @@ export class Subscription {
 
   private read(after: number): Promise<FilteredPage> {
     const { store, types, omitData, batchSize } = this.options;
-    return readPage(store, after, { types, omitData, maxCount: batchSize ?? 500 });
+    return readPage(store, after, { types, omitData, maxCount: batchSize ?? 500, live: true });
   }
 
   private async readCheckpoint(): Promise<number> {

@@ -44,6 +44,13 @@ SELECT ${eventColumns()} FROM events
  ORDER BY transaction_id, position
  LIMIT $2`;
 
+/** READ_ALL_SQL with each event's stored size, which bounds the memory of the shared tail (tail-window.ts). */
+export const READ_TAIL_SQL = `
+SELECT ${eventColumns()}, pg_column_size(data) + pg_column_size(metadata) AS stored_bytes FROM events
+ WHERE ${VISIBLE_AFTER}
+ ORDER BY transaction_id, position
+ LIMIT $2`;
+
 /**
  * An all-filtered page still yields one row carrying the page's size and last position. One index scan reads the
  * page with its data: a second lookup by position was planned as a hash join over the whole log whenever the plan

@@ -20,7 +20,15 @@ import { UpcasterRegistry } from '../upcasters.js';
 import type { SqlClient, SqlExecutor } from '../../../projections/sql-client.js';
 import type { AppendSignal } from '../../../projections/runner/append-signal.js';
 import { isUniqueViolation } from './store-errors.js';
-import { APPEND_SQL, APPEND_ONE_SQL, READ_ALL_SQL, READ_ALL_OF_SQL, omittedPaths } from './event-statements.js';
+import {
+  APPEND_SQL,
+  APPEND_ONE_SQL,
+  READ_ALL_SQL,
+  READ_ALL_OF_SQL,
+  READ_TAIL_SQL,
+  omittedPaths,
+} from './event-statements.js';
+import { TailWindow } from './tail-window.js';
 import { type AppendedRow, eventColumns, type EventRow, toRecorded } from './event-row.js';
 import { inTransactionOf } from './sql-store-in-transaction.js';
 
@@ -57,15 +65,19 @@ export class SqlEventStore implements EventStore {
 
   private readonly newStreams: ReturnType<typeof newStreamBatcher> | null;
   private readonly reads: StatementBatcher<StreamRead, RecordedEvent[]> | null;
+  /** Live subscriptions' pages, read once for all of them (tail-window.ts). */
+  private readonly tail: TailWindow | null;
 
   constructor(
     private readonly sql: SqlClient,
     private readonly upcasters = new UpcasterRegistry(),
     private readonly signal?: AppendSignal,
-    options: { batching?: boolean } = {},
+    options: { batching?: boolean; sharedTail?: boolean } = {},
   ) {
     this.kind = sql.kind;
     const batching = options.batching !== false;
+    this.tail =
+      options.sharedTail === false ? null : new TailWindow((after, maxCount) => this.readTail(after, maxCount));
     this.newStreams = batching ? newStreamBatcher(sql) : null;
     // Concurrent whole-stream reads (the ingress's Trigger lookups) share one query.
     this.reads = batching ? new StatementBatcher((requests) => this.readStreams(requests)) : null;
@@ -305,6 +317,10 @@ export class SqlEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    if (options.live && !options.raw && this.tail) {
+      const page = await this.tail.page(options.after ?? 0, options.maxCount ?? 500, null);
+      if (page) return page.events;
+    }
     const { rows } = await this.sql.query<EventRow>({
       name: 'reveille_read_all',
       text: READ_ALL_SQL,
@@ -314,6 +330,10 @@ export class SqlEventStore implements EventStore {
   }
 
   async readAllOf(types: readonly string[], options: ReadAllOptions = {}): Promise<FilteredPage> {
+    if (options.live && !options.raw && this.tail) {
+      const page = await this.tail.page(options.after ?? 0, options.maxCount ?? 500, new Set(types));
+      if (page) return page;
+    }
     const { rows } = await this.sql.query<EventRow & { scanned: string | number; page_last: string | number }>({
       name: 'reveille_read_all_of',
       text: READ_ALL_OF_SQL,
@@ -326,6 +346,15 @@ export class SqlEventStore implements EventStore {
       scanned: Number(rows[0]!.scanned),
       last: Number(rows[0]!.page_last),
     };
+  }
+
+  private async readTail(after: number, maxCount: number): Promise<{ events: RecordedEvent[]; sizes: number[] }> {
+    const { rows } = await this.sql.query<EventRow & { stored_bytes: number }>({
+      name: 'reveille_read_tail',
+      text: READ_TAIL_SQL,
+      values: [after, maxCount],
+    });
+    return { events: this.finish(rows), sizes: rows.map((row) => Number(row.stored_bytes)) };
   }
 
   /** Rule 1's last event: a younger transaction's row may hold a lower position than an older one's. */
