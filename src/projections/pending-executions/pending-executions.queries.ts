@@ -94,12 +94,14 @@ export async function dueDeliveries(sql: SqlExecutor, limit: number): Promise<Du
  */
 export async function msUntilNextDue(sql: SqlExecutor): Promise<number | null> {
   const result = await sql.query<{ ms: number | string | null }>({
-    name: 'reveille_next_due_delivery',
-    text: `SELECT (EXTRACT(EPOCH FROM (min(due) - now())) * 1000)::float8 AS ms FROM (
-        SELECT min(next_attempt_at) AS due FROM rm_pending_executions WHERE next_attempt_at > now()
-        UNION ALL
-        SELECT min(claim_by) FROM rm_pending_executions
-        WHERE NOT claimed AND next_attempt_at IS NULL AND claim_by > now()) d`,
+    name: 'reveille_next_due_delivery_v2',
+    // Each the first entry of its timer index: as min() over a UNION the cached generic plan aggregated every
+    // pending row (≈ 600 buffers a call with 48,000 unclaimed executions).
+    text: `SELECT (EXTRACT(EPOCH FROM (least(
+        (SELECT next_attempt_at FROM rm_pending_executions WHERE next_attempt_at > now()
+          ORDER BY next_attempt_at LIMIT 1),
+        (SELECT claim_by FROM rm_pending_executions
+          WHERE NOT claimed AND next_attempt_at IS NULL AND claim_by > now() ORDER BY claim_by LIMIT 1)) - now())) * 1000)::float8 AS ms`,
   });
   const ms = result.rows[0]?.ms;
   return ms === null || ms === undefined ? null : Number(ms);

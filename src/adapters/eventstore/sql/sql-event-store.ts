@@ -28,7 +28,7 @@ import {
   READ_TAIL_SQL,
   omittedPaths,
 } from './event-statements.js';
-import { TailWindow } from './tail-window.js';
+import { DEFAULT_TAIL_LIMITS, TailWindow } from './tail-window.js';
 import { type AppendedRow, eventColumns, type EventRow, toRecorded } from './event-row.js';
 import { inTransactionOf } from './sql-store-in-transaction.js';
 
@@ -77,7 +77,11 @@ export class SqlEventStore implements EventStore {
     this.kind = sql.kind;
     const batching = options.batching !== false;
     this.tail =
-      options.sharedTail === false ? null : new TailWindow((after, maxCount) => this.readTail(after, maxCount));
+      options.sharedTail === false
+        ? null
+        : new TailWindow((after, maxCount) => this.readTail(after, maxCount), DEFAULT_TAIL_LIMITS, Date.now, !!signal);
+    // every append of this process, the background thread's forwarded ones too
+    if (this.tail) signal?.onNotify(() => this.tail?.noteAppend());
     this.newStreams = batching ? newStreamBatcher(sql) : null;
     // Concurrent whole-stream reads (the ingress's Trigger lookups) share one query.
     this.reads = batching ? new StatementBatcher((requests) => this.readStreams(requests)) : null;
@@ -92,7 +96,7 @@ export class SqlEventStore implements EventStore {
       exec: async () => undefined,
       close: async () => undefined,
     };
-    return new SqlEventStore(bound, this.upcasters, this.signal, { batching: false });
+    return new SqlEventStore(bound, this.upcasters, this.signal, { batching: false, sharedTail: false });
   }
 
   readonly inTransaction = inTransactionOf((tx) => this.within(tx));

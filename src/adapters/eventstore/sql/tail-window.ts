@@ -14,6 +14,8 @@ export interface TailWindowLimits {
   maxBytes: number;
   /** A window nobody was served from for this long is moved to the next reader that misses it. */
   staleMs: number;
+  /** How long a read after the last noticed append answers readers at the end (see `extend`). */
+  freshMs: number;
 }
 
 export const DEFAULT_TAIL_LIMITS: TailWindowLimits = {
@@ -21,6 +23,7 @@ export const DEFAULT_TAIL_LIMITS: TailWindowLimits = {
   maxEvents: 5_000,
   maxBytes: 32 * 1024 * 1024,
   staleMs: 1_000,
+  freshMs: 50,
 };
 
 /**
@@ -44,13 +47,16 @@ export class TailWindow {
   private reading: Promise<void> | null = null;
   /** Moves with every new anchor: a read begun on the previous slice adds nothing to this one. */
   private epoch = 0;
-  /** Reads started so far: a reader needs one started after it arrived to see what was appended before it asked. */
-  private readsStarted = 0;
+  /** Appends this process noticed, and how many had been noticed when the latest read started. */
+  private appendsNoticed = 0;
+  private latestRead: { appends: number; startedAt: number } | null = null;
 
   constructor(
     private readonly read: (after: number, maxCount: number) => Promise<TailRead>,
     private readonly limits: TailWindowLimits = DEFAULT_TAIL_LIMITS,
     private readonly clock: () => number = Date.now,
+    /** Whether every append of this process reaches `noteAppend` (then a reader at the end may be answered empty). */
+    private readonly noticesAppends = false,
   ) {}
 
   /**
@@ -100,20 +106,41 @@ export class TailWindow {
     await this.extend();
   }
 
-  /** Reads after the slice's end once a read has started since the caller asked; readers at the end share it. */
+  /**
+   * Reads after the slice's end unless the latest read already started after every append this process noticed
+   * (`noteAppend`) and less than `freshMs` before the caller asked: then that read is all there is to see from
+   * here, and other processes' appends wait at most `freshMs` (an idle poll waits longer). Without noticed appends,
+   * only a read started after the caller asked will do. Readers at the end share the read.
+   */
   private async extend(): Promise<void> {
-    const needed = this.readsStarted + 1;
-    while (this.readsStarted < needed) {
+    if (!this.noticesAppends) this.appendsNoticed++;
+    const appends = this.appendsNoticed;
+    const askedAt = this.clock();
+    for (;;) {
+      const latest = this.latestRead;
+      if (latest && latest.appends >= appends && askedAt - latest.startedAt < this.limits.freshMs) {
+        await this.reading;
+        return;
+      }
       if (this.reading) {
         await this.reading;
         continue;
       }
-      this.readsStarted++;
-      this.reading = this.readMore().finally(() => {
-        this.reading = null;
-      });
+      this.latestRead = { appends: this.appendsNoticed, startedAt: this.clock() };
+      this.reading = this.readMore()
+        .catch((error: unknown) => {
+          this.latestRead = null;
+          throw error;
+        })
+        .finally(() => {
+          this.reading = null;
+        });
     }
-    await this.reading;
+  }
+
+  /** This process appended (the store's append signal); the next reader at the end reads again. */
+  noteAppend(): void {
+    this.appendsNoticed++;
   }
 
   private async readMore(): Promise<void> {
@@ -158,6 +185,7 @@ export class TailWindow {
     this.base = 0;
     this.start = start;
     this.epoch++;
+    this.latestRead = null;
   }
 }
 

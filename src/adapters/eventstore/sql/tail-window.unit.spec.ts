@@ -52,6 +52,7 @@ const limits = (overrides: Partial<TailWindowLimits> = {}): TailWindowLimits => 
   maxEvents: 1_000,
   maxBytes: 1_000_000,
   staleMs: 1_000,
+  freshMs: 50,
   ...overrides,
 });
 
@@ -118,6 +119,26 @@ describe('TailWindow: live subscriptions served from one read of the log', () =>
     expect(log.reads - readsBefore).toBe(2);
     for (const page of pages.slice(0, 3)) expect(page!.scanned).toBeGreaterThanOrEqual(1);
     expect(pages[3]!.events.map((e) => e.id)).toEqual(['e2', 'e3']);
+  });
+
+  it('told of every append of its process, a reader at the end is answered empty without a read until an append or freshMs', async () => {
+    const log = new Log();
+    log.append(1);
+    const window = new TailWindow(log.read, limits(), clock, true);
+    const at = (await window.page(0, 10, null))!.last!;
+    const reads = log.reads;
+    expect(await window.page(at, 10, null)).toEqual({ events: [], scanned: 0, last: null });
+    expect(log.reads).toBe(reads);
+    log.append(1);
+    window.noteAppend();
+    expect((await window.page(at, 10, null))!.events.map((e) => e.id)).toEqual(['e1']);
+    expect(log.reads).toBe(reads + 1);
+    // another process's append: nobody noticed it, so it is read once freshMs has passed since the last read
+    log.append(1);
+    const at1 = log.events[1]!.position;
+    expect((await window.page(at1, 10, null))!.scanned).toBe(0);
+    now += 50;
+    expect((await window.page(at1, 10, null))!.events.map((e) => e.id)).toEqual(['e2']);
   });
 
   it('keeps at most maxEvents: a reader the window left behind reads the store itself (null)', async () => {
