@@ -260,5 +260,48 @@ export function batchRestartSuite(kind: StoreKind): void {
         await t.close();
       }
     }, 60_000);
+
+    it('BA-1 a closer that read the open batch just before another closed it reads again and finds it closed (no crash, one execution)', async () => {
+      const t = await startTestApp(kind, { env: ENV, autostart: false });
+      const f = batchFixture(() => t);
+      try {
+        const { triggerId } = await f.setup({ size: 50, maxWaitMs: 300 });
+        const ids = [await f.fire(triggerId, { n: 1 }), await f.fire(triggerId, { n: 2 })];
+        await t.catchUp();
+        const store = t.infra.store;
+        const { AdmitOccurrenceCommand } =
+          await import('../../src/commands/admit-occurrence/admit-occurrence.command.js');
+        const { CommandBus } = await import('@nestjs/cqrs');
+        const { occurrenceStream } = await import('../../src/domain/shared/ids.js');
+        for (const id of ids) await t.app.get(CommandBus).execute(new AdmitOccurrenceCommand(occurrenceStream(id)));
+        await t.catchUp();
+        const due = await t.sql.query<{ batch_stream: string }>({
+          text: `SELECT batch_stream FROM rm_open_batches WHERE trigger_id = $1`,
+          values: [triggerId],
+        });
+        const streamId = due.rows[0]!.batch_stream;
+        await new Promise((r) => setTimeout(r, 400));
+        // The late closer's first read of the members waits until the other closer has closed the batch.
+        let other: Awaited<ReturnType<typeof closeDueBatch>> | null = null;
+        const late = new Proxy(store, {
+          get(target, prop) {
+            const value = Reflect.get(target, prop, target) as unknown;
+            if (prop === 'readStreams' && typeof value === 'function')
+              return async (...args: unknown[]) => {
+                other ??= await closeDueBatch(store, streamId);
+                return (value as (...a: unknown[]) => unknown).apply(target, args);
+              };
+            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          },
+        });
+        const lateResult = await closeDueBatch(late, streamId);
+        expect(other).toMatchObject({ closed: true });
+        expect(lateResult.closed).toBe(false);
+        const closed = (await store.readStream(streamId)).filter((e) => e.type === 'BatchClosed');
+        expect(closed).toHaveLength(1);
+      } finally {
+        await t.close();
+      }
+    }, 60_000);
   });
 }

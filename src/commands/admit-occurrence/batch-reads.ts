@@ -10,6 +10,7 @@ import { batchPartitionFolding, evolveBatchPartition, partitionOf } from '../../
 import type { ObservedOccurrence, OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
 import { occurrenceDecider } from '../../domain/occurrence/occurrence.js';
 import { batchStream } from '../../domain/shared/ids.js';
+import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import type { TriggerState } from '../../domain/trigger/trigger.js';
 import { aggregateCache } from '../shared/aggregate-cache.js';
 import { asDomainEvent, type Loaded, loadAggregate, rememberAppended, toNewEvent } from '../shared/aggregate.js';
@@ -84,6 +85,10 @@ export async function readBatches(
     store,
     loaded.flatMap((l) => l.state.open?.members ?? []),
   );
+  const read = new Set(members.map((m) => m.occurrence.occurrenceId));
+  // A member decided since its partition was read: a racing close moved that partition, so decide again.
+  const moved = ids.findIndex((_, i) => loaded[i]!.state.open?.members.some((m) => !read.has(m.occurrenceId)));
+  if (moved >= 0) throw new WrongExpectedRevision(ids[moved]!, loaded[moved]!.revision, loaded[moved]!.revision + 1);
   return { partitions, members: new Map(members.map((m) => [m.occurrence.occurrenceId, m])) };
 }
 

@@ -1,4 +1,5 @@
 import type { EventStore } from '../../domain/ports/event-store.js';
+import { WrongExpectedRevision } from '../../domain/shared/errors.js';
 import { closeInOrder } from '../../domain/admission/index.js';
 import { closeCauseAt } from '../../domain/batch/batch.js';
 import { write } from '../shared/write-kernel.js';
@@ -31,6 +32,10 @@ export function closeDueBatch(store: EventStore, streamId: string): Promise<Batc
     const cause = closeCauseAt(partition.state, now.toISOString());
     if (!cause) return { appends: [], answer: () => NOTHING };
     const members = await readMembers(store, open.members);
+    // A racing closer decided the members after this one read the partition: it moved (at least one revision), so
+    // read again, and find the batch closed.
+    if (members.length < open.members.length)
+      throw new WrongExpectedRevision(streamId, partition.revision, partition.revision + 1);
     const opener = members[0]!.occurrence;
     // In its batch (DD-5: perhaps a group's representative): the reads skip coalescing, the close is the batch's.
     const opening = {
