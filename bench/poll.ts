@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { rawBatchInsertRate } from './raw-baseline.js';
-import { command, startService } from './service-process.js';
+import { command, type ServiceProcess, startService } from './service-process.js';
 import { describeWork, meterWork } from './work-meter.js';
 
 /** Issue 17's target. */
@@ -31,6 +31,8 @@ interface Options {
   triggers: number;
   every: number;
   seconds: number;
+  /** The poll loop in a process of its own (REVEILLE_BACKGROUND_ONLY), the rest in the service's. */
+  pollerProcess: boolean;
 }
 
 const log = (line: string) => process.stderr.write(`[poll] ${line}\n`);
@@ -43,7 +45,9 @@ export async function pollBench(args: string[]): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reveille-bench-'));
   const db = new pg.Client({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   const port = 3900 + 2 * Math.floor(Math.random() * 45);
-  const service = await startService(port, {}, { schema, dataDir });
+  const service = options.pollerProcess
+    ? await startPollerSplit(port, { schema, dataDir })
+    : await startService(port, {}, { schema, dataDir });
   let stopped = false;
   await db.connect();
   try {
@@ -133,7 +137,7 @@ export async function pollBench(args: string[]): Promise<void> {
 
     const rows = [
       [
-        `Reveille: ${options.triggers} poll Triggers every ${options.every} s`,
+        `Reveille: ${options.triggers} poll Triggers every ${options.every} s${options.pollerProcess ? ', poll loop in a process of its own' : ''}`,
         polls.toFixed(0),
         accepted.toFixed(0),
         String(lag.p50),
@@ -317,8 +321,57 @@ function parse(args: string[]): Options {
     const i = args.indexOf(flag);
     return i >= 0 ? Number(args[i + 1]) : fallback;
   };
-  const options = { triggers: value('--triggers', 1_000), every: value('--every', 5), seconds: value('--seconds', 60) };
-  if (Object.values(options).some((v) => !Number.isInteger(v) || v < 1))
-    throw new Error('usage: poll [--triggers 1000] [--every 5] [--seconds 60] (positive integers)');
-  return options;
+  const numbers = { triggers: value('--triggers', 1_000), every: value('--every', 5), seconds: value('--seconds', 60) };
+  if (Object.values(numbers).some((v) => !Number.isInteger(v) || v < 1))
+    throw new Error('usage: poll [--triggers 1000] [--every 5] [--seconds 60] (positive integers) [--poller-process]');
+  return { ...numbers, pollerProcess: args.includes('--poller-process') };
+}
+
+/** Every background task `serve` runs but the poll loop (as its readiness lists them). */
+const ALL_BUT_POLLER = [
+  'projection:occurrences',
+  'projection:source-bindings',
+  'projection:schedules',
+  'projection:pending-executions',
+  'projection:executions',
+  'projection:polls',
+  'projection:batches',
+  'projection:lineage',
+  'projection:subscriptions',
+  'projection:coalescing',
+  'dispatcher:wakeups',
+  'processor:admission',
+  'timers:batches',
+  'timers:coalesce',
+  'timers:delivery',
+  'timers:subscriptions',
+  'scheduler:materializer',
+];
+
+/**
+ * The roles split as README's REVEILLE_BACKGROUND_ONLY allows: the service as `serve` runs it without the poll
+ * loop, and a second process on the same schema running only the poll loop on its own event loop. Both count
+ * as the service (CPU). The service must list every other task, or the run would measure a service missing one.
+ */
+async function startPollerSplit(port: number, shared: { schema: string; dataDir: string }): Promise<ServiceProcess> {
+  const main = await startService(port, { REVEILLE_BACKGROUND_ONLY: ALL_BUT_POLLER.join(',') }, shared);
+  const poller = await startService(
+    port + 1,
+    { REVEILLE_BACKGROUND: 'on', REVEILLE_BACKGROUND_ONLY: 'poller:poll' },
+    shared,
+  );
+  const running = async (service: ServiceProcess) =>
+    ((await (await fetch(`${service.baseUrl}/health/ready`)).json()) as any).info.subscriptions.running as string[];
+  const tasks = [...(await running(main)), ...(await running(poller))];
+  log(
+    `split: ${tasks.length} tasks running across both processes; the poll loop in its own: ${tasks.includes('poller:poll')}`,
+  );
+  return {
+    ...main,
+    pids: [...main.pids, ...poller.pids],
+    async stop() {
+      await poller.stop();
+      await main.stop();
+    },
+  };
 }
