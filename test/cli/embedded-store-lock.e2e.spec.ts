@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,16 @@ describe('one process per embedded store (api.md "CLI", OP-3, SEC-3)', () => {
     });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   };
+  /** The same, without blocking: refusals may run side by side (each only reads the lock). */
+  const reveilleAsync = (...args: string[]) =>
+    new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = execFile(
+        process.execPath,
+        ['bin/reveille.js', ...args],
+        { cwd: ROOT, env: { ...process.env, ...serve.env, PORT: '0' }, encoding: 'utf8', timeout: 60_000 },
+        (_error, _stdout, stderr) => resolve({ status: child.exitCode, stderr }),
+      );
+    });
 
   beforeAll(async () => {
     serve = await startServe({ store: 'pglite', background: 'on', scope: 'missions:write operator:read' });
@@ -45,8 +55,9 @@ describe('one process per embedded store (api.md "CLI", OP-3, SEC-3)', () => {
     expect(holder.pid).toBe(serve.child.pid);
 
     // The data-loss sequence: a rebuild beside the running server would open the same PGlite files
-    for (const command of [['projections', 'rebuild'], ['migrate'], ['scheduler', '--once'], ['serve']]) {
-      const refused = reveille(...command);
+    const commands = [['projections', 'rebuild'], ['migrate'], ['scheduler', '--once'], ['serve']];
+    for (const refused of await Promise.all(commands.map((command) => reveilleAsync(...command)))) {
+      expect(refused.status).not.toBeNull();
       expect(refused.status).not.toBe(0);
       expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(refused.stderr).toContain(`is in use by "reveille serve" (pid ${serve.child.pid}`);
