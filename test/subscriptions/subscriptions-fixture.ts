@@ -113,9 +113,19 @@ export function waitForFixture(get: () => TestApp, name: string) {
   /** A signed delivery carrying `corr` at the source's correlationPointer; answers its Occurrence id. */
   async function deliver(corr: string, extra: Record<string, unknown> = {}): Promise<string> {
     const body = JSON.stringify({ type: 'callback', id: `evt-${++n}`, meta: { corr }, ...extra });
-    const answer = await ingress(get(), setup.sourceId, body, standardHeaders(setup.secret, body));
+    const headers = standardHeaders(setup.secret, body);
+    const answer = await ingress(get(), setup.sourceId, body, headers);
     expect(answer.status).toBe(202);
-    return answer.body.occurrences[0].occurrenceId as string;
+    const occurrenceId = answer.body.occurrences[0].occurrenceId as string;
+    sent.set(occurrenceId, { body, headers });
+    return occurrenceId;
+  }
+  const sent = new Map<string, { body: string; headers: Record<string, string> }>();
+
+  /** The same delivery again, byte for byte and with its signature: a provider's retry, or a captured replay. */
+  async function resend(occurrenceId: string) {
+    const { body, headers } = sent.get(occurrenceId)!;
+    return ingress(get(), setup.sourceId, body, headers);
   }
 
   const occurrence = async (occurrenceId: string) =>
@@ -139,6 +149,7 @@ export function waitForFixture(get: () => TestApp, name: string) {
     deadlineIn,
     list,
     deliver,
+    resend,
     occurrence,
     observedPosition,
     admit,

@@ -91,6 +91,64 @@ export function subscriptionsSuite(kind: StoreKind): void {
     );
 
     it(
+      'SU-1 DD-2 hostile: a matched delivery sent again (a retry or a captured replay) is a duplicate: it matches no later subscription, resolves nothing twice and starts nothing',
+      async () => {
+        const { executionId, fence } = await f.claimed(true);
+        const first = await f.subscribe(executionId, {
+          fence,
+          subscriptionId: 'replayed-1',
+          sourceId: f.setup.sourceId,
+          match: { correlationKey: 'req-replay' },
+          deadline: await f.deadlineIn(60),
+        });
+        expect(first.status).toBe(201);
+        const occurrenceId = await f.deliver('req-replay');
+        await until(async () => {
+          const item = (await f.list(executionId)).body.items.find(
+            (i: { subscriptionId: string }) => i.subscriptionId === 'replayed-1',
+          );
+          return item?.state === 'matched' ? item : undefined;
+        }, 'the first match');
+        await until(async () => (await f.occurrence(occurrenceId)).body.status === 'subscribed', 'subscribed');
+        // A second subscription for the same key, registered after the match: only new evidence may resolve it.
+        const second = await f.subscribe(executionId, {
+          fence,
+          subscriptionId: 'replayed-2',
+          sourceId: f.setup.sourceId,
+          match: { correlationKey: 'req-replay' },
+          deadline: await f.deadlineIn(60),
+        });
+        expect(second.status).toBe(201);
+        const eventsBefore = await t.sql.query<{ n: string }>(`SELECT count(*) AS n FROM events`);
+
+        const again = await f.resend(occurrenceId);
+        expect(again.status).toBe(200);
+        expect(again.body.occurrences[0]).toMatchObject({ occurrenceId, status: 'duplicate' });
+        // A later delivery admitted proves admission has passed the resend (which appended nothing to wait for).
+        const later = await f.deliver('unrelated');
+        await until(async () => (await f.occurrence(later)).body.status === 'admitted', 'the later admission');
+
+        const items = (await f.list(executionId)).body.items as Array<Record<string, unknown>>;
+        expect(items.find((i) => i.subscriptionId === 'replayed-1')).toMatchObject({
+          state: 'matched',
+          matchedOccurrenceId: occurrenceId,
+        });
+        expect(items.find((i) => i.subscriptionId === 'replayed-2')).toMatchObject({ state: 'active' });
+        expect((await f.occurrence(occurrenceId)).body).toMatchObject({ status: 'subscribed', executionId: null });
+        // Nothing the resend could have written: the only new events are the later delivery's and its admission's.
+        const { rows } = await t.sql.query<{ type: string; stream_id: string }>(
+          `SELECT type, stream_id FROM events ORDER BY position OFFSET $1`,
+          [Number(eventsBefore.rows[0]!.n)],
+        );
+        const ownStream = await t.sql.query(`SELECT 1 FROM events WHERE stream_id LIKE '%' || $1`, [occurrenceId]);
+        expect(ownStream.rows.length).toBeGreaterThan(0); // the filter below names its stream
+        expect(rows.filter((r) => r.stream_id.endsWith(occurrenceId))).toEqual([]);
+        expect(rows.map((r) => r.type)).not.toContain('SubscriptionMatched');
+      },
+      TEST_MS,
+    );
+
+    it(
       'SU-1 payload fields match too; a subscription reaching its deadline resolves timed_out (database clock) and wakes the execution',
       async () => {
         const { executionId, fence } = await f.claimed(true);
