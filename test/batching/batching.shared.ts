@@ -231,27 +231,33 @@ export function batchRestartSuite(kind: StoreKind): void {
       }
     }, 60_000);
 
+    /**
+     * Nothing runs in the background: two fires join one batch (admitted by hand), and its deadline passes, so
+     * the partition's open batch is due for a close the test makes itself.
+     */
+    async function dueBatch(t: TestApp) {
+      const f = batchFixture(() => t);
+      const { triggerId } = await f.setup({ size: 50, maxWaitMs: 300 });
+      const ids = [await f.fire(triggerId, { n: 1 }), await f.fire(triggerId, { n: 2 })];
+      await t.catchUp();
+      const { AdmitOccurrenceCommand } =
+        await import('../../src/commands/admit-occurrence/admit-occurrence.command.js');
+      const { CommandBus } = await import('@nestjs/cqrs');
+      const { occurrenceStream } = await import('../../src/domain/shared/ids.js');
+      for (const id of ids) await t.app.get(CommandBus).execute(new AdmitOccurrenceCommand(occurrenceStream(id)));
+      await t.catchUp();
+      const due = await t.sql.query<{ batch_stream: string }>({
+        text: `SELECT batch_stream FROM rm_open_batches WHERE trigger_id = $1`,
+        values: [triggerId],
+      });
+      await new Promise((r) => setTimeout(r, 400));
+      return { store: t.infra.store, streamId: due.rows[0]!.batch_stream };
+    }
+
     it('BA-1 two closers racing on one due batch: one closes it, one execution', async () => {
       const t = await startTestApp(kind, { env: ENV, autostart: false });
-      const f = batchFixture(() => t);
       try {
-        const { triggerId } = await f.setup({ size: 50, maxWaitMs: 300 });
-        const ids = [await f.fire(triggerId, { n: 1 }), await f.fire(triggerId, { n: 2 })];
-        // Nothing runs in the background: admit by hand, then race two closes of the partition.
-        await t.catchUp();
-        const store = t.infra.store;
-        const { AdmitOccurrenceCommand } =
-          await import('../../src/commands/admit-occurrence/admit-occurrence.command.js');
-        const { CommandBus } = await import('@nestjs/cqrs');
-        const { occurrenceStream } = await import('../../src/domain/shared/ids.js');
-        for (const id of ids) await t.app.get(CommandBus).execute(new AdmitOccurrenceCommand(occurrenceStream(id)));
-        await t.catchUp();
-        const due = await t.sql.query<{ batch_stream: string }>({
-          text: `SELECT batch_stream FROM rm_open_batches WHERE trigger_id = $1`,
-          values: [triggerId],
-        });
-        const streamId = due.rows[0]!.batch_stream;
-        await new Promise((r) => setTimeout(r, 400));
+        const { store, streamId } = await dueBatch(t);
         const results = await Promise.all([closeDueBatch(store, streamId), closeDueBatch(store, streamId)]);
         expect(results.filter((r) => r.closed)).toHaveLength(1);
         const again = await closeDueBatch(store, streamId);
@@ -263,24 +269,8 @@ export function batchRestartSuite(kind: StoreKind): void {
 
     it('BA-1 a closer that read the open batch just before another closed it reads again and finds it closed (no crash, one execution)', async () => {
       const t = await startTestApp(kind, { env: ENV, autostart: false });
-      const f = batchFixture(() => t);
       try {
-        const { triggerId } = await f.setup({ size: 50, maxWaitMs: 300 });
-        const ids = [await f.fire(triggerId, { n: 1 }), await f.fire(triggerId, { n: 2 })];
-        await t.catchUp();
-        const store = t.infra.store;
-        const { AdmitOccurrenceCommand } =
-          await import('../../src/commands/admit-occurrence/admit-occurrence.command.js');
-        const { CommandBus } = await import('@nestjs/cqrs');
-        const { occurrenceStream } = await import('../../src/domain/shared/ids.js');
-        for (const id of ids) await t.app.get(CommandBus).execute(new AdmitOccurrenceCommand(occurrenceStream(id)));
-        await t.catchUp();
-        const due = await t.sql.query<{ batch_stream: string }>({
-          text: `SELECT batch_stream FROM rm_open_batches WHERE trigger_id = $1`,
-          values: [triggerId],
-        });
-        const streamId = due.rows[0]!.batch_stream;
-        await new Promise((r) => setTimeout(r, 400));
+        const { store, streamId } = await dueBatch(t);
         // The late closer's first read of the members waits until the other closer has closed the batch.
         let other: Awaited<ReturnType<typeof closeDueBatch>> | null = null;
         const late = new Proxy(store, {
