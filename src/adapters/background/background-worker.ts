@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Wakeup } from '../../domain/execution/wakeup.js';
 import { loadConfig } from '../config/config.js';
+import { poolShare } from '../config/background.section.js';
 import { openInfrastructure } from '../eventstore/infrastructure.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { Composition } from '../cli/composition.js';
@@ -18,7 +19,8 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
   const post = (message: FromBackground) => port.postMessage(message);
 
   // Its application never listens, and REVEILLE_BACKGROUND is read only by `serve`: the config is the HTTP thread's.
-  const config = loadConfig();
+  const loaded = loadConfig();
+  const config = { ...loaded, databasePool: poolShare(loaded.databasePool, 'worker') };
   const infra = await openInfrastructure(config, await composition.migrations());
   const app = await composition.createApp(config, infra, { docsUi: false });
   const signal = app.get(AppendSignal);

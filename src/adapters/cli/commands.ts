@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BackgroundThread } from '../background/background-thread.js';
 import { assertStartable, loadConfig } from '../config/config.js';
+import { poolShare } from '../config/background.section.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import { openInfrastructure, openSqlClient } from '../eventstore/infrastructure.js';
 import { runMigrations } from '../eventstore/sql/migrations.js';
@@ -22,8 +23,11 @@ import { rebuildReadModels } from '../../projections/runner/rebuild.js';
 type Options = Record<string, string | true>;
 
 export async function serve(composition: Composition): Promise<void> {
-  const config = loadConfig();
-  assertStartable(config);
+  const loaded = loadConfig();
+  assertStartable(loaded);
+  // With a worker thread, this thread's pool is a share of the process's REVEILLE_DB_POOL (the worker has the rest).
+  const config =
+    loaded.background === 'thread' ? { ...loaded, databasePool: poolShare(loaded.databasePool, 'http') } : loaded;
   const infra = await openInfrastructure(config, await composition.migrations());
   // off: an HTTP-only process (e.g. ingress nodes), another process runs admission and read models;
   // thread: they run in a worker thread of this process (see BackgroundThread).

@@ -58,6 +58,14 @@ export const backgroundSection: Section<BackgroundSettings> = {
   }),
 };
 
+/**
+ * REVEILLE_DB_POOL is the process's budget: with a background thread, the HTTP thread and the worker each open
+ * their own pool, so each gets a share (the worker folds in few transactions at a time; commands need more).
+ */
+export function poolShare(pool: number, thread: 'http' | 'worker'): number {
+  return thread === 'http' ? Math.max(1, Math.ceil(pool / 2)) : Math.max(1, Math.floor(pool / 2));
+}
+
 /** A thread keeps folds off the HTTP loop; PGlite is one in-process database and stays on one loop. */
 function backgroundMode(mode: BackgroundMode | null, databaseUrl: string | null): BackgroundMode {
   if (mode === null) return databaseUrl && availableParallelism() >= 2 ? 'thread' : 'on';

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { assertStartable, ConfigError, loadConfig } from './config.js';
+import { poolShare } from './background.section.js';
 
 describe('REVEILLE_BACKGROUND', () => {
   const pg = { DATABASE_URL: 'postgres://127.0.0.1/test' };
@@ -20,6 +21,14 @@ describe('REVEILLE_BACKGROUND', () => {
       new ConfigError('REVEILLE_BACKGROUND=thread needs DATABASE_URL: the embedded PGlite can serve one thread only'),
     );
     expect(() => loadConfig({ ...pg, REVEILLE_BACKGROUND: 'yes' })).toThrow(ConfigError);
+  });
+});
+
+describe('REVEILLE_DB_POOL with a background thread', () => {
+  it('is shared by the HTTP thread and the worker: their pools add up to the budget, each at least one', () => {
+    for (const pool of [2, 3, 10, 40, 41, 1000]) expect(poolShare(pool, 'http') + poolShare(pool, 'worker')).toBe(pool);
+    expect([poolShare(40, 'http'), poolShare(40, 'worker')]).toEqual([20, 20]);
+    expect([poolShare(1, 'http'), poolShare(1, 'worker')]).toEqual([1, 1]);
   });
 });
 
