@@ -3,6 +3,7 @@ import { verifyStreamChain } from '../../src/domain/audit/verify-chain.js';
 import { missionStream, triggerStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
+import { wholeLog } from '../support/whole-log.js';
 
 const TENANTS = ['tenant-a', 'tenant-b'] as const;
 
@@ -63,7 +64,7 @@ export function auditFeedSuite(kind: StoreKind): void {
     }
 
     it("AU-1 SEC-2 pages through exactly the tenant's events, in the store's log order, each as stored", async () => {
-      const log = await t.infra.store.readAll({ maxCount: 10_000, raw: true });
+      const log = await wholeLog(t.infra.store, { raw: true });
       for (const tenant of TENANTS) {
         const own = log.filter((e) => e.metadata.tenant === tenant);
         expect(own.length).toBeGreaterThanOrEqual(10); // definitions, observations, admissions, budget

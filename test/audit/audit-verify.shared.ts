@@ -6,6 +6,7 @@ import { scratchSchemaFor } from '../../src/projections/audit/read-model-check.j
 import type { RecordedEvent } from '../../src/domain/ports/event-store.js';
 import { executionStream, triggerStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
+import { wholeLog } from '../support/whole-log.js';
 import { missionGrants } from '../support/grants.js';
 
 const grants = missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 100 });
@@ -88,7 +89,7 @@ export function auditVerifySuite(kind: StoreKind): void {
       const before = await liveState();
       const report = await verify();
       expect(await liveState()).toEqual(before);
-      const log = await t.infra.store.readAll({ maxCount: 10_000 });
+      const log = await wholeLog(t.infra.store);
       expect(report).toMatchObject({ ok: true, violations: 0, byRule: {}, listed: [], from: 0 });
       expect(report.events).toBe(log.length);
       expect(report.streams).toBe(new Set(log.map((e) => e.streamId)).size);
@@ -205,7 +206,7 @@ export function auditVerifySuite(kind: StoreKind): void {
     });
 
     it('AU-2 --from P checks only what follows P, with the streams before it as context', async () => {
-      const log = await t.infra.store.readAll({ maxCount: 10_000 });
+      const log = await wholeLog(t.infra.store);
       const middle = log[Math.floor(log.length / 2)]!.position;
       const after = log.slice(Math.floor(log.length / 2) + 1);
       const report = await verify(middle);
