@@ -20,15 +20,9 @@ import { UpcasterRegistry } from '../upcasters.js';
 import type { SqlClient, SqlExecutor } from '../../../projections/sql-client.js';
 import type { AppendSignal } from '../../../projections/runner/append-signal.js';
 import { isUniqueViolation } from './store-errors.js';
-import {
-  APPEND_SQL,
-  APPEND_ONE_SQL,
-  READ_ALL_SQL,
-  READ_ALL_OF_SQL,
-  READ_TAIL_SQL,
-  omittedPaths,
-} from './event-statements.js';
-import { DEFAULT_TAIL_LIMITS, TailWindow } from './tail-window.js';
+import { APPEND_SQL, APPEND_ONE_SQL, READ_ALL_SQL, READ_ALL_OF_SQL, omittedPaths } from './event-statements.js';
+import type { TailWindow } from './tail-window.js';
+import { sharedTail } from './shared-tail.js';
 import { type AppendedRow, eventColumns, type EventRow, toRecorded } from './event-row.js';
 import { inTransactionOf } from './sql-store-in-transaction.js';
 
@@ -76,12 +70,7 @@ export class SqlEventStore implements EventStore {
   ) {
     this.kind = sql.kind;
     const batching = options.batching !== false;
-    this.tail =
-      options.sharedTail === false
-        ? null
-        : new TailWindow((after, maxCount) => this.readTail(after, maxCount), DEFAULT_TAIL_LIMITS, Date.now, !!signal);
-    // every append of this process, the background thread's forwarded ones too
-    if (this.tail) signal?.onNotify(() => this.tail?.noteAppend());
+    this.tail = options.sharedTail === false ? null : sharedTail(sql, (rows) => this.finish(rows), signal);
     this.newStreams = batching ? newStreamBatcher(sql) : null;
     // Concurrent whole-stream reads (the ingress's Trigger lookups) share one query.
     this.reads = batching ? new StatementBatcher((requests) => this.readStreams(requests)) : null;
@@ -350,15 +339,6 @@ export class SqlEventStore implements EventStore {
       scanned: Number(rows[0]!.scanned),
       last: Number(rows[0]!.page_last),
     };
-  }
-
-  private async readTail(after: number, maxCount: number): Promise<{ events: RecordedEvent[]; sizes: number[] }> {
-    const { rows } = await this.sql.query<EventRow & { stored_bytes: number }>({
-      name: 'reveille_read_tail',
-      text: READ_TAIL_SQL,
-      values: [after, maxCount],
-    });
-    return { events: this.finish(rows), sizes: rows.map((row) => Number(row.stored_bytes)) };
   }
 
   /** Rule 1's last event: a younger transaction's row may hold a lower position than an older one's. */
