@@ -1,6 +1,9 @@
 import { BackgroundThread } from '../../src/adapters/background/background-thread.js';
 import { AppendSignal } from '../../src/projections/runner/append-signal.js';
 import { DecisionNotifier } from '../../src/commands/admit-occurrence/decision-notifier.js';
+import { threadPlan, type ThreadRole } from '../../src/adapters/background/thread-roles.js';
+
+const folds: ThreadRole = threadPlan(null, 40).roles[0]!;
 
 describe('BackgroundThread supervision', () => {
   it('OP-4 a background thread that dies is reported failing, then started again; stop ends it', async () => {
@@ -13,6 +16,7 @@ describe('BackgroundThread supervision', () => {
       notifier,
       () => undefined,
       new URL('./fixtures/dying-worker.mjs', import.meta.url),
+      folds,
     );
     expect(String(thread.error)).toMatch(/background thread: starting/);
     thread.start();

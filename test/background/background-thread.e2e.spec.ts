@@ -40,7 +40,8 @@ describe('REVEILLE_BACKGROUND=thread: one process, background work on its own ev
         'background-thread/scheduler:materializer',
       ]),
     );
-    expect(running.filter((name) => !name.startsWith('background-thread/'))).toEqual([]);
+    // the poll loop has a thread of its own, so a busy poller's Occurrences never wait behind their own folds
+    expect(running.filter((name) => !name.startsWith('background-thread/'))).toEqual(['poller-thread/poller:poll']);
   });
 
   it('AD-1 OP-2 an Occurrence appended by the HTTP thread is decided and folded by the background thread', async () => {

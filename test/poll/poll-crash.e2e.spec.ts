@@ -41,7 +41,7 @@ describe.each(['on', 'thread'] as const)('PO-3 a poller killed mid-poll (REVEILL
       details: { subscriptions: { running: string[] } };
     };
     expect(readiness.details.subscriptions.running).toContain(
-      background === 'thread' ? 'background-thread/poller:poll' : 'poller:poll',
+      background === 'thread' ? 'poller-thread/poller:poll' : 'poller:poll',
     );
   });
 

@@ -2,6 +2,7 @@ import { BackgroundThread } from '../../src/adapters/background/background-threa
 import { InProcessWakeups } from '../../src/adapters/wakeup/index.js';
 import { DecisionNotifier } from '../../src/commands/admit-occurrence/decision-notifier.js';
 import { AppendSignal } from '../../src/projections/runner/append-signal.js';
+import { threadPlan } from '../../src/adapters/background/thread-roles.js';
 
 describe('EX-1 REVEILLE_BACKGROUND=thread: wakeups cross from the dispatcher thread to the HTTP thread', () => {
   it("a wakeup notified in the background thread wakes the HTTP thread's waiter", async () => {
@@ -12,6 +13,7 @@ describe('EX-1 REVEILLE_BACKGROUND=thread: wakeups cross from the dispatcher thr
       new DecisionNotifier(),
       () => undefined,
       new URL('./fixtures/wakeup-worker.mjs', import.meta.url),
+      threadPlan(null, 40).roles[0]!,
       wakeups,
     );
     thread.start();

@@ -5,6 +5,7 @@ import type { DecisionNotifier } from '../../commands/admit-occurrence/decision-
 import type { BackgroundTask } from '../runner/subscription-registry.js';
 import type { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import type { FromBackground, ToBackground } from './messages.js';
+import type { ThreadRole } from './thread-roles.js';
 
 const STOP_GRACE_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 30_000;
@@ -14,7 +15,6 @@ const MAX_RESTART_DELAY_MS = 30_000;
  * delays) and reported on /health/ready meanwhile: its unfinished work is still in the log, past its checkpoints.
  */
 export class BackgroundThread implements BackgroundTask {
-  readonly name = 'background-thread';
   private readonly logger = new Logger('BackgroundThread');
   private worker: Worker | null = null;
   private stopping = false;
@@ -27,6 +27,8 @@ export class BackgroundThread implements BackgroundTask {
   private listening = false;
   /** Until the worker first says its tasks have run: readiness waits (OP-4). */
   private up = false;
+  /** While this worker's own appends are signalled here: they are not sent back to it. */
+  private echoing = false;
 
   constructor(
     private readonly signal: AppendSignal,
@@ -34,11 +36,16 @@ export class BackgroundThread implements BackgroundTask {
     /** Caches built here on that read model must drop what they hold. */
     private readonly folded: (projection: string) => void,
     private readonly entry: URL,
+    private readonly role: ThreadRole,
     /** `claim-next` waits on the HTTP thread; the wakeup dispatcher runs in the worker. */
     private readonly wakeups?: InProcessWakeups,
     /** The worker's schedule fire delays, into the registry /metrics serves. */
     private readonly fireDelays?: (seconds: readonly number[]) => void,
   ) {}
+
+  get name(): string {
+    return this.role.name;
+  }
 
   get error(): unknown {
     if (this.problem) return new Error(`background thread: ${this.problem}`);
@@ -53,7 +60,7 @@ export class BackgroundThread implements BackgroundTask {
   start(): void {
     this.stopping = false;
     this.spawn();
-    void this.forwardAppends();
+    if (this.role.receivesAppends) void this.forwardAppends();
   }
 
   async stop(): Promise<void> {
@@ -68,7 +75,7 @@ export class BackgroundThread implements BackgroundTask {
   }
 
   private spawn(): void {
-    const worker = new Worker(this.entry);
+    const worker = new Worker(this.entry, { workerData: this.role });
     this.worker = worker;
     worker.on('message', (message: FromBackground) => this.receive(message));
     worker.on('error', (error) => {
@@ -102,6 +109,13 @@ export class BackgroundThread implements BackgroundTask {
         return this.folded(message.projection);
       case 'metrics':
         return this.fireDelays?.(message.fireDelays);
+      case 'appended':
+        this.echoing = true;
+        try {
+          return this.signal.notify(message.types);
+        } finally {
+          this.echoing = false;
+        }
     }
   }
 
@@ -110,6 +124,7 @@ export class BackgroundThread implements BackgroundTask {
     if (!this.listening) {
       this.listening = true;
       this.signal.onNotify((appended) => {
+        if (this.echoing) return;
         if (!appended) this.appendedTypes = null;
         else appended.forEach((type) => this.appendedTypes?.add(type));
       });

@@ -1,7 +1,6 @@
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { Wakeup } from '../../domain/execution/wakeup.js';
 import { loadConfig } from '../config/config.js';
-import { poolShare } from '../config/background.section.js';
 import { openInfrastructure } from '../eventstore/infrastructure.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { Composition } from '../cli/composition.js';
@@ -9,6 +8,7 @@ import { DecisionNotifier, type DecisionMade } from '../../commands/admit-occurr
 import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import type { FromBackground, ToBackground } from './messages.js';
+import type { ThreadRole } from './thread-roles.js';
 import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { Metrics } from '../metrics/metrics.js';
 
@@ -19,8 +19,13 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
   const post = (message: FromBackground) => port.postMessage(message);
 
   // Its application never listens, and REVEILLE_BACKGROUND is read only by `serve`: the config is the HTTP thread's.
-  const loaded = loadConfig();
-  const config = { ...loaded, databasePool: poolShare(loaded.databasePool, 'worker') };
+  const role = workerData as ThreadRole;
+  const config = {
+    ...loadConfig(),
+    databasePool: role.databasePool,
+    backgroundOnly: role.only,
+    backgroundExcept: role.except,
+  };
   const infra = await openInfrastructure(config, await composition.migrations());
   const app = await composition.createApp(config, infra, { docsUi: false });
   const signal = app.get(AppendSignal);
@@ -54,8 +59,17 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
     post({ type: 'failing', failing });
   }, 1_000);
 
+  let forwarded = false;
+  if (role.reportsAppends) reportAppends(signal, post, () => forwarded);
   port.on('message', async (message: ToBackground) => {
-    if (message.type === 'appended') return signal.notify(message.types);
+    if (message.type === 'appended') {
+      forwarded = true;
+      try {
+        return signal.notify(message.types);
+      } finally {
+        forwarded = false;
+      }
+    }
     clearInterval(health);
     await app.close();
     await infra.close();
@@ -64,4 +78,23 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
   // 'ready' means running: every task has ended a first pass (connections made, code loaded), not merely started.
   while (registry.starting().length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   post({ type: 'ready', running: registry.names() });
+}
+
+/** This thread's appends in one burst share one message, naming every event type (or none when one is unknown). */
+function reportAppends(signal: AppendSignal, post: (message: FromBackground) => void, forwarded: () => boolean): void {
+  let types: Set<string> | null = null;
+  let pending = false;
+  signal.onNotify((appended) => {
+    if (forwarded()) return;
+    if (!pending) {
+      pending = true;
+      types = new Set();
+      setImmediate(() => {
+        pending = false;
+        post({ type: 'appended', ...(types ? { types: [...types] } : {}) });
+      });
+    }
+    if (!appended) types = null;
+    else appended.forEach((type) => types?.add(type));
+  });
 }

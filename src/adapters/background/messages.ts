@@ -11,4 +11,6 @@ export type FromBackground =
   | { type: 'wakeups'; wakeups: Array<{ wakeup: Wakeup; position: number }> }
   | { type: 'folded'; projection: string }
   /** Schedule fire delays observed here, for the HTTP thread's /metrics (OP-4). */
-  | { type: 'metrics'; fireDelays: number[] };
+  | { type: 'metrics'; fireDelays: number[] }
+  /** This thread's appends (ThreadRole.reportsAppends), for the other threads' waiting subscriptions. */
+  | { type: 'appended'; types?: string[] };

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BackgroundThread } from '../background/background-thread.js';
 import { assertStartable, loadConfig } from '../config/config.js';
-import { poolShare } from '../config/background.section.js';
+import { threadPlan, type ThreadRole } from '../background/thread-roles.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import { openInfrastructure, openSqlClient } from '../eventstore/infrastructure.js';
 import { runMigrations } from '../eventstore/sql/migrations.js';
@@ -25,16 +25,17 @@ type Options = Record<string, string | true>;
 export async function serve(composition: Composition): Promise<void> {
   const loaded = loadConfig();
   assertStartable(loaded);
-  // With a worker thread, this thread's pool is a share of the process's REVEILLE_DB_POOL (the worker has the rest).
-  const config =
-    loaded.background === 'thread' ? { ...loaded, databasePool: poolShare(loaded.databasePool, 'http') } : loaded;
+  // With worker threads, this thread's pool is a share of the process's REVEILLE_DB_POOL (the workers have the rest).
+  const plan = threadPlan(loaded.backgroundOnly, loaded.databasePool);
+  const config = loaded.background === 'thread' ? { ...loaded, databasePool: plan.httpPool } : loaded;
   const infra = await openInfrastructure(config, await composition.migrations());
   // off: an HTTP-only process (e.g. ingress nodes), another process runs admission and read models;
   // thread: they run in a worker thread of this process (see BackgroundThread).
   const app = await composition.createApp(config, infra, { startSubscriptions: config.background === 'on' });
   // process.exit after the shutdown hooks, so the embedded store's lock is removed on the way out
   app.enableShutdownHooks([], { useProcessExit: true });
-  if (config.background === 'thread') startBackgroundThread(app, composition.workerEntry);
+  if (config.background === 'thread')
+    plan.roles.forEach((role) => startBackgroundThread(app, composition.workerEntry, role));
   await app.listen({ port: config.port, host: config.host });
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
   process.stderr.write(
@@ -56,13 +57,14 @@ function boundAddress(app: INestApplication): string {
 }
 
 /** Registered with the subscriptions, so /health/ready reports it and shutdown stops it. */
-function startBackgroundThread(app: INestApplication, entry: URL): void {
+function startBackgroundThread(app: INestApplication, entry: URL, role: ThreadRole): void {
   const runners = app.get(ProjectionRunners);
   const thread = new BackgroundThread(
     app.get(AppendSignal),
     app.get(DecisionNotifier),
     (name) => runners.runners.get(name)?.notifyFolded(),
     entry,
+    role,
     app.get(InProcessWakeups),
     (seconds) => app.get(Metrics).fireDelays(seconds),
   );

@@ -33,6 +33,8 @@ export interface BackgroundSettings {
   background: BackgroundMode;
   /** Roles split across processes; null runs them all. */
   backgroundOnly: readonly string[] | null;
+  /** Tasks one thread of this process leaves to another (set by `serve` for its threads, never from the environment). */
+  backgroundExcept?: readonly string[];
   /** A partial batch waits for more events, so batches grow under load. */
   lingerMs: { projections: number; admission: number };
   /** EX-4: the longest the delivery timers sleep before looking again for due retries and unclaimed deliveries. */
@@ -59,11 +61,14 @@ export const backgroundSection: Section<BackgroundSettings> = {
 };
 
 /**
- * REVEILLE_DB_POOL is the process's budget: with a background thread, the HTTP thread and the worker each open
- * their own pool, so each gets a share (the worker folds in few transactions at a time; commands need more).
+ * REVEILLE_DB_POOL is the process's budget: with background threads, the HTTP thread and each worker open their
+ * own pool, so each gets a share. Commands need the most; the worker folds in few transactions at a time; a poller
+ * thread holds one connection per poll in flight (a few).
  */
-export function poolShare(pool: number, thread: 'http' | 'worker'): number {
-  return thread === 'http' ? Math.max(1, Math.ceil(pool / 2)) : Math.max(1, Math.floor(pool / 2));
+export function threadPools(pool: number, withPoller: boolean): { http: number; worker: number; poller: number } {
+  const http = Math.max(1, Math.ceil(pool / 2));
+  const poller = withPoller ? Math.max(1, Math.floor(pool / 4)) : 0;
+  return { http, worker: Math.max(1, pool - http - poller), poller };
 }
 
 /** A thread keeps folds off the HTTP loop; PGlite is one in-process database and stays on one loop. */

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { assertStartable, ConfigError, loadConfig } from './config.js';
-import { poolShare } from './background.section.js';
+import { threadPools } from './background.section.js';
 
 describe('REVEILLE_BACKGROUND', () => {
   const pg = { DATABASE_URL: 'postgres://127.0.0.1/test' };
@@ -25,10 +25,19 @@ describe('REVEILLE_BACKGROUND', () => {
 });
 
 describe('REVEILLE_DB_POOL with a background thread', () => {
-  it('is shared by the HTTP thread and the worker: their pools add up to the budget, each at least one', () => {
-    for (const pool of [2, 3, 10, 40, 41, 1000]) expect(poolShare(pool, 'http') + poolShare(pool, 'worker')).toBe(pool);
-    expect([poolShare(40, 'http'), poolShare(40, 'worker')]).toEqual([20, 20]);
-    expect([poolShare(1, 'http'), poolShare(1, 'worker')]).toEqual([1, 1]);
+  it('is shared by the HTTP thread, the worker and the poller thread: their pools add up to the budget, each at least one', () => {
+    for (const pool of [2, 3, 10, 40, 41, 1000]) {
+      const two = threadPools(pool, false);
+      expect(two.http + two.worker).toBe(pool);
+      expect(two.poller).toBe(0);
+    }
+    for (const pool of [4, 10, 40, 41, 1000]) {
+      const three = threadPools(pool, true);
+      expect(three.http + three.worker + three.poller).toBe(pool);
+    }
+    expect(threadPools(40, false)).toEqual({ http: 20, worker: 20, poller: 0 });
+    expect(threadPools(40, true)).toEqual({ http: 20, worker: 10, poller: 10 });
+    expect(threadPools(1, true)).toEqual({ http: 1, worker: 1, poller: 1 });
   });
 });
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isPollTrigger, loadPollState, type RecordedPoll, recordPoll } from '../../commands/poll/record-poll.js';
-import { currentTrigger } from '../../commands/shared/lookups.js';
+import { isPollTrigger, loadPollInputs, type RecordedPoll, recordPoll } from '../../commands/poll/record-poll.js';
 import type { EventStore } from '../../domain/ports/event-store.js';
 import type { PollConnector, PollFetch } from '../../domain/ports/poll-connector.js';
 import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
@@ -70,15 +69,15 @@ export class PollLoop extends TimedLoop {
   async pollTrigger(key: PollKey): Promise<RecordedPoll | null> {
     const { store, sql } = this.options;
     const token = randomUUID();
-    const trigger = await currentTrigger(store, key.tenant, key.triggerId);
+    const { trigger, poll: loaded } = await loadPollInputs(store, key.tenant, key.triggerId);
     if (trigger.status === 'absent' || trigger.deleted || !trigger.enabled || !isPollTrigger(trigger)) {
       if (await claimPoll(sql, key, NOT_POLLED_RETRY_MS, token)) await finishPoll(sql, key, token, NOT_POLLED_RETRY_MS);
       return null;
     }
     const poll = trigger.definition.poll;
     const leaseMs = poll.timeoutSeconds * 1000 + (this.options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
-    if (!(await claimPoll(sql, key, leaseMs, token))) return null;
-    const loaded = await loadPollState(store, key.tenant, key.triggerId);
+    const claim = await claimPoll(sql, key, leaseMs, token);
+    if (!claim) return null;
     if (loaded.state.held !== null) {
       // PO-4: held until an operator sets the cursor; looked at again each interval, never fetched.
       await finishPoll(sql, key, token, poll.everySeconds * 1000);
@@ -88,7 +87,13 @@ export class PollLoop extends TimedLoop {
     const fetched: PollFetch = auth.ok
       ? await this.options.connector.fetch(poll, cursorFor(loaded.state, poll.url), auth.credentials)
       : { ok: false, failure: auth.failure };
-    const recorded = await recordPoll(store, trigger, loaded.state.seq, fetched, this.append);
+    const recorded = await recordPoll(
+      store,
+      trigger,
+      { loaded, now: clockFrom(claim.claimedAt) },
+      fetched,
+      this.append,
+    );
     await finishPoll(
       sql,
       key,
@@ -103,4 +108,14 @@ export class PollLoop extends TimedLoop {
   protected async idleFor(): Promise<number> {
     return idleUntil(await msUntilNextPoll(this.options.sql), this.options.maxIdleMs ?? DEFAULT_MAX_IDLE_MS);
   }
+}
+
+/**
+ * The database clock (SC-6) without a query per reading: the claim's own timestamp plus the monotonic time since
+ * it came back. Behind the database's clock by at most the claim's reply time, never ahead of it.
+ */
+function clockFrom(claimedAt: string): () => Promise<Date> {
+  const base = Date.parse(claimedAt);
+  const since = performance.now();
+  return () => Promise.resolve(new Date(base + (performance.now() - since)));
 }

@@ -18,7 +18,7 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
   private readonly started = new Set<BackgroundTask>();
   private autostart = true;
 
-  constructor(@Inject(CONFIG) private readonly config: Pick<ReveilleConfig, 'backgroundOnly'>) {}
+  constructor(@Inject(CONFIG) private readonly config: Pick<ReveilleConfig, 'backgroundOnly' | 'backgroundExcept'>) {}
 
   register(subscription: BackgroundTask): void {
     this.subscriptions.push(subscription);
@@ -65,8 +65,10 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
   /** REVEILLE_BACKGROUND_ONLY splits roles across processes. */
   onApplicationBootstrap(): void {
     if (!this.autostart) return;
-    const only = this.config.backgroundOnly;
-    this.subscriptions.filter((s) => !only || only.includes(s.name)).forEach((s) => this.start(s));
+    const { backgroundOnly: only, backgroundExcept: except = [] } = this.config;
+    this.subscriptions
+      .filter((s) => (!only || only.includes(s.name)) && !except.includes(s.name))
+      .forEach((s) => this.start(s));
   }
 
   async onApplicationShutdown(): Promise<void> {

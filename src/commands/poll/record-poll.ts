@@ -14,9 +14,11 @@ import type { OccurrenceObserved } from '../../domain/occurrence/occurrence-even
 import type { PollEvent, PollState } from '../../domain/poll/poll-events.js';
 import type { PollItem } from '../../domain/poll/poll-page.js';
 import { type CandidateItem, pollDecider } from '../../domain/poll/poll.js';
-import { occurrenceStream, pollStream } from '../../domain/shared/ids.js';
+import { occurrenceStream, pollStream, triggerStream } from '../../domain/shared/ids.js';
 import type { DefinedTrigger } from '../../domain/trigger/trigger.js';
-import { type Loaded, loadAggregate, loadLatest, toNewEvent } from '../shared/aggregate.js';
+import { type Loaded, loadAggregate, loadAggregates, loadLatest, toNewEvent } from '../shared/aggregate.js';
+import { aggregateCache } from '../shared/aggregate-cache.js';
+import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
 import { accepted, appendOf, type BatchAppender, write } from '../shared/write-kernel.js';
 
 export const POLLER_ACTOR = 'reveille:poller';
@@ -41,6 +43,37 @@ export const loadPollState = (store: EventStore, tenant: string, triggerId: stri
   loadLatest(store, pollStream(tenant, triggerId), pollDecider);
 
 /**
+ * The Trigger and its poll state, in one round trip once the poll stream is known here (its last event alone
+ * the first time: every poll event carries the whole state).
+ */
+export async function loadPollInputs(
+  store: EventStore,
+  tenant: string,
+  triggerId: string,
+): Promise<{ trigger: TriggerState; poll: Loaded<PollState> }> {
+  const stream = pollStream(tenant, triggerId);
+  if (!aggregateCache(store).has(stream)) {
+    const [trigger, poll] = await Promise.all([
+      loadAggregate(store, triggerStream(tenant, triggerId), triggerDecider),
+      loadPollState(store, tenant, triggerId),
+    ]);
+    return { trigger: trigger.state, poll };
+  }
+  const [trigger, poll] = await loadAggregates(store, [
+    { streamId: triggerStream(tenant, triggerId), decider: triggerDecider },
+    { streamId: stream, decider: pollDecider },
+  ] as const);
+  return { trigger: trigger.state as TriggerState, poll: poll as Loaded<PollState> };
+}
+
+export interface PollBasis {
+  /** The poll state the fetch was based on: the first attempt records on it, a conflict reads it again. */
+  loaded: Loaded<PollState>;
+  /** The database clock (SC-6); by default read from the store. */
+  now?: () => Promise<Date>;
+}
+
+/**
  * PO-2/PO-3: one append, all or nothing on the SQL stores: the Occurrence of every accepted item (each at
  * "no stream", its identity Trigger + item id) and the poll event at the revision read. A racing writer fails the
  * append; the retry re-reads, and a fetch based on a state no longer current records nothing.
@@ -48,17 +81,23 @@ export const loadPollState = (store: EventStore, tenant: string, triggerId: stri
 export function recordPoll(
   store: EventStore,
   trigger: PollTrigger,
-  basedOnSeq: number,
+  basis: PollBasis,
   fetched: PollFetch,
   /** All or nothing, each stream in batch order: the Occurrences reach admission in the page's order (PO-2). */
   append?: BatchAppender,
 ): Promise<RecordedPoll> {
   const { tenant, triggerId } = trigger;
   const stream = pollStream(tenant, triggerId);
+  const basedOnSeq = basis.loaded.state.seq;
+  const clock = basis.now ?? (() => store.now());
   return write<RecordedPoll>(
     store,
-    async () => {
-      const [now, loaded] = await Promise.all([store.now(), loadPollState(store, tenant, triggerId)]);
+    async (attempt) => {
+      // A stream that moved since the fetch fails the append at its revision; the retry reads it again.
+      const [now, loaded] = await Promise.all([
+        clock(),
+        attempt === 1 ? basis.loaded : loadPollState(store, tenant, triggerId),
+      ]);
       const at = now.toISOString();
       const candidates = fetched.ok ? await candidatesOf(store, trigger, fetched.page.items, at) : [];
       const events = accepted(
