@@ -184,7 +184,7 @@ export function dedupeWindowsSuite(kind: StoreKind): void {
         });
         expect(put.status).toBe(200);
         await t.catchUp();
-        const loop = pollLoop(t.infra.store, t.sql, { signal: t.infra.signal });
+        const loop = pollLoop(t.infra.store, t.sql);
         const pollNow = async () => {
           await makeDue(t.sql, 'tenant-a', 't-dw-poll');
           await loop.pollTrigger({ tenant: 'tenant-a', triggerId: 't-dw-poll' });

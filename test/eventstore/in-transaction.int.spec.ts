@@ -101,6 +101,27 @@ describe.each(['postgres', 'pglite'] as const)('SC-3 appends inside the caller t
     expect(bySort).toEqual([...bySort].sort((a, b) => b - a));
   });
 
+  it('PO-2 appendStreams inBatchOrder: one statement writes the page in the order given, then the poll event; a conflict writes nothing', async () => {
+    const names = Array.from({ length: 12 }, (_, i) => `s-page-${String(99 - i).padStart(2, '0')}`);
+    await store.append('s-poll', [event(0)], 'no_stream');
+    const page = (poll: number) => [
+      ...names.map((streamId, n) => ({ streamId, events: [event(n)], expected: 'no_stream' as const })),
+      { streamId: 's-poll', events: [event(99)], expected: poll },
+    ];
+    const positions = await store.appendStreams(page(0), { inBatchOrder: true });
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    for (const streamId of [...names, 's-poll'])
+      expect(verifyStreamChain(await store.readStream(streamId, { raw: true }))).toEqual([]);
+
+    // the same page again at a poll revision that moved: WrongExpectedRevision, and not one Occurrence more
+    const fresh = names.map((name) => `${name}-again`);
+    const again = page(0).map((a, i) => (i < fresh.length ? { ...a, streamId: fresh[i]! } : a));
+    await expect(store.appendStreams(again, { inBatchOrder: true })).rejects.toEqual(
+      expect.objectContaining({ name: 'WrongExpectedRevision', streamId: 's-poll' }),
+    );
+    for (const streamId of fresh) expect(await store.readStream(streamId)).toEqual([]);
+  });
+
   it('rolls back with the caller: nothing appended when the caller throws after the append', async () => {
     await expect(
       sql.transaction(async (tx) => {

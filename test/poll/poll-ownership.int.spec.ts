@@ -65,7 +65,7 @@ describe('PO-3 SC-6 poll ownership through the store (postgres, separate connect
   /** One loop per "process": this app's connections, and the other pool's. */
   const twoLoops = (connector?: PollConnector): [PollLoop, PollLoop] => {
     const pair: [PollLoop, PollLoop] = [
-      pollLoop(t.infra.store, t.sql, { signal: t.infra.signal, ...(connector ? { connector } : {}) }),
+      pollLoop(t.infra.store, t.sql, { ...(connector ? { connector } : {}) }),
       pollLoop(other.store, other.sql, connector ? { connector } : {}),
     ];
     loops.push(...pair);

@@ -38,7 +38,7 @@ export function pollSecretSuite(kind: StoreKind): void {
         });
         expect(put.status).toBe(200);
       }
-      loop = pollLoop(t.infra.store, t.sql, { signal: t.infra.signal, secrets: t.app.get(PollSecretStore) });
+      loop = pollLoop(t.infra.store, t.sql, { secrets: t.app.get(PollSecretStore) });
     });
     afterAll(async () => {
       await t?.close();

@@ -27,7 +27,7 @@ export function pollingSuite(kind: StoreKind): void {
         body: { state: 'active', grants: missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 10 }) },
       });
       expect(put.status).toBe(200);
-      loop = pollLoop(t.infra.store, t.sql, { signal: t.infra.signal });
+      loop = pollLoop(t.infra.store, t.sql);
     });
     afterAll(async () => {
       await t?.close();

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EVENT_STORE, POLL_SECRETS } from '../../commands/shared/tokens.js';
 import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
-import { AppendSignal } from '../../projections/runner/append-signal.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { HttpJsonConnector } from './http-json-connector.js';
@@ -17,14 +16,12 @@ export class PollLoopService {
   constructor(
     @Inject(EVENT_STORE) store: EventStore,
     @Inject(SQL_CLIENT) sql: SqlClient,
-    signal: AppendSignal,
     registry: SubscriptionRegistry,
     @Inject(POLL_SECRETS) secrets: PollSecrets,
   ) {
     this.loop = new PollLoop({
       store,
       sql,
-      signal,
       connector: new HttpJsonConnector(),
       secrets,
       onError: (error) => this.logger.error(`poller: ${(error as Error).message}`),

@@ -5,7 +5,6 @@ import type { PollConnector, PollFetch } from '../../domain/ports/poll-connector
 import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
 import { cursorFor, nextPollDelaySeconds } from '../../domain/poll/poll.js';
 import { claimPoll, duePolls, finishPoll, msUntilNextPoll, type PollKey } from '../../projections/poll/poll-due.js';
-import type { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { SqlClient } from '../../projections/sql-client.js';
 import type { BatchAppender } from '../../commands/shared/write-kernel.js';
 import { orderedAppends } from './ordered-appends.js';
@@ -17,7 +16,6 @@ export const POLL_LOOP = 'poller:poll';
 export interface PollLoopOptions {
   store: EventStore;
   sql: SqlClient;
-  signal?: AppendSignal;
   connector: PollConnector;
   /** Where `poll.auth` bearer secrets are read; without it such a Trigger's polls fail `secret_missing`. */
   secrets?: PollSecrets;
@@ -51,7 +49,7 @@ export class PollLoop extends TimedLoop {
 
   constructor(private readonly options: PollLoopOptions) {
     super(options.onError);
-    this.append = orderedAppends(options.store, options.sql, options.signal);
+    this.append = orderedAppends(options.store);
   }
 
   /** One pass over the Triggers due now; returns how many it polled. */

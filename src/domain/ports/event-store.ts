@@ -95,6 +95,14 @@ export interface StoreInTransaction {
   ): Promise<TransactionalAppendResult>;
 }
 
+export interface AppendStreamsOptions {
+  /**
+   * Every event in the batch's order (positions follow it) instead of stream-id order; for racers that write the
+   * same streams in the same order (a poll's page and then its poll event, PO-2).
+   */
+  inBatchOrder?: boolean;
+}
+
 export interface AppendBatchOptions {
   /**
    * New streams with their only event are written in the batch's order (their positions follow it) instead of
@@ -119,7 +127,7 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   readStreams?(requests: readonly StreamRead[]): Promise<RecordedEvent[][]>;
   /** All or nothing; callers without it append stream by stream and must tolerate a crash in between. */
-  appendStreams?(batch: readonly StreamAppend[]): Promise<number[]>;
+  appendStreams?(batch: readonly StreamAppend[], options?: AppendStreamsOptions): Promise<number[]>;
   /** So appends commit with the caller's own writes (the scheduler's due-index rows). */
   inTransaction?(transaction: StoreTransaction): StoreInTransaction;
   /** The same page as readAll's: resume after `last`, even when no event of `types` was in it. */

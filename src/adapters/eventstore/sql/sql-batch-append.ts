@@ -100,9 +100,9 @@ const byStream = (a: PreparedContent, b: PreparedContent): number =>
 
 /**
  * Streams are written in stream-id order, so two racing batches over the same streams wait on each other instead
- * of deadlocking. A stream's events must be its consecutive revisions. `keepOrder` writes new streams in the
- * order given instead (their positions follow it), for a caller whose order is the point and whose racers write
- * the same streams in the same order (a poll's page, PO-2).
+ * of deadlocking. A stream's events must be its consecutive revisions. `keepOrder` writes them in the order
+ * given instead (their positions follow it), for a caller whose order is the point and whose racers write the
+ * same streams in the same order (a poll's page, PO-2).
  */
 export async function insertContents(
   sql: SqlExecutor,
@@ -119,7 +119,7 @@ export async function insertContents(
       values: [text],
     }));
   } else {
-    await insertInOrder(sql, [...contents].sort(byStream), positions, (text, n) => ({
+    await insertInOrder(sql, keepOrder ? contents : [...contents].sort(byStream), positions, (text, n) => ({
       name: 'reveille_append_batch',
       text: APPEND_BATCH_SQL,
       values: [text, n],
@@ -163,10 +163,14 @@ async function insertInOrder(
 
 export const positionKey = (streamId: string, revision: number): string => `${revision} ${streamId}`;
 
-/** Only positions come back from the database: the rest is what was sent. */
-export async function appendBatch(sql: SqlExecutor, batch: readonly StreamAppend[]): Promise<BatchAppended[][]> {
+/** Only positions come back from the database: the rest is what was sent. One statement: all or nothing. */
+export async function appendBatch(
+  sql: SqlExecutor,
+  batch: readonly StreamAppend[],
+  { inBatchOrder = false }: { inBatchOrder?: boolean } = {},
+): Promise<BatchAppended[][]> {
   const { appended, contents } = prepareBatch(batch);
-  const positions = await insertContents(sql, contents);
+  const positions = await insertContents(sql, contents, { keepOrder: inBatchOrder });
   for (const events of appended)
     for (const e of events) e.position = positions.get(positionKey(e.streamId, e.revision)) ?? 0;
   return appended;

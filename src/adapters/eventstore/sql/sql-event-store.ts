@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventContent } from '../../../domain/shared/event-hash.js';
 import {
   type AppendResult,
+  type AppendStreamsOptions,
   type EventStore,
   type ExpectedRevision,
   type FilteredPage,
@@ -270,9 +271,9 @@ export class SqlEventStore implements EventStore {
     return byStream;
   }
 
-  async appendStreams(batch: readonly StreamAppend[]): Promise<number[]> {
+  async appendStreams(batch: readonly StreamAppend[], options?: AppendStreamsOptions): Promise<number[]> {
     try {
-      const appended = await appendBatch(this.sql, batch);
+      const appended = await appendBatch(this.sql, batch, options);
       const positions = appended.map((events) => events[events.length - 1]?.position ?? 0);
       this.signal?.notify(
         batch.flatMap((append) => append.events.map((e) => e.type)),
