@@ -95,5 +95,13 @@ describe.each(['on', 'thread'] as const)('PO-3 a poller killed mid-poll (REVEILL
       { from: null, to: 'k1', dispositions: ['accepted', 'accepted'] },
       { from: 'k1', to: 'k2', dispositions: ['duplicate', 'accepted'] },
     ]);
+    // AD-1: the poll loop's Occurrences reach admission (with REVEILLE_BACKGROUND=thread, in another thread)
+    const statuses = async () =>
+      (
+        await serve.sql.query<{ status: string }>(
+          `SELECT status FROM rm_occurrences WHERE tenant = 'acme' AND trigger_id = 't-feed'`,
+        )
+      ).rows.map((r) => r.status);
+    await until(async () => (await statuses()).filter((s) => s === 'admitted').length === 3, 10_000);
   }, 90_000);
 });

@@ -7,7 +7,9 @@ import type { Composition } from '../cli/composition.js';
 import { DecisionNotifier, type DecisionMade } from '../../commands/admit-occurrence/decision-notifier.js';
 import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
-import type { FromBackground, ToBackground } from './messages.js';
+import type { FromBackground } from './messages.js';
+import { runPollerWorker } from './poller-worker.js';
+import { listenToHttpThread, reportFailing } from './worker-reports.js';
 import type { ThreadRole } from './thread-roles.js';
 import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -26,6 +28,7 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
     backgroundOnly: role.only,
     backgroundExcept: role.except,
   };
+  if (role.name === 'poller-thread') return runPollerWorker(config, role, port, post);
   const infra = await openInfrastructure(config, await composition.migrations());
   const app = await composition.createApp(config, infra, { docsUi: false });
   const signal = app.get(AppendSignal);
@@ -50,51 +53,13 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
   for (const [name, runner] of app.get(ProjectionRunners).runners)
     runner.onFolded(() => post({ type: 'folded', projection: name }));
 
-  let reported = '[]';
-  const health = setInterval(() => {
-    const failing = registry.failing();
-    const now = JSON.stringify(failing);
-    if (now === reported) return;
-    reported = now;
-    post({ type: 'failing', failing });
-  }, 1_000);
-
-  let forwarded = false;
-  if (role.reportsAppends) reportAppends(signal, post, () => forwarded);
-  port.on('message', async (message: ToBackground) => {
-    if (message.type === 'appended') {
-      forwarded = true;
-      try {
-        return signal.notify(message.types);
-      } finally {
-        forwarded = false;
-      }
-    }
+  const health = reportFailing(() => registry.failing(), post);
+  listenToHttpThread(port, signal, role.reportsAppends, post, async () => {
     clearInterval(health);
     await app.close();
     await infra.close();
-    process.exit(0); // in a worker thread: ends this thread only
   });
   // 'ready' means running: every task has ended a first pass (connections made, code loaded), not merely started.
   while (registry.starting().length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
   post({ type: 'ready', running: registry.names() });
-}
-
-/** This thread's appends in one burst share one message, naming every event type (or none when one is unknown). */
-function reportAppends(signal: AppendSignal, post: (message: FromBackground) => void, forwarded: () => boolean): void {
-  let types: Set<string> | null = null;
-  let pending = false;
-  signal.onNotify((appended) => {
-    if (forwarded()) return;
-    if (!pending) {
-      pending = true;
-      types = new Set();
-      setImmediate(() => {
-        pending = false;
-        post({ type: 'appended', ...(types ? { types: [...types] } : {}) });
-      });
-    }
-    if (!appended) types = null;
-    else appended.forEach((type) => types?.add(type));
-  });
 }

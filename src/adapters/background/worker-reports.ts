@@ -1,0 +1,63 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { AppendSignal } from '../../projections/runner/append-signal.js';
+import type { FromBackground, ToBackground } from './messages.js';
+
+export type Post = (message: FromBackground) => void;
+
+/** Failing tasks, sent when the list changes (checked once a second); the interval is returned for shutdown. */
+export function reportFailing(failing: () => Array<{ name: string; error: string }>, post: Post): NodeJS.Timeout {
+  let reported = '[]';
+  return setInterval(() => {
+    const now = failing();
+    const text = JSON.stringify(now);
+    if (text === reported) return;
+    reported = text;
+    post({ type: 'failing', failing: now });
+  }, 1_000);
+}
+
+/**
+ * The HTTP thread's messages: its appends are signalled here (not reported back: `reportsAppends` skips them),
+ * and 'stop' ends the thread after `close`.
+ */
+export function listenToHttpThread(
+  port: MessagePort,
+  signal: AppendSignal,
+  reportsAppends: boolean,
+  post: Post,
+  close: () => Promise<void>,
+): void {
+  let forwarded = false;
+  if (reportsAppends) reportAppends(signal, post, () => forwarded);
+  port.on('message', async (message: ToBackground) => {
+    if (message.type === 'appended') {
+      forwarded = true;
+      try {
+        return signal.notify(message.types);
+      } finally {
+        forwarded = false;
+      }
+    }
+    await close();
+    process.exit(0); // in a worker thread: ends this thread only
+  });
+}
+
+/** This thread's appends in one burst share one message, naming every event type (or none when one is unknown). */
+function reportAppends(signal: AppendSignal, post: Post, forwarded: () => boolean): void {
+  let types: Set<string> | null = null;
+  let pending = false;
+  signal.onNotify((appended) => {
+    if (forwarded()) return;
+    if (!pending) {
+      pending = true;
+      types = new Set();
+      setImmediate(() => {
+        pending = false;
+        post({ type: 'appended', ...(types ? { types: [...types] } : {}) });
+      });
+    }
+    if (!appended) types = null;
+    else appended.forEach((type) => types?.add(type));
+  });
+}
