@@ -1,4 +1,5 @@
 import { BackgroundThread } from '../../src/adapters/background/background-thread.js';
+import { until } from '../support/until.js';
 import { AppendSignal } from '../../src/projections/runner/append-signal.js';
 import { DecisionNotifier } from '../../src/commands/admit-occurrence/decision-notifier.js';
 import { threadPlan, type ThreadRole } from '../../src/adapters/background/thread-roles.js';
@@ -20,7 +21,7 @@ describe('BackgroundThread supervision', () => {
     );
     expect(String(thread.error)).toMatch(/background thread: starting/);
     thread.start();
-    await until(() => heard.includes('spawned'));
+    await until(() => heard.includes('spawned'), 3_000, 10);
     expect(thread.error).toBeNull();
     expect(thread.remoteTasks).toEqual(['fixture:task']);
     // this thread's appends wake the worker
@@ -36,11 +37,3 @@ describe('BackgroundThread supervision', () => {
     expect(heard.filter((id) => id === 'spawned').length).toBe(spawned);
   }, 20_000);
 });
-
-async function until(condition: () => boolean, timeoutMs = 3_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -1,4 +1,5 @@
 import { BackgroundThread } from '../../src/adapters/background/background-thread.js';
+import { until } from '../support/until.js';
 import { threadPlan } from '../../src/adapters/background/thread-roles.js';
 import { POLL_LOOP } from '../../src/adapters/poll/poll-loop.js';
 import { DecisionNotifier } from '../../src/commands/admit-occurrence/decision-notifier.js';
@@ -57,11 +58,3 @@ describe('REVEILLE_BACKGROUND=thread: the poll loop in a thread of its own', () 
     }
   }, 20_000);
 });
-
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

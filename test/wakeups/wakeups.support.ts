@@ -63,10 +63,4 @@ export async function fireAndAdmit(t: TestApp, triggerId: string, count: number)
 export const claim = (t: TestApp, executionId: string, consumerId: string) =>
   t.request({ method: 'POST', url: `/v1/executions/${executionId}/claim`, key: newKey(), body: { consumerId } });
 
-export async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { until } from '../support/until.js';
