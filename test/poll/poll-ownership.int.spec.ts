@@ -8,6 +8,7 @@ import { newKey, startTestApp, type TestApp } from '../support/app.js';
 import { dropSchema, TEST_DATABASE_URL } from '../support/databases.js';
 import { missionGrants } from '../support/grants.js';
 import { json, PollUpstream } from '../support/poll-upstream.js';
+import { claimPoll } from '../../src/projections/poll/poll-due.js';
 import { makeDue, occurrencesOf, pollBlock, pollEvents, pollLoop, revisePoll } from './poll-fixtures.js';
 
 const TENANT = 'tenant-a';
@@ -127,6 +128,48 @@ describe('PO-3 SC-6 poll ownership through the store (postgres, separate connect
     expect(afterRestart).toHaveLength(1);
     await a.stop();
     expect(await pollEvents(t.infra.store, TENANT, triggerId)).toHaveLength(2);
+  });
+
+  it('PO-3 SC-6 one lane finishes each poll with its next claim: after a round every lease is released and each Trigger is due an interval after its own claim', async () => {
+    const mine = [
+      await pollTrigger({ everySeconds: 30 }),
+      await pollTrigger({ everySeconds: 40 }),
+      await pollTrigger({ everySeconds: 50 }),
+    ];
+    mine.forEach(({ path }) => slowCounter(path, 0));
+    const loop = pollLoop(t.infra.store, t.sql, { concurrency: 1 });
+    loops.push(loop);
+    await loop.runOnce();
+    const { rows } = await t.sql.query<{ trigger_id: string; lease_token: string | null; seconds: number }>(
+      `SELECT trigger_id, lease_token, EXTRACT(EPOCH FROM next_poll_at - claimed_at)::float8 AS seconds
+         FROM poll_due WHERE tenant = $1 AND trigger_id = ANY($2) ORDER BY trigger_id`,
+      [TENANT, mine.map((m) => m.triggerId)],
+    );
+    expect(rows.map((r) => [r.lease_token, r.seconds])).toEqual([
+      [null, 30],
+      [null, 40],
+      [null, 50],
+    ]);
+    for (const { path } of mine) expect(upstream.requestsTo(path)).toHaveLength(1);
+  });
+
+  it("PO-3 a claim carrying another poll's finish finishes it even when the claim is lost (not due)", async () => {
+    const [a, b] = [await pollTrigger(), await pollTrigger()];
+    await makeDue(t.sql, TENANT, a.triggerId);
+    const held = await claimPoll(t.sql, { tenant: TENANT, triggerId: a.triggerId }, 60_000, 'token-a');
+    expect(held).not.toBeNull();
+    // b was never polled: its row does not exist yet, so claim it once and finish it far ahead
+    const first = await claimPoll(t.sql, { tenant: TENANT, triggerId: b.triggerId }, 60_000, 'token-b');
+    expect(first).not.toBeNull();
+    const finishA = { key: { tenant: TENANT, triggerId: a.triggerId }, token: 'token-a', delayMs: 7_000 };
+    // b is leased by 'token-b': this claim loses, and still finishes a
+    expect(await claimPoll(t.sql, { tenant: TENANT, triggerId: b.triggerId }, 60_000, 'token-c', finishA)).toBeNull();
+    const { rows } = await t.sql.query<{ lease_token: string | null; seconds: number }>(
+      `SELECT lease_token, EXTRACT(EPOCH FROM next_poll_at - claimed_at)::float8 AS seconds FROM poll_due
+        WHERE tenant = $1 AND trigger_id = $2`,
+      [TENANT, a.triggerId],
+    );
+    expect(rows).toEqual([{ lease_token: null, seconds: 7 }]);
   });
 
   it('PO-3 a poller that dies between fetch and commit: after its lease the next poller fetches the same page, no duplicate, nothing skipped', async () => {

@@ -4,11 +4,18 @@ import type { EventStore } from '../../domain/ports/event-store.js';
 import type { PollConnector, PollFetch } from '../../domain/ports/poll-connector.js';
 import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
 import { cursorFor, nextPollDelaySeconds } from '../../domain/poll/poll.js';
-import { claimPoll, duePolls, finishPoll, msUntilNextPoll, type PollKey } from '../../projections/poll/poll-due.js';
+import {
+  claimPoll,
+  duePolls,
+  finishPoll,
+  msUntilNextPoll,
+  type PollKey,
+  type UnfinishedPoll,
+} from '../../projections/poll/poll-due.js';
 import type { SqlClient } from '../../projections/sql-client.js';
 import type { BatchAppender } from '../../commands/shared/write-kernel.js';
 import { orderedAppends } from './ordered-appends.js';
-import { eachConcurrently, idleUntil, TimedLoop } from '../runner/timed-loop.js';
+import { idleUntil, TimedLoop } from '../runner/timed-loop.js';
 import { credentialsFor } from './poll-credentials.js';
 
 export const POLL_LOOP = 'poller:poll';
@@ -54,52 +61,87 @@ export class PollLoop extends TimedLoop {
 
   /** One pass over the Triggers due now; returns how many it polled. */
   async runOnce(): Promise<number> {
-    const due = await duePolls(this.options.sql, DUE_PER_ROUND);
+    const { sql } = this.options;
+    const due = await duePolls(sql, DUE_PER_ROUND);
     let polled = 0;
-    // One Trigger whose poll cannot be recorded must not hold back the others; its lease runs out.
-    await eachConcurrently(due, this.options.concurrency ?? DEFAULT_CONCURRENCY, async (next) => {
-      if (await this.pollTrigger(next)) polled++;
-    });
+    let failure: { error: unknown } | null = null;
+    // Lanes side by side; each finishes its last poll with its next claim (one statement for both).
+    const lane = async () => {
+      let unfinished: UnfinishedPoll | null = null;
+      for (let next = due.shift(); next !== undefined; next = due.shift()) {
+        try {
+          const outcome = await this.poll(next, unfinished);
+          unfinished = outcome.unfinished;
+          if (outcome.recorded) polled++;
+        } catch (error) {
+          // One Trigger whose poll cannot be recorded must not hold back the others; its lease runs out.
+          unfinished = null;
+          failure = { error };
+        }
+      }
+      if (unfinished)
+        await finishPoll(sql, unfinished.key, unfinished.token, unfinished.delayMs).catch((error: unknown) => {
+          failure = { error };
+        });
+    };
+    await Promise.all(Array.from({ length: this.options.concurrency ?? DEFAULT_CONCURRENCY }, lane));
+    if (failure) throw (failure as { error: unknown }).error;
     return polled;
   }
 
-  /** Claims, fetches and records one Trigger's poll; null when another poller owns it or it is not due. */
+  /** Claims, fetches, records and finishes one Trigger's poll; null when another poller owns it or it is not due. */
   async pollTrigger(key: PollKey): Promise<RecordedPoll | null> {
-    const { store, sql } = this.options;
-    const token = randomUUID();
-    const { trigger, poll: loaded } = await loadPollInputs(store, key.tenant, key.triggerId);
-    if (trigger.status === 'absent' || trigger.deleted || !trigger.enabled || !isPollTrigger(trigger)) {
-      if (await claimPoll(sql, key, NOT_POLLED_RETRY_MS, token)) await finishPoll(sql, key, token, NOT_POLLED_RETRY_MS);
-      return null;
-    }
-    const poll = trigger.definition.poll;
-    const leaseMs = poll.timeoutSeconds * 1000 + (this.options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
-    const claim = await claimPoll(sql, key, leaseMs, token);
-    if (!claim) return null;
-    if (loaded.state.held !== null) {
-      // PO-4: held until an operator sets the cursor; looked at again each interval, never fetched.
-      await finishPoll(sql, key, token, poll.everySeconds * 1000);
-      return null;
-    }
-    const auth = await credentialsFor(this.options.secrets, key, poll, loaded.state);
-    const fetched: PollFetch = auth.ok
-      ? await this.options.connector.fetch(poll, cursorFor(loaded.state, poll.url), auth.credentials)
-      : { ok: false, failure: auth.failure };
-    const recorded = await recordPoll(
-      store,
-      trigger,
-      { loaded, now: clockFrom(claim.claimedAt) },
-      fetched,
-      this.append,
-    );
-    await finishPoll(
-      sql,
-      key,
-      token,
-      nextPollDelaySeconds(poll.everySeconds, recorded.state.consecutiveFailures) * 1000,
-    );
-    this.options.onPolled?.(key, recorded);
+    const { recorded, unfinished } = await this.poll(key, null);
+    if (unfinished) await finishPoll(this.options.sql, unfinished.key, unfinished.token, unfinished.delayMs);
     return recorded;
+  }
+
+  /**
+   * One Trigger's poll, left unfinished for the caller. `carried`, the lane's previous poll, is finished by the
+   * time this returns or throws: with this claim when it gets that far, else on its own.
+   */
+  private async poll(
+    key: PollKey,
+    carried: UnfinishedPoll | null,
+  ): Promise<{ recorded: RecordedPoll | null; unfinished: UnfinishedPoll | null }> {
+    const { store, sql } = this.options;
+    let finishing = carried;
+    const claimFinishing = async (leaseMs: number, token: string) => {
+      const claim = await claimPoll(sql, key, leaseMs, token, finishing);
+      finishing = null;
+      return claim;
+    };
+    try {
+      const token = randomUUID();
+      const { trigger, poll: loaded } = await loadPollInputs(store, key.tenant, key.triggerId);
+      if (trigger.status === 'absent' || trigger.deleted || !trigger.enabled || !isPollTrigger(trigger)) {
+        const claimed = await claimFinishing(NOT_POLLED_RETRY_MS, token);
+        return { recorded: null, unfinished: claimed ? { key, token, delayMs: NOT_POLLED_RETRY_MS } : null };
+      }
+      const poll = trigger.definition.poll;
+      const leaseMs = poll.timeoutSeconds * 1000 + (this.options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
+      const claim = await claimFinishing(leaseMs, token);
+      if (!claim) return { recorded: null, unfinished: null };
+      // PO-4: held until an operator sets the cursor; looked at again each interval, never fetched.
+      if (loaded.state.held !== null)
+        return { recorded: null, unfinished: { key, token, delayMs: poll.everySeconds * 1000 } };
+      const auth = await credentialsFor(this.options.secrets, key, poll, loaded.state);
+      const fetched: PollFetch = auth.ok
+        ? await this.options.connector.fetch(poll, cursorFor(loaded.state, poll.url), auth.credentials)
+        : { ok: false, failure: auth.failure };
+      const recorded = await recordPoll(
+        store,
+        trigger,
+        { loaded, now: clockFrom(claim.claimedAt) },
+        fetched,
+        this.append,
+      );
+      this.options.onPolled?.(key, recorded);
+      const delayMs = nextPollDelaySeconds(poll.everySeconds, recorded.state.consecutiveFailures) * 1000;
+      return { recorded, unfinished: { key, token, delayMs } };
+    } finally {
+      if (finishing) await finishPoll(sql, finishing.key, finishing.token, finishing.delayMs);
+    }
   }
 
   /** Until the next poll is due by the database clock. */

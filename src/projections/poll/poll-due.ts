@@ -19,28 +19,52 @@ export async function duePolls(sql: SqlExecutor, limit: number): Promise<PollKey
   return rows.map((r) => ({ tenant: r.tenant, triggerId: r.trigger_id }));
 }
 
+/** A poll recorded and not finished yet: the next claim of the same lane finishes it in its own statement. */
+export interface UnfinishedPoll {
+  key: PollKey;
+  token: string;
+  delayMs: number;
+}
+
 /**
  * Compare-and-set on the database clock: of any number of pollers only one gets the row while it is due and
  * unleased (a racing insert waits on the key, then finds the lease taken). Returns when it was claimed.
+ * `finishing` (another Trigger's poll, see finishPoll) is finished by the same statement, claimed or not.
  */
 export async function claimPoll(
   sql: SqlExecutor,
   key: PollKey,
   leaseMs: number,
   token: string,
+  finishing?: UnfinishedPoll | null,
 ): Promise<{ claimedAt: string } | null> {
-  const { rows } = await sql.query<{ claimed_at: string }>({
-    name: 'reveille_claim_poll',
-    text: `INSERT INTO poll_due AS d (tenant, trigger_id, next_poll_at, lease_until, lease_token, claimed_at)
+  const claim = `INSERT INTO poll_due AS d (tenant, trigger_id, next_poll_at, lease_until, lease_token, claimed_at)
            VALUES ($1, $2, statement_timestamp(), statement_timestamp() + $3 * interval '1 millisecond', $4, statement_timestamp())
            ON CONFLICT (tenant, trigger_id) DO UPDATE SET lease_until = EXCLUDED.lease_until, lease_token = EXCLUDED.lease_token,
              claimed_at = EXCLUDED.claimed_at
            WHERE d.next_poll_at <= statement_timestamp() AND (d.lease_until IS NULL OR d.lease_until <= statement_timestamp())
-           RETURNING ${isoSql('claimed_at')} AS claimed_at`,
-    values: [key.tenant, key.triggerId, leaseMs, token],
-  });
+           RETURNING ${isoSql('claimed_at')} AS claimed_at`;
+  const values = [key.tenant, key.triggerId, leaseMs, token];
+  const { rows } = await sql.query<{ claimed_at: string }>(
+    finishing
+      ? {
+          name: 'reveille_finish_and_claim_poll',
+          text: `WITH finished AS (${finishSql(5)}) ${claim}`,
+          values: [...values, ...finishValues(finishing)],
+        }
+      : { name: 'reveille_claim_poll', text: claim, values },
+  );
   return rows[0] ? { claimedAt: rows[0].claimed_at } : null;
 }
+
+/** Its parameters from `$first` on: tenant, Trigger, lease token, delay in ms. */
+const finishSql = (first: number): string => {
+  const [tenant, trigger, token, delay] = [0, 1, 2, 3].map((i) => `$${first + i}`);
+  return `UPDATE poll_due SET next_poll_at = claimed_at + ${delay} * interval '1 millisecond', lease_until = NULL, lease_token = NULL
+            WHERE tenant = ${tenant} AND trigger_id = ${trigger} AND lease_token = ${token}`;
+};
+
+const finishValues = ({ key, token, delayMs }: UnfinishedPoll) => [key.tenant, key.triggerId, token, delayMs];
 
 /**
  * The next poll is due `delayMs` after this one was claimed: a poller that was down polls once when it is back,
@@ -49,9 +73,8 @@ export async function claimPoll(
 export async function finishPoll(sql: SqlExecutor, key: PollKey, token: string, delayMs: number): Promise<boolean> {
   const { rowCount } = await sql.query({
     name: 'reveille_finish_poll',
-    text: `UPDATE poll_due SET next_poll_at = claimed_at + $4 * interval '1 millisecond', lease_until = NULL, lease_token = NULL
-            WHERE tenant = $1 AND trigger_id = $2 AND lease_token = $3`,
-    values: [key.tenant, key.triggerId, token, delayMs],
+    text: finishSql(1),
+    values: finishValues({ key, token, delayMs }),
   });
   return rowCount > 0;
 }
