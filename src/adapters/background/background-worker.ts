@@ -9,7 +9,7 @@ import { ProjectionRunners } from '../runner/projection-runners.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import type { FromBackground } from './messages.js';
 import { runPollerWorker } from './poller-worker.js';
-import { listenToHttpThread, reportFailing } from './worker-reports.js';
+import { listenToHttpThread, reportFailing, reportReady } from './worker-reports.js';
 import type { ThreadRole } from './thread-roles.js';
 import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -53,13 +53,11 @@ export async function runBackgroundWorker(composition: Composition): Promise<voi
   for (const [name, runner] of app.get(ProjectionRunners).runners)
     runner.onFolded(() => post({ type: 'folded', projection: name }));
 
-  const health = reportFailing(() => registry.failing(), post);
+  const health = reportFailing(registry, post);
   listenToHttpThread(port, signal, role.reportsAppends, post, async () => {
     clearInterval(health);
     await app.close();
     await infra.close();
   });
-  // 'ready' means running: every task has ended a first pass (connections made, code loaded), not merely started.
-  while (registry.starting().length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-  post({ type: 'ready', running: registry.names() });
+  await reportReady(registry, post);
 }

@@ -3,9 +3,10 @@ import type { ReveilleConfig } from '../config/config.js';
 import { openInfrastructure } from '../eventstore/infrastructure.js';
 import { ServiceLogger } from '../http/logging/service-logger.js';
 import { HttpJsonConnector } from '../poll/http-json-connector.js';
-import { POLL_LOOP, PollLoop } from '../poll/poll-loop.js';
+import { PollLoop } from '../poll/poll-loop.js';
+import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { PollSecretStore } from '../poll/poll-secret-store.js';
-import { listenToHttpThread, type Post, reportFailing } from './worker-reports.js';
+import { listenToHttpThread, type Post, reportFailing, reportReady } from './worker-reports.js';
 import type { ThreadRole } from './thread-roles.js';
 
 /**
@@ -28,15 +29,14 @@ export async function runPollerWorker(
     secrets: new PollSecretStore(infra.sql, config),
     onError: (error) => logger.error(`poller: ${(error as Error).message}`, 'Poller'),
   });
-  loop.start();
-  const failing = () =>
-    loop.error ? [{ name: POLL_LOOP, error: String((loop.error as Error).message ?? loop.error) }] : [];
-  const health = reportFailing(failing, post);
+  // The same registry as the application's: readiness, failures and shutdown as the background thread reports them.
+  const registry = new SubscriptionRegistry(config);
+  registry.start(loop);
+  const health = reportFailing(registry, post);
   listenToHttpThread(port, infra.signal, role.reportsAppends, post, async () => {
     clearInterval(health);
-    await loop.stop();
+    await registry.onApplicationShutdown();
     await infra.close();
   });
-  while (loop.starting) await new Promise((resolve) => setTimeout(resolve, 10));
-  post({ type: 'ready', running: [POLL_LOOP] });
+  await reportReady(registry, post);
 }

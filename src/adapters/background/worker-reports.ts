@@ -1,14 +1,15 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { AppendSignal } from '../../projections/runner/append-signal.js';
+import type { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import type { FromBackground, ToBackground } from './messages.js';
 
 export type Post = (message: FromBackground) => void;
 
 /** Failing tasks, sent when the list changes (checked once a second); the interval is returned for shutdown. */
-export function reportFailing(failing: () => Array<{ name: string; error: string }>, post: Post): NodeJS.Timeout {
+export function reportFailing(registry: SubscriptionRegistry, post: Post): NodeJS.Timeout {
   let reported = '[]';
   return setInterval(() => {
-    const now = failing();
+    const now = registry.failing();
     const text = JSON.stringify(now);
     if (text === reported) return;
     reported = text;
@@ -60,4 +61,10 @@ function reportAppends(signal: AppendSignal, post: Post, forwarded: () => boolea
     if (!appended) types = null;
     else appended.forEach((type) => types?.add(type));
   });
+}
+
+/** 'ready' means running: every task has ended a first pass (connections made, code loaded), not merely started. */
+export async function reportReady(registry: SubscriptionRegistry, post: Post): Promise<void> {
+  while (registry.starting().length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  post({ type: 'ready', running: registry.names() });
 }

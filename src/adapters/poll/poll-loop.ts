@@ -80,7 +80,7 @@ export class PollLoop extends TimedLoop {
         }
       }
       if (unfinished)
-        await finishPoll(sql, unfinished.key, unfinished.token, unfinished.delayMs).catch((error: unknown) => {
+        await finishPoll(sql, unfinished).catch((error: unknown) => {
           failure = { error };
         });
     };
@@ -92,7 +92,7 @@ export class PollLoop extends TimedLoop {
   /** Claims, fetches, records and finishes one Trigger's poll; null when another poller owns it or it is not due. */
   async pollTrigger(key: PollKey): Promise<RecordedPoll | null> {
     const { recorded, unfinished } = await this.poll(key, null);
-    if (unfinished) await finishPoll(this.options.sql, unfinished.key, unfinished.token, unfinished.delayMs);
+    if (unfinished) await finishPoll(this.options.sql, unfinished);
     return recorded;
   }
 
@@ -140,7 +140,7 @@ export class PollLoop extends TimedLoop {
       const delayMs = nextPollDelaySeconds(poll.everySeconds, recorded.state.consecutiveFailures) * 1000;
       return { recorded, unfinished: { key, token, delayMs } };
     } finally {
-      if (finishing) await finishPoll(sql, finishing.key, finishing.token, finishing.delayMs);
+      if (finishing) await finishPoll(sql, finishing);
     }
   }
 

@@ -70,11 +70,11 @@ const finishValues = ({ key, token, delayMs }: UnfinishedPoll) => [key.tenant, k
  * The next poll is due `delayMs` after this one was claimed: a poller that was down polls once when it is back,
  * never once per missed interval. Only the lease's holder can finish it.
  */
-export async function finishPoll(sql: SqlExecutor, key: PollKey, token: string, delayMs: number): Promise<boolean> {
+export async function finishPoll(sql: SqlExecutor, poll: UnfinishedPoll): Promise<boolean> {
   const { rowCount } = await sql.query({
     name: 'reveille_finish_poll',
     text: finishSql(1),
-    values: finishValues({ key, token, delayMs }),
+    values: finishValues(poll),
   });
   return rowCount > 0;
 }
