@@ -33,6 +33,7 @@ const EXIT_CODES: Record<string, number> = {
   ApplyRefused: 1,
   ServiceUnreachable: 1,
   WhyRefused: 1,
+  LogHeldBack: 1,
 };
 
 /** No command starts nothing (api.md "CLI"): only `serve` runs a server, and only when asked. */

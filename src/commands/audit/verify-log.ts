@@ -11,24 +11,50 @@ export interface VerifyLogOptions {
   pageSize?: number;
   upcast?: (event: RecordedEvent) => RecordedEvent;
   onProgress?: (checked: number) => void;
+  /** How long the pass waits for an open transaction to stop holding back the head it started at (default 30 s). */
+  heldBackMs?: number;
+}
+
+/** The log's end as of the pass's start was not readable before the deadline: a transaction stayed open over it. */
+export class LogHeldBackError extends Error {
+  constructor(
+    readonly head: number,
+    readonly checkedTo: number,
+    waitedMs: number,
+  ) {
+    super(
+      `the log up to position ${head} stayed held back behind an open transaction for ${waitedMs} ms; ` +
+        `checked up to position ${checkedTo} only — run again once it has committed or rolled back`,
+    );
+    this.name = 'LogHeldBack';
+  }
 }
 
 /**
  * AU-2 over the whole log: read in the store's order page by page (never held in memory) as stored, and fed
  * to the domain's auditor. With `from`, a stream first met past it is read up to there first, so its chain and
  * its replay start where they truly are.
+ *
+ * The pass ends at the head as of its start, never short of it: readAll holds back events behind any transaction
+ * still open in the database (the store's rule 1), and a verdict that silently left committed events out would
+ * be a false "no violations". Until the head shows, a short page is read again from where it ended.
  */
 export async function verifyLog(store: EventStore, options: VerifyLogOptions = {}): Promise<AuditSummary> {
   const auditor = new LogAuditor(options.upcast);
   const pageSize = options.pageSize ?? 2000;
+  const heldBackMs = options.heldBackMs ?? 30_000;
+  const head = await store.headPosition();
   let checked = 0;
+  let lastRead = options.from ?? 0;
+  let heldBackSince: number | null = null;
   const read = (after: number) => store.readAll({ after, maxCount: pageSize, raw: true });
   // The next page is read while this one is checked: the pass costs the larger of the two, not their sum.
-  for (let next = read(options.from ?? 0); ;) {
+  for (let next = read(lastRead); ;) {
     const page = await next;
     const full = page.length === pageSize;
+    if (page.length > 0) lastRead = page[page.length - 1]!.position;
     if (full) {
-      next = read(page[page.length - 1]!.position);
+      next = read(lastRead);
       // Awaited on the next turn; a check that throws first must not leave it an unhandled rejection.
       next.catch(() => undefined);
     }
@@ -38,7 +64,13 @@ export async function verifyLog(store: EventStore, options: VerifyLogOptions = {
     }
     checked += page.length;
     options.onProgress?.(checked);
-    if (!full) return auditor.summary();
+    if (full) continue;
+    if (await store.isAtOrBefore(head, lastRead)) return auditor.summary();
+    heldBackSince ??= Date.now();
+    const waited = Date.now() - heldBackSince;
+    if (waited > heldBackMs) throw new LogHeldBackError(head, lastRead, waited);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    next = read(lastRead);
   }
 }
 
