@@ -97,6 +97,9 @@ async function streamForged(base: URL, path: string, bytes: number): Promise<{ a
     const flushed = socket.write(chunk);
     sent += MiB;
     if (!flushed) await new Promise<void>((resolve) => (socket.once('drain', resolve), socket.once('close', resolve)));
+    // A write the kernel took whole returns true: without a turn of the event loop here the loop would write on
+    // and never read the 413 before the cut's reset arrives (then the next write fails and the socket is gone).
+    else await new Promise((resolve) => setImmediate(resolve));
   }
   if (open) socket.end('0\r\n\r\n');
   await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
