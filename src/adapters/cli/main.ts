@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs, UsageError } from './args.js';
+import { hasBatchHeap, rerunWithBatchHeap } from './batch-heap.js';
 import type { Composition } from './composition.js';
 import { type CommandUsage, commandHelp, COMMANDS, overview } from './usage.js';
 import { packageVersion } from './version.js';
@@ -23,6 +24,9 @@ const RUN: Record<string, Run> = {
     (await import('./audit-verify.js')).auditVerifyCommand(options, composition),
   scheduler: async (options, composition) => (await import('./scheduler.js')).scheduler(options, composition),
 };
+
+/** They fold the whole log: run with a larger young generation (batch-heap.ts). */
+const BATCH_COMMANDS = new Set(['projections rebuild', 'audit verify']);
 
 /** Errors a user can act on: one line, no stack. Anything else is a bug and keeps its stack. */
 const EXIT_CODES: Record<string, number> = {
@@ -51,6 +55,8 @@ export async function runCli(argv: string[], composition: Composition): Promise<
     if (options.help) return void process.stdout.write(commandHelp(command));
     const unknown = Object.keys(options).filter((name) => !command!.options.includes(name));
     if (unknown.length > 0) throw new UsageError(`unknown option --${unknown[0]}`);
+    if (BATCH_COMMANDS.has(command.name) && !hasBatchHeap())
+      return void (process.exitCode = await rerunWithBatchHeap());
     await RUN[command.name]!(options, composition, positional.slice(command.name.split(' ').length));
   } catch (error) {
     const code = EXIT_CODES[(error as Error | null)?.name ?? ''] ?? (isAddressInUse(error) ? 1 : undefined);

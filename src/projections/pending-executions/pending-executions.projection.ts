@@ -50,8 +50,9 @@ const slotFreed = (executionId: string, at: string): SqlQuery => ({
   text: `INSERT INTO rm_pending_frees (tenant, scope, freed_at)
          SELECT r.tenant, 'mission:' || r.mission_id, $2::timestamptz FROM rm_pending_executions r
          WHERE r.execution_id = $1 AND r.holds_slot AND (
-           SELECT count(*) FROM rm_pending_executions s
-           WHERE s.tenant = r.tenant AND s.mission_id = r.mission_id AND s.holds_slot) >= r.max_concurrent
+           SELECT count(*) FROM (SELECT FROM rm_pending_executions s
+             WHERE s.tenant = r.tenant AND s.mission_id = r.mission_id AND s.holds_slot LIMIT r.max_concurrent) held
+           ) >= r.max_concurrent
          ${FREED}`,
   values: [executionId, at],
 });
