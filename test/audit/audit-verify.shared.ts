@@ -109,6 +109,19 @@ export function auditVerifySuite(kind: StoreKind): void {
       expect(rows).toEqual([]);
     });
 
+    it('AU-2 a log read failing fails the verify: the rebuild folding its pages stops too, no scratch schema is left', async () => {
+      const failing = new Proxy(t.infra.store, {
+        get: (store, name) =>
+          name === 'readAll' ? () => Promise.reject(new Error('log read failed')) : Reflect.get(store, name),
+      });
+      await expect(auditVerify({ ...t.infra, store: failing })).rejects.toThrow('log read failed');
+      const { rows: schema } = await t.sql.query<{ name: string }>('SELECT current_schema() AS name');
+      const { rows } = await t.sql.query(`SELECT 1 FROM pg_namespace WHERE nspname LIKE $1`, [
+        scratchSchemaFor(schema[0]!.name, '%'),
+      ]);
+      expect(rows).toEqual([]);
+    });
+
     it('AU-2 OP-3 hostile: a live read-model row changed or removed is read_model_mismatch naming its table and both sides', async () => {
       const executionId = `x-${occurrences[0]}`;
       const [row] = (

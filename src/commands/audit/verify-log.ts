@@ -11,6 +11,8 @@ export interface VerifyLogOptions {
   pageSize?: number;
   upcast?: (event: RecordedEvent) => RecordedEvent;
   onProgress?: (checked: number) => void;
+  /** Each page as read (stored form), before it is checked; awaited, so a slower reader of the pages paces the pass. */
+  onPage?: (events: readonly RecordedEvent[]) => Promise<void>;
   /** How long the pass waits for an open transaction to stop holding back the head it started at (default 30 s). */
   heldBackMs?: number;
 }
@@ -58,6 +60,7 @@ export async function verifyLog(store: EventStore, options: VerifyLogOptions = {
       // Awaited on the next turn; a check that throws first must not leave it an unhandled rejection.
       next.catch(() => undefined);
     }
+    if (page.length > 0) await options.onPage?.(page);
     for (const event of page) {
       if (options.from && !auditor.knows(event.streamId)) await seed(store, auditor, event);
       auditor.check(event);

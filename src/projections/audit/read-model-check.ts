@@ -3,6 +3,7 @@ import type { EventStore } from '../../domain/ports/event-store.js';
 import type { Migration } from '../migration.js';
 import { loadCheckpoint } from '../runner/checkpoints.js';
 import type { Projection } from '../runner/projection.js';
+import type { PageChannel } from '../runner/page-channel.js';
 import { rebuildReadModels } from '../runner/rebuild.js';
 import type { SqlClient, SqlExecutor } from '../sql-client.js';
 
@@ -23,6 +24,8 @@ export interface ReadModelCheckOptions {
   migrations: Migration[];
   run: (sql: SqlClient, migrations: Migration[]) => Promise<unknown>;
   onProgress?: (projection: string, handled: number) => void;
+  /** The log as another pass reads it, to rebuild from instead of reading it again (RebuildOptions.pages). */
+  pages?: PageChannel;
 }
 
 /**
@@ -49,6 +52,7 @@ export async function checkReadModels(
     for (const index of projections.flatMap((p) => p.readIndexes ?? [])) await scoped.query(`DROP INDEX ${index}`);
     const compared: TableComparison[][] = projections.map(() => []);
     await rebuildReadModels(scoped, store, projections, {
+      pages: options.pages,
       onProgress: options.onProgress,
       onRebuilt: async (projection) => {
         const index = projections.indexOf(projection);

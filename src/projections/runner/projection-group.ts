@@ -4,16 +4,20 @@ import type { Projection } from './projection.js';
 
 const pathKey = (path: readonly string[]) => JSON.stringify(path);
 
+/** For a read shared by `projections`: a payload path is left out only if none of them reads it. */
+export function sharedOmits(projections: readonly Projection[]): Array<readonly string[]> {
+  const [first, ...rest] = projections;
+  return (first?.omitsData ?? []).filter((path) =>
+    rest.every((m) => (m.omitsData ?? []).some((p) => pathKey(p) === pathKey(path))),
+  );
+}
+
 /**
  * One log read, transaction and checkpoint per batch. Members see an earlier member's rows as written and a
  * later one's as before the batch, so read models that derive from each other need no copy of the other's rows.
  */
 export function foldedTogether(name: string, members: readonly Projection[]): Projection {
-  const [first, ...rest] = members;
-  // A payload path is left out of the shared read only if no member reads it.
-  const omitsData = (first?.omitsData ?? []).filter((path) =>
-    rest.every((m) => (m.omitsData ?? []).some((p) => pathKey(p) === pathKey(path))),
-  );
+  const omitsData = sharedOmits(members);
   return {
     name,
     members,

@@ -1,6 +1,7 @@
-import type { EventStore } from '../../domain/ports/event-store.js';
+import type { EventStore, FilteredPage } from '../../domain/ports/event-store.js';
 import type { SqlClient } from '../sql-client.js';
 import { PageChannel } from './page-channel.js';
+import { sharedOmits } from './projection-group.js';
 import type { Projection } from './projection.js';
 import { ProjectionRunner } from './projection-runner.js';
 import { readPage } from './subscription.js';
@@ -19,6 +20,11 @@ export interface RebuildOptions {
   onProgress?: (projection: string, scanned: number) => void;
   /** Awaited before the rebuild ends; a read model's rows are final when it is called. */
   onRebuilt?: (projection: Projection, seconds: number) => void | Promise<void>;
+  /**
+   * The whole log from position 0, upcast, as another pass reads it (audit verify's log pass): folded from these
+   * pages instead of reading the log again. Ended by its writer at the log's end; broken if that pass fails.
+   */
+  pages?: PageChannel;
 }
 
 interface Lane {
@@ -28,10 +34,10 @@ interface Lane {
 
 /**
  * `reveille projections rebuild`, audit verify's scratch rebuild and the bench: every read model emptied and folded
- * again from position 0 (OP-3), all at once. The log is read once for all read models that leave out the same data
- * paths, not once each (ten reads of a million events were most of a rebuild's work); each read model folds the
- * pages in its own transactions, so PostgreSQL works on several at a time. A failure stops every read and fold;
- * the first error is thrown once all have stopped, so no caller drops a schema under a running fold.
+ * again from position 0 (OP-3), all at once. The log is read once for all read models, not once each (ten reads
+ * of a million events were most of a rebuild's work), or not at all when a caller hands in its pages; each read
+ * model folds the pages in its own transactions, so PostgreSQL works on several at a time. A failure stops every
+ * read and fold; the first error is thrown once all have stopped, so no caller drops a schema under a running fold.
  */
 export async function rebuildReadModels(
   sql: SqlClient,
@@ -50,34 +56,60 @@ export async function rebuildReadModels(
     lanes.forEach(({ channel }) => channel.break());
     throw error;
   };
+  const read = options.pages ? fanOut(options.pages, lanes) : readLog(store, lanes, target, pageSize);
   const settled = await Promise.allSettled([
-    ...byRead(lanes).map((group) => readInto(store, group, target, pageSize).catch(stopAll)),
+    read.catch(stopAll),
     ...lanes.map((lane) => foldPages(lane, options).catch(stopAll)),
   ]);
+  // A writer still putting pages must not wait for a fold that is gone.
+  options.pages?.break();
   const failure = settled.find((result) => result.status === 'rejected');
   if (failure) throw failure.reason;
 }
 
-/** Read models that leave out the same payload paths share a read; the others would be sent data they never use. */
-function byRead(lanes: readonly Lane[]): Lane[][] {
-  const groups = new Map<string, Lane[]>();
-  for (const lane of lanes) {
-    const key = JSON.stringify(lane.runner.projection.omitsData ?? []);
-    groups.set(key, [...(groups.get(key) ?? []), lane]);
-  }
-  return [...groups.values()];
+/** Each read model gets every page, with the events it folds; the slowest fold paces the read. */
+function handOut(lanes: readonly Lane[]): (page: FilteredPage) => Promise<void> {
+  const handled = lanes.map(({ runner }) => new Set(runner.projection.handles));
+  return async (page) => {
+    for (const [i, { channel }] of lanes.entries())
+      await channel.put({ ...page, events: page.events.filter((event) => handled[i]!.has(event.type)) });
+  };
 }
 
-async function readInto(store: EventStore, lanes: readonly Lane[], target: number, pageSize: number): Promise<void> {
+/** The pages of a read made elsewhere (RebuildOptions.pages). */
+async function fanOut(pages: PageChannel, lanes: readonly Lane[]): Promise<void> {
+  const put = handOut(lanes);
+  try {
+    for (let page = await pages.take(); page; page = await pages.take()) await put(page);
+    if (!pages.open) throw new Error('rebuild: the shared log read stopped before the end of the log');
+  } finally {
+    lanes.forEach(({ channel }) => channel.end());
+  }
+}
+
+/**
+ * One read of the log for every read model: the event types any of them folds, without the payload paths none of
+ * them reads (a read per set of left-out paths cost PostgreSQL more than the payloads cost Node). The next page is
+ * read while this one is handed out.
+ */
+async function readLog(store: EventStore, lanes: readonly Lane[], target: number, pageSize: number): Promise<void> {
   const types = [...new Set(lanes.flatMap(({ runner }) => runner.projection.handles))];
-  const omitData = lanes[0]!.runner.projection.omitsData;
+  const omitData = sharedOmits(lanes.map(({ runner }) => runner.projection));
+  const read = (after: number) => {
+    const page = readPage(store, after, { types, omitData, maxCount: pageSize });
+    // Awaited on the next turn; a hand-out that throws first must not leave it an unhandled rejection.
+    page.catch(() => undefined);
+    return page;
+  };
+  const put = handOut(lanes);
   let stalledSince = Date.now();
   try {
-    for (let after = 0; lanes.some(({ channel }) => channel.open);) {
-      const page = await readPage(store, after, { types, omitData, maxCount: pageSize });
+    for (let after = 0, next = read(0); lanes.some(({ channel }) => channel.open);) {
+      const page = await next;
       if (page.last !== null) {
-        for (const { channel } of lanes) await channel.put(page);
         after = page.last;
+        next = read(after);
+        await put(page);
         stalledSince = Date.now();
         continue;
       }
@@ -86,6 +118,7 @@ async function readInto(store: EventStore, lanes: readonly Lane[], target: numbe
       if (Date.now() - stalledSince > STALL_MS)
         throw new Error(`rebuild: the log read stalled behind an open transaction for ${STALL_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, 10));
+      next = read(after);
     }
   } finally {
     lanes.forEach(({ channel }) => channel.end());
