@@ -3,12 +3,35 @@ export function canonicalJson(value: unknown): string {
   return serialize(value);
 }
 
+/**
+ * What JSON.stringify writes between quotes unchanged: no quote, backslash, control character or surrogate (a lone
+ * one is escaped; a pair is left to JSON.stringify too). Most strings and nearly every key are like this, and
+ * quoting them here spares a call into the engine for each (a third of this function's time in `audit verify`).
+ */
+const WRITTEN_AS_IS = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+const quoted = (text: string): string => (WRITTEN_AS_IS.test(text) ? `"${text}"` : JSON.stringify(text));
+
+/** Keys repeat from event to event: each is quoted once. Bounded, since payload keys come from outside. */
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_MAX = 4096;
+
+function quotedKey(key: string): string {
+  let written = quotedKeys.get(key);
+  if (written === undefined) {
+    written = quoted(key);
+    if (quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(key, written);
+  }
+  return written;
+}
+
 function serialize(value: unknown): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
+      return quoted(value);
     case 'boolean':
-      return JSON.stringify(value);
+      return value ? 'true' : 'false';
     case 'number':
       if (!Number.isFinite(value)) throw new TypeError('canonical JSON cannot hold a non-finite number');
       return JSON.stringify(value);
@@ -29,7 +52,7 @@ function serialize(value: unknown): string {
       for (const key of keys) {
         const member = record[key];
         if (member === undefined) continue;
-        out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${serialize(member)}`;
+        out += `${out.length === 1 ? '' : ','}${quotedKey(key)}:${serialize(member)}`;
       }
       return `${out}}`;
     }
