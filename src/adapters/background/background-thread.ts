@@ -24,6 +24,7 @@ export class BackgroundThread implements BackgroundTask {
   remoteTasks: string[] = [];
   /** The event types appended since the last 'appended' message; null when an append named none. */
   private appendedTypes: Set<string> | null = new Set();
+  private appendedPosition = 0;
   private listening = false;
   /** Until the worker first says its tasks have run: readiness waits (OP-4). */
   private up = false;
@@ -112,7 +113,7 @@ export class BackgroundThread implements BackgroundTask {
       case 'appended':
         this.echoing = true;
         try {
-          return this.signal.notify(message.types);
+          return this.signal.notify(message.types, message.position);
         } finally {
           this.echoing = false;
         }
@@ -123,17 +124,18 @@ export class BackgroundThread implements BackgroundTask {
   private async forwardAppends(): Promise<void> {
     if (!this.listening) {
       this.listening = true;
-      this.signal.onNotify((appended) => {
+      this.signal.onNotify((appended, position) => {
         if (this.echoing) return;
         if (!appended) this.appendedTypes = null;
         else appended.forEach((type) => this.appendedTypes?.add(type));
+        this.appendedPosition = Math.max(this.appendedPosition, position ?? 0);
       });
     }
     while (!this.stopping) {
       await this.signal.wait(1_000);
-      const types = this.appendedTypes;
-      this.appendedTypes = new Set();
-      this.send({ type: 'appended', ...(types ? { types: [...types] } : {}) });
+      const [types, position] = [this.appendedTypes, this.appendedPosition];
+      [this.appendedTypes, this.appendedPosition] = [new Set(), 0];
+      this.send({ type: 'appended', ...(types ? { types: [...types] } : {}), ...(position ? { position } : {}) });
     }
   }
 

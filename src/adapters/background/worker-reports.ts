@@ -34,7 +34,7 @@ export function listenToHttpThread(
     if (message.type === 'appended') {
       forwarded = true;
       try {
-        return signal.notify(message.types);
+        return signal.notify(message.types, message.position);
       } finally {
         forwarded = false;
       }
@@ -47,19 +47,22 @@ export function listenToHttpThread(
 /** This thread's appends in one burst share one message, naming every event type (or none when one is unknown). */
 function reportAppends(signal: AppendSignal, post: Post, forwarded: () => boolean): void {
   let types: Set<string> | null = null;
+  let position = 0;
   let pending = false;
-  signal.onNotify((appended) => {
+  signal.onNotify((appended, at) => {
     if (forwarded()) return;
     if (!pending) {
       pending = true;
       types = new Set();
+      position = 0;
       setImmediate(() => {
         pending = false;
-        post({ type: 'appended', ...(types ? { types: [...types] } : {}) });
+        post({ type: 'appended', ...(types ? { types: [...types] } : {}), ...(position ? { position } : {}) });
       });
     }
     if (!appended) types = null;
     else appended.forEach((type) => types?.add(type));
+    position = Math.max(position, at ?? 0);
   });
 }
 

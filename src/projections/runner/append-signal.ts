@@ -13,9 +13,17 @@ interface Waiter {
 export class AppendSignal {
   private waiters: Waiter[] = [];
   private readonly listeners: Array<(types: readonly string[] | undefined, position?: number) => void> = [];
+  /** Notifications so far; per type (null: unknown types) the latest one's number and the highest position. */
+  private count = 0;
+  private readonly latest = new Map<string | null, { count: number; position: number }>();
 
   /** `types` undefined: unknown, every waiter wakes. `position`: the append's last event, when the store knows it. */
   notify(types?: readonly string[], position?: number): void {
+    this.count++;
+    for (const type of types ?? [null]) {
+      const known = this.latest.get(type);
+      this.latest.set(type, { count: this.count, position: Math.max(known?.position ?? 0, position ?? 0) });
+    }
     this.listeners.forEach((listener) => listener(types, position));
     const woken: Waiter[] = [];
     const waiting: Waiter[] = [];
@@ -29,7 +37,24 @@ export class AppendSignal {
     this.listeners.push(listener);
   }
 
-  wait(timeoutMs: number, types?: ReadonlySet<string>): Promise<void> {
+  /** How many notifications there have been: noted before a read, so that a wait after it misses none (`since`). */
+  get notified(): number {
+    return this.count;
+  }
+
+  /** The highest position notified for appends of `types` (or of unknown types); 0 if none said where. */
+  lastPosition(types?: ReadonlySet<string>): number {
+    const concerned = types ? [null, ...types] : [...this.latest.keys()];
+    return Math.max(0, ...concerned.map((type) => this.latest.get(type)?.position ?? 0));
+  }
+
+  /**
+   * Resolves at the next notification for `types`, or after `timeoutMs`. With `since` (a `notified` count), at once
+   * if one for `types` came after it: a notification while the subscriber was reading would otherwise be lost, and
+   * with it up to a whole idle poll (a closed loop of waiting clients then stalls for all of it).
+   */
+  wait(timeoutMs: number, types?: ReadonlySet<string>, since?: number): Promise<void> {
+    if (since !== undefined && this.notifiedSince(since, types)) return Promise.resolve();
     return new Promise((resolve) => {
       const waiter: Waiter = {
         wake: () => {
@@ -44,6 +69,12 @@ export class AppendSignal {
       timer.unref?.();
       this.waiters.push(waiter);
     });
+  }
+
+  private notifiedSince(since: number, types?: ReadonlySet<string>): boolean {
+    if (this.count <= since) return false;
+    if (!types) return true;
+    return [null, ...types].some((type) => (this.latest.get(type)?.count ?? 0) > since);
   }
 }
 

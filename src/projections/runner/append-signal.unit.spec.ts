@@ -40,4 +40,33 @@ describe('append signal', () => {
     signal.notify();
     expect(heard).toEqual([['ExecutionClaimed'], undefined]);
   });
+
+  it('a wait since a count returns at once if an append of its types was told after it, and only then', async () => {
+    const signal = new AppendSignal();
+    const types = new Set(['OccurrenceObserved']);
+    const seen = signal.notified;
+    signal.notify(['ExecutionClaimed']);
+    expect(await settlesWithin(signal.wait(5_000, types, seen), 50)).toBe(false);
+    signal.notify(['OccurrenceObserved']);
+    expect(await settlesWithin(signal.wait(5_000, types, seen), 50)).toBe(true);
+    // Told before the count was taken: waited for as usual.
+    expect(await settlesWithin(signal.wait(5_000, types, signal.notified), 50)).toBe(false);
+    const unknown = signal.notified;
+    signal.notify();
+    expect(await settlesWithin(signal.wait(5_000, types, unknown), 50)).toBe(true);
+    signal.notify(['ExecutionClaimed']);
+  });
+
+  it('knows the highest position told for the types a subscriber reads', () => {
+    const signal = new AppendSignal();
+    expect(signal.lastPosition(new Set(['OccurrenceObserved']))).toBe(0);
+    signal.notify(['OccurrenceObserved'], 7);
+    signal.notify(['ExecutionClaimed'], 9);
+    signal.notify(['OccurrenceObserved']);
+    expect(signal.lastPosition(new Set(['OccurrenceObserved']))).toBe(7);
+    expect(signal.lastPosition(new Set(['ExecutionClaimed', 'OccurrenceObserved']))).toBe(9);
+    expect(signal.lastPosition()).toBe(9);
+    signal.notify(undefined, 12);
+    expect(signal.lastPosition(new Set(['OccurrenceObserved']))).toBe(12);
+  });
 });
