@@ -2,6 +2,7 @@ import { AdmissionProcessor } from '../../src/adapters/admission/admission.proce
 import { occurrenceStream } from '../../src/domain/shared/ids.js';
 import { newKey, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
+import { wholeLog } from '../support/whole-log.js';
 
 const grants = missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 100 });
 
@@ -41,9 +42,14 @@ export async function fire(t: TestApp, triggerId: string): Promise<string> {
   return fired.body.occurrenceId as string;
 }
 
-/** Admits what was fired (subscriptions driven by hand) and returns the execution ids, in firing order. */
+/**
+ * Admits what was fired (subscriptions driven by hand) and returns the execution ids, in firing order, once the
+ * decisions are readable in log order: another suite's transaction still open in the cluster would otherwise hold
+ * them back from the next subscription driven by hand, which then reads a page without them.
+ */
 export async function admitted(t: TestApp, occurrenceIds: string[]): Promise<string[]> {
   await t.app.get(AdmissionProcessor).subscription.catchUp();
+  await wholeLog(t.infra.store);
   return Promise.all(
     occurrenceIds.map(async (occurrenceId) => {
       const events = await t.infra.store.readStream(occurrenceStream(occurrenceId));
