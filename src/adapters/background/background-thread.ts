@@ -4,7 +4,7 @@ import type { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
 import type { BackgroundTask } from '../runner/subscription-registry.js';
 import type { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
-import type { FromBackground, ToBackground } from './messages.js';
+import { AppendBurst, type FromBackground, type ToBackground } from './messages.js';
 import type { ThreadRole } from './thread-roles.js';
 
 const STOP_GRACE_MS = 10_000;
@@ -22,9 +22,8 @@ export class BackgroundThread implements BackgroundTask {
   private problem: string | null = 'starting';
   private remoteFailing: Array<{ name: string; error: string }> = [];
   remoteTasks: string[] = [];
-  /** The event types appended since the last 'appended' message; null when an append named none. */
-  private appendedTypes: Set<string> | null = new Set();
-  private appendedPosition = 0;
+  /** This thread's appends since the last 'appended' message sent to the worker. */
+  private readonly appended = new AppendBurst();
   private listening = false;
   /** Until the worker first says its tasks have run: readiness waits (OP-4). */
   private up = false;
@@ -124,18 +123,13 @@ export class BackgroundThread implements BackgroundTask {
   private async forwardAppends(): Promise<void> {
     if (!this.listening) {
       this.listening = true;
-      this.signal.onNotify((appended, position) => {
-        if (this.echoing) return;
-        if (!appended) this.appendedTypes = null;
-        else appended.forEach((type) => this.appendedTypes?.add(type));
-        this.appendedPosition = Math.max(this.appendedPosition, position ?? 0);
+      this.signal.onNotify((types, position) => {
+        if (!this.echoing) this.appended.add(types, position);
       });
     }
     while (!this.stopping) {
       await this.signal.wait(1_000);
-      const [types, position] = [this.appendedTypes, this.appendedPosition];
-      [this.appendedTypes, this.appendedPosition] = [new Set(), 0];
-      this.send({ type: 'appended', ...(types ? { types: [...types] } : {}), ...(position ? { position } : {}) });
+      this.send(this.appended.take());
     }
   }
 

@@ -18,3 +18,25 @@ export type FromBackground =
   | { type: 'metrics'; fireDelays: number[] }
   /** This thread's appends (ThreadRole.reportsAppends), for the other threads' waiting subscriptions. */
   | { type: 'appended'; types?: string[]; position?: number };
+
+type Appended = Extract<ToBackground, { type: 'appended' }>;
+
+/** A thread's appends since its last 'appended' message, which they share: every event type, the highest position. */
+export class AppendBurst {
+  /** null once an append named no types: then every waiter must wake. */
+  private types: Set<string> | null = new Set();
+  private position = 0;
+
+  add(types: readonly string[] | undefined, position: number | undefined): void {
+    if (!types) this.types = null;
+    else types.forEach((type) => this.types?.add(type));
+    this.position = Math.max(this.position, position ?? 0);
+  }
+
+  /** The message for the appends so far; the next burst starts empty. */
+  take(): Appended {
+    const { types, position } = this;
+    [this.types, this.position] = [new Set(), 0];
+    return { type: 'appended', ...(types ? { types: [...types] } : {}), ...(position ? { position } : {}) };
+  }
+}

@@ -1,7 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { SubscriptionRegistry } from '../runner/subscription-registry.js';
-import type { FromBackground, ToBackground } from './messages.js';
+import { AppendBurst, type FromBackground, type ToBackground } from './messages.js';
 
 export type Post = (message: FromBackground) => void;
 
@@ -46,23 +46,18 @@ export function listenToHttpThread(
 
 /** This thread's appends in one burst share one message, naming every event type (or none when one is unknown). */
 function reportAppends(signal: AppendSignal, post: Post, forwarded: () => boolean): void {
-  let types: Set<string> | null = null;
-  let position = 0;
+  const burst = new AppendBurst();
   let pending = false;
-  signal.onNotify((appended, at) => {
+  signal.onNotify((types, position) => {
     if (forwarded()) return;
     if (!pending) {
       pending = true;
-      types = new Set();
-      position = 0;
       setImmediate(() => {
         pending = false;
-        post({ type: 'appended', ...(types ? { types: [...types] } : {}), ...(position ? { position } : {}) });
+        post(burst.take());
       });
     }
-    if (!appended) types = null;
-    else appended.forEach((type) => types?.add(type));
-    position = Math.max(position, at ?? 0);
+    burst.add(types, position);
   });
 }
 
