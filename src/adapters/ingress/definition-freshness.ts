@@ -47,7 +47,7 @@ interface Told {
  * source cache at once, so the next delivery verifies with the keys as written.
  *
  * Other processes sharing the PostgreSQL database hear of each change through LISTEN/NOTIFY, sent as the write
- * commits (so normally before its answer reaches the client) and treated the same way; one that misses it (its
+ * commits, before its answer leaves (DefinitionsAnnounced), and treated the same way; one that misses it (its
  * listener was disconnected) follows within the caches' TTL (1 s) and the fold. Admission re-checks the Trigger
  * revision and the key anyway (AD-2).
  */
@@ -62,6 +62,8 @@ export class DefinitionFreshness implements OnApplicationBootstrap, OnApplicatio
   private sweeping: Promise<void> | null = null;
   private readonly runner: ProjectionRunner | undefined;
   private wakeFolded: Array<() => void> = [];
+  /** Notifications to the other processes still being sent. */
+  private readonly announcing = new Set<Promise<void>>();
 
   constructor(
     signal: AppendSignal,
@@ -109,12 +111,23 @@ export class DefinitionFreshness implements OnApplicationBootstrap, OnApplicatio
     if (this.unfolded.size >= SWEEP_AT) void this.sweep();
   }
 
-  /** Sent as the write answers; a process that misses it (disconnected) follows within the caches' TTL. */
+  /** Sent before the write answers (DefinitionsAnnounced); a process that misses it follows within the caches' TTL. */
   private tell(told: Told): void {
     if (!isMainThread || !this.sql.notifications) return;
-    this.sql.notifications
+    const sent = this.sql.notifications
       .notify(TOPIC, JSON.stringify(told))
       .catch((error: unknown) => this.logger.warn(`definition change not announced: ${(error as Error).message}`));
+    this.announcing.add(sent);
+    void sent.finally(() => this.announcing.delete(sent));
+  }
+
+  /**
+   * Once every change made so far has been announced to the other processes: a write answers after this, so a
+   * client that delivers to another process the instant it has the answer finds that process told already (WH-7).
+   * Sent otherwise alongside the answer, it lost that race under load now and then. Null when nothing is being sent.
+   */
+  announced(): Promise<unknown> | null {
+    return this.announcing.size === 0 ? null : Promise.all(this.announcing);
   }
 
   /** Taken when a delivery starts: the writes it must see mapped. Empty on the hot path. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { Backpressure } from './backpressure.js';
 import { IngressAudit } from './ingress-audit.js';
 import { IngressCounts } from './ingress-counts.js';
@@ -6,6 +7,7 @@ import { IngressPipeline } from './ingress-pipeline.js';
 import { ReplaySweeper } from './replay-sweeper.js';
 import { SourceCache } from './source-cache.js';
 import { DefinitionFreshness } from './definition-freshness.js';
+import { DefinitionsAnnounced } from './definitions-announced.interceptor.js';
 
 /** Webhook ingress; its route is registered on Fastify directly (see registerIngressRoute). */
 @Module({
@@ -17,6 +19,7 @@ import { DefinitionFreshness } from './definition-freshness.js';
     DefinitionFreshness,
     IngressPipeline,
     ReplaySweeper,
+    { provide: APP_INTERCEPTOR, useClass: DefinitionsAnnounced },
   ],
   exports: [IngressPipeline, SourceCache, IngressAudit, IngressCounts],
 })
