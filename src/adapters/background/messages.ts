@@ -1,9 +1,5 @@
-/**
- * `types`: the event types appended since the last message; absent when any append's types were unknown.
- * `position`: the highest position among those appends that said one (a subscriber that read nothing past it looks
- * again shortly: an older open transaction held it back).
- */
-export type ToBackground = { type: 'appended'; types?: string[]; position?: number } | { type: 'stop' };
+/** `types`: the event types appended since the last message; absent when any append's types were unknown. */
+export type ToBackground = { type: 'appended'; types?: string[] } | { type: 'stop' };
 
 import type { Wakeup } from '../../domain/execution/wakeup.js';
 import type { DecisionMade } from '../../commands/admit-occurrence/decision-notifier.js';
@@ -17,26 +13,24 @@ export type FromBackground =
   /** Schedule fire delays observed here, for the HTTP thread's /metrics (OP-4). */
   | { type: 'metrics'; fireDelays: number[] }
   /** This thread's appends (ThreadRole.reportsAppends), for the other threads' waiting subscriptions. */
-  | { type: 'appended'; types?: string[]; position?: number };
+  | { type: 'appended'; types?: string[] };
 
 type Appended = Extract<ToBackground, { type: 'appended' }>;
 
-/** A thread's appends since its last 'appended' message, which they share: every event type, the highest position. */
+/** A thread's appends since its last 'appended' message, which they share: every event type they appended. */
 export class AppendBurst {
   /** null once an append named no types: then every waiter must wake. */
   private types: Set<string> | null = new Set();
-  private position = 0;
 
-  add(types: readonly string[] | undefined, position: number | undefined): void {
+  add(types: readonly string[] | undefined): void {
     if (!types) this.types = null;
     else types.forEach((type) => this.types?.add(type));
-    this.position = Math.max(this.position, position ?? 0);
   }
 
   /** The message for the appends so far; the next burst starts empty. */
   take(): Appended {
-    const { types, position } = this;
-    [this.types, this.position] = [new Set(), 0];
-    return { type: 'appended', ...(types ? { types: [...types] } : {}), ...(position ? { position } : {}) };
+    const { types } = this;
+    this.types = new Set();
+    return { type: 'appended', ...(types ? { types: [...types] } : {}) };
   }
 }

@@ -13,17 +13,14 @@ interface Waiter {
 export class AppendSignal {
   private waiters: Waiter[] = [];
   private readonly listeners: Array<(types: readonly string[] | undefined, position?: number) => void> = [];
-  /** Notifications so far; per type (null: unknown types) the latest one's number and the highest position. */
+  /** Notifications so far; per type (null: unknown types) the number of the latest one. */
   private count = 0;
-  private readonly latest = new Map<string | null, { count: number; position: number }>();
+  private readonly latest = new Map<string | null, number>();
 
   /** `types` undefined: unknown, every waiter wakes. `position`: the append's last event, when the store knows it. */
   notify(types?: readonly string[], position?: number): void {
     this.count++;
-    for (const type of types ?? [null]) {
-      const known = this.latest.get(type);
-      this.latest.set(type, { count: this.count, position: Math.max(known?.position ?? 0, position ?? 0) });
-    }
+    for (const type of types ?? [null]) this.latest.set(type, this.count);
     this.listeners.forEach((listener) => listener(types, position));
     const woken: Waiter[] = [];
     const waiting: Waiter[] = [];
@@ -40,12 +37,6 @@ export class AppendSignal {
   /** How many notifications there have been: noted before a read, so that a wait after it misses none (`since`). */
   get notified(): number {
     return this.count;
-  }
-
-  /** The highest position notified for appends of `types` (or of unknown types); 0 if none said where. */
-  lastPosition(types?: ReadonlySet<string>): number {
-    const concerned = types ? [null, ...types] : [...this.latest.keys()];
-    return Math.max(0, ...concerned.map((type) => this.latest.get(type)?.position ?? 0));
   }
 
   /**
@@ -74,7 +65,7 @@ export class AppendSignal {
   private notifiedSince(since: number, types?: ReadonlySet<string>): boolean {
     if (this.count <= since) return false;
     if (!types) return true;
-    return [null, ...types].some((type) => (this.latest.get(type)?.count ?? 0) > since);
+    return [null, ...types].some((type) => (this.latest.get(type) ?? 0) > since);
   }
 }
 

@@ -56,17 +56,4 @@ describe('append signal', () => {
     expect(await settlesWithin(signal.wait(5_000, types, unknown), 50)).toBe(true);
     signal.notify(['ExecutionClaimed']);
   });
-
-  it('knows the highest position told for the types a subscriber reads', () => {
-    const signal = new AppendSignal();
-    expect(signal.lastPosition(new Set(['OccurrenceObserved']))).toBe(0);
-    signal.notify(['OccurrenceObserved'], 7);
-    signal.notify(['ExecutionClaimed'], 9);
-    signal.notify(['OccurrenceObserved']);
-    expect(signal.lastPosition(new Set(['OccurrenceObserved']))).toBe(7);
-    expect(signal.lastPosition(new Set(['ExecutionClaimed', 'OccurrenceObserved']))).toBe(9);
-    expect(signal.lastPosition()).toBe(9);
-    signal.notify(undefined, 12);
-    expect(signal.lastPosition(new Set(['OccurrenceObserved']))).toBe(12);
-  });
 });

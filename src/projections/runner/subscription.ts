@@ -4,9 +4,6 @@ import type { AppendSignal } from './append-signal.js';
 /** How stale an idle subscription's own idea of its checkpoint may grow before it reads the stored one again. */
 const CHECKPOINT_RECHECK_MS = 1_000;
 
-/** A read that found nothing past an append it was told of looks again after this, at most this many times. */
-const HELD_BACK_POLL_MS = 5;
-const HELD_BACK_POLLS = 10;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 export interface SubscriptionOptions {
@@ -155,7 +152,6 @@ export class Subscription {
   private async run(): Promise<void> {
     const idle = this.options.idlePollMs ?? 200;
     let backoff = idle;
-    const chase = { position: 0, polls: 0 };
     while (this.running) {
       // Noted before the read: an append notified while it runs must end the wait after it at once.
       const seen = this.options.signal?.notified;
@@ -164,11 +160,8 @@ export class Subscription {
         this.passes++;
         this.lastError = null;
         backoff = idle;
-        if (handled > 0) chase.polls = 0;
-        if (handled === 0) {
-          if (this.heldBack(chase)) await sleep(HELD_BACK_POLL_MS);
-          else await this.pause(idle, seen);
-        } else if (
+        if (handled === 0) await this.pause(idle, seen);
+        else if (
           handled < (this.options.batchSize ?? 500) &&
           handled >= (this.options.lingerAfter ?? 1) &&
           this.options.lingerMs
@@ -188,17 +181,5 @@ export class Subscription {
     return this.options.signal
       ? this.options.signal.wait(ms, this.wakeTypes, since)
       : new Promise((resolve) => setTimeout(resolve, ms).unref());
-  }
-
-  /**
-   * An append it was told of lies past what it has read, yet the read found nothing: committed behind an older
-   * transaction still open (decision 3), which will not notify when it ends if it was a read model's fold. Looked
-   * for again shortly, a few times per position told, instead of after a whole idle poll. Positions are handed out
-   * before commit, so "past" is a guess: a wrong one costs HELD_BACK_POLLS reads.
-   */
-  private heldBack(chase: { position: number; polls: number }): boolean {
-    const told = this.options.signal?.lastPosition(this.wakeTypes) ?? 0;
-    if (told !== chase.position) Object.assign(chase, { position: told, polls: 0 });
-    return this.recorded !== null && told > this.recorded && chase.polls++ < HELD_BACK_POLLS;
   }
 }
