@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { until } from '../support/until.js';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
 import { definitionsTakeEffectSuite, deliver, sourceWithKey } from './definitions-take-effect.shared.js';
 
@@ -24,6 +25,14 @@ describe('definitions take effect at once: `reveille serve` on PostgreSQL, folds
 
   definitionsTakeEffectSuite(() => first);
 
+  const listening = () => `LISTEN reveille_definitions_${first.schema}`;
+  const listeners = async () =>
+    (
+      await first.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = $1`, [
+        listening(),
+      ])
+    ).rows[0]!.n;
+
   it('WH-7 OC-1 a delivery to another process sharing the database, the instant a Trigger write answered, is bound (20 times)', async () => {
     const { missionId, sourceId, secret } = await sourceWithKey(first, `across-${randomUUID().slice(0, 8)}`);
     const answers: Array<{ status: number; occurrences: unknown }> = [];
@@ -44,6 +53,31 @@ describe('definitions take effect at once: `reveille serve` on PostgreSQL, folds
       })),
     );
   });
+
+  it('WH-7 a delivery to another process that was never told of a Trigger write is bound, not acknowledged as ignored (10 times)', async () => {
+    const { missionId, sourceId, secret } = await sourceWithKey(first, `untold-${randomUUID().slice(0, 8)}`);
+    const answers: Array<{ status: number; occurrences: unknown }> = [];
+    for (let i = 0; i < 10; i++) {
+      // Both listeners lose their connection (each reconnects after a second): the write is announced to no one.
+      await first.sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1`, [listening()]);
+      const written = await first.call('PUT', `/v1/triggers/t-untold-${i}`, {
+        missionId,
+        type: 'webhook',
+        source: { sourceId, eventTypes: [`untold.${i}`] },
+      });
+      expect(written.status).toBe(200);
+      const delivered = await deliver(second, sourceId, secret, { type: `untold.${i}`, id: randomUUID() });
+      answers.push({ status: delivered.status, occurrences: delivered.body.occurrences });
+    }
+    expect(answers).toEqual(
+      Array.from({ length: 10 }, (_, i) => ({
+        status: 202,
+        occurrences: [{ triggerId: `t-untold-${i}`, occurrenceId: expect.any(String), status: 'observed' }],
+      })),
+    );
+    // The tests below count on both processes listening again.
+    await until(async () => (await listeners()) === 2, 10_000);
+  }, 30_000);
 
   it('WH-3 a key added through one process is accepted by another at once, and a key retired there refused at once', async () => {
     const { missionId, sourceId, secret } = await sourceWithKey(first, `told-${randomUUID().slice(0, 8)}`);

@@ -144,17 +144,39 @@ export class DefinitionFreshness implements OnApplicationBootstrap, OnApplicatio
       if (positions.every((position) => !this.unfolded.has(position))) return true;
       const left = deadline - performance.now();
       if (left <= 0) return false;
-      // Woken by a fold here; polled for a fold another process made.
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.wakeFolded = this.wakeFolded.filter((other) => other !== wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, Math.min(POLL_MS, left));
-        this.wakeFolded.push(wake);
-      });
+      await this.foldOrPoll(left);
     }
+  }
+
+  /**
+   * Whether the bindings read model has folded every event committed before this call, waiting at most
+   * MAX_WAIT_MS. Asked only before a delivery is acknowledged as bound to nothing: a Trigger written through
+   * another process whose announcement has not arrived yet leaves no mark here, but is below the head (WH-7).
+   */
+  async caughtUp(): Promise<boolean> {
+    if (!this.runner) return true;
+    const head = await this.store.headPosition();
+    if (head <= 0) return true;
+    const deadline = performance.now() + MAX_WAIT_MS;
+    for (;;) {
+      if (await this.runner.hasReached(head)) return true;
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      await this.foldOrPoll(left);
+    }
+  }
+
+  /** Woken by a fold here; polled for a fold another process made. */
+  private foldOrPoll(left: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakeFolded = this.wakeFolded.filter((other) => other !== wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, Math.min(POLL_MS, left));
+      this.wakeFolded.push(wake);
+    });
   }
 
   /** One pass at a time for every caller: the checkpoint once, then each unconfirmed position against it. */

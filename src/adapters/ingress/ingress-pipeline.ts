@@ -144,19 +144,25 @@ export class IngressPipeline {
       );
     }
 
-    if (!(await this.freshness.folded(unfolded)))
-      return problemAnswer(503, 'store_unavailable', 'The Trigger bindings are catching up; retry the delivery.', {
-        'Retry-After': '1',
-      });
+    if (!(await this.freshness.folded(unfolded))) return bindingsCatchingUp();
 
     // The replay record and the mapping need nothing from each other, so their round trips overlap;
     // the replay verdict is still taken first, and nothing is appended before both are in.
-    const [replay, mapping] = await Promise.all([
+    const [replay, firstMapping] = await Promise.all([
       this.recordReplay(source, delivery, verified),
       this.map(source, delivery, format.format, verified),
     ]);
     if (replay === 'replayed_signature')
       return this.reject(source, delivery, 401, 'replay', 'This signature was already used by another delivery.');
+    if (!firstMapping.ok) return this.reject(source, delivery, 400, 'malformed_request', firstMapping.detail);
+    let mapping: Mapping = firstMapping;
+    if (firstMapping.triggers === null) {
+      // "No subscriber" is final only once the bindings hold every write committed before now (WH-7): a Trigger
+      // written through another process may not have been announced here yet, and a 202 would drop the event.
+      if (!(await this.freshness.caughtUp())) return bindingsCatchingUp();
+      this.bindings.forget(source.tenant, source.sourceId, firstMapping.parsed.eventType);
+      mapping = await this.map(source, delivery, format.format, verified);
+    }
     if (!mapping.ok) return this.reject(source, delivery, 400, 'malformed_request', mapping.detail);
     const { parsed, triggers } = mapping;
     if (triggers === null) {
@@ -277,6 +283,12 @@ export class IngressPipeline {
     );
     return { ok: true, parsed, triggers };
   }
+}
+
+function bindingsCatchingUp(): IngressAnswer {
+  return problemAnswer(503, 'store_unavailable', 'The Trigger bindings are catching up; retry the delivery.', {
+    'Retry-After': '1',
+  });
 }
 
 /** The same rule as the bindings read model: no or empty event types = every type of the source. */

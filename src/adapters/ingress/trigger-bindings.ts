@@ -32,9 +32,18 @@ export class TriggerBindings {
     this.cache.clear();
   }
 
+  /** One lookup read again on its next use: a "none bound" answer that may predate a fold elsewhere. */
+  forget(tenant: string, sourceId: string, eventType: string | null): void {
+    this.cache.forget(cacheKey(tenant, sourceId, eventType));
+  }
+
   forEvent(tenant: string, sourceId: string, eventType: string | null): Promise<BoundTrigger[]> {
-    return this.cache.get(JSON.stringify([tenant, sourceId, eventType]), async () =>
+    return this.cache.get(cacheKey(tenant, sourceId, eventType), async () =>
       (await boundTriggerIds(this.sql, tenant, sourceId, eventType)).map((triggerId) => ({ triggerId })),
     );
   }
+}
+
+function cacheKey(tenant: string, sourceId: string, eventType: string | null): string {
+  return JSON.stringify([tenant, sourceId, eventType]);
 }
