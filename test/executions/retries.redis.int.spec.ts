@@ -27,7 +27,8 @@ describe('EX-4 redeliveries reach Redis Streams (PostgreSQL, Redis)', () => {
     const { missionId, triggerId } = await f.setup({
       maxAttempts: 3,
       backoff: { initialSeconds: 0.2, multiplier: 2, maxSeconds: 10 },
-      claimWithinSeconds: 0.5,
+      // Long enough for the claim below on a loaded machine: at 0.5 s a full run once redelivered generation 1 first.
+      claimWithinSeconds: 2,
     });
     const executionId = await f.admitted(triggerId);
     const { fence } = (await f.claim(executionId)).body;

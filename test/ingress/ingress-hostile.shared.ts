@@ -126,9 +126,10 @@ export function ingressHostileSuite(kind: StoreKind): void {
       const dump = JSON.stringify((await t.sql.query('SELECT * FROM ingress_audit')).rows);
       expect(dump).not.toContain('ATTACKER-CONTENT-42');
       expect(dump).not.toContain('SIGNATURE-MARKER');
+      // Nothing beyond the sample anywhere else either (the same duration-bound, not a constant a slow run exceeds).
       expect(
         Number((await t.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM ingress_audit')).rows[0]!.n) - before,
-      ).toBeLessThanOrEqual(10);
+      ).toBeLessThanOrEqual(Math.min(sampledAtMost, 59));
     });
   });
 }

@@ -28,6 +28,6 @@ export function sharedTail(
     !!signal,
   );
   // every append of this process, the background thread's forwarded ones too
-  signal?.onNotify(() => window.noteAppend());
+  signal?.onNotify((_types, position) => window.noteAppend(position));
   return window;
 }

@@ -18,6 +18,10 @@ export interface TailWindowLimits {
   freshMs: number;
 }
 
+/** Noticed appends the slice has not shown yet are forgotten after this long, or beyond this many. */
+const UNSEEN_MS = 5_000;
+const MAX_UNSEEN = 1_000;
+
 export const DEFAULT_TAIL_LIMITS: TailWindowLimits = {
   readCount: 1_000,
   maxEvents: 5_000,
@@ -49,7 +53,14 @@ export class TailWindow {
   private epoch = 0;
   /** Appends this process noticed, and how many had been noticed when the latest read started. */
   private appendsNoticed = 0;
-  private latestRead: { appends: number; startedAt: number } | null = null;
+  private latestRead: { appends: number; startedAt: number; number: number } | null = null;
+  private readsStarted = 0;
+  /**
+   * Positions of noticed appends no read has shown yet, with when they were noticed. An append commits before it
+   * is noticed, but a read may still hold it back (rule 1: an older transaction anywhere is still open); a read
+   * that started after the notice is then not all there is to see, and must not answer the next reader.
+   */
+  private readonly unseen = new Map<number, number>();
 
   constructor(
     private readonly read: (after: number, maxCount: number) => Promise<TailRead>,
@@ -108,7 +119,8 @@ export class TailWindow {
 
   /**
    * Reads after the slice's end unless the latest read already started after every append this process noticed
-   * (`noteAppend`) and less than `freshMs` before the caller asked: then that read is all there is to see from
+   * (`noteAppend`), showed every one of them (an append held back by rule 1 is not), and began less than `freshMs`
+   * before the caller asked: then that read is all there is to see from
    * here, and other processes' appends wait at most `freshMs` (an idle poll waits longer). Without noticed appends,
    * only a read started after the caller asked will do. Readers at the end share the read.
    */
@@ -116,9 +128,16 @@ export class TailWindow {
     if (!this.noticesAppends) this.appendsNoticed++;
     const appends = this.appendsNoticed;
     const askedAt = this.clock();
+    const startedBefore = this.readsStarted;
     for (;;) {
       const latest = this.latestRead;
-      if (latest && latest.appends >= appends && askedAt - latest.startedAt < this.limits.freshMs) {
+      // A read begun after the caller asked always does; an earlier one only if nothing noticed is missing from it.
+      if (
+        latest &&
+        latest.appends >= appends &&
+        (latest.number > startedBefore ||
+          (askedAt - latest.startedAt < this.limits.freshMs && !this.awaitsUnseen(askedAt)))
+      ) {
         await this.reading;
         return;
       }
@@ -126,7 +145,7 @@ export class TailWindow {
         await this.reading;
         continue;
       }
-      this.latestRead = { appends: this.appendsNoticed, startedAt: this.clock() };
+      this.latestRead = { appends: this.appendsNoticed, startedAt: this.clock(), number: ++this.readsStarted };
       this.reading = this.readMore()
         .catch((error: unknown) => {
           this.latestRead = null;
@@ -139,8 +158,20 @@ export class TailWindow {
   }
 
   /** This process appended (the store's append signal); the next reader at the end reads again. */
-  noteAppend(): void {
+  noteAppend(position?: number): void {
     this.appendsNoticed++;
+    if (position === undefined) return;
+    if (this.unseen.size >= MAX_UNSEEN) this.unseen.delete(this.unseen.keys().next().value!);
+    this.unseen.set(position, this.clock());
+  }
+
+  /** Whether a noticed append is still missing from the slice (one held back longer than UNSEEN_MS no longer is). */
+  private awaitsUnseen(now: number): boolean {
+    for (const [position, noticedAt] of this.unseen) {
+      if (now - noticedAt < UNSEEN_MS) return true;
+      this.unseen.delete(position);
+    }
+    return false;
   }
 
   private async readMore(): Promise<void> {
@@ -150,6 +181,7 @@ export class TailWindow {
     const { events, sizes } = await this.read(last, this.limits.readCount);
     if (epoch !== this.epoch) return;
     events.forEach((event, i) => {
+      this.unseen.delete(event.position);
       this.indexOf.set(event.position, this.end);
       this.events.push(deepFreeze(event));
       this.sizes.push(sizes[i] ?? 0);
@@ -186,6 +218,7 @@ export class TailWindow {
     this.start = start;
     this.epoch++;
     this.latestRead = null;
+    this.unseen.clear();
   }
 }
 

@@ -11,6 +11,8 @@ class Log {
   reads = 0;
   /** While set, reads wait for it (a read in flight). */
   gate: Promise<void> | null = null;
+  /** The last events reads do not show yet: committed, held back behind an older open transaction (rule 1). */
+  heldBack = 0;
 
   append(count: number, size = 10): void {
     for (let i = 0; i < count; i++) {
@@ -42,7 +44,10 @@ class Log {
     this.reads++;
     const gate = this.gate;
     if (gate) await gate;
-    const events = this.after(after, maxCount).map((e) => structuredClone(e));
+    const visible = this.events.length - this.heldBack;
+    const events = this.after(after, maxCount)
+      .filter((e) => this.events.indexOf(e) < visible)
+      .map((e) => structuredClone(e));
     return { events, sizes: events.map((e) => (e.data as { size: number }).size) };
   };
 }
@@ -139,6 +144,26 @@ describe('TailWindow: live subscriptions served from one read of the log', () =>
     expect((await window.page(at1, 10, null))!.scanned).toBe(0);
     now += 50;
     expect((await window.page(at1, 10, null))!.events.map((e) => e.id)).toEqual(['e2']);
+  });
+
+  it('a read that did not show a noticed append (held back) answers no later reader: the next one reads again', async () => {
+    const log = new Log();
+    log.append(1);
+    const window = new TailWindow(log.read, limits(), clock, true);
+    const at = (await window.page(0, 10, null))!.last!;
+    log.append(1);
+    log.heldBack = 1;
+    window.noteAppend(log.events[1]!.position);
+    expect(await window.page(at, 10, null)).toEqual({ events: [], scanned: 0, last: null });
+    const reads = log.reads;
+    // the older transaction ends within freshMs of that read: the next reader sees the append
+    log.heldBack = 0;
+    expect((await window.page(at, 10, null))!.events.map((e) => e.id)).toEqual(['e1']);
+    expect(log.reads).toBe(reads + 1);
+    // once shown, readers at the end are answered again without a read
+    const after = log.events[1]!.position;
+    expect(await window.page(after, 10, null)).toEqual({ events: [], scanned: 0, last: null });
+    expect(log.reads).toBe(reads + 1);
   });
 
   it('keeps at most maxEvents: a reader the window left behind reads the store itself (null)', async () => {
