@@ -4,7 +4,8 @@ import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store
 import type { NewEvent } from '../../src/domain/ports/event-store.js';
 import { AppendSignal } from '../../src/projections/runner/append-signal.js';
 import { Subscription } from '../../src/projections/runner/subscription.js';
-import { dropSchema, freshPostgres } from '../support/databases.js';
+import pg from 'pg';
+import { TEST_DATABASE_URL, dropSchema, freshPostgres } from '../support/databases.js';
 import { until } from '../support/until.js';
 
 /** Far longer than any wait below: a subscription that falls back on its idle poll fails the test. */
@@ -71,5 +72,22 @@ describe('Subscription wake-ups (postgres)', () => {
     signal.notify(['Unrelated']); // wakes it for a read (unfiltered subscriber) whose page holds nothing new
     await until(() => handled.includes(1), 2_000, 5);
     expect(handled).toContain(1);
+  });
+
+  it('OP-3 an append held back behind a transaction that ends without telling anyone is read soon after it ends', async () => {
+    // Another writer on the cluster (a fold, another process): while it is open, rule 1 holds later appends back.
+    const other = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT pg_current_xact_id()');
+      await store.append('s-2', [event(2)], 'no_stream');
+      await new Promise((resolve) => setTimeout(resolve, 200)); // the subscriber read it held back
+      expect(handled).not.toContain(2);
+      await other.query('COMMIT'); // tells nothing
+      await until(() => handled.includes(2), 2_000, 5);
+    } finally {
+      await other.end();
+    }
   });
 });

@@ -112,7 +112,7 @@ export class BackgroundThread implements BackgroundTask {
       case 'appended':
         this.echoing = true;
         try {
-          return this.signal.notify(message.types);
+          return this.signal.notify(message.types, message.position);
         } finally {
           this.echoing = false;
         }
@@ -123,8 +123,8 @@ export class BackgroundThread implements BackgroundTask {
   private async forwardAppends(): Promise<void> {
     if (!this.listening) {
       this.listening = true;
-      this.signal.onNotify((types) => {
-        if (!this.echoing) this.appended.add(types);
+      this.signal.onNotify((types, position) => {
+        if (!this.echoing) this.appended.add(types, position);
       });
     }
     while (!this.stopping) {

@@ -1,5 +1,8 @@
-/** `types`: the event types appended since the last message; absent when any append's types were unknown. */
-export type ToBackground = { type: 'appended'; types?: string[] } | { type: 'stop' };
+/**
+ * `types`: the event types appended since the last message; absent when any append's types were unknown.
+ * `position`: the highest position among them, where known (a read that holds it back is retried soon: TailWindow).
+ */
+export type ToBackground = { type: 'appended'; types?: string[]; position?: number } | { type: 'stop' };
 
 import type { Wakeup } from '../../domain/execution/wakeup.js';
 import type { DecisionMade } from '../../commands/admit-occurrence/decision-notifier.js';
@@ -13,7 +16,7 @@ export type FromBackground =
   /** Schedule fire delays observed here, for the HTTP thread's /metrics (OP-4). */
   | { type: 'metrics'; fireDelays: number[] }
   /** This thread's appends (ThreadRole.reportsAppends), for the other threads' waiting subscriptions. */
-  | { type: 'appended'; types?: string[] };
+  | { type: 'appended'; types?: string[]; position?: number };
 
 type Appended = Extract<ToBackground, { type: 'appended' }>;
 
@@ -21,16 +24,23 @@ type Appended = Extract<ToBackground, { type: 'appended' }>;
 export class AppendBurst {
   /** null once an append named no types: then every waiter must wake. */
   private types: Set<string> | null = new Set();
+  private position: number | undefined;
 
-  add(types: readonly string[] | undefined): void {
+  add(types: readonly string[] | undefined, position?: number): void {
     if (!types) this.types = null;
     else types.forEach((type) => this.types?.add(type));
+    if (position !== undefined) this.position = Math.max(position, this.position ?? position);
   }
 
   /** The message for the appends so far; the next burst starts empty. */
   take(): Appended {
-    const { types } = this;
+    const { types, position } = this;
     this.types = new Set();
-    return { type: 'appended', ...(types ? { types: [...types] } : {}) };
+    this.position = undefined;
+    return {
+      type: 'appended',
+      ...(types ? { types: [...types] } : {}),
+      ...(position !== undefined ? { position } : {}),
+    };
   }
 }

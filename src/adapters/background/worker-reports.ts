@@ -34,7 +34,7 @@ export function listenToHttpThread(
     if (message.type === 'appended') {
       forwarded = true;
       try {
-        return signal.notify(message.types);
+        return signal.notify(message.types, message.position);
       } finally {
         forwarded = false;
       }
@@ -48,7 +48,7 @@ export function listenToHttpThread(
 function reportAppends(signal: AppendSignal, post: Post, forwarded: () => boolean): void {
   const burst = new AppendBurst();
   let pending = false;
-  signal.onNotify((types) => {
+  signal.onNotify((types, position) => {
     if (forwarded()) return;
     if (!pending) {
       pending = true;
@@ -57,7 +57,7 @@ function reportAppends(signal: AppendSignal, post: Post, forwarded: () => boolea
         post(burst.take());
       });
     }
-    burst.add(types);
+    burst.add(types, position);
   });
 }
 

@@ -19,9 +19,14 @@ export class AppendSignal {
 
   /** `types` undefined: unknown, every waiter wakes. `position`: the append's last event, when the store knows it. */
   notify(types?: readonly string[], position?: number): void {
+    this.listeners.forEach((listener) => listener(types, position));
+    this.wake(types);
+  }
+
+  /** Wakes the waiters for `types` again without announcing an append (listeners hear nothing). */
+  wake(types?: readonly string[]): void {
     this.count++;
     for (const type of types ?? [null]) this.latest.set(type, this.count);
-    this.listeners.forEach((listener) => listener(types, position));
     const woken: Waiter[] = [];
     const waiting: Waiter[] = [];
     for (const waiter of this.waiters) (concerns(waiter, types) ? woken : waiting).push(waiter);

@@ -56,4 +56,19 @@ describe('append signal', () => {
     expect(await settlesWithin(signal.wait(5_000, types, unknown), 50)).toBe(true);
     signal.notify(['ExecutionClaimed']);
   });
+
+  it('wake rouses the waiters for its types, a wait since a count included, and tells listeners nothing (no append)', async () => {
+    const signal = new AppendSignal();
+    const heard: Array<readonly string[] | undefined> = [];
+    signal.onNotify((types) => heard.push(types));
+    const waiting = signal.wait(5_000, new Set(['OccurrenceObserved']));
+    const other = signal.wait(5_000, new Set(['ExecutionClaimed']));
+    const seen = signal.notified;
+    signal.wake(['OccurrenceObserved']);
+    expect(await settlesWithin(waiting, 50)).toBe(true);
+    expect(await settlesWithin(other, 50)).toBe(false);
+    expect(await settlesWithin(signal.wait(5_000, new Set(['OccurrenceObserved']), seen), 50)).toBe(true);
+    expect(heard).toEqual([]);
+    signal.notify(['ExecutionClaimed']);
+  });
 });

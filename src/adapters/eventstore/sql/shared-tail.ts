@@ -28,6 +28,8 @@ export function sharedTail(
     !!signal,
   );
   // every append of this process, the background thread's forwarded ones too
-  signal?.onNotify((_types, position) => window.noteAppend(position));
+  signal?.onNotify((types, position) => window.noteAppend(position, types));
+  // those waiting for a held-back append's types look again (no new append: nobody else is told)
+  if (signal) window.whenHeldBack((types) => signal.wake(types));
   return window;
 }

@@ -21,6 +21,8 @@ export interface TailWindowLimits {
 /** Noticed appends the slice has not shown yet are forgotten after this long, or beyond this many. */
 const UNSEEN_MS = 5_000;
 const MAX_UNSEEN = 1_000;
+/** After a read held a noticed append back, its subscribers are woken again this soon, doubling up to the most. */
+const HELD_BACK_RETRY_MS = { first: 5, most: 50 };
 
 export const DEFAULT_TAIL_LIMITS: TailWindowLimits = {
   readCount: 1_000,
@@ -60,7 +62,10 @@ export class TailWindow {
    * is noticed, but a read may still hold it back (rule 1: an older transaction anywhere is still open); a read
    * that started after the notice is then not all there is to see, and must not answer the next reader.
    */
-  private readonly unseen = new Map<number, number>();
+  private readonly unseen = new Map<number, { noticedAt: number; types: readonly string[] | undefined }>();
+  private heldBackListener: ((types: readonly string[] | undefined) => void) | null = null;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private retryMs = HELD_BACK_RETRY_MS.first;
 
   constructor(
     private readonly read: (after: number, maxCount: number) => Promise<TailRead>,
@@ -158,20 +163,53 @@ export class TailWindow {
   }
 
   /** This process appended (the store's append signal); the next reader at the end reads again. */
-  noteAppend(position?: number): void {
+  noteAppend(position?: number, types?: readonly string[]): void {
     this.appendsNoticed++;
     if (position === undefined) return;
     if (this.unseen.size >= MAX_UNSEEN) this.unseen.delete(this.unseen.keys().next().value!);
-    this.unseen.set(position, this.clock());
+    this.unseen.set(position, { noticedAt: this.clock(), types });
+  }
+
+  /**
+   * Called with the event types of noticed appends a read held back, soon after, again and again (backing off)
+   * until a read shows them: the transaction they wait behind may end without telling anyone (a fold, another
+   * process), and the subscribers they were announced to would otherwise wait for their idle poll.
+   */
+  whenHeldBack(listener: (types: readonly string[] | undefined) => void): void {
+    this.heldBackListener = listener;
   }
 
   /** Whether a noticed append is still missing from the slice (one held back longer than UNSEEN_MS no longer is). */
   private awaitsUnseen(now: number): boolean {
-    for (const [position, noticedAt] of this.unseen) {
+    for (const [position, { noticedAt }] of this.unseen) {
       if (now - noticedAt < UNSEEN_MS) return true;
       this.unseen.delete(position);
     }
     return false;
+  }
+
+  private retryHeldBack(): void {
+    if (!this.heldBackListener || this.retryTimer) return;
+    if (!this.awaitsUnseen(this.clock())) {
+      this.retryMs = HELD_BACK_RETRY_MS.first;
+      return;
+    }
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.retryMs = Math.min(this.retryMs * 2, HELD_BACK_RETRY_MS.most);
+      if (this.awaitsUnseen(this.clock())) this.heldBackListener?.(this.unseenTypes());
+    }, this.retryMs);
+    this.retryTimer.unref?.();
+  }
+
+  /** undefined when an unseen append's types are unknown (every subscriber wakes). */
+  private unseenTypes(): readonly string[] | undefined {
+    const types = new Set<string>();
+    for (const entry of this.unseen.values()) {
+      if (!entry.types) return undefined;
+      entry.types.forEach((type) => types.add(type));
+    }
+    return [...types];
   }
 
   private async readMore(): Promise<void> {
@@ -188,6 +226,7 @@ export class TailWindow {
       this.bytes += sizes[i] ?? 0;
     });
     this.trim();
+    this.retryHeldBack();
   }
 
   private trim(): void {

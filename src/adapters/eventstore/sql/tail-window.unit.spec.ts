@@ -166,6 +166,38 @@ describe('TailWindow: live subscriptions served from one read of the log', () =>
     expect(log.reads).toBe(reads + 1);
   });
 
+  it('while a read holds a noticed append back, its subscribers are woken again soon (its types), until a read shows it', async () => {
+    const log = new Log();
+    log.append(1);
+    const window = new TailWindow(log.read, limits(), clock, true);
+    const woken: Array<readonly string[] | undefined> = [];
+    let heard: (() => void) | null = null;
+    window.whenHeldBack((types) => {
+      woken.push(types);
+      heard?.();
+    });
+    const nextWake = () => new Promise<void>((resolve) => (heard = resolve));
+    const at = (await window.page(0, 10, null))!.last!;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(woken).toEqual([]); // nothing held back, nobody woken
+    log.append(1);
+    log.heldBack = 1;
+    window.noteAppend(log.events[1]!.position, ['Odd']);
+    let wake = nextWake();
+    expect(await window.page(at, 10, null)).toEqual({ events: [], scanned: 0, last: null });
+    await wake; // the transaction it waits behind may end without telling anyone: no idle poll is waited for
+    expect(woken).toEqual([['Odd']]);
+    // still held back: the woken subscriber reads nothing again, and is woken again
+    wake = nextWake();
+    expect(await window.page(at, 10, null)).toEqual({ events: [], scanned: 0, last: null });
+    await wake;
+    expect(woken).toEqual([['Odd'], ['Odd']]);
+    log.heldBack = 0;
+    expect((await window.page(at, 10, null))!.events.map((e) => e.id)).toEqual(['e1']);
+    await new Promise((resolve) => setTimeout(resolve, 120)); // longer than the longest wait between wakes
+    expect(woken).toHaveLength(2);
+  });
+
   it('keeps at most maxEvents: a reader the window left behind reads the store itself (null)', async () => {
     const log = new Log();
     const window = new TailWindow(log.read, limits({ maxEvents: 5 }), clock);
