@@ -106,6 +106,16 @@ describe('HTTP server timeouts: slow senders are cut (WH-1, SEC-4) (postgres)', 
     expect(outcome.closedAfterMs).toBeLessThan(HEADERS_MS + SLACK_MS);
   });
 
+  it('WH-1 a slow sender that reads late still gets its 408: the cut closes after the problem, it does not reset', async () => {
+    const outcome = await rawClient(port, (socket) => {
+      socket.pause(); // a busy client: what the server writes waits in its kernel buffer, unread
+      socket.write('GET /health/live HTTP/1.1\r\nHost: reveille\r\n');
+      trickle(socket, 'x-slow: 1\r\n', 5);
+      setTimeout(() => socket.resume(), HEADERS_MS + 700);
+    });
+    expectTimeoutProblem(outcome.received);
+  });
+
   it('WH-1 a client that connects and sends nothing is cut after the headers timeout', async () => {
     const outcome = await rawClient(port, () => undefined);
     expectTimeoutProblem(outcome.received);

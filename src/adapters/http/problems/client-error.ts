@@ -39,19 +39,27 @@ function problemFor(error: NodeJS.ErrnoException): ClientProblem {
   };
 }
 
+/** How long a client whose connection was cut may take to read the problem before the socket is destroyed. */
+const CLOSE_GRACE_MS = 2_000;
+
 /**
  * Fastify's clientErrorHandler: slow senders (WH-1) and broken HTTP get an RFC 9457 problem like every other
  * error (SEC-4), then the connection is closed; a reset connection gets nothing.
+ *
+ * Closed with a FIN after the problem, not destroyed at once: a slow sender still has bytes in flight, and closing
+ * a socket with unread input sends a reset, which makes the client's kernel drop the problem it has not read yet.
+ * The client closes its side once it has read it; one that does not is destroyed after CLOSE_GRACE_MS.
  */
 export function clientErrorProblem(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (!socket.writable) return void socket.destroy();
   const { status, reason, code, title, detail } = problemFor(error);
   const body = JSON.stringify(renderProblem(new Problem(status, code, title, detail)));
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/problem+json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+  const grace = setTimeout(() => socket.destroy(), CLOSE_GRACE_MS);
+  grace.unref();
+  socket.once('close', () => clearTimeout(grace));
 }
