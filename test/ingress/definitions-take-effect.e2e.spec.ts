@@ -33,47 +33,40 @@ describe('definitions take effect at once: `reveille serve` on PostgreSQL, folds
       ])
     ).rows[0]!.n;
 
-  it('WH-7 OC-1 a delivery to another process sharing the database, the instant a Trigger write answered, is bound (20 times)', async () => {
-    const { missionId, sourceId, secret } = await sourceWithKey(first, `across-${randomUUID().slice(0, 8)}`);
+  /**
+   * `times` Triggers written through the first process, each with its own event type, and a delivery of that type
+   * to the second process the instant the write answered (`before` runs ahead of each write): every one is bound.
+   */
+  const writeThenDeliver = async (name: string, times: number, before: () => Promise<unknown> = async () => {}) => {
+    const { missionId, sourceId, secret } = await sourceWithKey(first, `${name}-${randomUUID().slice(0, 8)}`);
     const answers: Array<{ status: number; occurrences: unknown }> = [];
-    for (let i = 0; i < 20; i++) {
-      const written = await first.call('PUT', `/v1/triggers/t-across-${i}`, {
+    for (let i = 0; i < times; i++) {
+      await before();
+      const written = await first.call('PUT', `/v1/triggers/t-${name}-${i}`, {
         missionId,
         type: 'webhook',
-        source: { sourceId, eventTypes: [`across.${i}`] },
+        source: { sourceId, eventTypes: [`${name}.${i}`] },
       });
       expect(written.status).toBe(200);
-      const delivered = await deliver(second, sourceId, secret, { type: `across.${i}`, id: randomUUID() });
+      const delivered = await deliver(second, sourceId, secret, { type: `${name}.${i}`, id: randomUUID() });
       answers.push({ status: delivered.status, occurrences: delivered.body.occurrences });
     }
     expect(answers).toEqual(
-      Array.from({ length: 20 }, (_, i) => ({
+      Array.from({ length: times }, (_, i) => ({
         status: 202,
-        occurrences: [{ triggerId: `t-across-${i}`, occurrenceId: expect.any(String), status: 'observed' }],
+        occurrences: [{ triggerId: `t-${name}-${i}`, occurrenceId: expect.any(String), status: 'observed' }],
       })),
     );
+  };
+
+  it('WH-7 OC-1 a delivery to another process sharing the database, the instant a Trigger write answered, is bound (20 times)', async () => {
+    await writeThenDeliver('across', 20);
   });
 
   it('WH-7 a delivery to another process that was never told of a Trigger write is bound, not acknowledged as ignored (10 times)', async () => {
-    const { missionId, sourceId, secret } = await sourceWithKey(first, `untold-${randomUUID().slice(0, 8)}`);
-    const answers: Array<{ status: number; occurrences: unknown }> = [];
-    for (let i = 0; i < 10; i++) {
-      // Both listeners lose their connection (each reconnects after a second): the write is announced to no one.
-      await first.sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1`, [listening()]);
-      const written = await first.call('PUT', `/v1/triggers/t-untold-${i}`, {
-        missionId,
-        type: 'webhook',
-        source: { sourceId, eventTypes: [`untold.${i}`] },
-      });
-      expect(written.status).toBe(200);
-      const delivered = await deliver(second, sourceId, secret, { type: `untold.${i}`, id: randomUUID() });
-      answers.push({ status: delivered.status, occurrences: delivered.body.occurrences });
-    }
-    expect(answers).toEqual(
-      Array.from({ length: 10 }, (_, i) => ({
-        status: 202,
-        occurrences: [{ triggerId: `t-untold-${i}`, occurrenceId: expect.any(String), status: 'observed' }],
-      })),
+    // Both listeners lose their connection (each reconnects after a second): each write is announced to no one.
+    await writeThenDeliver('untold', 10, () =>
+      first.sql.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1`, [listening()]),
     );
     // The tests below count on both processes listening again.
     await until(async () => (await listeners()) === 2, 10_000);
@@ -106,7 +99,7 @@ describe('definitions take effect at once: `reveille serve` on PostgreSQL, folds
     // Both listeners lose their connection (each reconnects after a second): the retirement is announced to no one.
     const cut = await first.sql.query<{ n: number }>(
       `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE query = $1`,
-      [`LISTEN reveille_definitions_${first.schema}`],
+      [listening()],
     );
     expect(cut.rows[0]!.n).toBe(2);
     expect((await first.call('DELETE', `/v1/sources/${sourceId}/keys/k1`, { reason: 'leaked' })).status).toBe(200);
