@@ -47,4 +47,15 @@ export const pendingExecutionsMigrations: Migration[] = [
         PRIMARY KEY (tenant, scope)
       )`,
   },
+  {
+    // Claim-next reads candidates in acceptance order and stops at its limit only if an index yields exactly
+    // them in that order. With the statistics of a table that grew in a burst (still analyzed as empty), the
+    // planner otherwise combined two indexes into a bitmap of every unclaimed row and sorted it: each claim
+    // read the whole backlog (≈ 600 buffers and 2.4 ms a call at 2,000 queued).
+    id: '0332_rm_pending_executions_claimable',
+    sql: `
+      CREATE INDEX IF NOT EXISTS rm_pending_executions_claimable ON rm_pending_executions (tenant, position)
+        WHERE NOT claimed AND next_attempt_at IS NULL;
+      DROP INDEX IF EXISTS rm_pending_executions_unclaimed`,
+  },
 ];
