@@ -1,3 +1,5 @@
+import { jest } from '@jest/globals';
+import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { clientErrorProblem } from './client-error.js';
 
@@ -5,15 +7,20 @@ import { clientErrorProblem } from './client-error.js';
 function recordingSocket(state: { writable?: boolean; destroyed?: boolean } = {}) {
   const written: string[] = [];
   let destroyed = state.destroyed ?? false;
-  const socket = {
+  let ended = false;
+  const socket = Object.assign(new EventEmitter(), {
     writable: state.writable ?? true,
     get destroyed() {
       return destroyed;
     },
     write: (chunk: string) => written.push(chunk),
+    end: (chunk?: string) => {
+      if (chunk) written.push(chunk);
+      ended = true;
+    },
     destroy: () => (destroyed = true),
-  };
-  return { socket: socket as unknown as Socket, written, isDestroyed: () => destroyed };
+  });
+  return { socket: socket as unknown as Socket, written, isDestroyed: () => destroyed, isEnded: () => ended };
 }
 
 const error = (code: string) => Object.assign(new Error(code), { code });
@@ -24,14 +31,34 @@ describe('client errors before routing (SEC-4, WH-1)', () => {
     ['HPE_HEADER_OVERFLOW', 431, 'headers_too_large'],
     ['HPE_INVALID_METHOD', 400, 'BAD_REQUEST'],
   ])('%s answers %i problem %s and closes the connection', (code, status, problemCode) => {
-    const { socket, written, isDestroyed } = recordingSocket();
+    const { socket, written, isEnded } = recordingSocket();
     clientErrorProblem(error(code), socket);
     const [head = '', body = ''] = written.join('').split('\r\n\r\n');
     expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
     expect(head).toContain('Content-Type: application/problem+json');
     expect(head).toContain(`Content-Length: ${Buffer.byteLength(body)}`);
     expect(JSON.parse(body)).toMatchObject({ status, code: problemCode });
-    expect(isDestroyed()).toBe(true);
+    // Ended after the problem (a FIN), not destroyed at once: a reset would drop the problem unread.
+    expect(isEnded()).toBe(true);
+  });
+
+  it('destroys a connection whose client does not close its side within the grace period, and only then', () => {
+    jest.useFakeTimers();
+    try {
+      const lingering = recordingSocket();
+      clientErrorProblem(error('ERR_HTTP_REQUEST_TIMEOUT'), lingering.socket);
+      jest.advanceTimersByTime(1_999);
+      expect(lingering.isDestroyed()).toBe(false);
+      jest.advanceTimersByTime(1);
+      expect(lingering.isDestroyed()).toBe(true);
+      // A client that closes in time leaves no timer behind.
+      const polite = recordingSocket();
+      clientErrorProblem(error('ERR_HTTP_REQUEST_TIMEOUT'), polite.socket);
+      polite.socket.emit('close');
+      expect(jest.getTimerCount()).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('writes nothing to a reset or already destroyed connection', () => {
