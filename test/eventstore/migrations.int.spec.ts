@@ -6,6 +6,7 @@ import { runMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
 import type { SqlClient } from '../../src/projections/sql-client.js';
 import { allMigrations } from '../../src/app.module.js';
 import { dropSchema, freshPostgres } from '../support/databases.js';
+import { freshEmbeddedStore } from '../support/embedded-store.js';
 
 describe('schema migrations across restarts', () => {
   it('the embedded default (PGlite in a data dir) starts a second time: nothing is applied twice', async () => {
@@ -65,7 +66,7 @@ describe('schema migrations across restarts', () => {
     async (kind) => {
       const opened =
         kind === 'pglite'
-          ? { sql: (await PgliteSqlClient.open()) as SqlClient, schema: null }
+          ? { sql: (await freshEmbeddedStore()) as SqlClient, schema: null }
           : await freshPostgres([], { max: 1 });
       const { sql } = opened;
       try {
