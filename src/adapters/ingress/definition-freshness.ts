@@ -138,14 +138,10 @@ export class DefinitionFreshness implements OnApplicationBootstrap, OnApplicatio
   /** Whether the read model holds every one of `positions`, waiting at most MAX_WAIT_MS. */
   async folded(positions: readonly number[]): Promise<boolean> {
     if (positions.length === 0) return true;
-    const deadline = performance.now() + MAX_WAIT_MS;
-    for (;;) {
+    return this.within(MAX_WAIT_MS, async () => {
       await this.sweep();
-      if (positions.every((position) => !this.unfolded.has(position))) return true;
-      const left = deadline - performance.now();
-      if (left <= 0) return false;
-      await this.foldOrPoll(left);
-    }
+      return positions.every((position) => !this.unfolded.has(position));
+    });
   }
 
   /**
@@ -154,19 +150,24 @@ export class DefinitionFreshness implements OnApplicationBootstrap, OnApplicatio
    * another process whose announcement has not arrived yet leaves no mark here, but is below the head (WH-7).
    */
   async caughtUp(): Promise<boolean> {
-    if (!this.runner) return true;
+    const runner = this.runner;
+    if (!runner) return true;
     const head = await this.store.headPosition();
     if (head <= 0) return true;
-    const deadline = performance.now() + MAX_WAIT_MS;
+    return this.within(MAX_WAIT_MS, () => runner.hasReached(head));
+  }
+
+  /** Asks `done` until it holds or `ms` have passed, woken by a fold here and polling for one elsewhere. */
+  private async within(ms: number, done: () => Promise<boolean>): Promise<boolean> {
+    const deadline = performance.now() + ms;
     for (;;) {
-      if (await this.runner.hasReached(head)) return true;
+      if (await done()) return true;
       const left = deadline - performance.now();
       if (left <= 0) return false;
       await this.foldOrPoll(left);
     }
   }
 
-  /** Woken by a fold here; polled for a fold another process made. */
   private foldOrPoll(left: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const wake = () => {

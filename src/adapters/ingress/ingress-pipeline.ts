@@ -148,19 +148,17 @@ export class IngressPipeline {
 
     // The replay record and the mapping need nothing from each other, so their round trips overlap;
     // the replay verdict is still taken first, and nothing is appended before both are in.
-    const [replay, firstMapping] = await Promise.all([
+    let [replay, mapping] = await Promise.all([
       this.recordReplay(source, delivery, verified),
       this.map(source, delivery, format.format, verified),
     ]);
     if (replay === 'replayed_signature')
       return this.reject(source, delivery, 401, 'replay', 'This signature was already used by another delivery.');
-    if (!firstMapping.ok) return this.reject(source, delivery, 400, 'malformed_request', firstMapping.detail);
-    let mapping: Mapping = firstMapping;
-    if (firstMapping.triggers === null) {
+    if (mapping.ok && mapping.triggers === null) {
       // "No subscriber" is final only once the bindings hold every write committed before now (WH-7): a Trigger
       // written through another process may not have been announced here yet, and a 202 would drop the event.
       if (!(await this.freshness.caughtUp())) return bindingsCatchingUp();
-      this.bindings.forget(source.tenant, source.sourceId, firstMapping.parsed.eventType);
+      this.bindings.forget(source.tenant, source.sourceId, mapping.parsed.eventType);
       mapping = await this.map(source, delivery, format.format, verified);
     }
     if (!mapping.ok) return this.reject(source, delivery, 400, 'malformed_request', mapping.detail);
