@@ -173,7 +173,8 @@ export function retriesSuite(kind: StoreKind): void {
     it('EX-4 timers fired at once by several loops (processes) redeliver once: the execution stream decides', async () => {
       const { triggerId } = await f.setup({
         maxAttempts: 3,
-        backoff: { initialSeconds: 0.3, multiplier: 2, maxSeconds: 10 },
+        // Long enough that the early call below is early even on a loaded machine (0.3 s was not, once).
+        backoff: { initialSeconds: 2, multiplier: 2, maxSeconds: 10 },
         claimWithinSeconds: 30,
       });
       const executionId = await f.admitted(triggerId);
@@ -181,7 +182,8 @@ export function retriesSuite(kind: StoreKind): void {
       expect((await f.fail(executionId, fence)).status).toBe(200);
       // Early: nothing is due, nothing is appended.
       expect(await advanceDelivery(t.infra.store, 'tenant-a', executionId)).toEqual([]);
-      await sleep(350);
+      const { nextAttemptAt } = (await f.eventOf(executionId, 'ExecutionRetryScheduled'))!.data;
+      await sleep(Math.max(0, Date.parse(nextAttemptAt) - Date.now()) + 100);
       const loops = Array.from(
         { length: 4 },
         () => new DeliveryTimers({ store: t.infra.store, sql: t.sql, maxIdleMs: 100 }),
