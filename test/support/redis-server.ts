@@ -11,8 +11,23 @@ export class PrivateRedis {
 
   private constructor(readonly port: number) {}
 
+  /**
+   * On a port the OS just released, which another suite's server can take first: then this redis-server cannot
+   * bind it, and the PONG came from that other server. The first start moves to another port.
+   */
   static async start(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort());
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await PrivateRedis.startOn(await freePort());
+      } catch (error) {
+        if (!(error instanceof PortTaken) || attempt === 5) throw error;
+      }
+    }
+  }
+
+  /** On this port only: PortTaken when another server holds it. */
+  static async startOn(port: number): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(port);
     await redis.start();
     return redis;
   }
@@ -32,14 +47,22 @@ export class PrivateRedis {
       probe.on('error', () => undefined);
       try {
         await probe.connect();
-        if ((await probe.ping()) === 'PONG') return;
-      } catch {
+        // Whose server answered: a test that stops "its" Redis must not be talking to another suite's.
+        const serving = /process_id:(\d+)/.exec(await probe.info('server'))?.[1];
+        if (serving === String(child.pid)) return;
+        if (serving !== undefined && child.exitCode !== null) {
+          this.child = null;
+          throw new PortTaken(this.port);
+        }
+      } catch (error) {
+        if (error instanceof PortTaken) throw error;
         if (child.exitCode !== null || Date.now() > deadline)
           throw new Error(`redis-server on ${this.port} did not start`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
       } finally {
         probe.disconnect();
       }
+      if (Date.now() > deadline) throw new Error(`redis-server on ${this.port} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
@@ -57,6 +80,12 @@ export class PrivateRedis {
     const client = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     client.on('error', () => undefined);
     return client;
+  }
+}
+
+export class PortTaken extends Error {
+  constructor(port: number) {
+    super(`port ${port} was taken by another server before redis-server could bind it`);
   }
 }
 
