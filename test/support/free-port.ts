@@ -1,4 +1,5 @@
 import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 
 /**
  * A TCP port on loopback that the OS just handed out and released. Tests that start servers in
@@ -14,5 +15,26 @@ export async function freePort(): Promise<number> {
       const { port } = server.address() as { port: number };
       server.close(() => resolve(port));
     });
+  });
+}
+
+/**
+ * A free port below the OS's ephemeral range, for a server a test stops and starts again on the same port:
+ * while it is down, `freePort()` (and every outgoing connection) of other suites can never be handed that port,
+ * so whatever reconnects to it reaches this test's server or nothing.
+ */
+export async function freeStablePort(): Promise<number> {
+  const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  for (;;) {
+    const port = 10000 + Math.floor(Math.random() * Math.max(low - 10000, 1000));
+    if (await bindable(port)) return port;
+  }
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { freePort } from './free-port.js';
+import { freeStablePort } from './free-port.js';
 
 /** The machine's shared Redis; tests use their own stream names on it. */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -12,13 +12,14 @@ export class PrivateRedis {
   private constructor(readonly port: number) {}
 
   /**
-   * On a port the OS just released, which another suite's server can take first: then this redis-server cannot
-   * bind it, and the PONG came from that other server. The first start moves to another port.
+   * Below the ephemeral range, so no other suite is handed the port while this server is stopped. Another
+   * PrivateRedis can still draw the same one: then this redis-server cannot bind it and the PONG came from the
+   * other server, so the first start moves to another port.
    */
   static async start(): Promise<PrivateRedis> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await PrivateRedis.startOn(await freePort());
+        return await PrivateRedis.startOn(await freeStablePort());
       } catch (error) {
         if (!(error instanceof PortTaken) || attempt === 5) throw error;
       }
