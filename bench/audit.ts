@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { auditVerify } from '../src/adapters/cli/audit-verify.js';
+import { LOG_PASS_THREAD } from '../src/adapters/cli/audit-log-pass.js';
 import { runMigrations } from '../src/adapters/eventstore/sql/migrations.js';
 import { PgSqlClient } from '../src/adapters/eventstore/sql/pg-sql-client.js';
 import { SqlEventStore } from '../src/adapters/eventstore/sql/sql-event-store.js';
@@ -106,7 +107,11 @@ export async function auditBench(args: string[]): Promise<void> {
       const passSeconds = seconds(pass);
       const passCpu = process.cpuUsage(cpu);
       const wholeStarted = performance.now();
-      const whole = await auditVerify({ sql, store, upcasters: new UpcasterRegistry() });
+      // As `reveille audit verify` runs it: the log pass in its own thread.
+      const whole = await auditVerify(
+        { sql, store, upcasters: new UpcasterRegistry() },
+        { logPassThread: LOG_PASS_THREAD },
+      );
       const wholeSeconds = seconds(wholeStarted);
       const rebuilt = performance.now();
       await rebuildReadModels(sql, store, projections);

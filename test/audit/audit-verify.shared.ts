@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { auditVerify, formatReport, type VerifyReport } from '../../src/adapters/cli/audit-verify.js';
+import { ThreadLogChecker } from '../../src/adapters/cli/audit-log-pass.js';
+import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import { verifyLog } from '../../src/commands/audit/verify-log.js';
 import { scratchSchemaFor } from '../../src/projections/audit/read-model-check.js';
 import type { RecordedEvent } from '../../src/domain/ports/event-store.js';
@@ -8,6 +10,9 @@ import { executionStream, triggerStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { wholeLog } from '../support/whole-log.js';
 import { missionGrants } from '../support/grants.js';
+
+/** The thread's entry as `reveille audit verify` starts it: from the build (jest runs the sources). */
+const LOG_PASS_THREAD_BUILT = new URL('../../dist/src/adapters/cli/audit-log-pass-thread.js', import.meta.url);
 
 const grants = missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 100 });
 
@@ -59,14 +64,18 @@ export function auditVerifySuite(kind: StoreKind): void {
     });
 
     /** Runs `work` on a copy of the events table's rows it touches, and puts them back afterwards. */
-    async function tampered(positions: number[], tamper: () => Promise<void>): Promise<VerifyReport> {
+    async function tampered(
+      positions: number[],
+      tamper: () => Promise<void>,
+      run: () => Promise<VerifyReport> = () => verify(),
+    ): Promise<VerifyReport> {
       const saved = `tamper_${randomBytes(4).toString('hex')}`;
       await t.sql.query(`CREATE TABLE ${saved} AS SELECT * FROM events WHERE position = ANY($1::bigint[])`, [
         positions,
       ]);
       try {
         await tamper();
-        const report = await verify();
+        const report = await run();
         // Exactly what the caller expects in `listed`: no read model differs, nothing is left unlisted.
         expect(report.readModels.filter((table) => table.status !== 'equal')).toEqual([]);
         expect(report.violations).toBe(report.listed.length);
@@ -216,6 +225,59 @@ export function auditVerifySuite(kind: StoreKind): void {
         { rule: 'revision_gap', ...at(second!, 0) },
         { rule: 'hash_mismatch', ...at(second!, 0) },
       ]);
+    });
+
+    describe('AU-2 the log pass in a thread of its own (as `reveille audit verify` runs it)', () => {
+      const timings = ({ seconds, eventsPerSecond, readModelSeconds, ...report }: VerifyReport) => report;
+      beforeAll(() => ensureBuilt());
+
+      it('reports exactly what the pass reports in this thread, on a tampered log', async () => {
+        const [, second] = await stream(triggerStream('tenant-a', 't-1'));
+        const [observed] = await stream(`occurrence-${occurrences[2]}`);
+        const positions = [second!.position, observed!.position];
+        let here: VerifyReport | undefined;
+        const there = await tampered(
+          positions,
+          async () => {
+            await t.sql.query('DELETE FROM events WHERE position = $1', [second!.position]);
+            await t.sql.query(`UPDATE events SET data = jsonb_set(data, '{input,n}', '99') WHERE position = $1`, [
+              observed!.position,
+            ]);
+          },
+          async () => {
+            here = await verify();
+            return auditVerify(t.infra, { logPassThread: LOG_PASS_THREAD_BUILT });
+          },
+        );
+        expect(Object.keys(there.byRule).sort()).toEqual(['hash_mismatch', 'prev_hash_mismatch', 'revision_gap']);
+        expect(timings(there)).toEqual(timings(here!));
+      });
+
+      it('AU-3 upcasters run in this thread: what they change and what they refuse reaches the pass', async () => {
+        const upcast = (event: RecordedEvent): RecordedEvent => {
+          if (event.type === 'ExecutionCompleted') throw new Error('no upcaster for this version');
+          return event.type === 'TriggerRevised' ? { ...event, data: { ...(event.data as object) } } : event;
+        };
+        const here = await verifyLog(t.infra.store, { upcast });
+        const checker = new ThreadLogChecker(upcast, LOG_PASS_THREAD_BUILT);
+        try {
+          const there = await verifyLog(t.infra.store, { upcast, checker });
+          expect(there.byRule.replay_failed?.count).toBe(1);
+          expect(there).toEqual(here);
+        } finally {
+          await checker.close();
+        }
+      });
+
+      it('a thread that fails fails the pass instead of leaving it waiting', async () => {
+        const broken = new URL('data:text/javascript,throw new Error("the log pass thread broke")');
+        const checker = new ThreadLogChecker((event) => event, broken);
+        try {
+          await expect(verifyLog(t.infra.store, { checker, pageSize: 1 })).rejects.toThrow('the log pass thread broke');
+        } finally {
+          await checker.close();
+        }
+      });
     });
 
     it('AU-2 --from P checks only what follows P, with the streams before it as context', async () => {

@@ -12,6 +12,7 @@ import { openInfrastructure } from '../eventstore/infrastructure.js';
 import { eventStoreMigrations, runMigrations } from '../eventstore/sql/migrations.js';
 import type { UpcasterRegistry } from '../eventstore/upcasters.js';
 import { stringOption, UsageError } from './args.js';
+import { LOG_PASS_THREAD, ThreadLogChecker } from './audit-log-pass.js';
 import type { Composition } from './composition.js';
 import { progressGroup } from './progress.js';
 
@@ -47,7 +48,12 @@ const SHARED_PAGES_AHEAD = 4;
 /** AU-2: the log's chains, the domain replay and invariants, and beside them the read models rebuilt and compared. */
 export async function auditVerify(
   target: VerifyTarget,
-  options: { from?: number; showProgress?: boolean } = {},
+  options: {
+    from?: number;
+    showProgress?: boolean;
+    /** The log pass's thread entry (the build's LOG_PASS_THREAD): from position 0, the pass runs there. */
+    logPassThread?: URL;
+  } = {},
 ): Promise<VerifyReport> {
   const from = options.from ?? 0;
   const bars = options.showProgress ? progressGroup() : null;
@@ -60,10 +66,12 @@ export async function auditVerify(
   const logPass = async () => {
     const started = performance.now();
     const bar = bars?.bar('audit verify', Math.max((await target.store.headPosition()) - from, 0));
+    const checker = from === 0 && options.logPassThread ? new ThreadLogChecker(upcast, options.logPassThread) : null;
     try {
       const result = await verifyLog(target.store, {
         from,
         upcast,
+        ...(checker ? { checker } : {}),
         // The rebuild's own page size: larger pages cost its folds more than they save.
         pageSize: shared ? REBUILD_BATCH : undefined,
         onPage: share,
@@ -77,6 +85,7 @@ export async function auditVerify(
       throw error;
     } finally {
       bar?.stop();
+      await checker?.close();
     }
   };
   const readModelPass = async () => {
@@ -172,6 +181,7 @@ export async function auditVerifyCommand(options: Record<string, string | true>,
     const report = await auditVerify(infra, {
       from: fromText === undefined ? 0 : Number(fromText),
       showProgress: !json || process.stderr.isTTY,
+      logPassThread: LOG_PASS_THREAD,
     });
     process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
     if (!report.ok) process.exitCode = 1;

@@ -5,6 +5,17 @@ import type { AuditRule, AuditSummary, AuditViolation, RuleTally } from './audit
 
 const FIRST_POSITIONS = 5;
 
+/** An event as the replay sees it, or why it cannot be upcast. */
+export type UpcastOutcome = { event: RecordedEvent } | { error: string };
+
+export function upcastOutcome(upcast: (event: RecordedEvent) => RecordedEvent, event: RecordedEvent): UpcastOutcome {
+  try {
+    return { event: upcast(event) };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
 const CHAIN_DETAIL: Record<ChainProblem, string> = {
   revision_gap: 'the revision does not follow the previous event of the stream',
   prev_hash_mismatch: "prev_hash is not the previous event's hash",
@@ -47,7 +58,8 @@ export class LogAuditor {
     return this.tips.has(streamId);
   }
 
-  check(event: RecordedEvent): void {
+  /** `upcast`: how the replay sees the event, when the caller has already upcast it (another thread checks it). */
+  check(event: RecordedEvent, upcast: UpcastOutcome = upcastOutcome(this.upcast, event)): void {
     this.events += 1;
     const at = { streamId: event.streamId, position: event.position, revision: event.revision };
     const tip = this.tips.get(event.streamId);
@@ -61,13 +73,8 @@ export class LogAuditor {
       checked: true,
     });
     const report = (rule: ReplayRule, detail: string) => this.report({ ...at, rule, detail });
-    let upcast: RecordedEvent;
-    try {
-      upcast = this.upcast(event);
-    } catch (error) {
-      return report('replay_failed', `${event.type} v${event.schemaVersion}: ${(error as Error).message}`);
-    }
-    replayEvent(this.replays, upcast, report);
+    if ('error' in upcast) return report('replay_failed', `${event.type} v${event.schemaVersion}: ${upcast.error}`);
+    replayEvent(this.replays, upcast.event, report);
   }
 
   summary(): AuditSummary {
