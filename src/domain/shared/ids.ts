@@ -1,9 +1,20 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 
+const REMEMBERED_IDS = 20_000;
+/** The same ids are hashed again and again (a claim names its Mission's 32 slot stripes): the oldest is forgotten first. */
+const remembered = new Map<string, string>();
+
 /** Outside ids are hashed, never concatenated raw, so `("a-b", "c")` and `("a", "b-c")` never share a stream. */
 export function hashId(...parts: string[]): string {
-  return createHash('sha256').update(canonicalJson(parts), 'utf8').digest('hex');
+  const key = JSON.stringify(parts);
+  let hash = remembered.get(key);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(canonicalJson(parts), 'utf8').digest('hex');
+    if (remembered.size >= REMEMBERED_IDS) remembered.delete(remembered.keys().next().value!);
+    remembered.set(key, hash);
+  }
+  return hash;
 }
 
 export const missionStream = (tenant: string, missionId: string): string => `mission-${hashId(tenant, missionId)}`;

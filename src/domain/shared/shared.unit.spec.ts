@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
 import { classificationRank, isWithin, minClassification } from './classification.js';
 import {
   budgetStream,
@@ -16,6 +18,17 @@ describe('stream names (outside ids are hashed, never concatenated raw)', () => 
   it('hashes the parts as a list, so shifting a separator changes the stream', () => {
     expect(hashId('a-b', 'c')).not.toBe(hashId('a', 'b-c'));
     expect(hashId('a', 'b')).toMatch(/^[0-9a-f]{64}$/);
+  });
+  it('a remembered hash is the hash: the same before and after 25,000 other ids pushed it out', () => {
+    const direct = (...parts: string[]) => createHash('sha256').update(canonicalJson(parts), 'utf8').digest('hex');
+    const first = hashId('tenant', 'm-1');
+    expect(first).toBe(direct('tenant', 'm-1'));
+    expect(hashId('tenant', 'm-1')).toBe(first);
+    for (let i = 0; i < 25_000; i++) expect(hashId('tenant', `m-${i}`)).toBe(direct('tenant', `m-${i}`));
+    expect(hashId('tenant', 'm-1')).toBe(first);
+    // Remembered by the list, never by a joined string.
+    expect(hashId('a,b')).not.toBe(hashId('a', 'b'));
+    expect(hashId('a\u0000b')).toBe(direct('a\u0000b'));
   });
   it('scopes each resource by tenant and names the category', () => {
     expect(missionStream('t1', 'm-1')).toMatch(/^mission-[0-9a-f]{64}$/);
