@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 
 /** The claim body of `claim` and `claim-next`: what a handler receives. */
 export interface ExecutionClaim {
@@ -41,12 +43,34 @@ export class ApiError extends Error {
   }
 }
 
-/** The executions endpoints over Node's fetch; every POST carries an Idempotency-Key (SEC-3). */
+/** Reads of one answer: status and the whole body. */
+interface Answer {
+  status: number;
+  text: string;
+}
+
+/** A kept-alive socket the service had closed while it sat idle fails before any answer (Node's `reusedSocket`). */
+const STALE_SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * The executions endpoints over `node:http`/`node:https` with kept-alive connections: a consumer sends two requests
+ * per execution, and Node's `fetch` spent about five times the CPU of `http.request` on each (BENCHMARKS.md § deliver).
+ * Every POST carries an Idempotency-Key (SEC-3), which is what makes resending one over a fresh connection safe.
+ */
 export class ExecutionsApi {
+  private readonly base: URL;
+  private readonly agent: http.Agent;
+  private readonly transport: typeof http | typeof https;
+
   constructor(
-    private readonly baseUrl: string,
+    baseUrl: string,
     private readonly token: TokenSource,
-  ) {}
+  ) {
+    this.base = new URL(baseUrl);
+    const secure = this.base.protocol === 'https:';
+    this.transport = secure ? https : http;
+    this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+  }
 
   /** 204 (nothing became claimable within `waitSeconds`) is `undefined`. */
   claimNext(body: {
@@ -79,24 +103,47 @@ export class ExecutionsApi {
     ))!;
   }
 
+  /** Closes the kept-alive connections (a request in flight ends with an error). */
+  close(): void {
+    this.agent.destroy();
+  }
+
   private async post<T = ExecutionClaim>(path: string, body: unknown, key: string): Promise<T | undefined> {
     const token = typeof this.token === 'string' ? this.token : await this.token();
-    const response = await fetch(new URL(path, this.baseUrl), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
-      body: JSON.stringify(body),
-    });
-    if (response.status === 204) return undefined;
-    const text = await response.text();
+    const payload = Buffer.from(JSON.stringify(body));
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'content-length': String(payload.length),
+      'idempotency-key': key,
+    };
+    const { status, text } = await this.send(new URL(path, this.base), headers, payload, true);
+    if (status === 204) return undefined;
     const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-    if (!response.ok) {
+    if (status < 200 || status >= 300) {
       const code = typeof parsed.code === 'string' ? parsed.code : undefined;
-      throw new ApiError(
-        response.status,
-        code,
-        `${path}: ${response.status} ${code ?? (parsed.title as string) ?? ''}`,
-      );
+      throw new ApiError(status, code, `${path}: ${status} ${code ?? (parsed.title as string) ?? ''}`);
     }
     return parsed as T;
+  }
+
+  private send(url: URL, headers: Record<string, string>, payload: Buffer, mayResend: boolean): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const request = this.transport.request(url, { method: 'POST', agent: this.agent, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        // Sent again on a new connection under the same key: the service either never read it or answers it again.
+        if (mayResend && request.reusedSocket && STALE_SOCKET_ERRORS.has(error.code ?? ''))
+          resolve(this.send(url, headers, payload, false));
+        else reject(error);
+      });
+      request.end(payload);
+    });
   }
 }

@@ -44,7 +44,10 @@ export function createWorker(options: WorkerOptions): Worker {
   const loops = redis ? [redis.loop()] : Array.from({ length: concurrency }, () => pullLoop(intake));
   const stopped = Promise.all(loops)
     .then(() => slots.whenIdle())
-    .finally(() => redis?.close());
+    .finally(async () => {
+      await redis?.close();
+      api.close();
+    });
 
   const stop = async () => {
     if (!stopping.signal.aborted) {
