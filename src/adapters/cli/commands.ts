@@ -19,6 +19,7 @@ import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { stringOption, UsageError } from './args.js';
 import { progress, progressGroup } from './progress.js';
 import { rebuildReadModels } from '../../projections/runner/rebuild.js';
+import { deferReadIndexes, restoreDeferredIndexes } from '../../projections/runner/deferred-indexes.js';
 
 type Options = Record<string, string | true>;
 
@@ -78,6 +79,8 @@ export async function migrate(composition: Composition): Promise<void> {
     const applied = await runMigrations(sql, await composition.migrations(), (id) =>
       process.stderr.write(`applied ${id}\n`),
     );
+    for (const index of await restoreDeferredIndexes(sql))
+      process.stderr.write(`built index ${index} (deferred by a rebuild that did not finish)\n`);
     process.stdout.write(applied.length ? `${applied.length} migration(s) applied\n` : 'schema is up to date\n');
   } finally {
     await sql.close();
@@ -100,6 +103,9 @@ export async function rebuildProjections(options: Options, composition: Composit
     const total = await countEvents(infra.store);
     const bars = progressGroup();
     const shown = new Map<string, { update(done: number): void; stop(): void }>();
+    // Built again once, after the rows are in; also when the rebuild fails (or else at the next start).
+    await deferReadIndexes(infra.sql, selected);
+    let rebuilt = false;
     try {
       await rebuildReadModels(infra.sql, infra.store, selected, {
         onProgress: (name, handled) => {
@@ -109,8 +115,13 @@ export async function rebuildProjections(options: Options, composition: Composit
         },
         onRebuilt: ({ name }) => shown.get(name)?.stop(),
       });
+      rebuilt = true;
     } finally {
       bars.stop();
+      const restoring = restoreDeferredIndexes(infra.sql);
+      // After a failure the rebuild's own error is the one to report; a record left behind is built at the next start.
+      const built = rebuilt ? await restoring : await restoring.catch(() => []);
+      for (const index of built) process.stderr.write(`built index ${index}\n`);
     }
     process.stdout.write(`rebuilt ${selected.length} projection(s) from position 0\n`);
   } finally {

@@ -5,6 +5,7 @@ import { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { EventStore } from '../../domain/ports/event-store.js';
 import { type Migration } from '../../projections/migration.js';
 import { runMigrations } from './sql/migrations.js';
+import { restoreDeferredIndexes } from '../../projections/runner/deferred-indexes.js';
 import { PgSqlClient } from './sql/pg-sql-client.js';
 import { lockDataDir } from './sql/data-dir-lock.js';
 import { PgliteSqlClient } from './sql/pglite-sql-client.js';
@@ -39,6 +40,8 @@ export async function openInfrastructure(
 ): Promise<Infrastructure> {
   const sql = options.sql ?? (await openSqlClient(config));
   await runMigrations(sql, migrations);
+  // The process that brings the schema up to date also builds what a rebuild that died left deferred.
+  if (migrations.length > 0) await restoreDeferredIndexes(sql);
   const signal = new AppendSignal();
   const upcasters = new UpcasterRegistry();
   const store = config.eventstoreUrl

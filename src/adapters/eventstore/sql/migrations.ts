@@ -1,5 +1,6 @@
 import type { Migration } from '../../../projections/migration.js';
 import type { SqlClient } from '../../../projections/sql-client.js';
+import { deferredIndexesMigration } from '../../../projections/runner/deferred-indexes.js';
 
 export const eventStoreMigrations: Migration[] = [
   {
@@ -35,6 +36,7 @@ export const eventStoreMigrations: Migration[] = [
     sql: `ALTER TABLE events ALTER COLUMN data SET COMPRESSION lz4`,
     onlyIf: `SELECT coalesce(bool_or('lz4' = ANY(enumvals)), false) AS ok FROM pg_settings WHERE name = 'default_toast_compression'`,
   },
+  deferredIndexesMigration,
 ];
 
 const LOCK_KEY = 727_271_001; // any constant: serializes concurrent migrators of one database
