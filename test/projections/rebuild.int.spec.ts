@@ -68,12 +68,15 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-3 rebuild from shared log read
 
   it('leaves every read model as its own runner folded it, each checkpoint at the head, with progress per read model', async () => {
     const progress = new Map<string, number>();
+    const reaching = new Map<string, number>();
     const rebuilt: string[] = [];
     await rebuildReadModels(h.sql, h.store, projections, {
       pageSize: 3,
-      onProgress: (name, scanned) => {
+      onProgress: (name, scanned, reached) => {
         expect(scanned).toBeGreaterThan(progress.get(name) ?? 0);
+        expect(reached).toBeGreaterThan(reaching.get(name) ?? 0);
         progress.set(name, scanned);
+        reaching.set(name, reached);
       },
       onRebuilt: ({ name }) => void rebuilt.push(name),
     });
@@ -85,6 +88,8 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-3 rebuild from shared log read
     // One read for all: every read model saw the same events go by.
     const events = (await h.store.readAll({ maxCount: 10_000 })).length;
     expect(new Set(progress.values())).toEqual(new Set([events]));
+    // What `projections rebuild` shows against the head's position: every bar ends at it.
+    expect(new Set(reaching.values())).toEqual(new Set([head]));
   });
 
   /** The log as audit verify's log pass hands it over: pages of 3, put one by one into `pages`. */

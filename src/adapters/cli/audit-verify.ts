@@ -90,7 +90,7 @@ export async function auditVerify(
   };
   const readModelPass = async () => {
     const started = performance.now();
-    // Positions stand in for the count of events a rebuild folds: a progress bar needs no exact total.
+    // The folds report the position they reached: a bar of the head's position.
     const total = bars ? await target.store.headPosition() : 0;
     const rebuilds = new Map<string, { update(done: number): void; stop(): void }>();
     const comparisons = await checkReadModels(target.sql, target.store, projections, {
@@ -99,10 +99,10 @@ export async function auditVerify(
       migrations: eventStoreMigrations,
       run: (sql, migrations) => runMigrations(sql, migrations),
       onProgress: bars
-        ? (name, handled) => {
+        ? (name, _scanned, reached) => {
             let bar = rebuilds.get(name);
             if (!bar) rebuilds.set(name, (bar = bars.bar(`rebuild ${name} (scratch schema)`, total)));
-            bar.update(handled);
+            bar.update(reached);
           }
         : undefined,
     });

@@ -100,7 +100,9 @@ export async function rebuildProjections(options: Options, composition: Composit
   const config = loadConfig();
   const infra = await openInfrastructure(config, await composition.migrations());
   try {
-    const total = await countEvents(infra.store);
+    // The bars run to the head's position, not to a count of events: counting read the whole log first (its
+    // payloads included), ≈ 10 % of a rebuild's time, and positions are what the folds report reaching.
+    const total = await infra.store.headPosition();
     const bars = progressGroup();
     const shown = new Map<string, { update(done: number): void; stop(): void }>();
     // Built again once, after the rows are in; also when the rebuild fails (or else at the next start).
@@ -108,10 +110,10 @@ export async function rebuildProjections(options: Options, composition: Composit
     let rebuilt = false;
     try {
       await rebuildReadModels(infra.sql, infra.store, selected, {
-        onProgress: (name, handled) => {
+        onProgress: (name, _scanned, reached) => {
           let bar = shown.get(name);
           if (!bar) shown.set(name, (bar = bars.bar(`rebuild ${name}`, total)));
-          bar.update(handled);
+          bar.update(reached);
         },
         onRebuilt: ({ name }) => shown.get(name)?.stop(),
       });
@@ -127,18 +129,4 @@ export async function rebuildProjections(options: Options, composition: Composit
   } finally {
     await infra.close();
   }
-}
-
-async function countEvents(store: {
-  readAll(o: { after?: number; maxCount?: number }): Promise<{ position: number }[]>;
-}): Promise<number> {
-  let total = 0;
-  for (
-    let page = await store.readAll({ maxCount: 5000 });
-    page.length > 0;
-    page = await store.readAll({ after: page[page.length - 1]!.position, maxCount: 5000 })
-  ) {
-    total += page.length;
-  }
-  return total;
 }

@@ -23,7 +23,7 @@ export interface ReadModelCheckOptions {
   /** Creates the schema-level tables a runner needs (checkpoints), besides the projections' own migrations. */
   migrations: Migration[];
   run: (sql: SqlClient, migrations: Migration[]) => Promise<unknown>;
-  onProgress?: (projection: string, handled: number) => void;
+  onProgress?: (projection: string, scanned: number, reached: number) => void;
   /** The log as another pass reads it, to rebuild from instead of reading it again (RebuildOptions.pages). */
   pages?: PageChannel;
 }

@@ -16,8 +16,8 @@ const STALL_MS = 30_000;
 export interface RebuildOptions {
   /** Events per page (REBUILD_BATCH). */
   pageSize?: number;
-  /** Events of the log a read model has passed so far. */
-  onProgress?: (projection: string, scanned: number) => void;
+  /** Events of the log a read model has passed so far, and the log position it has reached (what a bar of the head shows). */
+  onProgress?: (projection: string, scanned: number, reached: number) => void;
   /** Awaited before the rebuild ends; a read model's rows are final when it is called. */
   onRebuilt?: (projection: Projection, seconds: number) => void | Promise<void>;
   /**
@@ -139,7 +139,7 @@ async function foldPages({ runner, channel }: Lane, report: RebuildOptions): Pro
       await runner.fold(page.events, stored, reached);
       stored = reached;
     }
-    report.onProgress?.(name, scanned);
+    report.onProgress?.(name, scanned, reached);
   }
   if (!channel.open) return;
   if (stored !== reached) await runner.fold([], stored, reached);
