@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lockPath } from '../../src/adapters/eventstore/sql/data-dir-lock.js';
+import { projections } from '../../src/projections/index.js';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -72,6 +73,9 @@ describe('one process per embedded store (api.md "CLI", OP-3, SEC-3)', () => {
     const rebuilt = reveille('projections', 'rebuild');
     expect(rebuilt.stderr).not.toContain('in use');
     expect(rebuilt.status).toBe(0);
+    // OP-3: the query-only indexes it dropped for the rebuild are built again before it exits.
+    for (const index of projections.flatMap((p) => p.readIndexes ?? []))
+      expect(rebuilt.stderr).toContain(`built index ${index}\n`);
     expect(existsSync(lockPath(serve.dataDir))).toBe(false);
 
     await serve.restart();
