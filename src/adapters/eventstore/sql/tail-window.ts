@@ -66,6 +66,8 @@ export class TailWindow {
   private heldBackListener: ((types: readonly string[] | undefined) => void) | null = null;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private retryMs = HELD_BACK_RETRY_MS.first;
+  /** The oldest unseen append when the back-off last started over. */
+  private retryingFor: number | undefined;
 
   constructor(
     private readonly read: (after: number, maxCount: number) => Promise<TailRead>,
@@ -194,6 +196,11 @@ export class TailWindow {
       this.retryMs = HELD_BACK_RETRY_MS.first;
       return;
     }
+    // The back-off is for one append held back long, not for a busy log: under steady load some append is always
+    // unseen for a moment, and a back-off that never reset held every later one back for the most (≈ 45 ms of
+    // admission → claim at 25 fires/s).
+    const oldest = this.unseen.keys().next().value;
+    if (oldest !== this.retryingFor) [this.retryingFor, this.retryMs] = [oldest, HELD_BACK_RETRY_MS.first];
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       this.retryMs = Math.min(this.retryMs * 2, HELD_BACK_RETRY_MS.most);

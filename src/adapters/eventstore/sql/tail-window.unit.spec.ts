@@ -198,6 +198,32 @@ describe('TailWindow: live subscriptions served from one read of the log', () =>
     expect(woken).toHaveLength(2);
   });
 
+  it('under steady appends the back-off starts over for each append held back: one held long slows none after it', async () => {
+    const log = new Log();
+    log.append(1);
+    const window = new TailWindow(log.read, limits(), clock, true);
+    let heard: (() => void) | null = null;
+    window.whenHeldBack(() => heard?.());
+    const nextWake = () => new Promise<void>((resolve) => (heard = resolve));
+    const at = (await window.page(0, 10, null))!.last!;
+    log.append(1);
+    log.heldBack = 1;
+    window.noteAppend(log.events[1]!.position, ['Odd']);
+    for (let i = 0; i < 4; i++) {
+      const wake = nextWake(); // held back long: 5, 10, 20, 40 ms between wakes
+      expect(await window.page(at, 10, null)).toEqual({ events: [], scanned: 0, last: null });
+      await wake;
+    }
+    // It shows, and the next append is held back a moment as it is noticed (a busy log always has one).
+    log.append(1);
+    window.noteAppend(log.events[2]!.position, ['Even']);
+    const wake = nextWake();
+    const started = Date.now();
+    expect((await window.page(at, 10, null))!.events.map((e) => e.id)).toEqual(['e1']);
+    await wake;
+    expect(Date.now() - started).toBeLessThan(35); // the first back-off (5 ms), not the one e1 had grown (≥ 40 ms)
+  });
+
   it('keeps at most maxEvents: a reader the window left behind reads the store itself (null)', async () => {
     const log = new Log();
     const window = new TailWindow(log.read, limits({ maxEvents: 5 }), clock);
