@@ -7,7 +7,7 @@
  *                                   [--modes pull,redis]
  *
  * Two phases per mode: a backlog admitted beforehand and drained (completed executions per second), then fires
- * paced at half that rate while the workers run, whose admission→claim latency is read from the log itself
+ * spaced evenly at half that rate (bench/paced-fires.ts) while the workers run, whose admission→claim latency is read from the log itself
  * (store-clock `recorded_at` of OccurrenceAdmitted and of the first ExecutionClaimed).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -15,6 +15,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createWorker, type Worker } from '../src/adapters/client/index.js';
+import { firePaced } from './paced-fires.js';
 import { rawQueueRate } from './raw-queue.js';
 import { command, type ServiceProcess, startService } from './service-process.js';
 import { describeWork, meterWork } from './work-meter.js';
@@ -175,7 +176,18 @@ async function runMode(
     log(`deliver ${mode}: paced fires at ${pacedRate}/s for ${pacedSeconds}s while the workers run`);
     const before = completed;
     const pacedMark = await headPosition(db);
-    const paced = await fire(service, fireToken, { overallRate: pacedRate, duration: pacedSeconds });
+    const pacedFires = await firePaced(
+      service.baseUrl,
+      `/v1/triggers/${TRIGGER}/occurrences?wait=decision`,
+      fireToken,
+      {
+        rate: pacedRate,
+        seconds: pacedSeconds,
+      },
+    );
+    if (Object.keys(pacedFires.answers).some((code) => code !== '200'))
+      log(`  paced fire answers: ${JSON.stringify(pacedFires.answers)}`);
+    const paced = pacedFires.answered;
     const pacedEnd = performance.now();
     await until(() => completed - before >= paced || performance.now() - pacedEnd > 60_000);
     const pacedLatency = await admissionToClaim(db, pacedMark, Number.MAX_SAFE_INTEGER);

@@ -37,7 +37,7 @@ export class ProjectionRunners {
         new ProjectionRunner(sql, store, p, {
           signal,
           idlePollMs: 100,
-          lingerMs: config.lingerMs.projections,
+          lingerMs: p.foldsAtOnce ? 0 : config.lingerMs.projections,
           lingerAfter: LINGER_AFTER,
           onError: (error) => this.logger.error(`projection ${p.name}: ${(error as Error).message}`),
         }),

@@ -36,7 +36,8 @@ const HELD_OR_ENDED = new Set<string>([
 export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecutionCommand> {
   /**
    * Executions a claim of this process is appending for right now. Racing consumers all read the same oldest
-   * candidates; trying these last sends them to the next ones instead of into a compare-and-set they would lose.
+   * candidates; skipping these sends them to the next ones instead of into a compare-and-set they would lose (and
+   * retry, loading the winner's append too). Should that claim fail, the execution is offered again by the next read.
    */
   private readonly inFlight = new Set<string>();
 
@@ -50,17 +51,13 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
    * scatter instead of all losing the next oldest too; an uncontended consumer keeps acceptance order.
    */
   async execute({ context, consumerId, candidates }: ClaimNextExecutionCommand): Promise<ClaimResult | null> {
-    const unclaimed = await this.unclaimed(candidates);
-    const remaining = [
-      ...unclaimed.filter((c) => !this.inFlight.has(c.executionId)),
-      ...unclaimed.filter((c) => this.inFlight.has(c.executionId)),
-    ];
+    const remaining = (await this.unclaimed(candidates)).filter((c) => !this.inFlight.has(c.executionId));
     const fullMissions = new Set<string>();
     let next = 0;
     while (remaining.length > 0) {
       const [{ executionId, missionId }] = remaining.splice(next, 1) as [ClaimCandidate];
       next = 0;
-      if (fullMissions.has(missionId)) continue;
+      if (fullMissions.has(missionId) || this.inFlight.has(executionId)) continue;
       this.inFlight.add(executionId);
       try {
         return await claimExecution(this.store, this.clock, context, executionId, consumerId, missionId);

@@ -206,5 +206,7 @@ export const pendingExecutionsProjection: Projection = statementProjection({
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: pendingExecutionsMigrations,
   tables: ['rm_pending_executions', 'rm_pending_frees'],
+  // Every millisecond it trails an admission is a millisecond of admission → claim (EX-2).
+  foldsAtOnce: true,
   evolve: evolvePendingExecutions,
 });

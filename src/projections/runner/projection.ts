@@ -21,6 +21,8 @@ export interface Projection {
   evolve?(event: RecordedEvent): SqlQuery[];
   /** Fewer statements for a whole batch, leaving the same rows. */
   evolveBatch?(events: RecordedEvent[]): SqlQuery[];
+  /** Work waits on it (claim-next reads it): folded as soon as its events are in the log, never lingering for more. */
+  foldsAtOnce?: boolean;
   /** Set when several read models fold as one (see foldedTogether): their names also find this one. */
   members?: readonly Projection[];
 }

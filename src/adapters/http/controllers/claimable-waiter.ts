@@ -1,45 +1,121 @@
-import { EXECUTION_WAKEUPS } from '../../../commands/shared/tokens.js';
-import type { ExecutionWakeups } from '../../../domain/ports/execution-wakeups.js';
-import { AppendSignal } from '../../../projections/runner/append-signal.js';
+import { PENDING_EXECUTIONS_PROJECTION } from '../../../projections/pending-executions/pending-executions.projection.js';
+import { InProcessWakeups } from '../../wakeup/in-process-wakeups.js';
+import { ProjectionRunners } from '../../runner/projection-runners.js';
+
+/** Which pending work a long poll looks for: its tenant and claim-next's filters. */
+export interface PendingWorkQuery {
+  tenant: string;
+  missionId?: string;
+  triggerId?: string;
+}
+
+/** What a caller noted before a read of pending work (`mark`): a change after it ends the next wait at once. */
+export type WaitMark = number;
 
 /**
- * What a long-polling `claim-next` waits on between two reads of pending work: resolves when work may have
- * become claimable for `tenant`, or after `timeoutMs`. A wakeup notifier (e.g. one fed by the wakeup
- * dispatcher) can replace the default by providing CLAIMABLE_WAITER.
+ * What a long-polling `claim-next` waits on between two reads of pending work. `wait` resolves when work may have
+ * become claimable since `mark`, or after `timeoutMs`; `relay` passes a read's finds on to other waiters.
  */
 export interface ClaimableWaiter {
-  wait(tenant: string, timeoutMs: number): Promise<void>;
+  mark(): WaitMark;
+  wait(query: PendingWorkQuery, timeoutMs: number, since: WaitMark): Promise<void>;
+  /** A read found `count` candidates more than its caller claims: up to that many waiters of the same query look too. */
+  relay(query: PendingWorkQuery, count: number): void;
 }
 
 export const CLAIMABLE_WAITER = Symbol('CLAIMABLE_WAITER');
 
-/**
- * Wakes on any append this process sees (its own, and the background thread's forwarded ones), and on the
- * tenant's wakeups (EX-1, EX-4: admissions, redeliveries and recoveries, including those the timers of a
- * background thread append, which reach this thread as wakeups only). Appends by other processes are not
- * seen, and the read model trails the append, so callers also re-read on a short timeout.
- */
-export class AppendSignalWaiter implements ClaimableWaiter {
-  constructor(
-    private readonly signal: AppendSignal,
-    private readonly wakeups?: ExecutionWakeups,
-  ) {}
+interface Waiting {
+  key: string;
+  tenant: string;
+  wake: () => void;
+}
 
-  async wait(tenant: string, timeoutMs: number): Promise<void> {
-    if (!this.wakeups) return this.signal.wait(timeoutMs);
-    const done = new AbortController();
-    const since = this.wakeups.seen(tenant);
-    await Promise.race([
-      this.signal.wait(timeoutMs),
-      this.wakeups.wait(tenant, timeoutMs, { since, signal: done.signal }),
-    ]);
-    done.abort();
+const keyOf = ({ tenant, missionId, triggerId }: PendingWorkQuery) =>
+  JSON.stringify([tenant, missionId ?? null, triggerId ?? null]);
+
+/**
+ * Wakes long polls when this process's pending-executions read model folds (what claim-next reads; an append alone
+ * makes nothing readable there yet) or a wakeup of their tenant arrives (EX-1, EX-4). Not all of them: waking every
+ * waiter for a fold of a few executions sent them all into the same compare-and-sets, whose losers retried (a claim
+ * took 100–300 ms at 30 fires/s). The longest waiter of each query looks first and relays what it found to as many
+ * others. Folds by other processes are not seen here, so callers also re-read on a short timeout.
+ */
+export class RelayWaiter implements ClaimableWaiter {
+  private changes = 0;
+  private waiting: Waiting[] = [];
+  private readonly wakingUp = new Set<string>();
+
+  /** The read model folded: anything may have become claimable, for any tenant. */
+  folded(): void {
+    this.changes++;
+    this.wakeFirst(() => true);
+  }
+
+  /**
+   * A wakeup of `tenant` (an admission, redelivery or recovery). They come one per execution, many in one message,
+   * and ahead of the fold that makes their executions readable: one look per tenant for all of them.
+   */
+  wokenUp(tenant: string): void {
+    this.changes++;
+    if (this.wakingUp.has(tenant)) return;
+    this.wakingUp.add(tenant);
+    setImmediate(() => {
+      this.wakingUp.delete(tenant);
+      this.wakeFirst((waiting) => waiting.tenant === tenant);
+    });
+  }
+
+  mark(): WaitMark {
+    return this.changes;
+  }
+
+  relay(query: PendingWorkQuery, count: number): void {
+    const key = keyOf(query);
+    this.waiting.filter((waiting) => waiting.key === key && count-- > 0).forEach((waiting) => waiting.wake());
+  }
+
+  wait(query: PendingWorkQuery, timeoutMs: number, since: WaitMark): Promise<void> {
+    if (this.changes > since) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiting: Waiting = {
+        key: keyOf(query),
+        tenant: query.tenant,
+        wake: () => {
+          clearTimeout(timer);
+          this.waiting = this.waiting.filter((other) => other !== waiting);
+          resolve();
+        },
+      };
+      const timer = setTimeout(waiting.wake, timeoutMs);
+      timer.unref?.();
+      this.waiting.push(waiting);
+    });
+  }
+
+  /** Long polls parked here, for tests. */
+  get parked(): number {
+    return this.waiting.length;
+  }
+
+  /** The longest waiter of each query `concerned` selects. */
+  private wakeFirst(concerned: (waiting: Waiting) => boolean): void {
+    const keys = new Set<string>();
+    for (const waiting of this.waiting.filter(concerned)) {
+      if (keys.has(waiting.key)) continue;
+      keys.add(waiting.key);
+      waiting.wake();
+    }
   }
 }
 
 export const claimableWaiterProvider = {
   provide: CLAIMABLE_WAITER,
-  useFactory: (signal: AppendSignal, wakeups: ExecutionWakeups): ClaimableWaiter =>
-    new AppendSignalWaiter(signal, wakeups),
-  inject: [AppendSignal, EXECUTION_WAKEUPS],
+  useFactory: (runners: ProjectionRunners, wakeups: InProcessWakeups): ClaimableWaiter => {
+    const waiter = new RelayWaiter();
+    runners.get(PENDING_EXECUTIONS_PROJECTION).onFolded(() => waiter.folded());
+    wakeups.onNotified((wakeup) => waiter.wokenUp(wakeup.tenant));
+    return waiter;
+  },
+  inject: [ProjectionRunners, InProcessWakeups],
 };

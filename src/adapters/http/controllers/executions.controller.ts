@@ -24,7 +24,7 @@ import * as S from '../openapi/answer-schemas.js';
 
 /** Enough that racing consumers losing the oldest few still find one in the same read. */
 const CLAIM_NEXT_CANDIDATES = 32;
-/** The read model trails a wakeup, and other processes' appends wake nothing here: re-read at least this often. */
+/** Other processes' folds of the read model wake nothing here: re-read at least this often. */
 const CLAIM_NEXT_RECHECK_MS = 100;
 
 /** EX-2/EX-3: consumers claim, complete and settle (operators read executions in ExecutionViewsController). */
@@ -53,14 +53,17 @@ export class ExecutionsController {
   @Problems([409, 'idempotency_key_conflict, idempotency_key_in_flight'])
   async claimNext(@Ctx() context: CommandContext, @Body() body: ClaimNextExecutionDto) {
     const deadline = Date.now() + (body.waitSeconds ?? 0) * 1000;
-    const filter = { missionId: body.missionId, triggerId: body.triggerId };
+    const query = { tenant: context.tenant, missionId: body.missionId, triggerId: body.triggerId };
     if (context.idempotency?.takenOver) {
       const own = await this.ownEarlierClaim(context, body.consumerId);
       if (own) return own;
     }
     for (;;) {
-      const candidates = await claimableExecutions(this.sql, context.tenant, filter, CLAIM_NEXT_CANDIDATES);
+      // Noted before the read: a fold while it and the claims run must end the wait after them at once.
+      const mark = this.waiter.mark();
+      const candidates = await claimableExecutions(this.sql, context.tenant, query, CLAIM_NEXT_CANDIDATES);
       if (candidates.length > 0) {
+        this.waiter.relay(query, candidates.length - 1);
         const claimed = await this.commands.execute(
           new ClaimNextExecutionCommand(context, body.consumerId, candidates),
         );
@@ -68,7 +71,7 @@ export class ExecutionsController {
       }
       const remaining = deadline - Date.now();
       if (remaining <= 0) return new HttpResult(204, undefined);
-      await this.waiter.wait(context.tenant, Math.min(remaining, CLAIM_NEXT_RECHECK_MS));
+      await this.waiter.wait(query, Math.min(remaining, CLAIM_NEXT_RECHECK_MS), mark);
     }
   }
 
