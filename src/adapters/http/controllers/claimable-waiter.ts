@@ -18,8 +18,12 @@ export type WaitMark = number;
  */
 export interface ClaimableWaiter {
   mark(): WaitMark;
-  wait(query: PendingWorkQuery, timeoutMs: number, since: WaitMark): Promise<void>;
-  /** A read found `count` candidates more than its caller claims: up to that many waiters of the same query look too. */
+  /**
+   * Whether the caller looks first: true when a fold or a wakeup ended the wait, so what its next read finds is
+   * news to pass on (`relay`); false when its timeout, another poll's relay or a change since `since` did.
+   */
+  wait(query: PendingWorkQuery, timeoutMs: number, since: WaitMark): Promise<boolean>;
+  /** A first look found `count` candidates more than its caller claims: up to that many waiters of the query look too. */
   relay(query: PendingWorkQuery, count: number): void;
 }
 
@@ -28,7 +32,7 @@ export const CLAIMABLE_WAITER = Symbol('CLAIMABLE_WAITER');
 interface Waiting {
   key: string;
   tenant: string;
-  wake: () => void;
+  wake: (first: boolean) => void;
 }
 
 const keyOf = ({ tenant, missionId, triggerId }: PendingWorkQuery) =>
@@ -39,7 +43,7 @@ const keyOf = ({ tenant, missionId, triggerId }: PendingWorkQuery) =>
  * makes nothing readable there yet) or a wakeup of their tenant arrives (EX-1, EX-4). Not all of them: waking every
  * waiter for a fold of a few executions sent them all into the same compare-and-sets, whose losers retried (a claim
  * took 100–300 ms at 30 fires/s). The longest waiter of each query looks first and relays what it found to as many
- * others. Folds by other processes are not seen here, so callers also re-read on a short timeout.
+ * others, who relay nothing. Folds by other processes are not seen here, so callers also re-read on a short timeout.
  */
 export class RelayWaiter implements ClaimableWaiter {
   private changes = 0;
@@ -72,22 +76,25 @@ export class RelayWaiter implements ClaimableWaiter {
 
   relay(query: PendingWorkQuery, count: number): void {
     const key = keyOf(query);
-    this.waiting.filter((waiting) => waiting.key === key && count-- > 0).forEach((waiting) => waiting.wake());
+    this.waiting.filter((waiting) => waiting.key === key && count-- > 0).forEach((waiting) => waiting.wake(false));
   }
 
-  wait(query: PendingWorkQuery, timeoutMs: number, since: WaitMark): Promise<void> {
-    if (this.changes > since) return Promise.resolve();
+  wait(query: PendingWorkQuery, timeoutMs: number, since: WaitMark): Promise<boolean> {
+    // Not a first look: under load the folds are mostly other polls' claims, and a poll that relayed whenever one
+    // landed during its read woke the others into the same few candidates, again and again.
+    if (this.changes > since) return Promise.resolve(false);
     return new Promise((resolve) => {
       const waiting: Waiting = {
         key: keyOf(query),
         tenant: query.tenant,
-        wake: () => {
+        wake: (first) => {
           clearTimeout(timer);
           this.waiting = this.waiting.filter((other) => other !== waiting);
-          resolve();
+          resolve(first);
         },
       };
-      const timer = setTimeout(waiting.wake, timeoutMs);
+      // A re-read on time is no news: every parked poll has its own, and one of them runs out every few ms.
+      const timer = setTimeout(() => waiting.wake(false), timeoutMs);
       timer.unref?.();
       this.waiting.push(waiting);
     });
@@ -104,7 +111,7 @@ export class RelayWaiter implements ClaimableWaiter {
     for (const waiting of this.waiting.filter(concerned)) {
       if (keys.has(waiting.key)) continue;
       keys.add(waiting.key);
-      waiting.wake();
+      waiting.wake(true);
     }
   }
 }

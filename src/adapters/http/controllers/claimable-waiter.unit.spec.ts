@@ -60,6 +60,19 @@ describe('claim-next waiter (EX-1, EX-2, EX-4)', () => {
     await Promise.all([ofMissionA.all, anyWork.all, otherTenant.all]);
   });
 
+  it('only a first look relays: the poll a fold woke, not one relayed to, ended by a change or by its timeout', async () => {
+    const waiter = new RelayWaiter();
+    const first = waiter.wait(acme, 5_000, waiter.mark());
+    const relayed = waiter.wait(acme, 5_000, waiter.mark());
+    const mark = waiter.mark();
+    waiter.folded();
+    expect(await first).toBe(true);
+    waiter.relay(acme, 1);
+    expect(await relayed).toBe(false);
+    expect(await waiter.wait(acme, 5_000, mark)).toBe(false); // the fold came during its read: not news to pass on
+    expect(await waiter.wait(acme, 10, waiter.mark())).toBe(false); // every parked poll re-reads on time: no news
+  });
+
   it('EX-2 a change while the candidates were read and claimed ends the wait after them at once', async () => {
     const waiter = new RelayWaiter();
     const mark = waiter.mark();

@@ -58,20 +58,24 @@ export class ExecutionsController {
       const own = await this.ownEarlierClaim(context, body.consumerId);
       if (own) return own;
     }
-    for (;;) {
-      // Noted before the read: a fold while it and the claims run must end the wait after them at once.
-      const mark = this.waiter.mark();
+    // A request's own first read passes nothing on: parked polls were woken by the fold that brought the work.
+    for (let looksFirst = false; ;) {
+      // Noted before the read: a fold while it runs must end the wait after it at once.
+      let mark = this.waiter.mark();
       const candidates = await claimableExecutions(this.sql, context.tenant, query, CLAIM_NEXT_CANDIDATES);
       if (candidates.length > 0) {
-        this.waiter.relay(query, candidates.length - 1);
+        if (looksFirst) this.waiter.relay(query, candidates.length - 1);
         const claimed = await this.commands.execute(
           new ClaimNextExecutionCommand(context, body.consumerId, candidates),
         );
         if (claimed) return claimed;
+        // Others took them all: the folds meanwhile were most likely their claims, and reading again at once for
+        // each one kept every loser spinning over the same few rows. Waits for the next fold instead.
+        mark = this.waiter.mark();
       }
       const remaining = deadline - Date.now();
       if (remaining <= 0) return new HttpResult(204, undefined);
-      await this.waiter.wait(query, Math.min(remaining, CLAIM_NEXT_RECHECK_MS), mark);
+      looksFirst = await this.waiter.wait(query, Math.min(remaining, CLAIM_NEXT_RECHECK_MS), mark);
     }
   }
 
