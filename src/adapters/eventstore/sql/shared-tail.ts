@@ -28,7 +28,7 @@ export function sharedTail(
     !!signal,
   );
   // every append of this process, the background thread's forwarded ones too
-  signal?.onNotify((types, position) => window.noteAppend(position, types));
+  signal?.onNotify((types, position) => window.noteAppend(types, position));
   // those waiting for a held-back append's types look again (no new append: nobody else is told)
   if (signal) window.whenHeldBack((types) => signal.wake(types));
   return window;

@@ -165,7 +165,7 @@ export class TailWindow {
   }
 
   /** This process appended (the store's append signal); the next reader at the end reads again. */
-  noteAppend(position?: number, types?: readonly string[]): void {
+  noteAppend(types?: readonly string[], position?: number): void {
     this.appendsNoticed++;
     if (position === undefined) return;
     if (this.unseen.size >= MAX_UNSEEN) this.unseen.delete(this.unseen.keys().next().value!);

@@ -153,7 +153,7 @@ describe('TailWindow: live subscriptions served from one read of the log', () =>
     const at = (await window.page(0, 10, null))!.last!;
     log.append(1);
     log.heldBack = 1;
-    window.noteAppend(log.events[1]!.position);
+    window.noteAppend(undefined, log.events[1]!.position);
     expect(await window.page(at, 10, null)).toEqual({ events: [], scanned: 0, last: null });
     const reads = log.reads;
     // the older transaction ends within freshMs of that read: the next reader sees the append
@@ -182,7 +182,7 @@ describe('TailWindow: live subscriptions served from one read of the log', () =>
     expect(woken).toEqual([]); // nothing held back, nobody woken
     log.append(1);
     log.heldBack = 1;
-    window.noteAppend(log.events[1]!.position, ['Odd']);
+    window.noteAppend(['Odd'], log.events[1]!.position);
     let wake = nextWake();
     expect(await window.page(at, 10, null)).toEqual({ events: [], scanned: 0, last: null });
     await wake; // the transaction it waits behind may end without telling anyone: no idle poll is waited for
@@ -208,7 +208,7 @@ describe('TailWindow: live subscriptions served from one read of the log', () =>
     const at = (await window.page(0, 10, null))!.last!;
     log.append(1);
     log.heldBack = 1;
-    window.noteAppend(log.events[1]!.position, ['Odd']);
+    window.noteAppend(['Odd'], log.events[1]!.position);
     for (let i = 0; i < 4; i++) {
       const wake = nextWake(); // held back long: 5, 10, 20, 40 ms between wakes
       expect(await window.page(at, 10, null)).toEqual({ events: [], scanned: 0, last: null });
@@ -216,7 +216,7 @@ describe('TailWindow: live subscriptions served from one read of the log', () =>
     }
     // It shows, and the next append is held back a moment as it is noticed (a busy log always has one).
     log.append(1);
-    window.noteAppend(log.events[2]!.position, ['Even']);
+    window.noteAppend(['Even'], log.events[2]!.position);
     const wake = nextWake();
     const started = Date.now();
     expect((await window.page(at, 10, null))!.events.map((e) => e.id)).toEqual(['e1']);
