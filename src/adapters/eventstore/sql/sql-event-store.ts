@@ -328,17 +328,19 @@ export class SqlEventStore implements EventStore {
       const page = await this.tail.page(options.after ?? 0, options.maxCount ?? 500, new Set(types));
       if (page) return page;
     }
-    const { rows } = await this.sql.query<EventRow & { scanned: string | number; page_last: string | number }>({
-      name: 'reveille_read_all_of',
+    const { rows } = await this.sql.query<EventRow & { wanted: boolean }>({
+      name: 'reveille_read_all_of_v2',
       text: READ_ALL_OF_SQL,
       values: [options.after ?? 0, options.maxCount ?? 500, [...types], ...omittedPaths(options.omitData)],
     });
     if (rows.length === 0) return { events: [], scanned: 0, last: null };
-    const matching = rows.filter((row) => row.event_id !== null);
     return {
-      events: this.finish(matching, options.raw),
-      scanned: Number(rows[0]!.scanned),
-      last: Number(rows[0]!.page_last),
+      events: this.finish(
+        rows.filter((row) => row.wanted),
+        options.raw,
+      ),
+      scanned: rows.length,
+      last: Number(rows[rows.length - 1]!.position),
     };
   }
 
