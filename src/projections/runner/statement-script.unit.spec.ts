@@ -1,4 +1,6 @@
-import { inline, runStatements } from './statement-script.js';
+import fc from 'fast-check';
+import { escapeLiteral } from 'pg';
+import { inline, quoteLiteral, runStatements } from './statement-script.js';
 
 describe('statements inlined into one script (projection batches)', () => {
   it('puts each value where its $n stands, telling $1 from $10', () => {
@@ -19,6 +21,18 @@ describe('statements inlined into one script (projection batches)', () => {
     const hostile = `x'); DROP TABLE events; --\\`;
     const sql = inline({ text: 'SELECT $1', values: [hostile] });
     expect(sql).toBe(`SELECT  E'x''); DROP TABLE events; --\\\\'`);
+  });
+
+  it('quotes any string exactly as pg escapeLiteral does (quotes, backslashes, any unicode)', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 200 }),
+      fc.string({ unit: fc.constantFrom("'", '\\', 'a', 'é', '\n', '"', 'E', '$'), maxLength: 50 }),
+    );
+    fc.assert(
+      fc.property(text, (value) => quoteLiteral(value) === escapeLiteral(value)),
+      { numRuns: 2_000 },
+    );
+    expect(quoteLiteral(`it's a \\ path`)).toBe(` E'it''s a \\\\ path'`);
   });
 
   it('leaves $n inside quoted literals and identifiers alone, including E-strings with escaped quotes', () => {
