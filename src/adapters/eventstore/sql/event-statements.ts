@@ -54,7 +54,7 @@ SELECT ${eventColumns()}, pg_column_size(data) + pg_column_size(metadata) AS sto
 /**
  * Every visible event of the page, in log order, but an event of another type only as its position (`wanted`
  * false, every other column null): the caller counts the page and takes its last position from them. One index
- * scan, no second pass: a page gathered in a CTE to count it and then sorted again cost PostgreSQL 2.4× as much
+ * scan, no second pass: a page gathered in a CTE to count it and then sorted again cost PostgreSQL over twice as much
  * CPU over a million events (BENCHMARKS.md, audit). The outer ORDER BY is the subquery's, so no sort runs.
  */
 export const READ_ALL_OF_SQL = `
