@@ -40,7 +40,7 @@ import {
 } from '../src/domain/trigger/trigger.js';
 import { projections } from '../src/projections/index.js';
 import { rebuildReadModels } from '../src/projections/runner/rebuild.js';
-import { deferReadIndexes, restoreDeferredIndexes } from '../src/projections/runner/deferred-indexes.js';
+import { withReadIndexesDeferred } from '../src/projections/runner/deferred-indexes.js';
 
 const TENANT = 'bench';
 const GRANTS = {
@@ -116,9 +116,7 @@ export async function auditBench(args: string[]): Promise<void> {
       const wholeSeconds = seconds(wholeStarted);
       const rebuilt = performance.now();
       // As `reveille projections rebuild` runs it: the query-only indexes built once, after the rows.
-      await deferReadIndexes(sql, projections);
-      await rebuildReadModels(sql, store, projections);
-      await restoreDeferredIndexes(sql);
+      await withReadIndexesDeferred(sql, projections, () => rebuildReadModels(sql, store, projections));
       const rebuildSeconds = seconds(rebuilt);
       if (summary.violations > 0 || !whole.ok)
         throw new Error(`the bench log is not clean: ${JSON.stringify(whole.byRule)}`);

@@ -5,7 +5,11 @@ import { loadConfig } from '../../src/adapters/config/config.js';
 import { openInfrastructure } from '../../src/adapters/eventstore/infrastructure.js';
 import { allMigrations } from '../../src/app.module.js';
 import { projections } from '../../src/projections/index.js';
-import { deferReadIndexes, restoreDeferredIndexes } from '../../src/projections/runner/deferred-indexes.js';
+import {
+  deferReadIndexes,
+  restoreDeferredIndexes,
+  withReadIndexesDeferred,
+} from '../../src/projections/runner/deferred-indexes.js';
 import { type DbKind, openHarness, type ProjectionHarness } from './harness.js';
 
 const READ_INDEXES = projections.flatMap((p) => p.readIndexes ?? []).sort();
@@ -58,6 +62,28 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-3 read indexes deferred by a r
     expect(await definitions()).toEqual(before);
     expect(await recorded()).toEqual([]);
     expect(built.flat().sort()).toEqual(READ_INDEXES);
+  });
+
+  it('around a rebuild: absent while it writes, built after it, and after a failing one too (its error thrown)', async () => {
+    const before = await definitions();
+    const built: string[] = [];
+    let during: unknown[] = [];
+    await withReadIndexesDeferred(
+      h.sql,
+      projections,
+      async () => void (during = await definitions()),
+      (name) => built.push(name),
+    );
+    expect(during).toEqual([]);
+    expect(built.sort()).toEqual(READ_INDEXES);
+    expect(await definitions()).toEqual(before);
+
+    const failing = withReadIndexesDeferred(h.sql, projections, async () => {
+      throw new Error('the rebuild failed');
+    });
+    await expect(failing).rejects.toThrow('the rebuild failed');
+    expect(await definitions()).toEqual(before);
+    expect(await recorded()).toEqual([]);
   });
 
   it('a rebuild that died after dropping them: the next process opening the store builds them again', async () => {

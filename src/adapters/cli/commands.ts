@@ -19,7 +19,7 @@ import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { stringOption, UsageError } from './args.js';
 import { progress, progressGroup } from './progress.js';
 import { rebuildReadModels } from '../../projections/runner/rebuild.js';
-import { deferReadIndexes, restoreDeferredIndexes } from '../../projections/runner/deferred-indexes.js';
+import { restoreDeferredIndexes, withReadIndexesDeferred } from '../../projections/runner/deferred-indexes.js';
 
 type Options = Record<string, string | true>;
 
@@ -105,26 +105,26 @@ export async function rebuildProjections(options: Options, composition: Composit
     const total = await infra.store.headPosition();
     const bars = progressGroup();
     const shown = new Map<string, { update(done: number): void; stop(): void }>();
-    // Built again once, after the rows are in; also when the rebuild fails (or else at the next start).
-    await deferReadIndexes(infra.sql, selected);
-    let rebuilt = false;
-    try {
-      await rebuildReadModels(infra.sql, infra.store, selected, {
-        onProgress: (name, _scanned, reached) => {
-          let bar = shown.get(name);
-          if (!bar) shown.set(name, (bar = bars.bar(`rebuild ${name}`, total)));
-          bar.update(reached);
-        },
-        onRebuilt: ({ name }) => shown.get(name)?.stop(),
-      });
-      rebuilt = true;
-    } finally {
-      bars.stop();
-      const restoring = restoreDeferredIndexes(infra.sql);
-      // After a failure the rebuild's own error is the one to report; a record left behind is built at the next start.
-      const built = rebuilt ? await restoring : await restoring.catch(() => []);
-      for (const index of built) process.stderr.write(`built index ${index}\n`);
-    }
+    // The query-only indexes are built once, after the rows are in.
+    await withReadIndexesDeferred(
+      infra.sql,
+      selected,
+      async () => {
+        try {
+          await rebuildReadModels(infra.sql, infra.store, selected, {
+            onProgress: (name, _scanned, reached) => {
+              let bar = shown.get(name);
+              if (!bar) shown.set(name, (bar = bars.bar(`rebuild ${name}`, total)));
+              bar.update(reached);
+            },
+            onRebuilt: ({ name }) => shown.get(name)?.stop(),
+          });
+        } finally {
+          bars.stop();
+        }
+      },
+      (index) => process.stderr.write(`built index ${index}\n`),
+    );
     process.stdout.write(`rebuilt ${selected.length} projection(s) from position 0\n`);
   } finally {
     await infra.close();

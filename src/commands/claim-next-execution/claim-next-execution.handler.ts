@@ -51,7 +51,7 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
    * scatter instead of all losing the next oldest too; an uncontended consumer keeps acceptance order.
    */
   async execute({ context, consumerId, candidates }: ClaimNextExecutionCommand): Promise<ClaimResult | null> {
-    const remaining = (await this.unclaimed(candidates)).filter((c) => !this.inFlight.has(c.executionId));
+    const remaining = await this.unclaimed(candidates.filter((c) => !this.inFlight.has(c.executionId)));
     const fullMissions = new Set<string>();
     let next = 0;
     while (remaining.length > 0) {

@@ -59,3 +59,25 @@ export async function restoreDeferredIndexes(sql: SqlClient): Promise<string[]> 
 }
 
 const quoted = (identifier: string): string => `"${identifier.replaceAll('"', '""')}"`;
+
+/**
+ * `work` (a rebuild of `projections`) with their read indexes deferred: built again once after it, also when it
+ * fails. Then the failure is what is thrown; a record the restore could not clear is built at the next start.
+ * `onBuilt` hears each index built.
+ */
+export async function withReadIndexesDeferred(
+  sql: SqlClient,
+  projections: readonly Projection[],
+  work: () => Promise<void>,
+  onBuilt: (index: string) => void = () => undefined,
+): Promise<void> {
+  await deferReadIndexes(sql, projections);
+  let done = false;
+  try {
+    await work();
+    done = true;
+  } finally {
+    const restoring = restoreDeferredIndexes(sql);
+    (done ? await restoring : await restoring.catch(() => [])).forEach(onBuilt);
+  }
+}

@@ -76,7 +76,10 @@ export class RelayWaiter implements ClaimableWaiter {
 
   relay(query: PendingWorkQuery, count: number): void {
     const key = keyOf(query);
-    this.waiting.filter((waiting) => waiting.key === key && count-- > 0).forEach((waiting) => waiting.wake(false));
+    this.waiting
+      .filter((waiting) => waiting.key === key)
+      .slice(0, Math.max(count, 0))
+      .forEach((waiting) => waiting.wake(false));
   }
 
   wait(query: PendingWorkQuery, timeoutMs: number, since: WaitMark): Promise<boolean> {
