@@ -87,8 +87,9 @@ export class Subscription {
     if (page.last === null) {
       // Idle: re-read the checkpoint now and then, in case a rebuild or another runner moved it. Not on every idle
       // poll: that was one query per subscription per poll. A stale checkpoint is safe meanwhile, because every
-      // advance is a compare-and-set from it (a conflict forgets it at once).
-      if (Date.now() - this.checkedAt >= CHECKPOINT_RECHECK_MS) this.recorded = null;
+      // advance is a compare-and-set from it (a conflict forgets it at once). Kept when just read, or an idle
+      // subscription that had not yet handled a page read its checkpoint on every poll.
+      this.recorded = Date.now() - this.checkedAt >= CHECKPOINT_RECHECK_MS ? null : from;
       return 0;
     }
     try {
