@@ -23,9 +23,14 @@ export interface SqlExecutor {
   exec?(script: string): Promise<void>;
 }
 
+export interface TransactionOptions {
+  /** Its commit does not wait for its WAL flush (synchronous_commit off): rows a rebuild can make again. */
+  unflushed?: boolean;
+}
+
 export interface SqlClient extends SqlExecutor {
   readonly kind: 'postgres' | 'pglite';
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Runs a script of several statements in one implicit transaction (migrations, projection batches). */
   exec(script: string): Promise<void>;
   /**

@@ -150,4 +150,16 @@ describe.each(['postgres', 'pglite'] as const)('SC-3 appends inside the caller t
     for (const stream of ['t-fresh', 't-fresh-prepared']) expect(await store.readStream(stream)).toEqual([]);
     expect(await store.readStream('t-moved')).toHaveLength(1);
   });
+
+  it('OP-3 an unflushed transaction (read-model folds) commits without waiting for its WAL flush; others wait', async () => {
+    const setting = (tx: { query: SqlClient['query'] }) =>
+      tx
+        .query<{ value: string }>("SELECT current_setting('synchronous_commit') AS value")
+        .then((r) => r.rows[0]!.value);
+    expect(await sql.transaction(setting, { unflushed: true })).toBe('off');
+    expect(await sql.transaction(setting)).toBe('on');
+    await sql.transaction((tx) => tx.query("INSERT INTO caller_rows VALUES ('unflushed')"), { unflushed: true });
+    expect((await sql.query("SELECT id FROM caller_rows WHERE id = 'unflushed'")).rows).toHaveLength(1);
+    expect(await setting(sql)).toBe('on'); // SET LOCAL: the pooled connection goes back as it was
+  });
 });

@@ -92,12 +92,14 @@ export class ProjectionRunner {
 
   /** For folds that read what they wrote (applyBatch/apply); same durability as scripts. */
   private foldInTransaction(events: RecordedEvent[], from: number, to: number): Promise<void> {
-    return this.sql.transaction(async (tx) => {
-      await tx.query('SET LOCAL synchronous_commit TO OFF');
-      if (this.projection.applyBatch) await this.projection.applyBatch(events, tx);
-      else for (const event of events) await this.projection.apply(event, tx);
-      if (!(await advanceCheckpoint(tx, this.name, from, to))) throw new CheckpointConflict(this.name);
-    });
+    return this.sql.transaction(
+      async (tx) => {
+        if (this.projection.applyBatch) await this.projection.applyBatch(events, tx);
+        else for (const event of events) await this.projection.apply(event, tx);
+        if (!(await advanceCheckpoint(tx, this.name, from, to))) throw new CheckpointConflict(this.name);
+      },
+      { unflushed: true },
+    );
   }
 
   onFolded(listener: () => void): void {

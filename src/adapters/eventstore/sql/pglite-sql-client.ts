@@ -1,5 +1,11 @@
 import { PGlite } from '@electric-sql/pglite';
-import type { SqlClient, SqlExecutor, SqlQuery, SqlResult } from '../../../projections/sql-client.js';
+import type {
+  SqlClient,
+  SqlExecutor,
+  SqlQuery,
+  SqlResult,
+  TransactionOptions,
+} from '../../../projections/sql-client.js';
 import type { DataDirLock } from './data-dir-lock.js';
 import { translateStoreError } from './store-errors.js';
 
@@ -33,11 +39,12 @@ export class PgliteSqlClient implements SqlClient {
     return run<R>(this.db, query, values);
   }
 
-  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     try {
-      return await this.db.transaction((tx) =>
-        work({ query: (q, v) => run(tx, q, v), exec: async (script) => void (await tx.exec(script)) }),
-      );
+      return await this.db.transaction(async (tx) => {
+        if (options.unflushed) await tx.exec('SET LOCAL synchronous_commit TO OFF');
+        return work({ query: (q, v) => run(tx, q, v), exec: async (script) => void (await tx.exec(script)) });
+      });
     } catch (error) {
       throw translateStoreError(error);
     }
