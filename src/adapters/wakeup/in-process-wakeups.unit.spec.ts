@@ -36,9 +36,13 @@ describe('InProcessWakeups (claim-next long polls)', () => {
     const wakeups = new InProcessWakeups();
     const since = wakeups.seen('acme');
     wakeups.notify(wakeup('acme'), 11);
-    const started = Date.now();
-    expect(await wakeups.wait('acme', 5_000, { since })).toBe(true);
-    expect(Date.now() - started).toBeLessThan(100);
+    // At once: settled before any timer could run (not a wall-clock bound, which a saturated machine can stall).
+    let settled: boolean | null = null;
+    const waited = wakeups.wait('acme', 5_000, { since }).then((woken) => (settled = woken));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(settled).toBe(true);
+    await waited;
     expect(await wakeups.wait('acme', 20, { since: wakeups.seen('acme') })).toBe(false);
   });
 

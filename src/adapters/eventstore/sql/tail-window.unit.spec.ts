@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import type { RecordedEvent } from '../../../domain/ports/event-store.js';
 import { TailWindow, type TailRead, type TailWindowLimits } from './tail-window.js';
 
@@ -216,12 +217,22 @@ describe('TailWindow: live subscriptions served from one read of the log', () =>
     }
     // It shows, and the next append is held back a moment as it is noticed (a busy log always has one).
     log.append(1);
-    window.noteAppend(['Even'], log.events[2]!.position);
-    const wake = nextWake();
-    const started = Date.now();
-    expect((await window.page(at, 10, null))!.events.map((e) => e.id)).toEqual(['e1']);
-    await wake;
-    expect(Date.now() - started).toBeLessThan(35); // the first back-off (5 ms), not the one e1 had grown (≥ 40 ms)
+    // The delays the window asks for, not the time its wake took: a full run's saturated cores stall timers.
+    const realSetTimeout = globalThis.setTimeout;
+    const delays: number[] = [];
+    const spy = jest.spyOn(globalThis, 'setTimeout').mockImplementation(((callback: () => void, ms?: number) => {
+      delays.push(ms ?? 0);
+      return realSetTimeout(callback, ms);
+    }) as typeof setTimeout);
+    try {
+      window.noteAppend(['Even'], log.events[2]!.position);
+      const wake = nextWake();
+      expect((await window.page(at, 10, null))!.events.map((e) => e.id)).toEqual(['e1']);
+      await wake;
+    } finally {
+      spy.mockRestore();
+    }
+    expect(delays).toEqual([5]); // the first back-off, not the one e1 had grown (≥ 40 ms)
   });
 
   it('keeps at most maxEvents: a reader the window left behind reads the store itself (null)', async () => {
