@@ -58,8 +58,6 @@ export class Subscription {
   private readonly wakeTypes: ReadonlySet<string> | undefined;
   /** Passes of the running loop, failed ones included: the first one ends 'starting' (readiness, OP-4). */
   private passes = 0;
-  /** The last page's events of its types (with `types`, a page may hold none of them). */
-  private lastWanted = 0;
 
   constructor(private readonly options: SubscriptionOptions) {
     this.wakeTypes = options.types ? new Set(options.types) : undefined;
@@ -94,7 +92,6 @@ export class Subscription {
       this.recorded = Date.now() - this.checkedAt >= CHECKPOINT_RECHECK_MS ? null : from;
       return 0;
     }
-    this.lastWanted = page.events.length;
     try {
       await this.options.handle(page.events, from, page.last);
     } catch (error) {
@@ -164,10 +161,7 @@ export class Subscription {
         this.passes++;
         this.lastError = null;
         backoff = idle;
-        // A partial page with nothing of its types was only passed: the next such page waits for the idle poll, as
-        // appends of other types do not wake it. Lingering instead read and advanced twice as often under load.
-        if (handled === 0 || (this.lastWanted === 0 && handled < (this.options.batchSize ?? 500)))
-          await this.pause(idle, seen);
+        if (handled === 0) await this.pause(idle, seen);
         else if (
           handled < (this.options.batchSize ?? 500) &&
           handled >= (this.options.lingerAfter ?? 1) &&
