@@ -56,6 +56,8 @@ export interface SqlNotifications {
   notify(topic: string, payload: string): Promise<void>;
   /** One dedicated connection, reconnected when lost; the answer stops it. */
   listen(topic: string, onMessage: (payload: string) => void): () => Promise<void>;
+  /** Whether a session (of any process) listens to `topic` now, so a sender with nobody to tell sends nothing. */
+  listening(topic: string): Promise<boolean>;
 }
 
 export const SQL_CLIENT = Symbol('SQL_CLIENT');

@@ -10,8 +10,12 @@ import { RecoverExecutionHandler } from '../../commands/recover-execution/recove
 import { OperationsController } from '../http/controllers/operations.controller.js';
 import { RecordOperationHandler } from '../../commands/causality/record-operation.handler.js';
 import { DeliveryTimersService } from '../delivery-timers/delivery-timers.service.js';
+import { FoldRelay } from '../runner/fold-relay.js';
 
-/** EX-2..EX-4, CA-2: claims, completions, settlements, recoveries, Operations, and the timers that redeliver and dead-letter. */
+/**
+ * EX-2..EX-4, CA-2: claims, completions, settlements, recoveries, Operations, the timers that redeliver and
+ * dead-letter, and the relay that tells HTTP-only processes of folds.
+ */
 @Module({
   controllers: [ExecutionsController, ExecutionRecoveryController, OperationsController],
   providers: [
@@ -22,6 +26,7 @@ import { DeliveryTimersService } from '../delivery-timers/delivery-timers.servic
     RecoverExecutionHandler,
     RecordOperationHandler,
     claimableWaiterProvider,
+    FoldRelay,
     DeliveryTimersService,
   ],
 })

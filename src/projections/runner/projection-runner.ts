@@ -20,6 +20,7 @@ const checkpointName = (projection: Projection) => `projection:${projection.name
 export class ProjectionRunner {
   readonly subscription: Subscription;
   private readonly folded: Array<() => void> = [];
+  private readonly foldedHere: Array<() => void> = [];
   private readonly handled: ReadonlySet<string>;
 
   constructor(
@@ -66,6 +67,7 @@ export class ProjectionRunner {
     if (mine.length === 0) return this.skip(from, to);
     await (this.projection.evolve ? this.foldAsScript(mine, from, to) : this.foldInTransaction(mine, from, to));
     this.notifyFolded();
+    this.foldedHere.forEach((listener) => listener());
   }
 
   private get name(): string {
@@ -104,6 +106,11 @@ export class ProjectionRunner {
 
   onFolded(listener: () => void): void {
     this.folded.push(listener);
+  }
+
+  /** Only folds this runner made itself, not those reported from another thread or process. */
+  onFoldedHere(listener: () => void): void {
+    this.foldedHere.push(listener);
   }
 
   /** Also called for folds made elsewhere (by a background thread), so caches built on the rows drop them. */

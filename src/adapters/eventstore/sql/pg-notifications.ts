@@ -24,6 +24,23 @@ export class PgNotifications implements SqlNotifications {
     }
   }
 
+  /**
+   * A listening session's connection sends nothing after its LISTEN, so pg_stat_activity shows that statement as
+   * its last one. Sessions of another role show no statement without pg_read_all_stats: they count as not there.
+   */
+  async listening(topic: string): Promise<boolean> {
+    try {
+      const result = await this.pool.query<{ listening: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle'
+           AND query = $1) AS listening`,
+        [`LISTEN ${this.channel(topic)}`],
+      );
+      return result.rows[0]?.listening === true;
+    } catch (error) {
+      throw translateStoreError(error);
+    }
+  }
+
   listen(topic: string, onMessage: (payload: string) => void): () => Promise<void> {
     const channel = this.channel(topic);
     let stopped = false;
