@@ -13,6 +13,7 @@ import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notif
 import { FireManualOccurrenceHandler } from '../../commands/fire-manual-occurrence/fire-manual-occurrence.handler.js';
 import { ReviseTriggerHandler } from '../../commands/revise-trigger/revise-trigger.handler.js';
 import { BatchCloserService } from '../batches/batch-closer.service.js';
+import { DeleteTriggerHandler } from '../../commands/delete-trigger/delete-trigger.handler.js';
 import { SetTriggerEnabledHandler } from '../../commands/set-trigger-enabled/set-trigger-enabled.handler.js';
 
 @Module({
@@ -27,6 +28,7 @@ import { SetTriggerEnabledHandler } from '../../commands/set-trigger-enabled/set
     DecisionNotifier,
     ReviseTriggerHandler,
     SetTriggerEnabledHandler,
+    DeleteTriggerHandler,
     FireManualOccurrenceHandler,
     AdmitOccurrenceHandler,
     AdmitOccurrencesHandler,

@@ -215,8 +215,11 @@ export function reviseTrigger(command: ReviseTrigger, state: TriggerState): Trig
     !state.deleted &&
     canonicalJson({ d: state.definition, p: state.pins }) === canonicalJson({ d: definition, p: pins ?? null });
   if (unchanged) return [];
+  // A Trigger created again after its deletion starts a new dedupe namespace (api.md, Triggers): never a reused one.
   const dedupeEpoch =
-    state.status === 'absent' ? 1 : state.dedupeEpoch + (definition.dedupe.onRevision === 'reset' ? 1 : 0);
+    state.status === 'absent'
+      ? 1
+      : state.dedupeEpoch + (state.deleted || definition.dedupe.onRevision === 'reset' ? 1 : 0);
   const { tenant, triggerId, reason, actor, at } = command;
   const revision = state.status === 'defined' ? state.revision + 1 : 1;
   return [

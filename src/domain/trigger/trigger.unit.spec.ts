@@ -252,11 +252,11 @@ describe('Trigger', () => {
         .when(remove({ expectedRevision: 1 }))
         .thenRejects('revision_conflict', { currentRevision: 2 });
     });
-    it('allows re-creation, continuing revisions and the dedupe epoch (no replay of old events)', () =>
+    it('allows re-creation, continuing revisions, in a new dedupe epoch (api.md: DELETE, then PUT at 0)', () =>
       spec
         .given([revised(1), deleted(2)])
         .when(revise({ expectedRevision: 0 }))
-        .then([revised(3)]));
+        .then([revised(3, stored(), 2)]));
     it('folds into a deleted state', () => {
       expect(
         spec

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put, Query, Headers } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query, Headers } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
@@ -7,10 +7,11 @@ import { FireManualOccurrenceCommand } from '../../../commands/fire-manual-occur
 import { FireManualOccurrenceDto } from '../../../commands/fire-manual-occurrence/fire-manual-occurrence.dto.js';
 import { ReviseTriggerCommand } from '../../../commands/revise-trigger/revise-trigger.command.js';
 import { ReasonDto, ReviseTriggerDto } from '../../../commands/revise-trigger/revise-trigger.dto.js';
+import { DeleteTriggerCommand } from '../../../commands/delete-trigger/delete-trigger.command.js';
 import { SetTriggerEnabledCommand } from '../../../commands/set-trigger-enabled/set-trigger-enabled.command.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { triggerStream } from '../../../domain/shared/ids.js';
-import type { TriggerRevised } from '../../../domain/trigger/trigger.js';
+import type { TriggerDeleted, TriggerRevised } from '../../../domain/trigger/trigger.js';
 import { withDeliveryDefaults } from '../../../domain/trigger/trigger-definition.js';
 import { currentTrigger } from '../../../commands/shared/lookups.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
@@ -18,7 +19,8 @@ import { HttpResult } from '../http-result.js';
 import { problems } from '../problems/problem.js';
 import { DecisionWaiter } from './decision-waiter.js';
 import { ProjectionRunners } from '../../runner/projection-runners.js';
-import { marked, minPositionOf, type RawQuery } from './read-params.js';
+import { marked, minPositionOf, paged, type RawQuery, readParams } from './read-params.js';
+import { decodeCursor, encodeCursor, InvalidCursor } from '../../../projections/occurrences/cursor.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
 import { Answer, BodySchema, ReadQuery } from '../openapi/decorators.js';
@@ -70,6 +72,15 @@ export class TriggersController {
     return this.commands.execute(new SetTriggerEnabledCommand(context, triggerId, false, body ?? {}));
   }
 
+  @Answer(200, S.triggerRevised, 'the final revision')
+  @Delete(':triggerId')
+  @HttpCode(200)
+  @RequireScope('triggers:write')
+  @Problems([404, 'not_found'], [409, 'revision_conflict, idempotency_key_conflict, idempotency_key_in_flight'])
+  remove(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReasonDto) {
+    return this.commands.execute(new DeleteTriggerCommand(context, triggerId, body ?? {}));
+  }
+
   /** Definitions are read straight from their streams: `?minPosition` waits for the store only. */
   @ReadQuery()
   @Answer(200, S.triggerView)
@@ -107,22 +118,31 @@ export class TriggersController {
     @Param('triggerId', ResourceId) triggerId: string,
     @Query() query: RawQuery,
   ) {
-    const fresh = await this.runners.waitForStore(minPositionOf(query));
+    const params = readParams(query);
+    const after = params.cursor === undefined ? 0 : await paged(async () => revisionAfter(params.cursor!));
+    const fresh = await this.runners.waitForStore(params.minPosition);
     const events = await this.store.readStream(triggerStream(context.tenant, triggerId));
     if (events.length === 0) throw problems.notFound();
-    const items = events
-      .filter((e) => e.type === 'TriggerRevised')
-      .map((e) => {
+    // The deletion is a revision too (history stays): listed without a definition.
+    const all = events.flatMap((e): RevisionItem[] => {
+      if (e.type === 'TriggerRevised') {
         const data = e.data as TriggerRevised['data'];
-        return {
-          revision: data.revision,
-          recordedAt: e.recordedAt,
-          actor: data.actor,
-          reason: data.reason,
-          definition: withDeliveryDefaults(data.definition),
-        };
-      });
-    return marked({ items, nextCursor: null }, fresh);
+        const { revision, actor, reason } = data;
+        return [
+          { revision, recordedAt: e.recordedAt, actor, reason, definition: withDeliveryDefaults(data.definition) },
+        ];
+      }
+      if (e.type === 'TriggerDeleted') {
+        const { revision, actor, reason } = e.data as TriggerDeleted['data'];
+        return [{ revision, recordedAt: e.recordedAt, actor, reason, definition: null, deleted: true }];
+      }
+      return [];
+    });
+    const items = all.filter((item) => item.revision > after).slice(0, params.limit);
+    const last = items[items.length - 1];
+    const nextCursor =
+      last && all[all.length - 1] !== last ? encodeCursor(REVISIONS_LIST, [String(last.revision)]) : null;
+    return marked({ items, nextCursor }, fresh);
   }
 
   /** The Idempotency-Key is the manual delivery identity: a retry replays, a new key fires again. */
@@ -150,4 +170,22 @@ export class TriggersController {
     const decided = await this.decisions.waitFor(fired.occurrenceId, 5_000);
     return decided ? new HttpResult(200, decided) : new HttpResult(202, fired);
   }
+}
+
+const REVISIONS_LIST = 'trigger-revisions';
+
+/** The revision a `/revisions` cursor names: the last one its page served. */
+function revisionAfter(cursor: string): number {
+  const [revision] = decodeCursor(REVISIONS_LIST, cursor, 1);
+  if (!/^[1-9][0-9]{0,9}$/.test(revision!)) throw new InvalidCursor();
+  return Number(revision);
+}
+
+interface RevisionItem {
+  revision: number;
+  recordedAt: string;
+  actor: string;
+  reason: string;
+  definition: TriggerRevised['data']['definition'] | null;
+  deleted?: true;
 }

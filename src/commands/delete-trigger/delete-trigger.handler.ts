@@ -1,0 +1,43 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { EVENT_STORE } from '../shared/tokens.js';
+import { type EventStore } from '../../domain/ports/event-store.js';
+import { CommandRejected, notFound } from '../../domain/shared/errors.js';
+import { triggerStream } from '../../domain/shared/ids.js';
+import { triggerDecider } from '../../domain/trigger/trigger.js';
+import type { TriggerRevisionResult } from '../revise-trigger/revise-trigger.command.js';
+import { handleCommand } from '../shared/write-kernel.js';
+import { metadataOf } from '../shared/command-context.js';
+import { DeleteTriggerCommand } from './delete-trigger.command.js';
+
+@CommandHandler(DeleteTriggerCommand)
+export class DeleteTriggerHandler implements ICommandHandler<DeleteTriggerCommand> {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+
+  async execute({ context, triggerId, body }: DeleteTriggerCommand): Promise<TriggerRevisionResult> {
+    const handled = await handleCommand(
+      this.store,
+      triggerStream(context.tenant, triggerId),
+      triggerDecider,
+      {
+        type: 'DeleteTrigger',
+        tenant: context.tenant,
+        triggerId,
+        expectedRevision: body.expectedRevision,
+        reason: body.reason ?? '',
+        actor: context.actor,
+        at: (await this.store.now()).toISOString(),
+      },
+      metadataOf(context),
+    ).catch((error: unknown) => {
+      throw error instanceof CommandRejected && error.rejection.code === 'trigger_not_found' ? notFound() : error;
+    });
+    // Deleted before this request (its own earlier run answers with its events): like the Trigger's reads, 404.
+    if (handled.events.length === 0) throw notFound();
+    return {
+      triggerId,
+      revision: handled.state.status === 'defined' ? handled.state.revision : 0,
+      position: handled.position,
+    };
+  }
+}

@@ -1,0 +1,3 @@
+import { deleteTriggerSuite } from './delete-trigger.shared.js';
+
+deleteTriggerSuite('pglite');
