@@ -175,6 +175,35 @@ export function causalitySuite(kind: StoreKind): void {
       expect(events.rows[0]).toEqual({ n: 0 });
     });
 
+    it('CA-2 a correlation that is missing, an array, null or a string is 400 at /correlation, and nothing is stored', async () => {
+      const w = await f.world();
+      const occurrenceId = await w.deliver('a');
+      expect((await f.decided(occurrenceId)).status).toBe('admitted');
+      const { executionId, fence } = await f.claimed(occurrenceId);
+      for (const correlation of [undefined, [], null, 'gh', [{ sourceId: w.sourceId, key: 'k' }]]) {
+        const body = { fence, operationId: 'op-hostile', ...(correlation === undefined ? {} : { correlation }) };
+        const refused = await f.recordOperation(executionId, body as never);
+        expect([JSON.stringify(correlation), refused.status, refused.body.code]).toEqual([
+          JSON.stringify(correlation),
+          400,
+          'BAD_REQUEST',
+        ]);
+        expect(refused.body.errors.map((e: { pointer: string }) => e.pointer)).toContain('/correlation');
+      }
+      const events = await t.sql.query(
+        `SELECT count(*)::int AS n FROM events WHERE type IN ('OperationRecorded', 'CorrelationReserved') AND data->>'executionId' = $1`,
+        [executionId],
+      );
+      expect(events.rows[0]).toEqual({ n: 0 });
+      // The execution is still usable: a well-formed Operation is recorded.
+      const recorded = await f.recordOperation(executionId, {
+        fence,
+        operationId: 'op-fine',
+        correlation: { sourceId: w.sourceId, key: f.freshKey('fine') },
+      });
+      expect(recorded.status).toBe(201);
+    });
+
     it('CA-2 an Operation is idempotent: the same key replays, the same id again changes nothing, another correlation or a taken key is 409', async () => {
       const w = await f.world();
       const first = await w.deliver('a');

@@ -142,6 +142,27 @@ export function executionsSuite(kind: StoreKind): void {
       expect([reclaim.status, reclaim.body.code]).toEqual([409, 'execution_completed']);
     });
 
+    it('EX-2 a completion whose error is not an object (an array, a string) is 400 at /error, and the claim stays open', async () => {
+      const { triggerId } = await setup();
+      const executionId = await admitted(triggerId);
+      const { fence } = (await post(executionId, 'claim', { consumerId: 'w' })).body;
+      for (const error of [[], 'boom', [{ code: 'x', message: 'y' }]]) {
+        const refused = await post(executionId, 'complete', { fence, outcome: 'failed', error });
+        expect([JSON.stringify(error), refused.status, refused.body.code]).toEqual([
+          JSON.stringify(error),
+          400,
+          'BAD_REQUEST',
+        ]);
+        expect(refused.body.errors.map((e: { pointer: string }) => e.pointer)).toContain('/error');
+      }
+      const done = await post(executionId, 'complete', {
+        fence,
+        outcome: 'failed',
+        error: { code: 'x', message: 'y' },
+      });
+      expect(done.status).toBe(200);
+    });
+
     it('EX-3 settling an uncertain claim installs a noncommit tombstone; a late completion is execution_noncommitted', async () => {
       const { triggerId } = await setup();
       const executionId = await admitted(triggerId);

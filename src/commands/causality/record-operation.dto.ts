@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsString, Length, Matches, Min, ValidateNested } from 'class-validator';
+import { IsDefined, IsInt, IsObject, IsString, Length, Matches, Min, ValidateNested } from 'class-validator';
 import { MAX_CORRELATION_KEY_LENGTH } from '../../domain/causality/correlation.js';
 
 const ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -30,7 +30,10 @@ export class RecordOperationDto {
   @Matches(ID, { message: `operationId: ${ID_MESSAGE}` })
   operationId!: string;
 
+  // ValidateNested alone lets a missing value and an array (validated item by item, none) through.
   @ApiProperty({ type: ExpectedCorrelationDto })
+  @IsDefined()
+  @IsObject()
   @ValidateNested()
   @Type(() => ExpectedCorrelationDto)
   correlation!: ExpectedCorrelationDto;

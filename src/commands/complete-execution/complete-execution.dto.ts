@@ -1,6 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { EXECUTION_OUTCOMES, type ExecutionOutcome } from '../../domain/execution/index.js';
 
 /** What went wrong, as the operator views and dead letters show it (bounded: never a payload dump). */
@@ -36,6 +47,7 @@ export class CompleteExecutionDto {
 
   @ApiPropertyOptional({ type: ExecutionErrorDto })
   @IsOptional()
+  @IsObject() // ValidateNested alone accepts an array (validated item by item)
   @ValidateNested()
   @Type(() => ExecutionErrorDto)
   error?: ExecutionErrorDto;
