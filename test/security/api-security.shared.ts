@@ -276,6 +276,36 @@ export function apiSecuritySuite(kind: StoreKind): void {
         );
       });
 
+      it('lets ids of up to 128 characters reach their validators; a path segment past 1,024 is 414 uri_too_long, as a problem', async () => {
+        const token = await t.token();
+        const id128 = `m${'a'.repeat(127)}`;
+        expectProblem(await t.request({ method: 'GET', url: `/v1/missions/${id128}`, token }), 404, 'not_found');
+        const put = await t.request({
+          method: 'PUT',
+          url: `/v1/missions/${id128}`,
+          token,
+          key: newKey(),
+          body: {
+            state: 'active',
+            grants: {
+              maxExecutionsPerHour: 1,
+              maxConcurrent: 1,
+              resourceScopes: [],
+              classification: 'internal',
+              acceptLowerTrust: false,
+              maxCausalDepth: 1,
+            },
+          },
+        });
+        expect(put.status).toBe(200);
+        expect((await t.request({ method: 'GET', url: `/v1/missions/${id128}`, token })).status).toBe(200);
+        expectProblem(await t.request({ method: 'GET', url: `/v1/missions/${id128}b`, token }), 400, 'BAD_REQUEST');
+        const huge = await t.request({ method: 'GET', url: `/v1/missions/${'a'.repeat(1_025)}`, token });
+        expectProblem(huge, 414, 'uri_too_long');
+        expect(JSON.stringify(huge.body)).not.toContain('a'.repeat(200));
+        expectProblem(await t.request({ method: 'GET', url: '/v1/missions/%E0%A4%A' }), 400, 'BAD_REQUEST');
+      });
+
       it('answers 404 not_found for unknown routes', async () => {
         expectProblem(await t.request({ method: 'GET', url: '/v1/nothing-here' }), 404, 'not_found');
       });

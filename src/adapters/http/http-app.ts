@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { type DynamicModule, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { ReveilleConfig } from '../config/config.js';
 import type { HttpSettings } from '../config/http.section.js';
@@ -21,6 +22,8 @@ import { IngressCounts } from '../ingress/ingress-counts.js';
 import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { Metrics } from '../metrics/metrics.js';
 import { registerDashboard } from './ui/dashboard.route.js';
+import { frameworkErrorProblem, MAX_PARAM_LENGTH } from './problems/client-error.js';
+import { renderProblem } from './problems/problem-details.filter.js';
 
 export interface AppOptions {
   logger?: LoggerService | false;
@@ -47,6 +50,11 @@ export async function createHttpApp(
 ): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: COMMAND_BODY_LIMIT,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const problem = frameworkErrorProblem(error);
+      void reply.code(problem.status).header('content-type', 'application/problem+json').send(renderProblem(problem));
+    },
     trustProxy: false,
     genReqId: requestIds(),
     ...serverTimeoutOptions(timeouts),

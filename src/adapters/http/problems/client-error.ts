@@ -63,3 +63,16 @@ export function clientErrorProblem(error: NodeJS.ErrnoException, socket: Socket)
   grace.unref();
   socket.once('close', () => clearTimeout(grace));
 }
+
+/**
+ * The longest path segment the router matches as a parameter. Ids are at most 128 characters (their validators
+ * answer 400 or 404 beyond); Fastify's default of 100 refused valid 101–128-character ids with its own 414.
+ */
+export const MAX_PARAM_LENGTH = 1_024;
+
+/** Fastify's frameworkErrors: a URL it cannot decode, or a segment past MAX_PARAM_LENGTH, as a problem too. */
+export function frameworkErrorProblem(error: { code?: string }): Problem {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return new Problem(414, 'uri_too_long', 'URI too long', `A path segment exceeds ${MAX_PARAM_LENGTH} characters.`);
+  return new Problem(400, 'BAD_REQUEST', 'Bad request', 'The request URL is malformed.', { errors: [] });
+}
