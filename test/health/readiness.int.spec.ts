@@ -18,6 +18,8 @@ describe('OP-4 readiness waits for background work and read models (PostgreSQL)'
     t.app.get(SubscriptionRegistry).start(task);
     const before = await ready();
     expect(before.status).toBe(503);
+    // RFC 9457: the problem's status is the number, not terminus' "error".
+    expect(before.body).toMatchObject({ status: 503, code: 'not_ready' });
     expect(before.body.error.background).toEqual({
       status: 'down',
       reason: 'background starting',

@@ -84,7 +84,12 @@ export class HealthController {
 /** Terminus' 503 as a problem (code `not_ready`) that keeps its members, so the reason reaches the operator. */
 function notReady(error: unknown): unknown {
   if (!(error instanceof ServiceUnavailableException)) return error;
-  const result = error.getResponse() as { error?: Record<string, { reason?: string; message?: string }> };
+  const response = error.getResponse() as {
+    status?: unknown;
+    error?: Record<string, { reason?: string; message?: string }>;
+  };
+  // Terminus' own `status: "error"` would replace the problem's numeric status (RFC 9457).
+  const { status: _terminusStatus, ...result } = response;
   const parts = Object.entries(result.error ?? {}).map(([name, part]) => {
     const why = part.reason ?? part.message;
     return why ? `${name}: ${why}` : name;
