@@ -51,6 +51,7 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
     ['apply', 'reveille apply -f FILE'],
     ['projections rebuild', 'reveille projections rebuild [--name N]'],
     ['scheduler', 'reveille scheduler [--once]'],
+    ['bench', 'reveille bench <name> [options]'],
   ])('%s --help prints its own usage and runs nothing', (command, usage) => {
     // serve would listen and migrate would connect: both exit 0 at once instead
     const { status, stdout } = reveille([...command.split(' '), '--help'], {
@@ -59,6 +60,17 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
     });
     expect(status).toBe(0);
     expect(stdout.split('\n')[0]).toContain(`usage: ${usage}`);
+  });
+
+  it('bench hands its arguments to the benchmarks (api.md lists it): an unknown one is named, the known ones listed', () => {
+    // Only the refusal is run here: benchmarks belong in `npm run bench`, never in tests.
+    const unknown = reveille(['bench', 'nosuch', '--seconds', '1'], { DATABASE_URL: 'postgres://127.0.0.1:1/none' });
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('unknown bench "nosuch"');
+    for (const name of ['manual', 'deliver', 'audit']) expect(unknown.stderr).toContain(`  ${name}`);
+    const none = reveille(['bench']);
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain('usage: node dist/bench/main.js <bench>');
   });
 
   it('refuses an unknown command or option with one line and exit code 2', () => {

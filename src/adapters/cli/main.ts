@@ -23,6 +23,8 @@ const RUN: Record<string, Run> = {
   'audit verify': async (options, composition) =>
     (await import('./audit-verify.js')).auditVerifyCommand(options, composition),
   scheduler: async (options, composition) => (await import('./scheduler.js')).scheduler(options, composition),
+  // Reached without a benchmark's name only: the benchmarks' own usage lists them.
+  bench: async (_, __, positional) => (await import('./bench.js')).benchCommand(positional),
 };
 
 /** They fold the whole log: run with a larger young generation (batch-heap.ts). */
@@ -42,6 +44,13 @@ const EXIT_CODES: Record<string, number> = {
 
 /** No command starts nothing (api.md "CLI"): only `serve` runs a server, and only when asked. */
 export async function runCli(argv: string[], composition: Composition): Promise<void> {
+  // A benchmark's options are its own (`bench manual --seconds 8`): handed over unparsed, except a first --help.
+  if (argv[0] === 'bench' && !['--help', '-h'].includes(argv[1] ?? '--help'))
+    return (await import('./bench.js')).benchCommand(argv.slice(1)).catch((error: unknown) => {
+      if (!(error instanceof UsageError)) throw error;
+      process.stderr.write(`reveille bench: ${error.message}\n`);
+      process.exit(1);
+    });
   const { positional, options } = parseArgs(argv.map((arg) => SHORT[arg] ?? arg));
   let command: CommandUsage | undefined;
   try {

@@ -104,6 +104,18 @@ and position.
   --batch-size N    Triggers per transaction, 1 to 5000
 On the embedded store it refuses while a server holds the data directory.`,
   },
+  {
+    name: 'bench',
+    summary: 'run a benchmark (the same as npm run bench)',
+    usage: 'reveille bench <name> [options]',
+    options: [],
+    takesArguments: true,
+    details: `Runs one benchmark in a process of its own and prints its figures beside a baseline measured in the same
+run (raw PostgreSQL inserts, a SKIP LOCKED job queue, a COPY of the log …). The benchmarks start their own
+service on PostgreSQL (DATABASE_URL, else 127.0.0.1:5432/test) in a fresh schema. Names: append, audit,
+chaos, deliver, ingress, manual, poll, schedules, suppress; the options after the name are the benchmark's
+own (e.g. reveille bench manual --seconds 8). BENCHMARKS.md records what they measured and on what.`,
+  },
 ];
 
 export function overview(): string {
