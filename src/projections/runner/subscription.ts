@@ -6,6 +6,11 @@ const CHECKPOINT_RECHECK_MS = 1_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
+/** How soon, and at most how often, a read that did not yet show an announced append of its types is retried. */
+const HELD_BACK_RETRY_MS = { first: 5, most: 50 };
+/** An announced append no read has shown for this long is left to the idle poll (it was rolled back, or is far). */
+const HELD_BACK_GIVE_UP_MS = 5_000;
+
 export interface SubscriptionOptions {
   name: string;
   store: EventStore;
@@ -59,8 +64,20 @@ export class Subscription {
   /** Passes of the running loop, failed ones included: the first one ends 'starting' (readiness, OP-4). */
   private passes = 0;
 
+  /**
+   * The latest append of its types this process announced, while no read has passed it yet. Announced after its
+   * commit, it may still be held back from a read (rule 1: an older transaction anywhere is open, a fold of another
+   * read model most often); its announcement is spent by then, and the idle poll would be the next look.
+   */
+  private announced: { position: number; at: number; retryMs: number } | null = null;
+
   constructor(private readonly options: SubscriptionOptions) {
     this.wakeTypes = options.types ? new Set(options.types) : undefined;
+    options.signal?.onNotify((types, position) => {
+      if (position === undefined || (this.announced && this.announced.position >= position)) return;
+      if (this.wakeTypes && types && !types.some((type) => this.wakeTypes!.has(type))) return;
+      this.announced = { position, at: Date.now(), retryMs: HELD_BACK_RETRY_MS.first };
+    });
   }
 
   get name(): string {
@@ -161,7 +178,7 @@ export class Subscription {
         this.passes++;
         this.lastError = null;
         backoff = idle;
-        if (handled === 0) await this.pause(idle, seen);
+        if (handled === 0) await this.pause(this.heldBackRetry() ?? idle, seen);
         else if (
           handled < (this.options.batchSize ?? 500) &&
           handled >= (this.options.lingerAfter ?? 1) &&
@@ -176,6 +193,25 @@ export class Subscription {
         await this.pause(backoff);
       }
     }
+  }
+
+  /**
+   * A short wait, backing off, while an announced append of its types lies past what it has read; null once it has
+   * passed it (positions compared as numbers: at worst one read early or one idle poll late, never a missed event).
+   */
+  private heldBackRetry(): number | null {
+    const announced = this.announced;
+    if (!announced) return null;
+    if (
+      (this.recorded !== null && this.recorded >= announced.position) ||
+      Date.now() - announced.at > HELD_BACK_GIVE_UP_MS
+    ) {
+      this.announced = null;
+      return null;
+    }
+    const wait = announced.retryMs;
+    announced.retryMs = Math.min(wait * 2, HELD_BACK_RETRY_MS.most);
+    return wait;
   }
 
   private pause(ms: number, since?: number): Promise<void> {
