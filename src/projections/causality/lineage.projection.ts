@@ -41,6 +41,9 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
 /** CA-2: the first Operation to reserve a key owns it (as on its correlation stream); a replay inserts nothing. */
 function operation(event: RecordedEvent<OperationRecorded['data']>): SqlQuery[] {
   const { tenant, correlation, operationId, executionId, occurrenceId, triggerId, child, at } = event.data;
+  // Logs written before the API refused a correlation that is not an object hold Operations without one: nothing
+  // can link to them, and a row without its key failed every batch of this read model for good.
+  if (typeof correlation?.sourceId !== 'string' || typeof correlation.key !== 'string') return [];
   return [
     {
       text: `INSERT INTO rm_causal_operations (tenant, source_id, correlation_key, operation_id, execution_id, occurrence_id,
