@@ -160,7 +160,14 @@ function decideCompletion(
     return reject('execution_noncommitted', {
       detail: `settled as noncommitted at ${state.settledAt}; the completion is refused`,
     });
-  if (state.status === 'dead_lettered') return unclaimable(state);
+  // A dead letter holds no claim, so no fence is the current claim's (api.md lists only fence_mismatch here). The
+  // latest fence it can be asked with ended in a completion (a retryable failure: answered above as the holder's
+  // repeat, or who won) or in a noncommit settlement since recovered (refused like any fence after a recovery).
+  // `execution_dead_lettered` stays the answer to a claim, which carries no fence to check.
+  if (state.status === 'dead_lettered')
+    return reject('fence_mismatch', {
+      detail: `dead-lettered (${state.reason}) at ${state.deadLetteredAt}; no claim holds it`,
+    });
   if (state.status === 'completed') return reject('fence_mismatch', { detail: 'the execution is already completed' });
   if (state.status !== 'claimed') return reject('fence_mismatch', { detail: 'the execution is not claimed' });
   if (fence !== state.fence) return reject('fence_mismatch', { detail: "the fence is not the current claim's" });
