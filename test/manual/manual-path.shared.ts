@@ -243,6 +243,19 @@ export function manualPathSuite(kind: StoreKind): void {
       expect(read.body.dedupe).toMatchObject({ windowSeconds: 3600 });
     });
 
+    it('CP-1 GET /v1/capabilities validates ?minPosition as every read does (400 at ?minPosition), and is never stale', async () => {
+      for (const minPosition of ['abc', '-1', '1.5']) {
+        const refused = await t.request({ method: 'GET', url: `/v1/capabilities?minPosition=${minPosition}` });
+        expect([minPosition, refused.status, refused.body.code]).toEqual([minPosition, 400, 'BAD_REQUEST']);
+        expect(refused.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['?minPosition']);
+      }
+      // The list is the deployment's configuration, not log state: no position makes it fresher, so none is waited for.
+      const started = Date.now();
+      const far = await t.request({ method: 'GET', url: '/v1/capabilities?minPosition=999999999' });
+      expect([far.status, far.body.stale]).toEqual([200, undefined]);
+      expect(Date.now() - started).toBeLessThan(1_500);
+    });
+
     it('AD-2 budget exhaustion blocks with budget_exhausted once the Mission hour is used up', async () => {
       const { triggerId } = await setup({ mission: { maxExecutionsPerHour: 2 } });
       const fired = [await fire(triggerId), await fire(triggerId), await fire(triggerId)];
