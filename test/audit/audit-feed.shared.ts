@@ -187,6 +187,66 @@ export function auditFeedSuite(kind: StoreKind): void {
       }
     });
 
+    it('AU-1 audit reads take ?minPosition (api.md Conventions): they wait until the store holds P, else answer stale: true; a malformed one is 400', async () => {
+      const stream = `/v1/audit/streams/${missionStream('tenant-a', 'm-1')}`;
+      for (const [url, pointers] of [
+        ['/v1/audit/events?minPosition=abc', ['?minPosition']],
+        ['/v1/audit/events?minPosition=-1&limit=0', ['?limit', '?minPosition']],
+        [`${stream}?minPosition=1.5`, ['?minPosition']],
+        [`${stream}?minPosition=1&minPosition=2`, ['?minPosition']],
+      ] as Array<[string, string[]]>) {
+        const response = await as('tenant-a', url);
+        expect({ url, status: response.status, pointers: response.body.errors?.map((e: any) => e.pointer) }).toEqual({
+          url,
+          status: 400,
+          pointers,
+        });
+      }
+
+      const head = await t.infra.store.headPosition();
+      for (const url of ['/v1/audit/events?limit=500', stream]) {
+        const caughtUp = await as('tenant-a', `${url}${url.includes('?') ? '&' : '?'}minPosition=${head}`);
+        expect([url, caughtUp.status, caughtUp.body.stale]).toEqual([url, 200, undefined]);
+      }
+
+      // A read asked for a position not yet written waits for it: the write lands meanwhile and is in the answer.
+      const token = await t.token({ tenant: 'tenant-a' });
+      const waiting = Promise.all(
+        ['/v1/audit/events?limit=500', stream].map((url) =>
+          as('tenant-a', `${url}${url.includes('?') ? '&' : '?'}minPosition=${head + 1}`),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const revised = await t.request({
+        method: 'PUT',
+        url: '/v1/missions/m-1',
+        key: newKey(),
+        token,
+        body: { state: 'active', grants: missionGrants({ maxExecutionsPerHour: 100, maxConcurrent: 9 }) },
+      });
+      expect(revised.status).toBe(200);
+      const [feed, own] = await waiting;
+      expect([feed.status, feed.body.stale, own.status, own.body.stale]).toEqual([200, undefined, 200, undefined]);
+      expect(feed.body.events.map((e: any) => e.position)).toContain(revised.body.position);
+      expect(own.body.events.map((e: any) => e.position)).toContain(revised.body.position);
+
+      // Never reached within 2 s: what the log has, marked stale.
+      const started = Date.now();
+      const [staleFeed, staleStream] = await Promise.all(
+        ['/v1/audit/events?limit=500', stream].map((url) =>
+          as('tenant-a', `${url}${url.includes('?') ? '&' : '?'}minPosition=${revised.body.position + 1_000_000}`),
+        ),
+      );
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+      expect([staleFeed.status, staleFeed.body.stale, staleStream.status, staleStream.body.stale]).toEqual([
+        200,
+        true,
+        200,
+        true,
+      ]);
+      expect(staleStream.body.events.length).toBe(own.body.events.length);
+    });
+
     it('OP-4 lists both audit routes in the OpenAPI document with their scope', async () => {
       const doc = await t.request({ method: 'GET', url: '/docs/openapi.json', token: null });
       expect(doc.body.paths['/v1/audit/events'].get['x-required-scope']).toBe('audit:read');

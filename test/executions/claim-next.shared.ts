@@ -127,6 +127,27 @@ export function claimNextSuite(kind: StoreKind): void {
       expect((await claimNext(a.token, { waitSeconds: 21 })).status).toBe(400);
     });
 
+    it('EX-2 claim-next takes fractional waitSeconds within 0–20 (api.md), and refuses what is outside or not a number', async () => {
+      const s = await setup();
+      const started = Date.now();
+      const half = await claimNext(s.token, { waitSeconds: 0.5 });
+      const waited = Date.now() - started;
+      expect(half.status).toBe(204);
+      expect(waited).toBeGreaterThanOrEqual(450);
+      expect(waited).toBeLessThan(1_500);
+      const executionId = await fire(s);
+      const claimed = await claimNext(s.token, { waitSeconds: 19.75 });
+      expect([claimed.status, claimed.body.executionId]).toEqual([200, executionId]);
+      for (const waitSeconds of [20.5, -0.5, '0.5']) {
+        const refused = await claimNext(s.token, { waitSeconds });
+        expect([waitSeconds, refused.status, refused.body.errors?.[0]?.pointer]).toEqual([
+          waitSeconds,
+          400,
+          '/waitSeconds',
+        ]);
+      }
+    });
+
     it('AD-5 one execution at a time per resource lane: the next on a lane waits until the first ends', async () => {
       const s = await setup({ trigger: { queueByPointer: '/repo' } });
       const api1 = await fire(s, { repo: 'api', n: 1 });

@@ -176,7 +176,7 @@ export function executionsSuite(kind: StoreKind): void {
       expect(again.body).toMatchObject({ decision: 'noncommitted' });
     });
 
-    it('EX-3 a settlement losing the race to completion returns committed with the receipt', async () => {
+    it('EX-3 a settlement losing the race to completion returns committed with the receipt exactly as completed', async () => {
       const { triggerId } = await setup();
       const executionId = await admitted(triggerId);
       const { fence } = (await post(executionId, 'claim', { consumerId: 'w' })).body;
@@ -185,10 +185,20 @@ export function executionsSuite(kind: StoreKind): void {
       ).toBe(200);
       const settled = await post(executionId, 'settle', { settlementId: 's-1' });
       expect(settled.status).toBe(200);
-      expect(settled.body).toMatchObject({
+      expect(settled.body).toEqual({
+        executionId,
         decision: 'committed',
-        receipt: { fence, outcome: 'failed', receipt: { error: 'timeout' } },
+        receipt: { error: 'timeout' },
+        completion: { fence, outcome: 'failed', completedAt: expect.any(String) },
+        position: expect.any(Number),
       });
+
+      // A completion without a receipt settles with none.
+      const bare = await admitted(triggerId);
+      const claimed = (await post(bare, 'claim', { consumerId: 'w' })).body;
+      expect((await post(bare, 'complete', { fence: claimed.fence, outcome: 'succeeded' })).status).toBe(200);
+      const settledBare = await post(bare, 'settle', { settlementId: 's-2' });
+      expect(settledBare.body).toMatchObject({ decision: 'committed', receipt: null });
     });
 
     it('EX-3 completion and settlement racing: exactly one of them decides, and both answers agree', async () => {

@@ -252,6 +252,50 @@ export function retriesSuite(kind: StoreKind): void {
       await until(async () => (await f.pendingRow(executionId)) === undefined, 'the row to leave');
     });
 
+    it('EX-2 EX-4 completing a dead letter with a fence not the current claim is fence_mismatch (stale or never issued), as api.md lists for complete', async () => {
+      const { triggerId } = await f.setup({
+        maxAttempts: 2,
+        backoff: { initialSeconds: 0.1, multiplier: 1, maxSeconds: 1 },
+        claimWithinSeconds: 30,
+      });
+      const executionId = await f.admitted(triggerId);
+      const first = await f.claim(executionId);
+      expect((await f.fail(executionId, first.body.fence)).body.status).toBe('retrying');
+      const second = await f.claimNext(triggerId, 10);
+      expect(second.body).toMatchObject({ executionId, generation: 2 });
+      expect((await f.fail(executionId, second.body.fence)).body.status).toBe('dead_lettered');
+
+      const complete = (fence: number, outcome: string) =>
+        t.request({
+          method: 'POST',
+          url: `/v1/executions/${executionId}/complete`,
+          key: newKey(),
+          body: { fence, outcome },
+        });
+      const stale = await complete(first.body.fence, 'succeeded');
+      expect([stale.status, stale.body.code]).toEqual([409, 'fence_mismatch']);
+      // The fence whose failure dead-lettered it: the holder is told its attempt already completed.
+      const other = await complete(second.body.fence, 'succeeded');
+      expect([other.status, other.body.code]).toEqual([409, 'execution_completed']);
+      // The holder repeating its own failure is answered as before, with nothing appended.
+      const before = (await f.history(executionId)).length;
+      const repeat = await f.fail(executionId, second.body.fence);
+      expect([repeat.status, repeat.body.status]).toEqual([200, 'dead_lettered']);
+      expect((await f.history(executionId)).length).toBe(before);
+
+      // Dead-lettered unclaimed: fence 1 was never handed out.
+      const unclaimedTrigger = await f.setup({ maxAttempts: 1, claimWithinSeconds: 0.2 });
+      const unclaimed = await f.admitted(unclaimedTrigger.triggerId);
+      await until(() => f.eventOf(unclaimed, 'ExecutionDeadLettered'), 'the dead letter');
+      const neverIssued = await t.request({
+        method: 'POST',
+        url: `/v1/executions/${unclaimed}/complete`,
+        key: newKey(),
+        body: { fence: 1, outcome: 'succeeded' },
+      });
+      expect([neverIssued.status, neverIssued.body.code]).toEqual([409, 'fence_mismatch']);
+    });
+
     it('EX-4 a recovered dead letter is queued again and claimable as a new generation (the read model follows RecoveryRequested)', async () => {
       const { triggerId } = await f.setup({
         maxAttempts: 1,

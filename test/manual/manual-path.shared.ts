@@ -85,6 +85,10 @@ export function manualPathSuite(kind: StoreKind): void {
       return rows.flatMap((r) => (r.type === 'BudgetUnitsConsumed' ? r.data.units! : [r.data]));
     };
 
+    const observedCount = async () =>
+      (await t.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceObserved'`))
+        .rows[0]!.n;
+
     const decision = async (occurrenceId: string) => {
       const events = await t.infra.store.readStream(occurrenceStream(occurrenceId));
       return events.filter((e) => e.type === 'OccurrenceAdmitted' || e.type === 'OccurrenceBlocked');
@@ -241,6 +245,19 @@ export function manualPathSuite(kind: StoreKind): void {
       const read = await t.request({ method: 'GET', url: '/v1/triggers/t-dedupe-window' });
       expect(read.status).toBe(200);
       expect(read.body.dedupe).toMatchObject({ windowSeconds: 3600 });
+    });
+
+    it('CP-1 GET /v1/capabilities validates ?minPosition as every read does (400 at ?minPosition), and is never stale', async () => {
+      for (const minPosition of ['abc', '-1', '1.5']) {
+        const refused = await t.request({ method: 'GET', url: `/v1/capabilities?minPosition=${minPosition}` });
+        expect([minPosition, refused.status, refused.body.code]).toEqual([minPosition, 400, 'BAD_REQUEST']);
+        expect(refused.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['?minPosition']);
+      }
+      // The list is the deployment's configuration, not log state: no position makes it fresher, so none is waited for.
+      const started = Date.now();
+      const far = await t.request({ method: 'GET', url: '/v1/capabilities?minPosition=999999999' });
+      expect([far.status, far.body.stale]).toEqual([200, undefined]);
+      expect(Date.now() - started).toBeLessThan(1_500);
     });
 
     it('AD-2 budget exhaustion blocks with budget_exhausted once the Mission hour is used up', async () => {
@@ -472,6 +489,24 @@ export function manualPathSuite(kind: StoreKind): void {
       });
       const within = await fire(triggerId, key, { text: 'x'.repeat(1024) });
       expect(within.status).toBe(202);
+    });
+
+    it('OC-5 an input that is not a JSON object (a string, an array, a number) is 400 BAD_REQUEST at /input, and nothing is observed', async () => {
+      const { triggerId } = await setup();
+      const observedBefore = await observedCount();
+      for (const input of ['x', [1], 5, true]) {
+        const key = newKey();
+        const refused = await fire(triggerId, key, input);
+        expect([JSON.stringify(input), refused.status, refused.body.code]).toEqual([
+          JSON.stringify(input),
+          400,
+          'BAD_REQUEST',
+        ]);
+        expect(refused.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/input']);
+        // A validation 400 stores nothing: the key is free for a corrected request.
+        expect((await fire(triggerId, key, { corrected: true })).status).toBe(202);
+      }
+      expect(await observedCount()).toBe(observedBefore + 4);
     });
 
     it('answers 404 not_found for a manual fire on an unknown Trigger', async () => {

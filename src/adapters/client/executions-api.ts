@@ -26,7 +26,10 @@ export type Completion =
 
 export interface Settlement {
   decision: 'committed' | 'noncommitted';
+  /** Committed: exactly the receipt the completion carried (null when it had none). */
   receipt?: unknown;
+  /** Committed: the completion the settlement lost to. */
+  completion?: { fence: number; outcome: 'succeeded' | 'failed'; completedAt: string };
 }
 
 export type TokenSource = string | (() => Promise<string>);

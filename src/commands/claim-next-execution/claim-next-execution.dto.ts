@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { IsNumber, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { MAX_CLAIM_NEXT_WAIT_SECONDS } from './claim-next-wait.js';
 
 export class ClaimNextExecutionDto {
@@ -21,9 +21,14 @@ export class ClaimNextExecutionDto {
   @Length(1, 200)
   triggerId?: string;
 
-  @ApiPropertyOptional({ description: 'Long poll: how long to wait for a claimable execution (default 0)' })
+  @ApiPropertyOptional({
+    description: 'Long poll: how many seconds to wait for a claimable execution, fractions allowed (default 0)',
+    minimum: 0,
+    maximum: MAX_CLAIM_NEXT_WAIT_SECONDS,
+  })
   @IsOptional()
-  @IsInt()
+  // api.md gives a range, 0–20, not a unit step: a consumer may poll for half a second.
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(MAX_CLAIM_NEXT_WAIT_SECONDS)
   waitSeconds?: number;

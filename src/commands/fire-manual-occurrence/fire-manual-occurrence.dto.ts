@@ -1,10 +1,15 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 
 export class FireManualOccurrenceDto {
-  @ApiPropertyOptional({ description: 'Mission input; bounded (64 KiB as canonical JSON)' })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Mission input, a JSON object; bounded (64 KiB as canonical JSON)',
+  })
   @IsOptional()
-  input?: unknown;
+  @IsObject() // api.md: `"input": { … }`; an array or a scalar is a wrong field type
+  input?: Record<string, unknown>;
 
   @ApiPropertyOptional({ type: [String] })
   @IsOptional()

@@ -138,6 +138,32 @@ describe('EX-4 retries with backoff and dead letters', () => {
       .given([claimed()])
       .when(advance(LATER(1e6)))
       .then([]));
+  it('EX-2 a completion of a dead letter with a stale fence is fence_mismatch; the fence that dead-lettered it is answered as its completion', () => {
+    const deadFailed = play([
+      claim(),
+      failRetryable(1),
+      advance(LATER(2)),
+      claim(),
+      failRetryable(2, LATER(3)),
+      advance(LATER(10)),
+      claim(),
+      failRetryable(3, LATER(11)),
+    ]);
+    expect(executionStatusOf(fold(deadFailed))).toBe('dead_lettered');
+    spec.given(deadFailed).when(failRetryable(1)).then('fence_mismatch');
+    spec.given(deadFailed).when(complete(2)).then('fence_mismatch');
+    spec.given(deadFailed).when(complete(4)).then('fence_mismatch');
+    // The holder whose failure dead-lettered it repeats itself: nothing changes; another outcome is told who won.
+    spec.given(deadFailed).when(failRetryable(3)).then([]);
+    spec.given(deadFailed).when(complete(3)).then('execution_completed');
+  });
+  it('EX-2 a completion of an unclaimed dead letter is fence_mismatch: no fence was ever issued', () => {
+    const deadUnclaimed = play([advance(LATER(10)), advance(LATER(22)), advance(LATER(100))]);
+    expect(fold(deadUnclaimed)).toMatchObject({ status: 'dead_lettered', reason: 'unclaimed', fence: 0 });
+    spec.given(deadUnclaimed).when(complete(1)).then('fence_mismatch');
+    // A claim carries no fence: the dead letter itself is the reason it is refused.
+    spec.given(deadUnclaimed).when(claim()).then('execution_dead_lettered');
+  });
 });
 
 describe('EX-4 audited recovery', () => {

@@ -160,7 +160,14 @@ function decideCompletion(
     return reject('execution_noncommitted', {
       detail: `settled as noncommitted at ${state.settledAt}; the completion is refused`,
     });
-  if (state.status === 'dead_lettered') return unclaimable(state);
+  // A dead letter holds no claim, so no fence is the current claim's (api.md lists only fence_mismatch here). The
+  // latest fence it can be asked with ended in a completion (a retryable failure: answered above as the holder's
+  // repeat, or who won) or in a noncommit settlement since recovered (refused like any fence after a recovery).
+  // `execution_dead_lettered` stays the answer to a claim, which carries no fence to check.
+  if (state.status === 'dead_lettered')
+    return reject('fence_mismatch', {
+      detail: `dead-lettered (${state.reason}) at ${state.deadLetteredAt}; no claim holds it`,
+    });
   if (state.status === 'completed') return reject('fence_mismatch', { detail: 'the execution is already completed' });
   if (state.status !== 'claimed') return reject('fence_mismatch', { detail: 'the execution is not claimed' });
   if (fence !== state.fence) return reject('fence_mismatch', { detail: "the fence is not the current claim's" });
@@ -352,17 +359,26 @@ function unreachable(state: never): never {
   throw new IllegalStateError(`unknown execution status ${JSON.stringify(state)}`);
 }
 
-/** EX-3: what a settlement answers once decided (its own tombstone, or the completion it lost to). */
-export function settlementOf(
-  state: KnownExecution,
-): { decision: 'committed'; receipt: CompletionReceipt } | { decision: 'noncommitted' } | null {
-  if (state.status === 'completed') return { decision: 'committed', receipt: state.completion };
+/** The completion a committed settlement lost to, beside its receipt: which attempt, how it ended, when. */
+export type SettledCompletion = Omit<CompletionReceipt, 'receipt'>;
+
+export type Settlement =
+  { decision: 'committed'; receipt: unknown; completion: SettledCompletion } | { decision: 'noncommitted' };
+
+/**
+ * EX-3: what a settlement answers once decided (its own tombstone, or the completion it lost to). `receipt` is
+ * exactly what the consumer completed with (null when it sent none), so a client can compare it with its own.
+ */
+export function settlementOf(state: KnownExecution): Settlement | null {
+  if (state.status === 'completed') return committedTo(state.completion);
   if (state.status === 'noncommitted') return { decision: 'noncommitted' };
   if (state.status === 'retrying' || state.status === 'dead_lettered')
-    return state.lastCompletion
-      ? { decision: 'committed', receipt: state.lastCompletion }
-      : { decision: 'noncommitted' };
+    return state.lastCompletion ? committedTo(state.lastCompletion) : { decision: 'noncommitted' };
   return null;
+}
+
+function committedTo({ receipt, ...completion }: CompletionReceipt): Settlement {
+  return { decision: 'committed', receipt, completion };
 }
 
 export const executionDeciderFor = (

@@ -12,6 +12,7 @@ import {
   claim,
   complete,
   settle,
+  play,
 } from './execution.fixtures.js';
 
 describe('Execution (EX-1..EX-3)', () => {
@@ -74,7 +75,7 @@ describe('Execution (EX-1..EX-3)', () => {
       spec.given([claimed(), settled()]).when(complete(1)).then('execution_noncommitted');
       spec.given([claimed(), settled()]).when(claim('c-2')).then('execution_noncommitted');
     });
-    it('a settlement losing the race to completion records nothing and answers committed with the receipt', () => {
+    it('EX-3 a settlement losing the race to completion records nothing and answers committed with the receipt the consumer completed with', () => {
       spec
         .given([claimed(), completed('failed')])
         .when(settle())
@@ -82,8 +83,11 @@ describe('Execution (EX-1..EX-3)', () => {
       const state = fold([claimed(), completed('failed')]);
       expect(settlementOf(state)).toEqual({
         decision: 'committed',
-        receipt: { fence: 1, outcome: 'failed', receipt: { ref: 'r-1' }, completedAt: AT },
+        receipt: { ref: 'r-1' },
+        completion: { fence: 1, outcome: 'failed', completedAt: AT },
       });
+      const withoutReceipt = fold(play([claim(), { ...complete(1), receipt: null }]));
+      expect(settlementOf(withoutReceipt)).toMatchObject({ decision: 'committed', receipt: null });
     });
     it('settling again answers the same decision and records nothing', () => {
       spec

@@ -4,12 +4,13 @@ import { auditFeed, auditStream, isResumable } from '../../../commands/audit/aud
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import type { EventStore } from '../../../domain/ports/event-store.js';
+import { ProjectionRunners } from '../../runner/projection-runners.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { type FieldError, problems } from '../problems/problem.js';
-import type { RawQuery } from './read-params.js';
+import { marked, type RawQuery } from './read-params.js';
 import { Ctx } from './request-context.js';
 import { ResourceId } from './resource-id.pipe.js';
-import { Answer } from '../openapi/decorators.js';
+import { Answer, ReadQuery } from '../openapi/decorators.js';
 import * as S from '../openapi/answer-schemas.js';
 
 const MAX_LIMIT = 500;
@@ -18,12 +19,19 @@ const DIGITS = /^(0|[1-9][0-9]{0,15})$/;
 /** Revisions are PostgreSQL integers: a larger one is the caller's mistake, not a database error. */
 const MAX_REVISION = 2_147_483_647;
 
-/** AU-1: the log as stored, in order, for auditors of the token's tenant; another tenant's stream is a plain 404. */
+/**
+ * AU-1: the log as stored, in order, for auditors of the token's tenant; another tenant's stream is a plain 404.
+ * Read straight from the log, so `?minPosition` waits only until the store holds P (api.md: read your writes).
+ */
 @ApiTags('audit')
 @Controller('v1/audit')
 export class AuditController {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly runners: ProjectionRunners,
+  ) {}
 
+  @ReadQuery()
   @Answer(200, S.auditFeed)
   @Get('events')
   @RequireScope('audit:read')
@@ -44,12 +52,16 @@ export class AuditController {
     const errors: FieldError[] = [];
     const after = integerParam(query, 'after', 0, Number.MAX_SAFE_INTEGER, errors) ?? 0;
     const limit = integerParam(query, 'limit', 1, MAX_LIMIT, errors) ?? DEFAULT_LIMIT;
+    const minPosition = integerParam(query, 'minPosition', 0, Number.MAX_SAFE_INTEGER, errors);
     if (errors.length > 0) throw problems.badRequest(errors, 'The query parameters are invalid.');
+    // Before the ?after check: a client's own write may be the position it resumes from.
+    const fresh = await this.runners.waitForStore(minPosition);
     if (!(await isResumable(this.store, after)))
       throw problems.badRequest([{ pointer: '?after', message: 'no event at this position' }], 'Unknown position.');
-    return auditFeed(this.store, context.tenant, after, limit);
+    return marked(await auditFeed(this.store, context.tenant, after, limit), fresh);
   }
 
+  @ReadQuery()
   @Answer(200, S.auditStream)
   @Get('streams/:streamId')
   @RequireScope('audit:read')
@@ -74,10 +86,12 @@ export class AuditController {
     const errors: FieldError[] = [];
     const fromRevision = integerParam(query, 'fromRevision', 0, MAX_REVISION, errors) ?? 0;
     const limit = integerParam(query, 'limit', 1, MAX_LIMIT, errors) ?? DEFAULT_LIMIT;
+    const minPosition = integerParam(query, 'minPosition', 0, Number.MAX_SAFE_INTEGER, errors);
     if (errors.length > 0) throw problems.badRequest(errors, 'The query parameters are invalid.');
+    const fresh = await this.runners.waitForStore(minPosition);
     const page = await auditStream(this.store, context.tenant, streamId, fromRevision, limit);
     if (!page) throw problems.notFound();
-    return page;
+    return marked(page, fresh);
   }
 }
 

@@ -122,7 +122,7 @@ export class ExecutionsController {
     [404, 'not_found'],
     [
       409,
-      'fence_mismatch, execution_noncommitted, execution_completed, execution_dead_lettered, idempotency_key_conflict, idempotency_key_in_flight',
+      'fence_mismatch, execution_noncommitted, execution_completed, idempotency_key_conflict, idempotency_key_in_flight',
     ],
   )
   complete(

@@ -315,7 +315,16 @@ export const settled = obj(
     executionId: str(),
     position: POSITION,
     decision: oneOfStrings(['committed', 'noncommitted']),
-    receipt: anyJson('as completed'),
+    receipt: anyJson('committed: exactly the receipt the consumer completed with (null when it sent none)'),
+    completion: obj(
+      {
+        fence: int(1),
+        outcome: oneOfStrings(['succeeded', 'failed']),
+        completedAt: INSTANT,
+      },
+      ['fence', 'outcome', 'completedAt'],
+      { description: 'committed: the completion the settlement lost to' },
+    ),
   },
   ['decision'],
 );

@@ -88,8 +88,8 @@ const auditEvent = obj(
   },
   ['position', 'streamId', 'revision', 'type', 'data', 'hash'],
 );
-export const auditFeed = obj({ events: array(auditEvent), next: nullable(int(0)) }, ['events', 'next']);
-export const auditStream = obj({ streamId: str(), events: array(auditEvent), nextRevision: nullable(int(0)) }, [
+export const auditFeed = obj({ events: array(auditEvent), next: nullable(int(0)), stale }, ['events', 'next']);
+export const auditStream = obj({ streamId: str(), events: array(auditEvent), nextRevision: nullable(int(0)), stale }, [
   'streamId',
   'events',
 ]);
