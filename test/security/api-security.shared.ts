@@ -339,6 +339,35 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expect(stale.body.currentRevision).toBe(1);
       });
     });
+
+    describe('api.md Conventions, Validation: 400 BAD_REQUEST for the body and field types, 422 invalid_definition for definition content', () => {
+      const put = (url: string, body: unknown) => t.request({ method: 'PUT', url, key: newKey(), body });
+      beforeAll(async () => {
+        await put('/v1/missions/m-valid', mission());
+        await put('/v1/triggers/t-valid', { missionId: 'm-valid', type: 'manual' });
+        await put('/v1/sources/s-valid', { scheme: 'unsigned' });
+      });
+
+      it('A12 SEC-1: the Bearer scheme name is case-insensitive (RFC 7235 §2.1)', async () => {
+        const token = await t.token();
+        for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+          const response = await t.request({
+            method: 'GET',
+            url: '/v1/missions/m-valid',
+            token: null,
+            headers: { authorization: `${scheme} ${token}` },
+          });
+          expect({ scheme, status: response.status }).toEqual({ scheme, status: 200 });
+        }
+        const other = await t.request({
+          method: 'GET',
+          url: '/v1/missions/m-valid',
+          token: null,
+          headers: { authorization: `Basic ${token}` },
+        });
+        expectProblem(other, 401, 'UNAUTHENTICATED');
+      });
+    });
   });
 }
 
