@@ -31,8 +31,9 @@ export function previewWindow(
   }
   let n = DEFAULT_PREVIEW_COUNT;
   if (count !== undefined) {
+    // A query parameter is always text; a body's count must be a JSON number ("3" is a wrong type, not 3).
     n =
-      typeof count === 'string' && /^[0-9]{1,4}$/.test(count)
+      prefix === '?' && typeof count === 'string' && /^[0-9]{1,4}$/.test(count)
         ? Number(count)
         : typeof count === 'number'
           ? count
