@@ -273,6 +273,9 @@ export function scheduleApiSuite(kind: StoreKind): void {
         }
         const counted = await previewAs({ schedule, after: '2026-01-01T00:00:00.000Z', count: 3 });
         expect(counted.body.instants).toHaveLength(3);
+        const notAnObject = await previewAs([schedule]);
+        expect(notAnObject.status).toBe(400);
+        expect(notAnObject.body.errors).toEqual([{ pointer: '/body', message: 'the body must be a JSON object' }]);
       });
 
       it('GET /v1/triggers/{id}/schedule/instants previews the stored revision', async () => {
