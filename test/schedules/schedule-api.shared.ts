@@ -260,6 +260,24 @@ export function scheduleApiSuite(kind: StoreKind): void {
         expect(window.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/after', '/count']);
       });
 
+      it('api.md Conventions (Validation), SC-2: a body count that is a string is a wrong type, 400 at /count, not coerced; the query parameter is text and still reads', async () => {
+        const schedule = { engine: 'cron@1', expression: '0 * * * *', timezone: 'UTC' };
+        for (const count of ['3', '', true, [3], { n: 3 }, 2.5]) {
+          const response = await previewAs({ schedule, after: '2026-01-01T00:00:00.000Z', count });
+          expect({ count, status: response.status, code: response.body.code }).toEqual({
+            count,
+            status: 400,
+            code: 'BAD_REQUEST',
+          });
+          expect(response.body.errors).toEqual([{ pointer: '/count', message: expect.any(String) }]);
+        }
+        const counted = await previewAs({ schedule, after: '2026-01-01T00:00:00.000Z', count: 3 });
+        expect(counted.body.instants).toHaveLength(3);
+        const notAnObject = await previewAs([schedule]);
+        expect(notAnObject.status).toBe(400);
+        expect(notAnObject.body.errors).toEqual([{ pointer: '/body', message: 'the body must be a JSON object' }]);
+      });
+
       it('GET /v1/triggers/{id}/schedule/instants previews the stored revision', async () => {
         const response = await t.request({
           method: 'GET',

@@ -339,6 +339,191 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expect(stale.body.currentRevision).toBe(1);
       });
     });
+
+    describe('api.md Conventions, Validation: 400 BAD_REQUEST for the body and field types, 422 invalid_definition for definition content', () => {
+      const pointers = (response: { body: any }) =>
+        (response.body.errors as { pointer: string }[]).map((error) => error.pointer);
+      const put = (url: string, body: unknown) => t.request({ method: 'PUT', url, key: newKey(), body });
+      beforeAll(async () => {
+        await put('/v1/missions/m-valid', mission());
+        await put('/v1/triggers/t-valid', { missionId: 'm-valid', type: 'manual' });
+        await put('/v1/sources/s-valid', { scheme: 'unsigned' });
+      });
+
+      it('A5: invalid Mission content (state, missing state or grants, grant values, unknown members) is 422 invalid_definition with pointers, as for Triggers and Sources', async () => {
+        const { grants } = mission();
+        const cases: ReadonlyArray<[unknown, string[]]> = [
+          [{ state: 'sleeping', grants }, ['/state']],
+          [{ state: 5, grants }, ['/state']],
+          [{ grants }, ['/state']],
+          [{ state: 'active' }, ['/grants']],
+          [{ state: 'active', grants: [1] }, ['/grants']],
+          [{ state: 'active', grants: { ...grants, maxConcurrent: -1 } }, ['/grants/maxConcurrent']],
+          [{ state: 'active', grants, foo: 1 }, ['/foo']],
+          [{ state: 'active', grants: { ...grants, foo: 1 } }, ['/grants/foo']],
+        ];
+        for (const [body, expected] of cases) {
+          const response = await put('/v1/missions/m-a5', body);
+          expect({ body, status: response.status, code: response.body.code }).toEqual({
+            body,
+            status: 422,
+            code: 'invalid_definition',
+          });
+          expectProblem(response, 422, 'invalid_definition');
+          expect({ body, pointers: pointers(response) }).toEqual({ body, pointers: expected });
+        }
+        expect((await t.request({ method: 'GET', url: '/v1/missions/m-a5' })).status).toBe(404);
+        expect((await put('/v1/missions/m-a5', { ...mission(), missionId: 'm-a5' })).status).toBe(200);
+      });
+
+      it('A6: a body that is not JSON, or empty, is 400 BAD_REQUEST with an errors list', async () => {
+        for (const [url, body] of [
+          ['/v1/missions/m-a6', '{"state":'],
+          ['/v1/missions/m-a6', ''],
+          ['/v1/triggers/t-a6', '{"missionId":"m-valid",'],
+          ['/v1/triggers/t-valid/occurrences', 'nope'],
+        ] as const) {
+          const response = await t.request({
+            method: url.endsWith('occurrences') ? 'POST' : 'PUT',
+            url,
+            body,
+            key: newKey(),
+          });
+          expectProblem(response, 400, 'BAD_REQUEST');
+          expect({ url, body, errors: response.body.errors }).toEqual({
+            url,
+            body,
+            errors: [
+              { pointer: '', message: body === '' ? expect.stringContaining('empty') : 'The body is not valid JSON.' },
+            ],
+          });
+        }
+      });
+
+      it('A6: a valid JSON body with a "__proto__" member is refused 400 naming the member (prototype poisoning), not called invalid JSON', async () => {
+        for (const [url, body, pointer] of [
+          ['/v1/triggers/t-a6', '{"missionId":"m-valid","type":"manual","__proto__":{}}', '/__proto__'],
+          ['/v1/missions/m-a6', `{"state":"active","grants":{"__proto__":{"x":1}}}`, '/grants/__proto__'],
+          ['/v1/triggers/t-valid/occurrences', '{"input":{"a":[{"\\u005f_proto__":1}]}}', '/input/a/0/__proto__'],
+          [
+            '/v1/triggers/t-a6',
+            '{"missionId":"m-valid","type":"manual","constructor":{"prototype":{}}}',
+            '/constructor/prototype',
+          ],
+        ] as const) {
+          const response = await t.request({
+            method: url.endsWith('occurrences') ? 'POST' : 'PUT',
+            url,
+            body,
+            key: newKey(),
+          });
+          expectProblem(response, 400, 'BAD_REQUEST');
+          expect(response.body.detail).not.toMatch(/not valid JSON/);
+          expect({ body, errors: response.body.errors }).toEqual({
+            body,
+            errors: [{ pointer, message: expect.stringContaining('prototype poisoning') }],
+          });
+        }
+        expect((await t.request({ method: 'GET', url: '/v1/triggers/t-a6' })).status).toBe(404);
+      });
+
+      it('A6: JSON that is not an object is 400 at /body on every route, Missions as Triggers, Sources and keys', async () => {
+        for (const [method, url] of [
+          ['PUT', '/v1/missions/m-a6'],
+          ['PUT', '/v1/triggers/t-a6'],
+          ['PUT', '/v1/sources/s-a6'],
+          ['POST', '/v1/sources/s-valid/keys'],
+          ['POST', '/v1/triggers/t-valid/disable'],
+          ['POST', '/v1/triggers/t-valid/occurrences'],
+        ] as const) {
+          for (const body of ['[1]', '1', '"text"', 'null', 'true']) {
+            const response = await t.request({ method, url, body, key: newKey() });
+            expect({ url, body, status: response.status, errors: response.body.errors }).toEqual({
+              url,
+              body,
+              status: 400,
+              errors: [{ pointer: '/body', message: 'the body must be a JSON object' }],
+            });
+          }
+        }
+      });
+
+      it('A7: expectedRevision null is a wrong type, 400 at /expectedRevision on every definition route, never 409 "expected revision null"', async () => {
+        for (const [method, url, body] of [
+          ['PUT', '/v1/missions/m-valid', mission()],
+          ['PUT', '/v1/missions/m-a7', mission()],
+          ['PUT', '/v1/triggers/t-valid', { missionId: 'm-valid', type: 'manual' }],
+          ['PUT', '/v1/triggers/t-a7', { missionId: 'm-valid', type: 'manual' }],
+          ['PUT', '/v1/sources/s-valid', { scheme: 'unsigned' }],
+          ['POST', '/v1/triggers/t-valid/disable', {}],
+          ['POST', '/v1/triggers/t-valid/enable', {}],
+          ['DELETE', '/v1/triggers/t-valid', { reason: 'gone' }],
+        ] as const) {
+          const response = await t.request({ method, url, key: newKey(), body: { ...body, expectedRevision: null } });
+          expect({ method, url, status: response.status, code: response.body.code }).toEqual({
+            method,
+            url,
+            status: 400,
+            code: 'BAD_REQUEST',
+          });
+          expect(pointers(response)).toEqual(expect.arrayContaining(['/expectedRevision']));
+          expect(new Set(pointers(response))).toEqual(new Set(['/expectedRevision']));
+        }
+        expect((await t.request({ method: 'GET', url: '/v1/triggers/t-valid' })).body.revision).toBe(1);
+      });
+
+      it('A9: members named like Object.prototype methods are unknown members (422), like "foo", on Triggers, Sources, grants and Missions', async () => {
+        const { grants } = mission();
+        for (const name of ['foo', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
+          for (const [url, body, pointer] of [
+            ['/v1/triggers/t-a9', { missionId: 'm-valid', type: 'manual', [name]: 1 }, `/${name}`],
+            [
+              '/v1/triggers/t-a9',
+              {
+                missionId: 'm-valid',
+                type: 'webhook',
+                source: { sourceId: 's-valid', eventTypes: ['push'], [name]: 1 },
+              },
+              `/source/${name}`,
+            ],
+            ['/v1/sources/s-a9', { scheme: 'unsigned', [name]: 1 }, `/${name}`],
+            ['/v1/missions/m-a9', { state: 'active', grants: { ...grants, [name]: 1 } }, `/grants/${name}`],
+            ['/v1/missions/m-a9', { state: 'active', grants, [name]: 1 }, `/${name}`],
+          ] as const) {
+            const response = await put(url, body);
+            expect({ url, name, status: response.status, code: response.body.code }).toEqual({
+              url,
+              name,
+              status: 422,
+              code: 'invalid_definition',
+            });
+            expect(response.body.errors).toEqual([{ pointer, message: `unknown member "${name}"` }]);
+          }
+        }
+        for (const url of ['/v1/triggers/t-a9', '/v1/sources/s-a9', '/v1/missions/m-a9'])
+          expect((await t.request({ method: 'GET', url })).status).toBe(404);
+      });
+
+      it('A12 SEC-1: the Bearer scheme name is case-insensitive (RFC 7235 §2.1)', async () => {
+        const token = await t.token();
+        for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+          const response = await t.request({
+            method: 'GET',
+            url: '/v1/missions/m-valid',
+            token: null,
+            headers: { authorization: `${scheme} ${token}` },
+          });
+          expect({ scheme, status: response.status }).toEqual({ scheme, status: 200 });
+        }
+        const other = await t.request({
+          method: 'GET',
+          url: '/v1/missions/m-valid',
+          token: null,
+          headers: { authorization: `Basic ${token}` },
+        });
+        expectProblem(other, 401, 'UNAUTHENTICATED');
+      });
+    });
   });
 }
 

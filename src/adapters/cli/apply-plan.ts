@@ -29,7 +29,7 @@ export function compareWithCurrent(
   const stored = Object.fromEntries(Object.entries(current).filter(([key]) => !READ_ONLY[entry.kind].includes(key)));
   const { reason: _reason, ...definition } = entry.body;
   if (entry.kind === 'missions') {
-    const validated = validateMissionDefinition(definition.state, definition.grants);
+    const validated = validateMissionDefinition(definition);
     if (!validated.ok) return { errors: validated.errors };
     return { equal: canonicalJson(validated.value) === canonicalJson({ state: stored.state, grants: stored.grants }) };
   }

@@ -92,7 +92,7 @@ async function plan(
   planned: Map<string, MissionGrants>,
 ): Promise<Outcome> {
   if (entry.kind === 'missions') {
-    const validated = validateMissionDefinition(entry.body.state, entry.body.grants);
+    const validated = validateMissionDefinition(entry.body);
     if (validated.ok) planned.set(entry.id, validated.value.grants);
   }
   if (current === null && entry.kind !== 'triggers') {

@@ -13,6 +13,7 @@ import { serverTimeoutOptions } from './server-timeouts.js';
 import { completeDocument } from './openapi/complete-document.js';
 import { ingressPaths } from '../ingress/ingress.openapi.js';
 import { registerJsonBounds } from './json-bounds.hook.js';
+import { parseJsonBody } from './json-body.js';
 import { registerRequestLog } from './logging/request-log.hook.js';
 import { ServiceLogger } from './logging/service-logger.js';
 import { IngressPipeline } from '../ingress/ingress-pipeline.js';
@@ -63,6 +64,8 @@ export async function createHttpApp(
     logger: options.logger ?? new ServiceLogger(logLevel),
     abortOnError: false,
   });
+  // Before app.init(), which would otherwise register Nest's default JSON parser (see json-body.ts for why not).
+  app.useBodyParser('application/json', { bodyLimit: COMMAND_BODY_LIMIT }, parseJsonBody);
   if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);

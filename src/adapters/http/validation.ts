@@ -1,9 +1,37 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
-import { type FieldError, problems } from './problems/problem.js';
+import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { DefinitionEnvelopeDto, ENVELOPE_MEMBERS } from '../../commands/shared/definition-envelope.dto.js';
+import { isRecord } from '../../domain/shared/fields.js';
+import { type FieldError, NOT_AN_OBJECT, problems } from './problems/problem.js';
 
-/** class-validator failures as 400 BAD_REQUEST with JSON pointers, like every other validation error. */
+/**
+ * class-validator failures as 400 BAD_REQUEST with JSON pointers, like every other validation error.
+ *
+ * A definition body (Mission, Source, Trigger) reaches its handler as it was parsed: Nest's pipe deletes members
+ * named `constructor` or `prototype` and class-transformer drops those that shadow an Object.prototype method
+ * (`toString`, `valueOf`, …), so the domain's unknown-member check never saw them and they were accepted
+ * silently where `foo` is a 422. Only the envelope (expectedRevision, reason) is typed here, on a copy.
+ */
+class RequestValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'body') return super.transform(value, metadata);
+    // An absent body is an empty command (e.g. POST …/keys); JSON that is not an object is refused on every route.
+    if (value !== undefined && !isRecord(value)) throw problems.badRequest([NOT_AN_OBJECT]);
+    if (!isDefinitionEnvelope(metadata.metatype)) return super.transform(value, metadata);
+    const body = value ?? {};
+    const envelope = Object.fromEntries(
+      ENVELOPE_MEMBERS.filter((member) => Object.hasOwn(body, member)).map((member) => [member, body[member]]),
+    );
+    await super.transform(envelope, metadata);
+    return body;
+  }
+}
+
+function isDefinitionEnvelope(metatype: ArgumentMetadata['metatype']): boolean {
+  return metatype === DefinitionEnvelopeDto || metatype?.prototype instanceof DefinitionEnvelopeDto;
+}
+
 export function validationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new RequestValidationPipe({
     transform: true,
     whitelist: false,
     forbidUnknownValues: false,

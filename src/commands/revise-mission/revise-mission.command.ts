@@ -7,12 +7,12 @@ export interface MissionRevisionResult {
   position: number;
 }
 
-/** Create or revise a Mission's state and grants (PUT /v1/missions/{missionId}). */
+/** Create or revise a Mission's state and grants (PUT /v1/missions/{missionId}); `body` is the raw PUT body. */
 export class ReviseMissionCommand extends Command<MissionRevisionResult> {
   constructor(
     readonly context: CommandContext,
     readonly missionId: string,
-    readonly body: { expectedRevision?: number; state?: unknown; grants?: unknown; reason?: string },
+    readonly body: Record<string, unknown>,
   ) {
     super();
   }

@@ -1,29 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsObject, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { DefinitionEnvelopeDto } from '../shared/definition-envelope.dto.js';
 
-/** Field types only; the definition's content is the domain's to judge (422 invalid_definition). */
-export class ReviseMissionDto {
-  @ApiPropertyOptional({ description: '0 = must not exist; omitted = unconditional' })
-  @IsOptional()
-  @IsInt()
-  @Min(0)
-  expectedRevision?: number;
-
-  @ApiProperty({ enum: ['active', 'paused', 'cancelled', 'revoked'] })
-  @IsString()
-  @IsIn(['active', 'paused', 'cancelled', 'revoked'], { message: 'state must be active, paused, cancelled or revoked' })
-  state!: string;
-
-  @ApiProperty({
-    description:
-      'maxExecutionsPerHour, maxConcurrent, resourceScopes, classification, acceptLowerTrust, maxCausalDepth',
-  })
-  @IsObject()
-  grants!: Record<string, unknown>;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MaxLength(2000)
-  reason?: string;
-}
+/**
+ * PUT /v1/missions/{missionId}: state and grants are definition content, the domain's to judge (422
+ * invalid_definition, like a Trigger's or a Source's), so only the envelope is typed here.
+ */
+export class ReviseMissionDto extends DefinitionEnvelopeDto {}

@@ -13,6 +13,7 @@ export class ReviseMissionHandler implements ICommandHandler<ReviseMissionComman
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   async execute({ context, missionId, body }: ReviseMissionCommand): Promise<MissionRevisionResult> {
+    const { expectedRevision, reason, ...definition } = body;
     const at = (await this.store.now()).toISOString();
     const handled = await handleCommand(
       this.store,
@@ -22,10 +23,9 @@ export class ReviseMissionHandler implements ICommandHandler<ReviseMissionComman
         type: 'ReviseMission',
         tenant: context.tenant,
         missionId,
-        expectedRevision: body.expectedRevision,
-        state: body.state,
-        grants: body.grants,
-        reason: body.reason ?? '',
+        expectedRevision: expectedRevision as number | undefined,
+        definition,
+        reason: typeof reason === 'string' ? reason : '',
         actor: context.actor,
         at,
       },

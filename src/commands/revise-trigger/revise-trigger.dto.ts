@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
-import { DefinitionEnvelopeDto } from '../shared/definition-envelope.dto.js';
+import { IsInt, IsOptional, IsString, MaxLength, Min, ValidateIf } from 'class-validator';
+import { DefinitionEnvelopeDto, isPresent } from '../shared/definition-envelope.dto.js';
 
 /** PUT /v1/triggers/{triggerId}: type, blocks and policies are the domain's to judge. */
 export class ReviseTriggerDto extends DefinitionEnvelopeDto {}
@@ -13,7 +13,7 @@ export class ReasonDto {
   reason?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @ValidateIf(isPresent)
   @IsInt()
   @Min(0)
   expectedRevision?: number;

@@ -35,13 +35,24 @@ const GRANT_KEYS = [
   'maxCausalDepth',
 ];
 
-/** Every grant is required except `acceptLowerTrust`, whose absence means the safe `false`. */
+const DEFINITION_KEYS = ['state', 'grants'];
+/** Members of the PUT body that are not definition content; tolerated and ignored here. */
+const ENVELOPE_KEYS = ['expectedRevision', 'reason', 'missionId'];
+
+/**
+ * Validates a PUT /v1/missions body (422 `invalid_definition`); pointers are relative to the body root.
+ * Unknown members are refused, as in Triggers and Sources, so a misspelt member is never silently dropped.
+ * Every grant is required except `acceptLowerTrust`, whose absence means the safe `false`.
+ */
 export function validateMissionDefinition(
-  state: unknown,
-  grants: unknown,
+  raw: unknown,
 ): Validation<{ state: MissionLifecycle; grants: MissionGrants }> {
+  if (!isRecord(raw))
+    return { ok: false, errors: [{ pointer: '', message: 'a mission definition must be an object' }] };
   const read = new FieldReader();
-  const lifecycle = read.oneOf({ state }, '', 'state', MISSION_STATES);
+  read.onlyKnown(raw, '', [...DEFINITION_KEYS, ...ENVELOPE_KEYS]);
+  const lifecycle = read.oneOf(raw, '', 'state', MISSION_STATES);
+  const grants = raw.grants;
   if (!isRecord(grants)) {
     read.fail('/grants', grants === undefined || grants === null ? 'grants is required' : 'grants must be an object');
     return { ok: false, errors: read.errors };

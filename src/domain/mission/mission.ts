@@ -22,15 +22,14 @@ export type MissionState =
 
 export type DefinedMission = Extract<MissionState, { status: 'defined' }>;
 
-/** Revise a Mission's lifecycle state and grants; `state` and `grants` are the raw body members. */
+/** Revise a Mission's lifecycle state and grants; `definition` is the raw body without its envelope. */
 export interface ReviseMission {
   type: 'ReviseMission';
   tenant: string;
   missionId: string;
   /** 0 = must not exist yet; n = must be at revision n; omitted = unconditional (TR-3 style). */
   expectedRevision?: number;
-  state: unknown;
-  grants: unknown;
+  definition: unknown;
   reason: string;
   actor: string;
   at: string;
@@ -78,7 +77,7 @@ export function reviseMission(
   command: ReviseMission,
   state: MissionState,
 ): MissionEvent[] | Rejection<MissionRejectionCode> {
-  const definition = validateMissionDefinition(command.state, command.grants);
+  const definition = validateMissionDefinition(command.definition);
   if (!definition.ok) return reject('invalid_definition', { errors: definition.errors });
   const { state: lifecycle, grants } = definition.value;
   const currentRevision = state.status === 'defined' ? state.revision : 0;

@@ -14,17 +14,30 @@ const grants: MissionGrants = {
   maxCausalDepth: 4,
 };
 
-const revise = (over: Partial<ReviseMission> = {}): ReviseMission => ({
-  type: 'ReviseMission',
-  tenant: 'acme',
-  missionId: 'm-1',
-  state: 'active',
-  grants,
-  reason: 'onboarding',
-  actor: 'svc-missions',
-  at: AT,
-  ...over,
-});
+/** `state` and `grants` override the definition's members; `definition` adds (or replaces) any other. */
+type ReviseOverrides = Partial<Omit<ReviseMission, 'definition'>> & {
+  state?: unknown;
+  grants?: unknown;
+  definition?: Record<string, unknown>;
+};
+
+const revise = (over: ReviseOverrides = {}): ReviseMission => {
+  const { state, grants: granted, definition, ...command } = over;
+  return {
+    type: 'ReviseMission',
+    tenant: 'acme',
+    missionId: 'm-1',
+    reason: 'onboarding',
+    actor: 'svc-missions',
+    at: AT,
+    ...command,
+    definition: {
+      state: 'state' in over ? state : 'active',
+      grants: 'grants' in over ? granted : grants,
+      ...definition,
+    },
+  };
+};
 
 const revised = (revision: number, over: Partial<MissionRevised['data']> = {}): MissionRevised => ({
   type: 'MissionRevised',
@@ -160,6 +173,20 @@ describe('Mission', () => {
       expect(errorsFor(revise({ grants: { ...grants, maxConcurent: 1 } }))).toEqual(['/grants/maxConcurent']);
       const { maxCausalDepth: _, ...withoutDepth } = grants;
       expect(errorsFor(revise({ grants: withoutDepth }))).toEqual(['/grants/maxCausalDepth']);
+    });
+    it('rejects a missing state, and unknown members at the top level as in grants (Object.prototype names too)', () => {
+      expect(errorsFor(revise({ state: undefined }))).toEqual(['/state']);
+      expect(errorsFor(revise({ definition: { foo: 1 } }))).toEqual(['/foo']);
+      for (const name of ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']) {
+        expect(errorsFor(revise({ definition: { [name]: 1 } }))).toEqual([`/${name}`]);
+        expect(errorsFor(revise({ grants: { ...grants, [name]: 1 } }))).toEqual([`/grants/${name}`]);
+      }
+      // The envelope members a definitions file or a PUT body carries are not definition content, nor unknown.
+      const tolerated = spec
+        .given([])
+        .when(revise({ definition: { missionId: 'm-1', expectedRevision: 0, reason: 'r' } }))
+        .result();
+      expect(isRejection(tolerated)).toBe(false);
     });
   });
 

@@ -6,7 +6,8 @@ import { PUBLIC_ROUTE, REQUIRED_SCOPE } from './auth.decorators.js';
 import { PRINCIPAL } from './principal.js';
 import { TokenRejected, TokenVerifier } from './token-verifier.js';
 
-const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
+/** RFC 7235 §2.1: the scheme name is case-insensitive ("bearer", "BEARER"); the token is a compact JWS. */
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/i;
 
 /** Global guard: every route needs a valid token unless marked @Public(); scopes per @RequireScope. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { computeInstants, type ScheduleInstant } from '../../../domain/schedule/instants.js';
 import { parseRfc3339 } from '../../../domain/schedule/rfc3339.js';
 import { type NormalizedScheduleDefinition, validateSchedule } from '../../../domain/schedule/schedule-definition.js';
-import { type FieldError, problems } from '../problems/problem.js';
+import { type FieldError, NOT_AN_OBJECT, problems } from '../problems/problem.js';
 
 export const DEFAULT_PREVIEW_COUNT = 20;
 export const MAX_PREVIEW_COUNT = 1000;
@@ -31,8 +31,9 @@ export function previewWindow(
   }
   let n = DEFAULT_PREVIEW_COUNT;
   if (count !== undefined) {
+    // A query parameter is always text; a body's count must be a JSON number ("3" is a wrong type, not 3).
     n =
-      typeof count === 'string' && /^[0-9]{1,4}$/.test(count)
+      prefix === '?' && typeof count === 'string' && /^[0-9]{1,4}$/.test(count)
         ? Number(count)
         : typeof count === 'number'
           ? count
@@ -50,8 +51,7 @@ export function readPreviewBody(body: unknown): {
   after: number | null;
   count: number;
 } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw problems.badRequest([{ pointer: '', message: 'the body must be a JSON object' }]);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw problems.badRequest([NOT_AN_OBJECT]);
   const raw = body as Record<string, unknown>;
   const window = previewWindow(raw.after, raw.count, '/');
   if (raw.schedule === undefined || raw.schedule === null)

@@ -65,6 +65,7 @@ const pointers = (max: number) => obj({ required: array(POINTER, max) }, [], { c
 export const missionDefinitionSchema: SchemaObject = obj(
   {
     ...envelope,
+    missionId: RESOURCE_ID,
     state: oneOfStrings(MISSION_STATES, { description: '`cancelled` and `revoked` are terminal' }),
     grants: obj(
       {
@@ -80,6 +81,7 @@ export const missionDefinitionSchema: SchemaObject = obj(
     ),
   },
   ['state', 'grants'],
+  { closed: true },
 );
 
 export const sourceDefinitionSchema: SchemaObject = obj(

@@ -49,21 +49,21 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof WrongExpectedRevision) return problems.revisionConflict(exception.actual + 1);
     const refusedText = databaseTextRejection(exception);
     if (refusedText) return refusedText;
-    if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      const [code, title] = TITLES[status] ?? [status >= 500 ? 'internal_error' : 'BAD_REQUEST', exception.message];
-      return new Problem(status, code, title, status === 404 ? 'No such resource.' : exception.message);
-    }
+    // Fastify's own rejections before Nest sees the request (body too large, bad content type or length) arrive
+    // as an HttpException (Nest maps them) or, on paths Nest does not map, with a statusCode.
+    if (exception instanceof HttpException) return frameworkProblem(exception.getStatus(), exception.message);
     const status = (exception as { statusCode?: number })?.statusCode;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      // Fastify's own rejections (body too large, bad JSON, bad content type) before Nest sees the request
-      const [code, title] = TITLES[status] ?? ['BAD_REQUEST', 'Bad request'];
-      return status === 400
-        ? problems.badRequest([{ pointer: '', message: 'The body is not valid JSON.' }])
-        : new Problem(status, code, title, (exception as Error).message);
-    }
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return frameworkProblem(status, (exception as Error).message);
     return new Problem(500, 'internal_error', 'Internal error', 'An unexpected error occurred.');
   }
+}
+
+/** api.md: every 400 carries `errors: [{ pointer, message }]`; a framework's refusal concerns the whole request. */
+function frameworkProblem(status: number, message: string): Problem {
+  if (status === 400) return problems.badRequest([{ pointer: '', message }], message);
+  const [code, title] = TITLES[status] ?? [status >= 500 ? 'internal_error' : 'BAD_REQUEST', message];
+  return new Problem(status, code, title, status === 404 ? 'No such resource.' : message);
 }
 
 export function renderProblem(problem: Problem): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { type ArgumentsHost, Logger } from '@nestjs/common';
+import { type ArgumentsHost, BadRequestException, Logger } from '@nestjs/common';
 import { ProblemDetailsFilter } from './problem-details.filter.js';
 
 function hostFor(requestId: string) {
@@ -51,5 +51,22 @@ describe('ProblemDetailsFilter (SEC-4)', () => {
       });
     }
     expect(error).not.toHaveBeenCalled();
+  });
+});
+
+describe('ProblemDetailsFilter: framework 400s (api.md Conventions, Validation)', () => {
+  it('gives a 400 the framework raised, as an HttpException or with a statusCode, an errors list', () => {
+    for (const exception of [
+      new BadRequestException('Request body size did not match Content-Length'),
+      Object.assign(new Error('Request body size did not match Content-Length'), { statusCode: 400 }),
+    ]) {
+      const { host, sent } = hostFor('req-2');
+      new ProblemDetailsFilter().catch(exception, host);
+      expect(sent.status).toBe(400);
+      expect(sent.body).toMatchObject({
+        code: 'BAD_REQUEST',
+        errors: [{ pointer: '', message: 'Request body size did not match Content-Length' }],
+      });
+    }
   });
 });

@@ -19,6 +19,9 @@ export interface FieldError {
   message: string;
 }
 
+/** How every route reports a body that is JSON but not an object (the pointer Nest's own check always used). */
+export const NOT_AN_OBJECT: FieldError = { pointer: '/body', message: 'the body must be a JSON object' };
+
 export const problems = {
   badRequest: (errors: FieldError[], detail = 'The request is malformed.') =>
     new Problem(400, 'BAD_REQUEST', 'Bad request', detail, { errors }),

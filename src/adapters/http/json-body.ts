@@ -1,0 +1,91 @@
+import { pointerTo } from '../../domain/shared/json-pointer.js';
+import { type FieldError, problems } from './problems/problem.js';
+
+/**
+ * The parser of `application/json` REST bodies (the ingress route keeps its raw bytes and parses after verifying).
+ *
+ * Fastify's default parser answered every refusal with one message, "Body is not valid JSON", and no `errors`
+ * list: an empty body, a syntax error, and also a well-formed body holding a `__proto__` member, which is valid
+ * JSON refused on purpose. Each refusal here is a 400 BAD_REQUEST with `errors: [{ pointer, message }]` saying
+ * which it is. Prototype poisoning stays refused, as Fastify did: a `__proto__` member, and a `constructor`
+ * member holding a `prototype` member, anywhere in the body.
+ */
+export function parseJsonBody(
+  _request: unknown,
+  body: Buffer,
+  done: (error: Error | null, value?: unknown) => void,
+): void {
+  if (body.length === 0)
+    return done(
+      problems.badRequest(
+        [{ pointer: '', message: 'The body is empty; with content-type application/json it must be a JSON object.' }],
+        'The body is empty.',
+      ),
+    );
+  let text = body.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return done(
+      problems.badRequest([{ pointer: '', message: 'The body is not valid JSON.' }], 'The body is not valid JSON.'),
+    );
+  }
+  const poisoned = MAY_POISON.test(text) ? findPrototypePoisoning(value) : null;
+  if (poisoned) return done(problems.badRequest([poisoned], `The body is not accepted: ${poisoned.message}.`));
+  done(null, value);
+}
+
+/**
+ * A cheap test on the text first, as secure-json-parse does, so bodies without either name are not walked;
+ * a name spelt with JSON escapes (`"\u005f_proto__"`) is still a candidate.
+ */
+const MAY_POISON =
+  /(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])|(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)/;
+
+interface Visit {
+  value: unknown;
+  key: string;
+  parent: Visit | null;
+}
+
+/**
+ * Iterative, so a body nested 100,000 deep (refused later by the depth bound) cannot exhaust the stack here;
+ * each node keeps a link to its parent rather than its pointer, which is built only for the member found.
+ */
+function findPrototypePoisoning(value: unknown): FieldError | null {
+  const stack: Visit[] = [{ value, key: '', parent: null }];
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    const item = visit.value;
+    if (typeof item !== 'object' || item === null) continue;
+    if (!Array.isArray(item)) {
+      if (Object.hasOwn(item, '__proto__'))
+        return {
+          pointer: pointerOf(visit, ['__proto__']),
+          message: 'a member named "__proto__" is not accepted (prototype poisoning)',
+        };
+      const constructor: unknown = Object.hasOwn(item, 'constructor')
+        ? (item as Record<string, unknown>).constructor
+        : undefined;
+      if (typeof constructor === 'object' && constructor !== null && Object.hasOwn(constructor, 'prototype'))
+        return {
+          pointer: pointerOf(visit, ['constructor', 'prototype']),
+          message: 'a "constructor" member holding a "prototype" member is not accepted (prototype poisoning)',
+        };
+    }
+    for (const [key, child] of Object.entries(item)) stack.push({ value: child, key, parent: visit });
+  }
+  return null;
+}
+
+/** The pointer of a member 100,000 levels down would itself be a hostile answer: past 16 levels it is cut. */
+function pointerOf(visit: Visit, tail: string[]): string {
+  const ancestors: string[] = [];
+  for (let at: Visit | null = visit; at?.parent; at = at.parent) ancestors.push(at.key);
+  const keys = [...ancestors.reverse(), ...tail];
+  const shown = keys.length > 16 ? keys.slice(0, 16) : keys;
+  const pointer = shown.reduce((base, key) => pointerTo(base, key), '');
+  return keys.length > 16 ? `${pointer}/…` : pointer;
+}
