@@ -316,6 +316,30 @@ export function subscriptionsSuite(kind: StoreKind): void {
       },
       TEST_MS,
     );
+
+    it(
+      'SU-1 a null triggerId or sourceId is a wrong field type: 400 BAD_REQUEST naming it, never a 404 lookup',
+      async () => {
+        const { executionId, fence } = await f.claimed(true);
+        const base = {
+          fence,
+          subscriptionId: 'null-target',
+          match: { fields: { '/type': 'callback' } },
+          deadline: await f.deadlineIn(60),
+        };
+        for (const [body, pointer] of [
+          [{ ...base, sourceId: null }, '/sourceId'],
+          [{ ...base, triggerId: null }, '/triggerId'],
+          [{ ...base, triggerId: null, sourceId: f.setup.sourceId }, '/triggerId'],
+        ] as const) {
+          const answer = await f.subscribe(executionId, body);
+          expect([answer.status, answer.body.code]).toEqual([400, 'BAD_REQUEST']);
+          expect(answer.body.errors.map((e: { pointer: string }) => e.pointer)).toContain(pointer);
+        }
+        expect((await f.list(executionId)).body.items).toEqual([]);
+      },
+      TEST_MS,
+    );
   });
 }
 

@@ -20,13 +20,13 @@ export class RegisterSubscriptionDto {
   @IsOptional()
   @IsString()
   @Matches(RESOURCE_ID, { message: `triggerId ${ID_MESSAGE}` })
-  triggerId?: string;
+  triggerId?: string | null;
 
   @ApiPropertyOptional({ description: "Wait on any Occurrence of this source's deliveries" })
   @IsOptional()
   @IsString()
   @Matches(RESOURCE_ID, { message: `sourceId ${ID_MESSAGE}` })
-  sourceId?: string;
+  sourceId?: string | null;
 
   @ApiProperty({
     description:

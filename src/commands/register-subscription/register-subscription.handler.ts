@@ -122,8 +122,12 @@ export class RegisterSubscriptionHandler implements ICommandHandler<RegisterSubs
 
 function validated(body: RegisterSubscriptionDto): { target: SubscriptionTarget; match: SubscriptionMatch } {
   const errors: FieldError[] = [];
-  const hasTrigger = body.triggerId !== undefined;
-  if (hasTrigger === (body.sourceId !== undefined))
+  // `@IsOptional` lets null through: a null target is a wrong field type (400), never an id to look up (404).
+  for (const name of ['triggerId', 'sourceId'] as const)
+    if (body[name] === null) errors.push({ pointer: `/${name}`, message: `${name} must be a string` });
+  const hasTrigger = body.triggerId !== undefined && body.triggerId !== null;
+  const hasSource = body.sourceId !== undefined && body.sourceId !== null;
+  if (errors.length === 0 && hasTrigger === hasSource)
     errors.push({ pointer: '/triggerId', message: 'exactly one of triggerId and sourceId is required' });
   const { match, errors: matchErrors } = validateMatch(body.match);
   errors.push(...matchErrors);
