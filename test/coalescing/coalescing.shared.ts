@@ -134,6 +134,29 @@ export function coalescingSuite(kind: StoreKind): void {
       expect(await timers().runOnce()).toBe(0);
     });
 
+    it('DD-5 a coalesced Occurrence answers coalescedInto (api.md) on the operator detail and list, beside its evidence', async () => {
+      const { triggerId } = await trigger();
+      const first = await fire(triggerId, { type: 'health.sample', host: 'h1', v: 1 });
+      const last = await fire(triggerId, { type: 'health.sample', host: 'h1', v: 2 });
+      await admit();
+      await closeWhenDue();
+      const detail = await t.request({ method: 'GET', url: `/v1/operator/occurrences/${first}` });
+      expect(detail.body).toMatchObject({
+        status: 'coalesced',
+        coalescedInto: last,
+        evidence: { coalescedInto: last },
+      });
+      const listed = await t.request({
+        method: 'GET',
+        url: `/v1/operator/occurrences?triggerId=${triggerId}&status=coalesced`,
+      });
+      expect(listed.body.items).toEqual([expect.objectContaining({ occurrenceId: first, coalescedInto: last })]);
+      // The admitted member stands for the group; it is coalesced into nothing.
+      const admitted = await t.request({ method: 'GET', url: `/v1/operator/occurrences/${last}` });
+      expect(admitted.body.status).toBe('admitted');
+      expect(admitted.body).not.toHaveProperty('coalescedInto');
+    });
+
     it('DD-5 hostile: a revoke amid a coalescible flood is admitted on its own, at once', async () => {
       const { triggerId } = await trigger();
       const before = [await fire(triggerId, { type: 'health.sample', host: 'h1', v: 1 })];

@@ -40,6 +40,8 @@ export interface OccurrenceView {
   conflicts: number;
   /** DD-5: decided as the last member of a coalesced group: every member's id in acceptance order. */
   members?: string[];
+  /** DD-5: decided `coalesced`: the group member admitted for it (api.md names it beside the reason). */
+  coalescedInto?: string;
 }
 
 export interface OccurrenceFilter {
@@ -110,6 +112,10 @@ function toView(row: OccurrenceRow): OccurrenceView {
         : (row.decision_evidence ?? row.evidence),
     conflicts: Number(row.conflicts),
     ...(Array.isArray(row.decision_evidence?.members) ? { members: row.decision_evidence.members as string[] } : {}),
+    // api.md's coalesce block names `coalescedInto` as part of the decision; the evidence keeps it too.
+    ...(row.status === 'coalesced' && typeof row.decision_evidence?.coalescedInto === 'string'
+      ? { coalescedInto: row.decision_evidence.coalescedInto }
+      : {}),
   };
 }
 

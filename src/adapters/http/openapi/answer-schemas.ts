@@ -230,6 +230,7 @@ export const occurrenceRow = obj(
     ),
     evidence: nullable(jsonObject('what decided it (AD-3, AD-4)')),
     members: array(str(), undefined, { description: 'DD-5: the coalesced group it stands for, in acceptance order' }),
+    coalescedInto: str({ description: 'DD-5: status coalesced: the admitted member that stands for it' }),
   },
   ['occurrenceId', 'triggerId', 'status'],
 );
