@@ -340,6 +340,41 @@ export function subscriptionsSuite(kind: StoreKind): void {
       },
       TEST_MS,
     );
+
+    it(
+      'SU-1 the deadline is answered as recorded (UTC with milliseconds), and a calendar roll-over (T24:00) is refused',
+      async () => {
+        const { executionId, fence } = await f.claimed(true);
+        const exact = await f.deadlineIn(120);
+        const seconds = exact.replace(/\.\d{3}Z$/, 'Z');
+        const valid = {
+          fence,
+          subscriptionId: 'precision',
+          sourceId: f.setup.sourceId,
+          match: { fields: { '/type': 'never-sent' } },
+          deadline: seconds,
+        };
+        const registered = await f.subscribe(executionId, valid);
+        expect(registered.status).toBe(201);
+        const recorded = seconds.replace(/Z$/, '.000Z');
+        expect(registered.body.deadline).toBe(recorded);
+        // The same instant written with milliseconds is the same registration, not a conflict.
+        expect((await f.subscribe(executionId, { ...valid, deadline: recorded })).status).toBe(201);
+        const listed = await f.list(executionId, registered.body.position);
+        expect(listed.body.items).toEqual([
+          expect.objectContaining({ subscriptionId: 'precision', deadline: recorded }),
+        ]);
+        // `Date.parse` reads 24:00 as the next midnight; it is no RFC 3339 instant.
+        const rolled = await f.subscribe(executionId, {
+          ...valid,
+          subscriptionId: 'rolled',
+          deadline: `${exact.slice(0, 10)}T24:00:00.000Z`,
+        });
+        expect([rolled.status, rolled.body.code]).toEqual([400, 'BAD_REQUEST']);
+        expect(rolled.body.errors.map((e: { pointer: string }) => e.pointer)).toContain('/deadline');
+      },
+      TEST_MS,
+    );
   });
 }
 

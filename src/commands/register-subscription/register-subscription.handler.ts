@@ -8,6 +8,7 @@ import {
   type SubscriptionEvent,
   type SubscriptionMatch,
   type SubscriptionTarget,
+  instantOf,
   validateMatch,
   waitForDecider,
   type WaitForState,
@@ -148,6 +149,7 @@ function fold(recorded: readonly RecordedEvent[]): WaitForState {
 const answerOf = (body: RegisterSubscriptionDto, position: number): RegisteredSubscription => ({
   subscriptionId: body.subscriptionId,
   state: 'active',
-  deadline: body.deadline,
+  // As recorded: UTC with milliseconds (api.md's Conventions), whatever precision the request used.
+  deadline: instantOf(body.deadline) ?? body.deadline,
   position,
 });

@@ -107,7 +107,7 @@ export function registerSubscription(
         subscriptionId: command.subscriptionId,
         target: command.target,
         match: command.match,
-        deadline: command.deadline,
+        deadline: instantOf(command.deadline) ?? command.deadline,
         fence,
         execution: claim.execution,
         registeredAt: command.now,
@@ -116,9 +116,21 @@ export function registerSubscription(
   ];
 }
 
+/**
+ * The deadline as api.md writes times (UTC, milliseconds), or null when it names no real instant: `Date.parse`
+ * rolls `02-30` over into March and reads `24:00`, so the calendar fields must survive the round trip.
+ */
+export function instantOf(deadline: string): string | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(deadline)) return null;
+  const at = Date.parse(deadline);
+  if (Number.isNaN(at)) return null;
+  const iso = new Date(at).toISOString();
+  return iso.slice(0, 19) === deadline.slice(0, 19) ? iso : null;
+}
+
 function deadlineErrors(deadline: string, now: string): FieldError[] {
   const at = Date.parse(deadline);
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(deadline) || Number.isNaN(at))
+  if (instantOf(deadline) === null)
     return [{ pointer: '/deadline', message: 'deadline must be an RFC 3339 UTC instant (…Z)' }];
   const from = Date.parse(now);
   if (at <= from) return [{ pointer: '/deadline', message: 'deadline must lie ahead (database clock)' }];
@@ -129,7 +141,8 @@ function deadlineErrors(deadline: string, now: string): FieldError[] {
 
 /** Canonical: a registration read back from the store may hold its members in another order (jsonb). */
 const sameRegistration = (s: SubscriptionRegisteredData, c: RegisterSubscription): boolean =>
-  canonicalJson([s.target, s.match, s.deadline]) === canonicalJson([c.target, c.match, c.deadline]);
+  canonicalJson([s.target, s.match, instantOf(s.deadline) ?? s.deadline]) ===
+  canonicalJson([c.target, c.match, instantOf(c.deadline) ?? c.deadline]);
 
 /** SU-1: at its deadline (database clock) an unresolved subscription times out; otherwise nothing happens. */
 export function timeOutSubscription(command: TimeOutSubscription, state: WaitForState): SubscriptionEvent[] {
