@@ -267,6 +267,28 @@ export function pollingSuite(kind: StoreKind): void {
       );
       // two failures in a row: 2 s × 2²
       expect(Number(rows[0]!.wait_ms)).toBe(8000);
+      // a revision that keeps the interval (another timeout) keeps the backoff when the loop plans it again
+      const put = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: {
+          expectedRevision: 1,
+          missionId: MISSION,
+          type: 'poll',
+          poll: pollBlock(upstream.url(path), { everySeconds: 2, timeoutSeconds: 2 }),
+        },
+      });
+      expect(put.status).toBe(200);
+      await t.catchUp();
+      await loop.runOnce();
+      const again = await t.sql.query<{ wait_ms: string; due_revision: number }>(
+        `SELECT EXTRACT(EPOCH FROM next_poll_at - claimed_at) * 1000 AS wait_ms, due_revision FROM poll_due WHERE tenant = $1 AND trigger_id = $2`,
+        [TENANT, triggerId],
+      );
+      expect(again.rows[0]).toMatchObject({ wait_ms: expect.anything(), due_revision: 2 });
+      expect(Number(again.rows[0]!.wait_ms)).toBe(8000);
+      expect(upstream.requestsTo(path)).toHaveLength(2);
     });
 
     it('PO-1 api.md poll block: a revision that shortens everySeconds applies from the last poll, not after the old interval', async () => {

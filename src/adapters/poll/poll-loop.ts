@@ -121,7 +121,10 @@ export class PollLoop extends TimedLoop {
         return { recorded: null, unfinished: claimed ? { key, token, delayMs: NOT_POLLED_RETRY_MS } : null };
       }
       const poll = trigger.definition.poll;
-      if ('replan' in key && key.replan) await replanPoll(sql, key, trigger.revision, poll.everySeconds);
+      if ('replan' in key && key.replan) {
+        const delaySeconds = nextPollDelaySeconds(poll.everySeconds, loaded.state.consecutiveFailures);
+        await replanPoll(sql, key, trigger.revision, delaySeconds);
+      }
       const leaseMs = poll.timeoutSeconds * 1000 + (this.options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
       const claim = await claimFinishing(leaseMs, token);
       if (!claim) return { recorded: null, unfinished: null };

@@ -34,14 +34,15 @@ export async function duePolls(sql: SqlExecutor, limit: number): Promise<DuePoll
 /**
  * The poll block says "every everySeconds" of the current revision: a revision that shortens the interval makes
  * the next poll due that long after the last claim, not when the old interval would have run out (an hourly poll
- * revised to every 2 s polls within 2 s, not an hour later). A longer interval never delays a poll already due,
- * and a backoff under the old revision gives way to the new interval: the operator changed what is polled.
+ * revised to every 2 s polls within 2 s, not an hour later). `delaySeconds` is the new interval backed off per
+ * failure in a row, so a revision that leaves the interval alone (a toggle, another block) changes nothing, and a
+ * longer interval never delays a poll already due.
  */
 export async function replanPoll(
   sql: SqlExecutor,
   key: PollKey,
   revision: number,
-  everySeconds: number,
+  delaySeconds: number,
 ): Promise<void> {
   await sql.query({
     name: 'reveille_replan_poll',
@@ -49,7 +50,7 @@ export async function replanPoll(
               next_poll_at = LEAST(next_poll_at, COALESCE(claimed_at, next_poll_at) + $4 * interval '1 second')
             WHERE tenant = $1 AND trigger_id = $2 AND due_revision < $3
               AND (lease_until IS NULL OR lease_until <= statement_timestamp())`,
-    values: [key.tenant, key.triggerId, revision, everySeconds],
+    values: [key.tenant, key.triggerId, revision, delaySeconds],
   });
 }
 
