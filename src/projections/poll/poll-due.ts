@@ -127,7 +127,9 @@ export async function finishPoll(sql: SqlExecutor, poll: UnfinishedPoll): Promis
 export async function msUntilNextPoll(sql: SqlExecutor): Promise<number | null> {
   const { rows } = await sql.query<{ ms: string | number | null }>({
     name: 'reveille_next_poll_in',
-    text: `SELECT EXTRACT(EPOCH FROM min(CASE WHEN d.tenant IS NULL OR ${REVISED_SINCE_PLANNED} THEN statement_timestamp()
+    // a revised row is looked at now, once no poller holds its lease (a held lease would make the loop spin)
+    text: `SELECT EXTRACT(EPOCH FROM min(CASE WHEN d.tenant IS NULL THEN statement_timestamp()
+                                             WHEN ${REVISED_SINCE_PLANNED} THEN GREATEST(statement_timestamp(), COALESCE(d.lease_until, statement_timestamp()))
                                              ELSE GREATEST(d.next_poll_at, COALESCE(d.lease_until, d.next_poll_at)) END)
                                      - statement_timestamp()) * 1000 AS ms
              FROM rm_polls p LEFT JOIN poll_due d ON d.tenant = p.tenant AND d.trigger_id = p.trigger_id WHERE p.active`,
