@@ -8,7 +8,7 @@ import { newKey, startTestApp, type TestApp } from '../support/app.js';
 import { dropSchema, TEST_DATABASE_URL } from '../support/databases.js';
 import { missionGrants } from '../support/grants.js';
 import { json, PollUpstream } from '../support/poll-upstream.js';
-import { claimPoll } from '../../src/projections/poll/poll-due.js';
+import { claimPoll, msUntilNextPoll } from '../../src/projections/poll/poll-due.js';
 import { makeDue, occurrencesOf, pollBlock, pollEvents, pollLoop, revisePoll } from './poll-fixtures.js';
 
 const TENANT = 'tenant-a';
@@ -202,5 +202,31 @@ describe('PO-3 SC-6 poll ownership through the store (postgres, separate connect
     await survivor.pollTrigger({ tenant: TENANT, triggerId });
     expect(upstream.requestsTo(path).map((r) => r.query.get('cursor'))).toEqual([null, null, 'k1']);
     expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['p1', 'p2', 'p3']);
+  });
+  // Last in the file: it turns the other Triggers of this schema off to read the loop's idle time alone.
+  it('PO-1 PO-3 a revised Trigger whose poll another poller holds is looked at when the lease ends, not in a busy loop', async () => {
+    const { triggerId, path } = await pollTrigger({ everySeconds: 60 });
+    await t.sql.query(`UPDATE rm_polls SET active = false WHERE tenant = $1 AND trigger_id <> $2`, [TENANT, triggerId]);
+    await makeDue(t.sql, TENANT, triggerId);
+    const loop = pollLoop(t.infra.store, t.sql);
+    loops.push(loop);
+    await loop.pollTrigger({ tenant: TENANT, triggerId });
+    expect(upstream.requestsTo(path)).toHaveLength(1);
+    await revisePoll(t.infra.store, {
+      tenant: TENANT,
+      triggerId,
+      missionId: MISSION,
+      poll: pollBlock(upstream.url(path), { everySeconds: 60, timeoutSeconds: 2 }),
+    });
+    await t.catchUp();
+    // revised: to be planned again at once
+    expect(await msUntilNextPoll(t.sql)).toBe(0);
+    // ...unless another poller holds it: then not before its lease runs out
+    await t.sql.query(
+      `UPDATE poll_due SET lease_until = statement_timestamp() + interval '30 seconds', lease_token = 'elsewhere'
+        WHERE tenant = $1 AND trigger_id = $2`,
+      [TENANT, triggerId],
+    );
+    expect(await msUntilNextPoll(t.sql)).toBeGreaterThan(25_000);
   });
 });

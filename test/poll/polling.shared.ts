@@ -267,6 +267,72 @@ export function pollingSuite(kind: StoreKind): void {
       );
       // two failures in a row: 2 s × 2²
       expect(Number(rows[0]!.wait_ms)).toBe(8000);
+      // a revision that keeps the interval (another timeout) keeps the backoff when the loop plans it again
+      const put = await t.request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        key: newKey(),
+        body: {
+          expectedRevision: 1,
+          missionId: MISSION,
+          type: 'poll',
+          poll: pollBlock(upstream.url(path), { everySeconds: 2, timeoutSeconds: 2 }),
+        },
+      });
+      expect(put.status).toBe(200);
+      await t.catchUp();
+      await loop.runOnce();
+      const again = await t.sql.query<{ wait_ms: string; due_revision: number }>(
+        `SELECT EXTRACT(EPOCH FROM next_poll_at - claimed_at) * 1000 AS wait_ms, due_revision FROM poll_due WHERE tenant = $1 AND trigger_id = $2`,
+        [TENANT, triggerId],
+      );
+      expect(again.rows[0]).toMatchObject({ wait_ms: expect.anything(), due_revision: 2 });
+      expect(Number(again.rows[0]!.wait_ms)).toBe(8000);
+      expect(upstream.requestsTo(path)).toHaveLength(2);
+    });
+
+    it('PO-1 api.md poll block: a revision that shortens everySeconds applies from the last poll, not after the old interval', async () => {
+      const { triggerId, path } = await pollTrigger({ everySeconds: 3600 });
+      upstream.pages(path, { '': { items: [] } });
+      await pollNow(triggerId);
+      expect(upstream.requestsTo(path)).toHaveLength(1);
+      /** Moves the last claim (and the due time it set) back, as if that much time had passed. */
+      const elapse = (seconds: number) =>
+        t.sql.query(
+          `UPDATE poll_due SET claimed_at = claimed_at - $3 * interval '1 second', next_poll_at = next_poll_at - $3 * interval '1 second'
+            WHERE tenant = $1 AND trigger_id = $2`,
+          [TENANT, triggerId, seconds],
+        );
+      const revise = async (expectedRevision: number, everySeconds: number, timeoutSeconds = 1) => {
+        const put = await t.request({
+          method: 'PUT',
+          url: `/v1/triggers/${triggerId}`,
+          key: newKey(),
+          body: {
+            expectedRevision,
+            missionId: MISSION,
+            type: 'poll',
+            poll: pollBlock(upstream.url(path), { everySeconds, timeoutSeconds }),
+          },
+        });
+        expect([put.status, put.body]).toEqual([200, expect.objectContaining({ revision: expectedRevision + 1 })]);
+        await t.catchUp();
+      };
+      // another timeout, the same interval: nothing is due before the hour is up
+      await revise(1, 3600, 2);
+      await elapse(5);
+      await loop.runOnce();
+      expect(upstream.requestsTo(path)).toHaveLength(1);
+      // every 2 s now: 5 s after the last poll it is due, not 59 minutes later
+      await revise(2, 2);
+      await loop.runOnce();
+      expect(upstream.requestsTo(path)).toHaveLength(2);
+      // and then every 2 s from that poll, no sooner
+      await loop.runOnce();
+      expect(upstream.requestsTo(path)).toHaveLength(2);
+      const after = await views(triggerId);
+      expect(Date.parse(after.row.nextFireAt) - Date.parse(after.poll.lastPollAt)).toBeLessThanOrEqual(2000);
+      expect(Date.parse(after.row.nextFireAt)).toBeGreaterThan(Date.parse(after.poll.lastPollAt));
     });
 
     it('PO-4 quarantine: an item without an id or failing the schema is recorded as quarantined and the poll goes on', async () => {

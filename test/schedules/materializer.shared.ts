@@ -280,6 +280,26 @@ export function materializerSuite(kind: StoreKind): void {
         expect(observed!.data).toMatchObject({ triggerRevision: revision, observedAt: observedAt('00:02:01.000') });
       });
 
+      it('SC-5 graceSeconds counts whole seconds: with grace 0 and skip, a pass a fraction of a second after the instant fires it; a second late is missed', async () => {
+        const precise = (hhmmss: string) => `2020-01-01T${hhmmss}Z`;
+        const triggerId = await activated(minutely({ graceSeconds: 0 }), false);
+        // unstaged: the pass that reaches the instant runs a few hundred ms after it, as a real process does
+        await tick(precise('00:01:00.250'));
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1)]);
+        // staged ahead, committed just after the instant
+        const m = materializer();
+        clock.set(at('00:01:50'));
+        expect((await m.stage()).staged).toBeGreaterThanOrEqual(1);
+        await tick(precise('00:02:00.999'), m);
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(2)]);
+        // one whole second late is more than 0 s: missed, and skip records it
+        await tick(precise('00:03:01.000'));
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(2)]);
+        expect(
+          (await scheduleEvents(triggerId)).filter((e) => e.type === 'MissedOccurrencesSkipped').map((e) => e.data),
+        ).toMatchObject([{ from: minute(3), to: minute(3), count: 1, cause: 'skip' }]);
+      });
+
       it('SC-3 racing schedulers that all staged the same instant still leave one Occurrence per instant', async () => {
         const triggerIds: string[] = [];
         for (let i = 0; i < 3; i++) triggerIds.push(await activated());

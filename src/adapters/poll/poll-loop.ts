@@ -9,7 +9,9 @@ import {
   duePolls,
   finishPoll,
   msUntilNextPoll,
+  type DuePoll,
   type PollKey,
+  replanPoll,
   type UnfinishedPoll,
 } from '../../projections/poll/poll-due.js';
 import type { SqlClient } from '../../projections/sql-client.js';
@@ -101,7 +103,7 @@ export class PollLoop extends TimedLoop {
    * time this returns or throws: with this claim when it gets that far, else on its own.
    */
   private async poll(
-    key: PollKey,
+    key: PollKey | DuePoll,
     carried: UnfinishedPoll | null,
   ): Promise<{ recorded: RecordedPoll | null; unfinished: UnfinishedPoll | null }> {
     const { store, sql } = this.options;
@@ -119,12 +121,19 @@ export class PollLoop extends TimedLoop {
         return { recorded: null, unfinished: claimed ? { key, token, delayMs: NOT_POLLED_RETRY_MS } : null };
       }
       const poll = trigger.definition.poll;
+      if ('replan' in key && key.replan) {
+        const delaySeconds = nextPollDelaySeconds(poll.everySeconds, loaded.state.consecutiveFailures);
+        await replanPoll(sql, key, trigger.revision, delaySeconds);
+      }
       const leaseMs = poll.timeoutSeconds * 1000 + (this.options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
       const claim = await claimFinishing(leaseMs, token);
       if (!claim) return { recorded: null, unfinished: null };
       // PO-4: held until an operator sets the cursor; looked at again each interval, never fetched.
       if (loaded.state.held !== null)
-        return { recorded: null, unfinished: { key, token, delayMs: poll.everySeconds * 1000 } };
+        return {
+          recorded: null,
+          unfinished: { key, token, delayMs: poll.everySeconds * 1000, revision: trigger.revision },
+        };
       const auth = await credentialsFor(this.options.secrets, key, poll, loaded.state);
       const fetched: PollFetch = auth.ok
         ? await this.options.connector.fetch(poll, cursorFor(loaded.state, poll.url), auth.credentials)
@@ -138,7 +147,7 @@ export class PollLoop extends TimedLoop {
       );
       this.options.onPolled?.(key, recorded);
       const delayMs = nextPollDelaySeconds(poll.everySeconds, recorded.state.consecutiveFailures) * 1000;
-      return { recorded, unfinished: { key, token, delayMs } };
+      return { recorded, unfinished: { key, token, delayMs, revision: trigger.revision } };
     } finally {
       if (finishing) await finishPoll(sql, finishing);
     }

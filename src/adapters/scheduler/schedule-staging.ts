@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PreparedEvent } from '../../domain/ports/event-store.js';
 import { eventContent } from '../../domain/shared/event-hash.js';
-import { firedInstants, materialize } from '../../domain/schedule/materialization.js';
+import { firedInstants, lastOnTimeMs, materialize } from '../../domain/schedule/materialization.js';
 import { parseRfc3339 } from '../../domain/schedule/rfc3339.js';
 import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
 import type { ScheduleDecision } from '../../domain/schedule/schedule-decision.js';
@@ -117,7 +117,8 @@ export function stageFire(row: DueRow, instant: string, tzdataVersion: string | 
       statePosition: row.indexed.statePosition,
     },
     instant,
-    latestMs: ms(instant) + row.schedule.missed.graceSeconds * 1000,
+    // the decision a pass would make afresh: on time up to the same bound (SC-5)
+    latestMs: lastOnTimeMs(ms(instant), row.schedule.missed.graceSeconds),
     nextMs: next === null ? Number.POSITIVE_INFINITY : ms(next),
     streamId,
     revision: 0,

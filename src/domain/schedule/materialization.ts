@@ -21,6 +21,14 @@ export const MAX_SCAN = 10_000;
 /** Held ranges kept at once; overflow beyond it is recorded as skipped (`held_limit`) to keep the state bounded. */
 export const MAX_HELD_RANGES = 50;
 
+/**
+ * SC-5: the last moment an instant due at `dueMs` still counts as on time. `graceSeconds` is a count of whole
+ * seconds and lateness is counted the same way, so with grace 0 a pass a few ms after the instant (no process
+ * reacts in 0 ms) fires it and one a whole second late has missed it; counted in ms, a `skip` schedule with grace 0
+ * skipped every instant while the service ran on time.
+ */
+export const lastOnTimeMs = (dueMs: number, graceSeconds: number): number => dueMs + graceSeconds * 1000 + 999;
+
 /** Looked up by the handler beforehand, so the decision stays pure. */
 export interface ScheduleTrigger {
   tenant: string;
@@ -78,8 +86,8 @@ export function firedInstants(events: readonly ScheduleEvent[]): string[] {
 }
 
 /**
- * SC-4/SC-5: instants in (boundary, now] are due; one later than `graceSeconds` goes through the missed
- * policy. A new activation moves the boundary forward, never back; a repeated tick returns [].
+ * SC-4/SC-5: instants in (boundary, now] are due; one late by more than `graceSeconds` whole seconds goes
+ * through the missed policy. A new activation moves the boundary forward, never back; a repeated tick returns [].
  */
 export function materialize(command: MaterializeSchedule, state: ScheduleState): ScheduleEvent[] {
   const { trigger, now } = command;
@@ -120,8 +128,8 @@ export function materialize(command: MaterializeSchedule, state: ScheduleState):
     count: MAX_SCAN,
   });
   if (due.length === 0 && !activating) return [];
-  const graceMs = trigger.schedule.missed.graceSeconds * 1000;
-  const missed = due.filter((utc) => nowMs - utc > graceMs).map(toUtcIso);
+  const grace = trigger.schedule.missed.graceSeconds;
+  const missed = due.filter((utc) => nowMs > lastOnTimeMs(utc, grace)).map(toUtcIso);
   const onTime = due.slice(missed.length).map(toUtcIso);
   const continues = due.length === MAX_SCAN && onTime.length === 0;
   const outcome = applyMissedPolicy(trigger.schedule.missed, {

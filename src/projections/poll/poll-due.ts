@@ -6,17 +6,52 @@ export interface PollKey {
   triggerId: string;
 }
 
-/** Active poll Triggers due by the database clock and owned by no live lease; never polled ones first. */
-export async function duePolls(sql: SqlExecutor, limit: number): Promise<PollKey[]> {
-  const { rows } = await sql.query<{ tenant: string; trigger_id: string }>({
+/** A poll_due row planned under an older revision of its Trigger than the read model's (`d`, `p`). */
+const REVISED_SINCE_PLANNED = 'd.due_revision < p.trigger_revision';
+
+/** A Trigger the loop looks at now; `replan`: its due time was set under an older revision (see replanPoll). */
+export interface DuePoll extends PollKey {
+  replan: boolean;
+}
+
+/**
+ * Active poll Triggers due by the database clock and owned by no live lease, never polled ones first; and those
+ * revised since their due time was set, to plan them again under the new revision.
+ */
+export async function duePolls(sql: SqlExecutor, limit: number): Promise<DuePoll[]> {
+  const { rows } = await sql.query<{ tenant: string; trigger_id: string; replan: boolean | null }>({
     name: 'reveille_due_polls',
-    text: `SELECT p.tenant, p.trigger_id FROM rm_polls p LEFT JOIN poll_due d ON d.tenant = p.tenant AND d.trigger_id = p.trigger_id
-            WHERE p.active AND (d.tenant IS NULL OR (d.next_poll_at <= statement_timestamp()
+    text: `SELECT p.tenant, p.trigger_id, ${REVISED_SINCE_PLANNED} AS replan
+             FROM rm_polls p LEFT JOIN poll_due d ON d.tenant = p.tenant AND d.trigger_id = p.trigger_id
+            WHERE p.active AND (d.tenant IS NULL OR ((d.next_poll_at <= statement_timestamp() OR ${REVISED_SINCE_PLANNED})
                   AND (d.lease_until IS NULL OR d.lease_until <= statement_timestamp())))
             ORDER BY d.next_poll_at NULLS FIRST, p.tenant, p.trigger_id LIMIT $1`,
     values: [limit],
   });
-  return rows.map((r) => ({ tenant: r.tenant, triggerId: r.trigger_id }));
+  return rows.map((r) => ({ tenant: r.tenant, triggerId: r.trigger_id, replan: r.replan === true }));
+}
+
+/**
+ * The poll block says "every everySeconds" of the current revision: a revision that shortens the interval makes
+ * the next poll due that long after the last claim, not when the old interval would have run out (an hourly poll
+ * revised to every 2 s polls within 2 s, not an hour later). `delaySeconds` is the new interval backed off per
+ * failure in a row, so a revision that leaves the interval alone (a toggle, another block) changes nothing, and a
+ * longer interval never delays a poll already due.
+ */
+export async function replanPoll(
+  sql: SqlExecutor,
+  key: PollKey,
+  revision: number,
+  delaySeconds: number,
+): Promise<void> {
+  await sql.query({
+    name: 'reveille_replan_poll',
+    text: `UPDATE poll_due SET due_revision = $3,
+              next_poll_at = LEAST(next_poll_at, COALESCE(claimed_at, next_poll_at) + $4 * interval '1 second')
+            WHERE tenant = $1 AND trigger_id = $2 AND due_revision < $3
+              AND (lease_until IS NULL OR lease_until <= statement_timestamp())`,
+    values: [key.tenant, key.triggerId, revision, delaySeconds],
+  });
 }
 
 /** A poll recorded and not finished yet: the next claim of the same lane finishes it in its own statement. */
@@ -24,6 +59,8 @@ export interface UnfinishedPoll {
   key: PollKey;
   token: string;
   delayMs: number;
+  /** The Trigger revision delayMs was planned under (absent: keep the row's). */
+  revision?: number | null;
 }
 
 /**
@@ -57,14 +94,21 @@ export async function claimPoll(
   return rows[0] ? { claimedAt: rows[0].claimed_at } : null;
 }
 
-/** Its parameters from `$first` on: tenant, Trigger, lease token, delay in ms. */
+/** Its parameters from `$first` on: tenant, Trigger, lease token, delay in ms, Trigger revision. */
 const finishSql = (first: number): string => {
-  const [tenant, trigger, token, delay] = [0, 1, 2, 3].map((i) => `$${first + i}`);
-  return `UPDATE poll_due SET next_poll_at = claimed_at + ${delay} * interval '1 millisecond', lease_until = NULL, lease_token = NULL
+  const [tenant, trigger, token, delay, revision] = [0, 1, 2, 3, 4].map((i) => `$${first + i}`);
+  return `UPDATE poll_due SET next_poll_at = claimed_at + ${delay} * interval '1 millisecond', lease_until = NULL, lease_token = NULL,
+              due_revision = COALESCE(${revision}::integer, due_revision)
             WHERE tenant = ${tenant} AND trigger_id = ${trigger} AND lease_token = ${token}`;
 };
 
-const finishValues = ({ key, token, delayMs }: UnfinishedPoll) => [key.tenant, key.triggerId, token, delayMs];
+const finishValues = ({ key, token, delayMs, revision }: UnfinishedPoll) => [
+  key.tenant,
+  key.triggerId,
+  token,
+  delayMs,
+  revision ?? null,
+];
 
 /**
  * The next poll is due `delayMs` after this one was claimed: a poller that was down polls once when it is back,
@@ -83,7 +127,9 @@ export async function finishPoll(sql: SqlExecutor, poll: UnfinishedPoll): Promis
 export async function msUntilNextPoll(sql: SqlExecutor): Promise<number | null> {
   const { rows } = await sql.query<{ ms: string | number | null }>({
     name: 'reveille_next_poll_in',
+    // a revised row is looked at now, once no poller holds its lease (a held lease would make the loop spin)
     text: `SELECT EXTRACT(EPOCH FROM min(CASE WHEN d.tenant IS NULL THEN statement_timestamp()
+                                             WHEN ${REVISED_SINCE_PLANNED} THEN GREATEST(statement_timestamp(), COALESCE(d.lease_until, statement_timestamp()))
                                              ELSE GREATEST(d.next_poll_at, COALESCE(d.lease_until, d.next_poll_at)) END)
                                      - statement_timestamp()) * 1000 AS ms
              FROM rm_polls p LEFT JOIN poll_due d ON d.tenant = p.tenant AND d.trigger_id = p.trigger_id WHERE p.active`,

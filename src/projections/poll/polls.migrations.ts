@@ -33,4 +33,9 @@ export const pollsMigrations: Migration[] = [
         PRIMARY KEY (tenant, trigger_id)
       )`,
   },
+  {
+    // The Trigger revision whose interval set next_poll_at: a later revision is looked at again (poll-due.ts).
+    id: '0371_poll_due_revision',
+    sql: `ALTER TABLE poll_due ADD COLUMN IF NOT EXISTS due_revision integer`,
+  },
 ];
