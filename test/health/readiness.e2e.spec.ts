@@ -63,7 +63,8 @@ describe.each(['thread', 'on'] as const)(
     it('OP-4 after a crash, a restart is again 503 until its background runs and has caught up', async () => {
       await serve.restart();
       expect(serve.readiness.at(-1)).toMatchObject({ status: 200, body: { status: 'ok' } });
-      expect(serve.readiness.slice(0, -1).every((s) => s.status === 503)).toBe(true);
+      // Listed rather than counted: a 200 "degraded" before "ok" names the part that failed a pass (seen once).
+      expect(serve.readiness.slice(0, -1).filter((s) => s.status !== 503)).toEqual([]);
       const shown = await serve.call('GET', '/v1/operator/triggers/t-1');
       expect(shown.status).toBe(200);
       expect(shown.body).toMatchObject({ counts: { observed: 1, admitted: 1 } });
