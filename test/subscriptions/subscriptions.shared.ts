@@ -318,6 +318,35 @@ export function subscriptionsSuite(kind: StoreKind): void {
     );
 
     it(
+      'SU-1 SEC-2 the subscriptions list is a list: operator:read reads it as executions:write does; another scope is 403',
+      async () => {
+        const { executionId, fence } = await f.claimed(true);
+        const registered = await f.subscribe(executionId, {
+          fence,
+          subscriptionId: 'scoped',
+          sourceId: f.setup.sourceId,
+          match: { fields: { '/type': 'callback' } },
+          deadline: await f.deadlineIn(60),
+        });
+        expect(registered.status).toBe(201);
+        const listWith = async (scope: string) =>
+          t.request({
+            method: 'GET',
+            url: `/v1/executions/${executionId}/subscriptions`,
+            token: await t.token({ tenant: 'tenant-a', scope }),
+          });
+        for (const scope of ['operator:read', 'executions:write']) {
+          const listed = await listWith(scope);
+          expect([scope, listed.status]).toEqual([scope, 200]);
+          expect(listed.body.items.map((item: { subscriptionId: string }) => item.subscriptionId)).toEqual(['scoped']);
+        }
+        const refused = await listWith('occurrences:write');
+        expect([refused.status, refused.body.code]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+      },
+      TEST_MS,
+    );
+
+    it(
       'SU-1 a null triggerId or sourceId is a wrong field type: 400 BAD_REQUEST naming it, never a 404 lookup',
       async () => {
         const { executionId, fence } = await f.claimed(true);

@@ -11,12 +11,16 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 const problem = (status: number, codes: string) =>
   ApiResponse({ status, description: `application/problem+json, code: ${codes}` });
 
-/** SEC-2: 403 INSUFFICIENT_SCOPE without it; also shown in the OpenAPI document as `x-required-scope`. */
-export const RequireScope = (scope: Scope) =>
+/**
+ * SEC-2: 403 INSUFFICIENT_SCOPE without it (or without every one of `alsoAccepted`: any of them will do); shown in
+ * the OpenAPI document as `x-required-scope`, the others as `x-also-accepted-scopes`.
+ */
+export const RequireScope = (scope: Scope, ...alsoAccepted: Scope[]) =>
   applyDecorators(
-    SetMetadata(REQUIRED_SCOPE, scope),
+    SetMetadata(REQUIRED_SCOPE, [scope, ...alsoAccepted]),
     ApiBearerAuth(),
     ApiExtension('x-required-scope', scope),
+    ...(alsoAccepted.length > 0 ? [ApiExtension('x-also-accepted-scopes', alsoAccepted)] : []),
     problem(400, 'BAD_REQUEST, idempotency_key_required, idempotency_key_invalid'),
     problem(401, 'UNAUTHENTICATED'),
     problem(403, 'INSUFFICIENT_SCOPE'),

@@ -32,8 +32,8 @@ export class AuthGuard implements CanActivate {
       throw error;
     }
     (request as unknown as Record<symbol, unknown>)[PRINCIPAL] = principal;
-    const scope = this.reflector.getAllAndOverride<string | undefined>(REQUIRED_SCOPE, targets);
-    if (scope && !principal.scopes.has(scope)) throw problems.insufficientScope(scope);
+    const scopes = this.reflector.getAllAndOverride<readonly string[] | undefined>(REQUIRED_SCOPE, targets);
+    if (scopes && !scopes.some((scope) => principal.scopes.has(scope))) throw problems.insufficientScope(scopes[0]!);
     return true;
   }
 }

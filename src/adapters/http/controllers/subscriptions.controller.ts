@@ -60,7 +60,8 @@ export class SubscriptionsController {
   @ListQuery()
   @Answer(200, S.subscriptionPage)
   @Get('v1/executions/:executionId/subscriptions')
-  @RequireScope('executions:write')
+  // api.md: the Executions routes need executions:write, their lists operator:read; the worker may read its own.
+  @RequireScope('executions:write', 'operator:read')
   @Problems([400, 'BAD_REQUEST'], [404, 'not_found'])
   async list(
     @Ctx() context: CommandContext,
