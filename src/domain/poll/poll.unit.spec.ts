@@ -225,6 +225,16 @@ describe('PO-2 reading a poll page', () => {
     expect(result.page.items[0]!.problem!.length).toBeLessThanOrEqual(301);
   });
 
+  it('PO-1 an upstream answering a bare array is read with itemsPointer "", and a list of bare ids with idPointer ""', () => {
+    const bare = readPollPage([{ id: 'a' }, { id: 'b' }], { ...binding, itemsPointer: '' });
+    expect(bare.ok && bare.page.items.map((i) => i.itemId)).toEqual(['a', 'b']);
+    const ids = readPollPage({ items: ['x', 7] }, { ...binding, idPointer: '' });
+    expect(ids.ok && ids.page.items.map((i) => [i.itemId, i.problem])).toEqual([
+      ['x', null],
+      ['7', null],
+    ]);
+  });
+
   it('reads a numeric next cursor as its decimal text and an absent one as null', () => {
     expect(readPollPage({ items: [], next: 42 }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: '42' } });
     expect(readPollPage({ items: [] }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: null } });

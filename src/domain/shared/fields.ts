@@ -82,13 +82,20 @@ export class FieldReader {
     return typeof value === 'boolean' ? value : this.fail(pointerTo(base, key), `${key} must be true or false`);
   }
 
-  pointer(raw: Raw, base: string, key: string, required: boolean): string | null | undefined {
+  /** `root`: "" (RFC 6901: the whole document) is accepted too. */
+  pointer(raw: Raw, base: string, key: string, required: boolean, root = false): string | null | undefined {
     const value = raw[key];
     if (value === undefined || value === null)
       return required ? this.fail(pointerTo(base, key), `${key} is required`) : null;
+    if (root && value === '') return value;
     return isJsonPointer(value)
       ? value
-      : this.fail(pointerTo(base, key), `${key} must be a JSON pointer starting with "/"`);
+      : this.fail(
+          pointerTo(base, key),
+          root
+            ? `${key} must be "" or a JSON pointer starting with "/"`
+            : `${key} must be a JSON pointer starting with "/"`,
+        );
   }
 
   array<T>(

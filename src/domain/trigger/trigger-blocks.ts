@@ -124,8 +124,9 @@ export function pollBlock(read: FieldReader, raw: Raw): PollBinding | undefined 
     connector: read.oneOf(raw, at, 'connector', ['http-json@1'] as const),
     url: httpUrl(read, raw.url),
     everySeconds: read.integer(raw, at, 'everySeconds', { min: 1, max: 604_800 }),
-    itemsPointer: read.pointer(raw, at, 'itemsPointer', true),
-    idPointer: read.pointer(raw, at, 'idPointer', true),
+    // "": an upstream that answers a bare array (as many list APIs do), or whose items are themselves the ids.
+    itemsPointer: read.pointer(raw, at, 'itemsPointer', true, true),
+    idPointer: read.pointer(raw, at, 'idPointer', true, true),
     cursorParam: read.string(raw, at, 'cursorParam', { fallback: null }),
     nextCursorPointer: read.pointer(raw, at, 'nextCursorPointer', false),
     onInvalidItem: read.oneOf(raw, at, 'onInvalidItem', ['hold', 'quarantine'] as const, 'hold'),

@@ -156,6 +156,18 @@ describe('TR-1 trigger definitions', () => {
         '/poll/itemsPointer',
         '/poll/nextCursorPointer',
       ]));
+    it('PO-1 "" (the whole answer, the whole item) is a valid itemsPointer and idPointer; "items" is not a pointer', () => {
+      const poll = { connector: 'http-json@1', url: 'https://feed.test/a', everySeconds: 5 };
+      const bare = validateTriggerDefinition({
+        missionId: 'm-1',
+        type: 'poll',
+        poll: { ...poll, itemsPointer: '', idPointer: '' },
+      });
+      expect(bare.ok && [bare.value.poll?.itemsPointer, bare.value.poll?.idPointer]).toEqual(['', '']);
+      expect(
+        pointers({ missionId: 'm-1', type: 'poll', poll: { ...poll, itemsPointer: '', idPointer: 'id' } }),
+      ).toEqual(['/poll/idPointer']);
+    });
     it('PO-1 poll.auth names a bearer secret kept outside the definition: an inline secret or another type is refused', () => {
       const poll = {
         connector: 'http-json@1',

@@ -57,6 +57,12 @@ export const POINTER = str({
   maxLength: 1024,
   description: 'JSON pointer (RFC 6901) starting with "/"',
 });
+/** A pointer that may also be "" (RFC 6901: the whole document), where the whole answer or item is meant. */
+export const POINTER_OR_ROOT = str({
+  pattern: '^(/([^~]|~[01])*)?$',
+  maxLength: 1024,
+  description: 'JSON pointer (RFC 6901): "" for the whole document, else starting with "/"',
+});
 /** A required string member as `FieldReader.string` reads it. */
 export const NAME = str({ minLength: 1, maxLength: 256 });
 export const RESOURCE_ID = str({ pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' });
