@@ -173,8 +173,12 @@ function pollAuth(read: FieldReader, value: unknown): PollAuth | null | undefine
 function httpUrl(read: FieldReader, value: unknown): string | undefined {
   const problem = 'url must be an absolute http(s) URL';
   if (typeof value !== 'string' || value.length > 2048 || !URL.canParse(value)) return read.fail('/poll/url', problem);
-  const protocol = new URL(value).protocol;
-  return protocol === 'http:' || protocol === 'https:' ? value : read.fail('/poll/url', problem);
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return read.fail('/poll/url', problem);
+  // A definition is shown to every operator:read token and kept in the log for good: never a credential in it.
+  if (url.username !== '' || url.password !== '')
+    return read.fail('/poll/url', 'url must not hold credentials; set a bearer secret (auth) instead');
+  return value;
 }
 
 export function coalesceBlock(read: FieldReader, raw: Raw): CoalesceRule[] | undefined {

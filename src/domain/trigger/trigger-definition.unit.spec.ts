@@ -168,6 +168,17 @@ describe('TR-1 trigger definitions', () => {
         pointers({ missionId: 'm-1', type: 'poll', poll: { ...poll, itemsPointer: '', idPointer: 'id' } }),
       ).toEqual(['/poll/idPointer']);
     });
+    it('PO-1 SEC-4 a poll url holding credentials is refused: definitions are shown to operators and kept in the log', () => {
+      const poll = { connector: 'http-json@1', everySeconds: 5, itemsPointer: '/items', idPointer: '/id' };
+      for (const url of ['https://user:secret@feed.test/a', 'https://token@feed.test/a', 'http://:pw@feed.test/'])
+        expect([url, pointers({ missionId: 'm-1', type: 'poll', poll: { ...poll, url } })]).toEqual([
+          url,
+          ['/poll/url'],
+        ]);
+      expect(pointers({ missionId: 'm-1', type: 'poll', poll: { ...poll, url: 'https://feed.test/a?x=1' } })).toEqual(
+        [],
+      );
+    });
     it('PO-1 poll.auth names a bearer secret kept outside the definition: an inline secret or another type is refused', () => {
       const poll = {
         connector: 'http-json@1',
