@@ -341,6 +341,10 @@ export function apiSecuritySuite(kind: StoreKind): void {
     });
 
     describe('api.md Conventions, Validation: 400 BAD_REQUEST for the body and field types, 422 invalid_definition for definition content', () => {
+      /** A raw body to a command route: POST for a manual fire, PUT for a definition. */
+      const sendRaw = (url: string, body: string) =>
+        t.request({ method: url.endsWith('occurrences') ? 'POST' : 'PUT', url, body, key: newKey() });
+
       const pointers = (response: { body: any }) =>
         (response.body.errors as { pointer: string }[]).map((error) => error.pointer);
       const put = (url: string, body: unknown) => t.request({ method: 'PUT', url, key: newKey(), body });
@@ -383,12 +387,7 @@ export function apiSecuritySuite(kind: StoreKind): void {
           ['/v1/triggers/t-a6', '{"missionId":"m-valid",'],
           ['/v1/triggers/t-valid/occurrences', 'nope'],
         ] as const) {
-          const response = await t.request({
-            method: url.endsWith('occurrences') ? 'POST' : 'PUT',
-            url,
-            body,
-            key: newKey(),
-          });
+          const response = await sendRaw(url, body);
           expectProblem(response, 400, 'BAD_REQUEST');
           expect({ url, body, errors: response.body.errors }).toEqual({
             url,
@@ -411,12 +410,7 @@ export function apiSecuritySuite(kind: StoreKind): void {
             '/constructor/prototype',
           ],
         ] as const) {
-          const response = await t.request({
-            method: url.endsWith('occurrences') ? 'POST' : 'PUT',
-            url,
-            body,
-            key: newKey(),
-          });
+          const response = await sendRaw(url, body);
           expectProblem(response, 400, 'BAD_REQUEST');
           expect(response.body.detail).not.toMatch(/not valid JSON/);
           expect({ body, errors: response.body.errors }).toEqual({
