@@ -1,6 +1,9 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import { AdmitOccurrenceCommand } from '../../src/commands/admit-occurrence/admit-occurrence.command.js';
+import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
+import { transitionExecution } from '../../src/commands/shared/execution-transition.js';
+import type { ExecutionCommand } from '../../src/domain/execution/index.js';
 import { executionStream, occurrenceStream, overlapStream } from '../../src/domain/shared/ids.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
@@ -174,6 +177,49 @@ export function executionsSuite(kind: StoreKind): void {
       expect([late.status, late.body.code]).toEqual([409, 'execution_noncommitted']);
       const again = await post(executionId, 'settle', { settlementId: 's-2' });
       expect(again.body).toMatchObject({ decision: 'noncommitted' });
+    });
+
+    /** Another writer of the same log (a second process, say): its transitions are unknown to this process. */
+    const elsewhere = async (executionId: string, command: Record<string, unknown>) => {
+      const [first] = await t.infra.store.readStream(executionStream(executionId));
+      const tenant = first!.metadata.tenant as string;
+      const other = new SqlEventStore(t.sql);
+      return transitionExecution(
+        other,
+        tenant,
+        { executionId, at: new Date().toISOString(), ...command } as ExecutionCommand,
+        { tenant, actor: 'elsewhere', correlationId: `c-${executionId}` },
+      );
+    };
+
+    it("EX-2 EX-3 a completion after this process's own claim still loses to a settlement written elsewhere meanwhile", async () => {
+      const { triggerId } = await setup();
+      const executionId = await admitted(triggerId);
+      const { fence } = (await post(executionId, 'claim', { consumerId: 'worker-1' })).body;
+      await elsewhere(executionId, { type: 'SettleExecution', settlementId: 's-elsewhere' });
+      const late = await post(executionId, 'complete', { fence, outcome: 'succeeded' });
+      expect([late.status, late.body.code]).toEqual([409, 'execution_noncommitted']);
+      const types = (await t.infra.store.readStream(executionStream(executionId))).map((e) => e.type);
+      expect(types).toEqual(['ExecutionClaimed', 'ExecutionSettled']);
+    });
+
+    it('EX-2 a claim refused by what this process last wrote is decided again from the log: recovered elsewhere, it is claimed', async () => {
+      const { triggerId } = await setup();
+      const executionId = await admitted(triggerId);
+      expect((await post(executionId, 'claim', { consumerId: 'worker-1' })).status).toBe(200);
+      await elsewhere(executionId, { type: 'SettleExecution', settlementId: 's-elsewhere' });
+      await elsewhere(executionId, {
+        type: 'RecoverExecution',
+        actor: 'operator',
+        reason: 'crashed worker',
+        idempotencyKey: newKey(),
+        refusal: null,
+      });
+      const again = await post(executionId, 'claim', { consumerId: 'worker-2' });
+      expect(again.status).toBe(200);
+      expect(again.body).toMatchObject({ executionId, generation: 2, fence: 2 });
+      const completed = await post(executionId, 'complete', { fence: 2, outcome: 'succeeded' });
+      expect([completed.status, completed.body.status]).toEqual([200, 'completed']);
     });
 
     it('EX-3 a settlement losing the race to completion returns committed with the receipt exactly as completed', async () => {

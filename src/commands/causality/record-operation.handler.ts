@@ -35,8 +35,7 @@ export class RecordOperationHandler implements ICommandHandler<RecordOperationCo
       context.tenant,
       { type: 'RecordOperation', executionId, fence, operationId, correlation, origin, at },
       metadata,
-      undefined,
-      (events) => this.reserve(context.tenant, events, metadata),
+      { alongside: (events) => this.reserve(context.tenant, events, metadata) },
     );
     return { operationId, position: done.position } satisfies RecordedOperation;
   }

@@ -38,7 +38,7 @@ export async function claimExecution(
     context.tenant,
     { type: 'ClaimExecution', executionId, consumerId, at },
     metadataOf(context, executionId),
-    missionHint,
+    { missionHint, fromMemory: !context.idempotency?.takenOver },
   );
   if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
   return {

@@ -6,6 +6,11 @@ import type { CommandContext } from '../shared/command-context.js';
 export interface ClaimCandidate {
   executionId: string;
   missionId: string;
+  /**
+   * Which delivery of the execution the read offered (its row's queue position and claim window): a claim of this
+   * process won that very offer if it is the one remembered, whatever the read model has folded since.
+   */
+  offer?: string;
 }
 
 /**

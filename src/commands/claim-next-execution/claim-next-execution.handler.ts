@@ -32,6 +32,9 @@ const HELD_OR_ENDED = new Set<string>([
   'ExecutionDeadLettered',
 ] satisfies Array<ExecutionEvent['type']>);
 
+/** Enough to outlast any read model's lag at thousands of claims a second; the oldest are forgotten first. */
+const OFFERS_REMEMBERED = 10_000;
+
 @CommandHandler(ClaimNextExecutionCommand)
 export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecutionCommand> {
   /**
@@ -40,6 +43,12 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
    * retry, loading the winner's append too). Should that claim fail, the execution is offered again by the next read.
    */
   private readonly inFlight = new Set<string>();
+  /**
+   * The offers this process's claims won, by execution. The read model trails the log, so it keeps offering them
+   * for a while; they are passed over without reading their streams. Another process's wins are not known here:
+   * the first candidate found taken sends the rest through one read of their streams.
+   */
+  private readonly won = new Map<string, string>();
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -51,16 +60,20 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
    * scatter instead of all losing the next oldest too; an uncontended consumer keeps acceptance order.
    */
   async execute({ context, consumerId, candidates }: ClaimNextExecutionCommand): Promise<ClaimResult | null> {
-    const remaining = await this.unclaimed(candidates.filter((c) => !this.inFlight.has(c.executionId)));
+    const remaining = candidates.filter((c) => !this.inFlight.has(c.executionId) && !this.wonHere(c));
     const fullMissions = new Set<string>();
+    let checked = false;
     let next = 0;
     while (remaining.length > 0) {
-      const [{ executionId, missionId }] = remaining.splice(next, 1) as [ClaimCandidate];
+      const [candidate] = remaining.splice(next, 1) as [ClaimCandidate];
+      const { executionId, missionId } = candidate;
       next = 0;
       if (fullMissions.has(missionId) || this.inFlight.has(executionId)) continue;
       this.inFlight.add(executionId);
       try {
-        return await claimExecution(this.store, this.clock, context, executionId, consumerId, missionId);
+        const claimed = await claimExecution(this.store, this.clock, context, executionId, consumerId, missionId);
+        this.remember(candidate);
+        return claimed;
       } catch (error) {
         // The retry policy gave up on this execution or its slot stripe: that says nothing about the Mission's room
         // (only `concurrency_limit`, decided from a fresh read, does), so the next candidate is still tried.
@@ -72,12 +85,28 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
         const { code } = error.rejection;
         if (code === 'concurrency_limit') fullMissions.add(missionId);
         else if (!MOVE_ON.has(code)) throw error;
-        else if (code === 'already_claimed') next = Math.floor(Math.random() * remaining.length);
+        else {
+          // Taken or ended where this process did not see it: the others are most likely stale too.
+          if (!checked) remaining.splice(0, remaining.length, ...(await this.unclaimed(remaining)));
+          checked = true;
+          if (code === 'already_claimed') next = Math.floor(Math.random() * remaining.length);
+        }
       } finally {
         this.inFlight.delete(executionId);
       }
     }
     return null;
+  }
+
+  private wonHere(candidate: ClaimCandidate): boolean {
+    return candidate.offer !== undefined && this.won.get(candidate.executionId) === candidate.offer;
+  }
+
+  private remember({ executionId, offer }: ClaimCandidate): void {
+    if (offer === undefined) return;
+    this.won.delete(executionId);
+    this.won.set(executionId, offer);
+    if (this.won.size > OFFERS_REMEMBERED) this.won.delete(this.won.keys().next().value!);
   }
 
   /** One round trip drops the candidates the log already shows claimed or ended, which a lagging read model still offers. */

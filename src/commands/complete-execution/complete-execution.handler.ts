@@ -39,6 +39,8 @@ export class CompleteExecutionHandler implements ICommandHandler<CompleteExecuti
       context.tenant,
       { type: 'CompleteExecution', executionId, fence, outcome, retryable, error, receipt: receipt ?? null, at },
       metadataOf(context, executionId),
+      // A retry that took the key over may find its own completion in the log: it reads
+      { fromMemory: !context.idempotency?.takenOver },
     );
     const completion = done.state.lastCompletion;
     if (completion === null) throw new IllegalStateError('a completion that recorded nothing');

@@ -5,7 +5,7 @@ import type {
   StreamAppend,
   StreamRead,
 } from '../../domain/ports/event-store.js';
-import { notFound } from '../../domain/shared/errors.js';
+import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { overlapDecider } from '../../domain/admission/index.js';
 import {
   decideExecution,
@@ -22,7 +22,15 @@ import {
 import { claimLimits, type ClaimLimits } from '../../domain/execution/claim-limits.js';
 import { type OccurrenceAdmitted, requestCarriedBy } from '../../domain/occurrence/occurrence-events.js';
 import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
-import { cachedSlotReads, endStripeLeases, type LoadedMissionSlots, slotRelease, slotTake } from './mission-slots.js';
+import {
+  cachedSlotReads,
+  endStripeLeases,
+  type LoadedMissionSlots,
+  rememberedSlots,
+  rememberStripeAppend,
+  slotRelease,
+  slotTake,
+} from './mission-slots.js';
 import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
 import { requestOf } from './command-context.js';
 import { findOwnWrite } from './own-write.js';
@@ -90,10 +98,26 @@ function admissionsOf(store: EventStore): Map<string, Admission> {
 }
 
 function rememberAdmission(store: EventStore, executionId: string, admission: Admission): void {
-  const known = admissionsOf(store);
-  known.delete(executionId);
-  known.set(executionId, admission);
+  rememberIn(admissionsOf(store), executionId, admission);
+}
+
+function rememberIn<T>(known: Map<string, T>, key: string, value: T): void {
+  known.delete(key);
+  known.set(key, value);
   if (known.size > MAX_ADMISSIONS) known.delete(known.keys().next().value!);
+}
+
+/**
+ * Per store, each execution as this process's last transition of it left it. Another writer (a delivery timer of
+ * the background thread, another process) may have moved it since, so it only ever decides an append, which
+ * compares-and-sets on its revision; a refusal is decided again from a read.
+ */
+const written = new WeakMap<EventStore, Map<string, Loaded<KnownExecution>>>();
+
+function writtenOf(store: EventStore): Map<string, Loaded<KnownExecution>> {
+  let known = written.get(store);
+  if (!known) written.set(store, (known = new Map()));
+  return known;
 }
 
 /** The admission, or (BA-1) the first member's decision of the batch the execution runs, with its request. */
@@ -112,6 +136,26 @@ interface LoadedForTransition {
   fold: (events: readonly RecordedEvent[]) => KnownExecution;
   /** The Mission's slot stripes, when they could be read in the same round trip. */
   slots?: LoadedMissionSlots;
+  /** Nothing was read: the state and stripes are what this process last wrote (see `written`). */
+  remembered?: true;
+}
+
+function deciderOf({ request, decidedAt }: Admission) {
+  const decider = executionDeciderFor(request, decidedAt);
+  return (events: readonly RecordedEvent[]) =>
+    events.reduce(
+      (state, e) => decider.evolve(state, asDomainEvent<ExecutionEvent>(e)),
+      decider.initialState,
+    ) as KnownExecution;
+}
+
+/** Without a round trip, when this process last wrote the execution and knows every stripe of its Mission. */
+function rememberedForTransition(store: EventStore, tenant: string, executionId: string): LoadedForTransition | null {
+  const admission = admissionsOf(store).get(executionId);
+  const loaded = writtenOf(store).get(executionId);
+  if (!admission || !loaded || admission.request.tenant !== tenant) return null;
+  const slots = rememberedSlots(store, tenant, admission.request.missionId);
+  return slots ? { loaded, lifecycle: [], fold: deciderOf(admission), slots, remembered: true } : null;
 }
 
 /**
@@ -141,13 +185,8 @@ async function loadForTransition(
   const lifecycle = read[known ? 0 : 1] ?? [];
   if (!admission || admission.request.tenant !== tenant) throw notFound('No such execution.');
   if (!known) rememberAdmission(store, executionId, admission);
-  const { request, decidedAt } = admission;
-  const decider = executionDeciderFor(request, decidedAt);
-  const fold = (events: readonly RecordedEvent[]) =>
-    events.reduce(
-      (state, e) => decider.evolve(state, asDomainEvent<ExecutionEvent>(e)),
-      decider.initialState,
-    ) as KnownExecution;
+  const { request } = admission;
+  const fold = deciderOf(admission);
   const last = lifecycle[lifecycle.length - 1];
   const loaded = {
     state: fold(lifecycle),
@@ -167,6 +206,18 @@ export async function loadExecution(
   return (await loadForTransition(store, tenant, executionId)).loaded;
 }
 
+export interface TransitionOptions {
+  /** The execution's Mission when the caller knows it (claim-next's candidate): its stripes are read with it. */
+  missionHint?: string;
+  /** Appends that belong to the same decision, all or nothing with it (CA-2: an Operation's correlation key). */
+  alongside?: (events: readonly ExecutionEvent[]) => Promise<StreamAppend[]>;
+  /**
+   * No earlier run of this request can have written (its Idempotency-Key was not taken over): decide from what this
+   * process last wrote, when it knows, instead of reading. A completion after a claim of this process reads nothing.
+   */
+  fromMemory?: boolean;
+}
+
 /**
  * EX-2/EX-3, AD-2: a claim takes the Mission's slot and the end of an attempt gives it back, each in the same
  * all-or-nothing append as the execution event, compared-and-set on the slot stream's revision: two claims
@@ -178,15 +229,28 @@ export function transitionExecution(
   tenant: string,
   command: ExecutionCommand,
   metadata: EventMetadata,
-  missionHint?: string,
-  /** Appends that belong to the same decision, all or nothing with it (CA-2: an Operation's correlation key). */
-  alongside?: (events: readonly ExecutionEvent[]) => Promise<StreamAppend[]>,
+  options: TransitionOptions = {},
 ): Promise<{ state: KnownExecution; events: ExecutionEvent[]; position: number }> {
   const leases: string[] = [];
   const retried = requestOf(metadata);
-  return write(store, async () => {
+  const { missionHint, alongside } = options;
+  return write(store, async (attemptNumber) => {
     endStripeLeases(leases);
-    const { loaded, lifecycle, fold, slots } = await loadForTransition(store, tenant, command.executionId, missionHint);
+    const remembered =
+      options.fromMemory && attemptNumber === 1 ? rememberedForTransition(store, tenant, command.executionId) : null;
+    if (remembered) {
+      // A refusal, or nothing to write, may come from a state another writer has moved on from: decided again below.
+      const planned = await plan(remembered).catch((error: unknown) => {
+        if (error instanceof CommandRejected) return null;
+        throw error;
+      });
+      if (planned && planned.appends.length > 0) return planned;
+      endStripeLeases(leases);
+    }
+    return plan(await loadForTransition(store, tenant, command.executionId, missionHint));
+  }).finally(() => endStripeLeases(leases));
+
+  async function plan({ loaded, lifecycle, fold, slots }: LoadedForTransition) {
     const own = retried ? findOwnWrite(lifecycle, retried) : null;
     if (own) {
       // This request already moved the execution (its answer was lost): that answer, no second transition
@@ -204,17 +268,32 @@ export function transitionExecution(
     if (events.length > 0) appends.push(appendOf(executionStream(command.executionId), events, metadata, loaded));
     const { request } = loaded.state;
     const slot = slotChange(loaded.state, after);
-    if (slot && 'take' in slot) appends.push(await slotTake(store, request, command.at, metadata, leases, slots));
-    if (slot && 'release' in slot)
-      appends.push(await slotRelease(store, request, slot.release, command.at, metadata, leases, slots));
+    const stripe =
+      slot && 'take' in slot
+        ? await slotTake(store, request, command.at, metadata, leases, slots)
+        : slot && 'release' in slot
+          ? await slotRelease(store, request, slot.release, command.at, metadata, leases, slots)
+          : null;
+    if (stripe) appends.push(stripe);
     const overlap = overlapChange(loaded.state, after);
     if (overlap) appends.push(...(await overlapMove(store, after, overlap, command.at, metadata)));
     if (alongside && events.length > 0) appends.push(...(await alongside(events)));
     return {
       appends,
-      answer: ([position]) => ({ state: after, events, position: position ?? loaded.position }),
+      answer: (positions: readonly number[]) => {
+        const position = positions[0] ?? loaded.position;
+        if (events.length > 0) {
+          rememberIn(writtenOf(store), command.executionId, {
+            state: after,
+            revision: loaded.revision + events.length,
+            position,
+          });
+          if (stripe) rememberStripeAppend(store, stripe, positions[appends.indexOf(stripe)] ?? position);
+        }
+        return { state: after, events, position };
+      },
     };
-  }).finally(() => endStripeLeases(leases));
+  }
 }
 
 /**

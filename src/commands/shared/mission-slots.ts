@@ -159,6 +159,34 @@ export function cachedSlotReads(
   };
 }
 
+/**
+ * Every stripe as this process last read or wrote it, without a read (undefined unless all are known). Possibly
+ * stale: only for decisions whose appends compare-and-set on it, and whose refusals are decided again from a read.
+ */
+export function rememberedSlots(store: EventStore, tenant: string, missionId: string): LoadedMissionSlots | undefined {
+  const ids = Array.from({ length: SLOT_STRIPES }, (_, k) => concurrencyStripeStream(tenant, missionId, k));
+  const cache = aggregateCache(store);
+  const stripes = ids.map((id) => cache.get(id) as Loaded<ConcurrencyState> | undefined);
+  if (stripes.some((stripe) => stripe === undefined)) return undefined;
+  const known = stripes as Loaded<ConcurrencyState>[];
+  return { ids, state: known.map((s) => s.state), stripes: known };
+}
+
+/** After a stripe append committed at `position`: each stripe event carries the stripe's whole count. */
+export function rememberStripeAppend(store: EventStore, append: StreamAppend, position: number): void {
+  const { streamId, events, expected } = append;
+  if (typeof expected !== 'number' && expected !== 'no_stream') return;
+  const state = events.reduce(
+    (s, e) => concurrencyDecider.evolve(s, { type: e.type, data: e.data } as ConcurrencyEvent),
+    concurrencyDecider.initialState,
+  );
+  remember(aggregateCache(store), streamId, {
+    state,
+    revision: (expected === 'no_stream' ? -1 : expected) + events.length,
+    position,
+  });
+}
+
 /** The events of one stripe, appended at the revision that stripe was read. */
 function stripeAppend(
   tenant: string,

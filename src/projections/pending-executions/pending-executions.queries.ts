@@ -8,6 +8,8 @@ export interface ClaimableFilter {
 export interface ClaimableExecution {
   executionId: string;
   missionId: string;
+  /** This delivery of it: a retry, a redelivery or a recovery queues it again under another offer. */
+  offer: string;
 }
 
 /**
@@ -31,15 +33,16 @@ export async function claimableExecutions(
   filter: ClaimableFilter,
   limit: number,
 ): Promise<ClaimableExecution[]> {
-  const result = await sql.query<{ execution_id: string; mission_id: string }>({
-    name: 'reveille_claimable_executions_v3',
+  const result = await sql.query<{ execution_id: string; mission_id: string; offer: string }>({
+    name: 'reveille_claimable_executions_v4',
     // Slots held are counted once per Mission, not once per candidate row: a deep backlog behind a busy
     // Mission made the per-row count O(backlog × claimed) on every claim-next.
     text: `WITH held AS (
         SELECT s.mission_id, count(*) AS n FROM rm_pending_executions s
         WHERE s.tenant = $1 AND s.holds_slot AND ($2::text IS NULL OR s.mission_id = $2)
         GROUP BY s.mission_id)
-      SELECT p.execution_id, p.mission_id FROM rm_pending_executions p
+      SELECT p.execution_id, p.mission_id, p.position || '|' || coalesce(extract(epoch FROM p.claim_by)::text, '') AS offer
+      FROM rm_pending_executions p
       LEFT JOIN held h ON h.mission_id = p.mission_id
       WHERE p.tenant = $1 AND NOT p.claimed AND p.next_attempt_at IS NULL
         AND ($2::text IS NULL OR p.mission_id = $2) AND ($3::text IS NULL OR p.trigger_id = $3)
@@ -48,7 +51,7 @@ export async function claimableExecutions(
       LIMIT $4`,
     values: [tenant, filter.missionId ?? null, filter.triggerId ?? null, limit],
   });
-  return result.rows.map((r) => ({ executionId: r.execution_id, missionId: r.mission_id }));
+  return result.rows.map((r) => ({ executionId: r.execution_id, missionId: r.mission_id, offer: r.offer }));
 }
 
 export interface DueDelivery {
