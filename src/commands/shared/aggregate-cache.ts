@@ -9,9 +9,10 @@ export interface CachedAggregate {
 const MAX_PER_STORE = 20_000;
 
 /**
- * A hit still reads the stream from the cached revision on, so the state is always current; the cache
+ * A load still reads the stream from the cached revision on, so the state is always current; the cache
  * saves re-folding history (a Mission's budget stream would cost O(n) per admission). Safe because
- * streams only grow and `evolve` never mutates the state it is given.
+ * streams only grow and `evolve` never mutates the state it is given. Only `rememberedSlots` decides from an
+ * entry without reading, for an append that compares-and-sets on it (mission-slots.ts).
  */
 const caches = new WeakMap<EventStore, Map<string, CachedAggregate>>();
 
