@@ -1,7 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
-import { advanceCheckpoint, CheckpointConflict, loadCheckpoint } from '../../projections/runner/checkpoints.js';
+import {
+  advanceCheckpoint,
+  advanceCheckpointSoon,
+  CheckpointConflict,
+  loadCheckpoint,
+} from '../../projections/runner/checkpoints.js';
 import { EVENT_STORE } from '../../commands/shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
@@ -44,7 +49,8 @@ export class AdmissionProcessor {
         // One read and one write for the page; the handler falls back to each Mission, then each Occurrence.
         if (events.length > 0) await this.commands.execute(new AdmitOccurrencesCommand(events));
         // Decisions are idempotent, so losing the checkpoint race to another processor only means reading it again.
-        if (!(await advanceCheckpoint(sql.unflushed ?? sql, NAME, from, to))) throw new CheckpointConflict(NAME);
+        const advance = events.length > 0 ? advanceCheckpoint : advanceCheckpointSoon;
+        if (!(await advance(sql.unflushed ?? sql, NAME, from, to))) throw new CheckpointConflict(NAME);
       },
       onError: (error) => {
         if (!(error instanceof CheckpointConflict)) this.logger.error(`admission: ${(error as Error).message}`);

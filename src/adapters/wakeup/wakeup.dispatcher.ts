@@ -3,7 +3,12 @@ import { EVENT_STORE } from '../../commands/shared/tokens.js';
 import { type Wakeup, WAKEUP_EVENT_TYPES, wakeupOf } from '../../domain/execution/wakeup.js';
 import type { EventStore } from '../../domain/ports/event-store.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
-import { advanceCheckpoint, CheckpointConflict, loadCheckpoint } from '../../projections/runner/checkpoints.js';
+import {
+  advanceCheckpoint,
+  advanceCheckpointSoon,
+  CheckpointConflict,
+  loadCheckpoint,
+} from '../../projections/runner/checkpoints.js';
 import { Subscription } from '../../projections/runner/subscription.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import type { ReveilleConfig } from '../config/config.js';
@@ -70,7 +75,8 @@ export class WakeupDispatcher implements OnApplicationShutdown {
         }
         await this.redis.send(batch.map((b) => b.wakeup));
         // Losing the race to another dispatcher means it sent the same batch: read the checkpoint again.
-        if (!(await advanceCheckpoint(sql.unflushed ?? sql, WAKEUP_DISPATCHER, from, to)))
+        const advance = batch.length > 0 ? advanceCheckpoint : advanceCheckpointSoon;
+        if (!(await advance(sql.unflushed ?? sql, WAKEUP_DISPATCHER, from, to)))
           throw new CheckpointConflict(WAKEUP_DISPATCHER);
       },
       onError: (error) => {

@@ -2,6 +2,7 @@ import type { AppendSignal } from './append-signal.js';
 import {
   advanceCheckpoint,
   advanceCheckpointOrFail,
+  advanceCheckpointSoon,
   CheckpointConflict,
   isCheckpointMoved,
   loadCheckpoint,
@@ -75,7 +76,7 @@ export class ProjectionRunner {
   }
 
   private async skip(from: number, to: number): Promise<void> {
-    if (!(await advanceCheckpoint(this.sql.unflushed ?? this.sql, this.name, from, to)))
+    if (!(await advanceCheckpointSoon(this.sql.unflushed ?? this.sql, this.name, from, to)))
       throw new CheckpointConflict(this.name);
   }
 

@@ -4,6 +4,12 @@ import type { AppendSignal } from './append-signal.js';
 /** How stale an idle subscription's own idea of its checkpoint may grow before it reads the stored one again. */
 const CHECKPOINT_RECHECK_MS = 1_000;
 
+/**
+ * The rest of the current period of the wall clock: the idle subscriptions of a thread look at the log together,
+ * so one read of its tail serves them all and their checkpoint advances share one statement (checkpoints.ts).
+ */
+const alignedTo = (periodMs: number): number => periodMs - (Date.now() % periodMs);
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** How soon, and at most how often, a read that did not yet show an announced append of its types is retried. */
@@ -178,7 +184,7 @@ export class Subscription {
         this.passes++;
         this.lastError = null;
         backoff = idle;
-        if (handled === 0) await this.pause(this.heldBackRetry() ?? idle, seen);
+        if (handled === 0) await this.pause(this.heldBackRetry() ?? alignedTo(idle), seen);
         else if (
           handled < (this.options.batchSize ?? 500) &&
           handled >= (this.options.lingerAfter ?? 1) &&
