@@ -17,6 +17,7 @@ import { PollSecretStore } from '../poll/poll-secret-store.js';
     PollSecretStore,
     { provide: POLL_SECRETS, useExisting: PollSecretStore },
   ],
-  exports: [PollLoopService],
+  // POLL_SECRETS: deleting a Trigger (TriggersModule) drops its poll secrets
+  exports: [PollLoopService, POLL_SECRETS],
 })
 export class PollsModule {}

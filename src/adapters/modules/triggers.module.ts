@@ -15,8 +15,10 @@ import { ReviseTriggerHandler } from '../../commands/revise-trigger/revise-trigg
 import { BatchCloserService } from '../batches/batch-closer.service.js';
 import { DeleteTriggerHandler } from '../../commands/delete-trigger/delete-trigger.handler.js';
 import { SetTriggerEnabledHandler } from '../../commands/set-trigger-enabled/set-trigger-enabled.handler.js';
+import { PollsModule } from './polls.module.js';
 
 @Module({
+  imports: [PollsModule],
   controllers: [TriggersController, CapabilitiesController],
   providers: [
     {

@@ -3,6 +3,7 @@ import { isPollTrigger, loadPollInputs, type RecordedPoll, recordPoll } from '..
 import type { EventStore } from '../../domain/ports/event-store.js';
 import type { PollConnector, PollFetch } from '../../domain/ports/poll-connector.js';
 import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
+import { pollStateFor } from '../../domain/poll/poll-events.js';
 import { cursorFor, nextPollDelaySeconds } from '../../domain/poll/poll.js';
 import {
   claimPoll,
@@ -121,22 +122,29 @@ export class PollLoop extends TimedLoop {
         return { recorded: null, unfinished: claimed ? { key, token, delayMs: NOT_POLLED_RETRY_MS } : null };
       }
       const poll = trigger.definition.poll;
+      // A Trigger deleted and created again is a new life: no cursor, hold, failures or secret of the old one.
+      const state = pollStateFor(loaded.state, trigger.createdRevision);
       if ('replan' in key && key.replan) {
-        const delaySeconds = nextPollDelaySeconds(poll.everySeconds, loaded.state.consecutiveFailures);
-        await replanPoll(sql, key, trigger.revision, delaySeconds);
+        const delaySeconds = nextPollDelaySeconds(poll.everySeconds, state.consecutiveFailures);
+        await replanPoll(
+          sql,
+          key,
+          { revision: trigger.revision, createdRevision: trigger.createdRevision },
+          delaySeconds,
+        );
       }
       const leaseMs = poll.timeoutSeconds * 1000 + (this.options.leaseMarginMs ?? DEFAULT_LEASE_MARGIN_MS);
       const claim = await claimFinishing(leaseMs, token);
       if (!claim) return { recorded: null, unfinished: null };
       // PO-4: held until an operator sets the cursor; looked at again each interval, never fetched.
-      if (loaded.state.held !== null)
+      if (state.held !== null)
         return {
           recorded: null,
           unfinished: { key, token, delayMs: poll.everySeconds * 1000, revision: trigger.revision },
         };
-      const auth = await credentialsFor(this.options.secrets, key, poll, loaded.state);
+      const auth = await credentialsFor(this.options.secrets, key, poll, state);
       const fetched: PollFetch = auth.ok
-        ? await this.options.connector.fetch(poll, cursorFor(loaded.state, poll.url), auth.credentials)
+        ? await this.options.connector.fetch(poll, cursorFor(state, poll.url), auth.credentials)
         : { ok: false, failure: auth.failure };
       const recorded = await recordPoll(
         store,

@@ -57,4 +57,11 @@ export class PollSecretStore implements PollSecrets {
       [keep.tenant, keep.triggerId, keep.secretId, replaced],
     );
   }
+
+  async forget(trigger: { tenant: string; triggerId: string }, deletedAt: string): Promise<void> {
+    await this.sql.query(
+      'DELETE FROM poll_secrets WHERE tenant = $1 AND trigger_id = $2 AND created_at <= $3::timestamptz',
+      [trigger.tenant, trigger.triggerId, deletedAt],
+    );
+  }
 }

@@ -1,10 +1,11 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE } from '../shared/tokens.js';
+import { EVENT_STORE, POLL_SECRETS } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
+import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { triggerStream } from '../../domain/shared/ids.js';
-import { triggerDecider } from '../../domain/trigger/trigger.js';
+import { triggerDecider, type TriggerDeleted } from '../../domain/trigger/trigger.js';
 import type { TriggerRevisionResult } from '../revise-trigger/revise-trigger.command.js';
 import { handleCommand } from '../shared/write-kernel.js';
 import { metadataOf } from '../shared/command-context.js';
@@ -12,7 +13,10 @@ import { DeleteTriggerCommand } from './delete-trigger.command.js';
 
 @CommandHandler(DeleteTriggerCommand)
 export class DeleteTriggerHandler implements ICommandHandler<DeleteTriggerCommand> {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(POLL_SECRETS) private readonly pollSecrets: PollSecrets,
+  ) {}
 
   async execute({ context, triggerId, body }: DeleteTriggerCommand): Promise<TriggerRevisionResult> {
     const handled = await handleCommand(
@@ -34,6 +38,11 @@ export class DeleteTriggerHandler implements ICommandHandler<DeleteTriggerComman
     });
     // Deleted before this request (its own earlier run answers with its events): like the Trigger's reads, 404.
     if (handled.events.length === 0) throw notFound();
+    // The deleted life's poll bearer secrets go with it (decision 7: they were never in the log); a Trigger created
+    // again sets its own. After the commit: a deletion that failed leaves the Trigger polling with its secret. A
+    // retry that took its key over answers with the committed event, so it forgets what was written until then.
+    const deletion = handled.events.find((event): event is TriggerDeleted => event.type === 'TriggerDeleted');
+    if (deletion) await this.pollSecrets.forget({ tenant: context.tenant, triggerId }, deletion.data.at);
     return {
       triggerId,
       revision: handled.state.status === 'defined' ? handled.state.revision : 0,

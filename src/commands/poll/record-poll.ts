@@ -11,7 +11,7 @@ import { occurrenceDecider, useOf } from '../../domain/occurrence/occurrence.js'
 import { generationOf, reusable } from '../../domain/dedupe/dedupe-window.js';
 import { latestGeneration } from '../shared/dedupe-generations.js';
 import type { OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
-import type { PollEvent, PollState } from '../../domain/poll/poll-events.js';
+import { type PollEvent, type PollState, pollStateFor } from '../../domain/poll/poll-events.js';
 import type { PollItem } from '../../domain/poll/poll-page.js';
 import { type CandidateItem, pollDecider } from '../../domain/poll/poll.js';
 import { occurrenceStream, pollStream, triggerStream } from '../../domain/shared/ids.js';
@@ -106,6 +106,7 @@ export function recordPoll(
             type: 'RecordPoll',
             tenant,
             triggerId,
+            life: trigger.createdRevision,
             triggerRevision: trigger.revision,
             url: trigger.definition.poll.url,
             at,
@@ -124,7 +125,7 @@ export function recordPoll(
           answer: () => ({
             outcome: 'stale' as const,
             events,
-            state: loaded.state,
+            state: pollStateFor(loaded.state, trigger.createdRevision),
             occurrenceIds: [],
             position: loaded.position,
           }),

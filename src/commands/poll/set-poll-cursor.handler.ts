@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
+import { pollStateFor } from '../../domain/poll/poll-events.js';
 import { cursorFor, pollDecider } from '../../domain/poll/poll.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { pollStream } from '../../domain/shared/ids.js';
@@ -40,6 +41,7 @@ export class SetPollCursorHandler implements ICommandHandler<SetPollCursorComman
         type: 'SetPollCursor' as const,
         tenant: context.tenant,
         triggerId,
+        life: trigger.createdRevision,
         at: now.toISOString(),
         url: trigger.definition.poll.url,
         cursor,
@@ -47,14 +49,16 @@ export class SetPollCursorHandler implements ICommandHandler<SetPollCursorComman
         actor: context.actor,
       };
       const events = accepted(pollDecider.decide(command, loaded.state));
+      // what this life of the Trigger had: an earlier life's cursor or hold is neither previous nor released
+      const current = pollStateFor(loaded.state, trigger.createdRevision);
       const metadata = { ...metadataOf(context), idempotencyKey };
       return {
         appends: [appendOf(stream, events, metadata, loaded)],
         answer: ([position]) => ({
           triggerId,
           cursor,
-          previous: cursorFor(loaded.state, trigger.definition.poll.url),
-          released: loaded.state.held,
+          previous: cursorFor(current, trigger.definition.poll.url),
+          released: current.held,
           position: position ?? loaded.position,
         }),
       };

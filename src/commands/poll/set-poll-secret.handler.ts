@@ -51,6 +51,7 @@ export class SetPollSecretHandler implements ICommandHandler<SetPollSecretComman
             type: 'SetPollSecret',
             tenant,
             triggerId,
+            life: trigger.createdRevision,
             at: now.toISOString(),
             secretId: owner.secretId,
             actor: context.actor,

@@ -78,6 +78,7 @@ export const trigger = (
     revision: 2,
     definition: def,
     dedupeEpoch: 1,
+    createdRevision: 1,
     enabled: def.enabled,
     deleted: false,
     revisedAt: OBSERVED_AT,

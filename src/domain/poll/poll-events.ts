@@ -35,6 +35,12 @@ export interface PollState {
    * states recorded before secrets existed; read through `secretOf`.
    */
   secret?: PollSecretRef | null;
+  /**
+   * The life of the Trigger this state belongs to: its `createdRevision`. A Trigger deleted and created again is a
+   * new life and starts from a fresh state (see `pollStateFor`). Absent from states recorded before lives were told
+   * apart: read through `lifeOf`, the first life.
+   */
+  life?: number;
 }
 
 /** Names the sealed row beside the log; a new id per set, so a rotation never rewrites a row a poll may read. */
@@ -44,6 +50,8 @@ export interface PollSecretRef {
 }
 
 export const secretOf = (state: Pick<PollState, 'secret'>): PollSecretRef | null => state.secret ?? null;
+
+export const lifeOf = (state: Pick<PollState, 'life'>): number => state.life ?? 1;
 
 export const KEPT_QUARANTINED = 20;
 
@@ -59,6 +67,16 @@ export const initialPollState: PollState = {
   quarantined: [],
   secret: null,
 };
+
+/**
+ * The poll state of the Trigger life created at `createdRevision`: the stream's state when it belongs to that
+ * life, else the state a new poll Trigger starts with (no cursor, hold, failures, quarantined items or secret).
+ * `seq` goes on counting the stream's events, so a fetch based on the old life's state records nothing.
+ */
+export function pollStateFor(state: PollState, createdRevision: number): PollState {
+  if (lifeOf(state) === createdRevision) return state;
+  return { ...initialPollState, seq: state.seq, life: createdRevision };
+}
 
 /** A repeated item is a `duplicate` disposition, never a second Occurrence (PO-2). */
 export type ItemDisposition =

@@ -6,6 +6,7 @@ import {
   KEPT_QUARANTINED,
   type PollEvent,
   type PollHeld,
+  pollStateFor,
   type PollState,
   secretOf,
 } from './poll-events.js';
@@ -25,6 +26,8 @@ export interface CandidateItem {
 interface PollCommandBase {
   tenant: string;
   triggerId: string;
+  /** The Trigger's `createdRevision`: a state another life of the Trigger left is not this one's (pollStateFor). */
+  life: number;
   /** Database clock. */
   at: string;
 }
@@ -68,9 +71,11 @@ export function evolvePoll(_state: PollState, event: PollEvent): PollState {
 
 /**
  * PO-2..PO-4. A fetch based on an older state than the stream's (another poller recorded meanwhile, or an
- * operator set the cursor) records nothing: its page may belong to a cursor that is no longer current.
+ * operator set the cursor) records nothing: its page may belong to a cursor that is no longer current. A state
+ * an earlier life of the Trigger left (deleted, then created again) counts as a new poll Trigger's.
  */
-export function decidePoll(command: PollCommand, state: PollState): PollEvent[] | Rejection {
+export function decidePoll(command: PollCommand, stored: PollState): PollEvent[] | Rejection {
+  const state = pollStateFor(stored, command.life);
   switch (command.type) {
     case 'RecordPoll':
       return recordPoll(command, state);
@@ -98,6 +103,7 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
       lastResult: 'failed',
       consecutiveFailures: state.consecutiveFailures + 1,
       lastError: outcome.failure,
+      life: command.life,
     };
     return [{ type: 'PollFailed', data: { ...base, cursor: from, failure: outcome.failure, state: next } }];
   }
@@ -117,6 +123,7 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
     held,
     quarantined: [...state.quarantined, ...quarantined].slice(-KEPT_QUARANTINED),
     secret: secretOf(state),
+    life: command.life,
   };
   return [{ type: 'PollCompleted', data: { ...base, cursor: { from, to }, items, held, state: next } }];
 }
@@ -146,7 +153,14 @@ function dispose(
 
 function setCursor(command: SetPollCursor, state: PollState): PollEvent[] {
   const { tenant, triggerId, at, actor, reason, cursor } = command;
-  const next: PollState = { ...state, seq: state.seq + 1, cursor, binding: command.url, held: null };
+  const next: PollState = {
+    ...state,
+    seq: state.seq + 1,
+    cursor,
+    binding: command.url,
+    held: null,
+    life: command.life,
+  };
   const from = cursorFor(state, command.url);
   return [
     {
@@ -156,10 +170,13 @@ function setCursor(command: SetPollCursor, state: PollState): PollEvent[] {
   ];
 }
 
-/** Nothing else moves: the next poll sends the new secret (rotation); the cursor, hold and failures stay. */
+/**
+ * Nothing else moves: the next poll sends the new secret (rotation); the cursor, hold and failures stay. A secret
+ * set in an earlier life of the Trigger is not replaced but gone: that life ended with its deletion.
+ */
 function setSecret(command: SetPollSecret, state: PollState): PollEvent[] {
   const { tenant, triggerId, at, actor, secretId } = command;
-  const next: PollState = { ...state, seq: state.seq + 1, secret: { secretId, setAt: at } };
+  const next: PollState = { ...state, seq: state.seq + 1, secret: { secretId, setAt: at }, life: command.life };
   const replaced = secretOf(state)?.secretId ?? null;
   return [{ type: 'PollSecretSet', data: { tenant, triggerId, at, actor, secretId, replaced, state: next } }];
 }

@@ -1,5 +1,5 @@
 import { deciderSpec } from '../shared/given-when-then.js';
-import { initialPollState, type PollEvent, type PollState } from './poll-events.js';
+import { initialPollState, type PollEvent, type PollState, pollStateFor } from './poll-events.js';
 import { pollFailure, readPollPage } from './poll-page.js';
 import {
   type CandidateItem,
@@ -34,6 +34,7 @@ const invalid = (index: number, problem: string, itemId: string | null = null): 
 const poll = (items: CandidateItem[], nextCursor: string | null, extra: Partial<RecordPoll> = {}): RecordPoll => ({
   type: 'RecordPoll',
   ...ids,
+  life: 1,
   triggerRevision: 1,
   url: URL_A,
   at: AT,
@@ -51,6 +52,7 @@ const failedPoll = (basedOnSeq = 0): RecordPoll => ({
 const setCursor = (cursor: string | null): SetPollCursor => ({
   type: 'SetPollCursor',
   ...ids,
+  life: 1,
   url: URL_A,
   at: AT,
   cursor,
@@ -61,6 +63,7 @@ const setCursor = (cursor: string | null): SetPollCursor => ({
 const setSecret = (secretId: string): SetPollSecret => ({
   type: 'SetPollSecret',
   ...ids,
+  life: 1,
   at: AT,
   secretId,
   actor: 'ops',
@@ -98,6 +101,7 @@ describe('PO-1..PO-4 the poll decider', () => {
           binding: URL_A,
           lastPollAt: AT,
           lastResult: 'ok',
+          life: 1,
         },
       },
     });
@@ -202,6 +206,62 @@ describe('PO-1..PO-4 the poll decider', () => {
     expect([0, 1, 2, 3].map((n) => nextPollDelaySeconds(1, n))).toEqual([1, 2, 4, 8]);
     expect(nextPollDelaySeconds(60, 30)).toBe(3600);
     expect(nextPollDelaySeconds(7200, 5)).toBe(7200);
+  });
+
+  describe('a Trigger deleted and created again (api.md: PUT at revision 0) is a new life', () => {
+    // life 1: a cursor, a quarantined item, a hold, a secret; the Trigger is then deleted at 2 and created at 3
+    const first = eventsOf([], poll([item(0, 'a'), invalid(1, 'schema', 'q')], 'c1'));
+    const secret = eventsOf(first, setSecret('s-1'));
+    const held = eventsOf(
+      [...first, ...secret],
+      poll([invalid(0, 'schema', 'h')], 'c2', { basedOnSeq: 2, onInvalidItem: 'hold' }),
+    );
+    const oldLife = [...first, ...secret, ...held];
+    const failedLife = [...first, ...eventsOf(first, failedPoll(1))];
+    const again = { life: 3, triggerRevision: 3 };
+
+    it('PO-1 PO-4 its first poll starts from no cursor: the old hold, cursor, quarantine and secret are not its own', () => {
+      const polled = eventsOf(oldLife, poll([item(0, 'a')], 'n1', { ...again, basedOnSeq: 3 }));
+      const completed = polled[0]!;
+      if (completed.type !== 'PollCompleted') throw new Error('expected PollCompleted');
+      expect(completed.data.cursor).toEqual({ from: null, to: 'n1' });
+      expect(completed.data.items).toEqual([{ index: 0, itemId: 'a', disposition: 'accepted', occurrenceId: 'occ-a' }]);
+      expect(completed.data.state).toEqual({
+        ...initialPollState,
+        seq: 4,
+        cursor: 'n1',
+        binding: URL_A,
+        lastPollAt: AT,
+        lastResult: 'ok',
+        life: 3,
+      });
+      // a fetch based on the stream's state before (the old life's poller) still records nothing
+      spec
+        .given([...oldLife, ...polled])
+        .when(poll([item(0, 'b')], 'n2', { ...again, basedOnSeq: 3 }))
+        .then([]);
+    });
+
+    it("PO-4 failures in a row are counted from none: the old life's backoff is not carried over", () => {
+      const failed = eventsOf(failedLife, { ...failedPoll(2), ...again });
+      expect(failed[0]!.data.state).toMatchObject({ consecutiveFailures: 1, cursor: null, life: 3 });
+      expect(failed[0]!.type === 'PollFailed' && failed[0]!.data.cursor).toBeNull();
+    });
+
+    it('PO-1 a cursor set or a secret set now replaces nothing of the old life', () => {
+      const set = eventsOf(oldLife, { ...setCursor('x1'), life: 3 })[0]!;
+      expect(set.type === 'PollCursorSet' && [set.data.from, set.data.released]).toEqual([null, null]);
+      expect(set.data.state).toMatchObject({ seq: 4, cursor: 'x1', quarantined: [], secret: null, life: 3 });
+      const rotated = eventsOf(oldLife, { ...setSecret('s-2'), life: 3 })[0]!;
+      expect(rotated.type === 'PollSecretSet' && rotated.data.replaced).toBeNull();
+      expect(rotated.data.state).toMatchObject({ cursor: null, held: null, secret: { secretId: 's-2' }, life: 3 });
+    });
+
+    it("a state recorded before lives were told apart is the first life's", () => {
+      const { life: _, ...unmarked } = oldLife.at(-1)!.data.state;
+      expect(pollStateFor(unmarked, 1)).toBe(unmarked);
+      expect(pollStateFor(unmarked, 3)).toEqual({ ...initialPollState, seq: 3, life: 3 });
+    });
   });
 
   it('OP-1 repeated failures make the Trigger degraded', () => {

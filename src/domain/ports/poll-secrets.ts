@@ -19,4 +19,9 @@ export interface PollSecrets {
    * leftovers old enough that no writer can still be about to name them.
    */
   prune(keep: PollSecretOwner, replaced: string | null): Promise<void>;
+  /**
+   * After the Trigger's deletion, recorded at `deletedAt` (database clock): every row written until then goes. A
+   * Trigger created again is a new life that never polls with them; its own secrets are written later and stay.
+   */
+  forget(trigger: { tenant: string; triggerId: string }, deletedAt: string): Promise<void>;
 }

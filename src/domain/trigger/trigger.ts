@@ -27,6 +27,12 @@ export type TriggerState =
       definition: TriggerDefinition;
       /** TR-5 dedupe namespace epoch: 1 at creation, +1 on each revision declaring `onRevision: reset`. */
       dedupeEpoch: number;
+      /**
+       * The revision that created this life of the Trigger: 1, or the first revision after a deletion (api.md: a
+       * later PUT at revision 0 creates it again). State kept beside the Trigger (its poll state) names the life it
+       * belongs to, so a re-created Trigger never inherits what its deleted life left behind.
+       */
+      createdRevision: number;
       enabled: boolean;
       deleted: boolean;
       revisedAt: string;
@@ -121,6 +127,7 @@ export function evolveTrigger(state: TriggerState, event: TriggerEvent): Trigger
         revision,
         definition,
         dedupeEpoch,
+        createdRevision: state.status === 'absent' || state.deleted ? revision : state.createdRevision,
         enabled: definition.enabled,
         deleted: false,
         revisedAt: at,
@@ -181,7 +188,7 @@ function capabilityUnsupported(
 
 /**
  * An unchanged definition returns [], so re-applying a file never resets the dedupe namespace; a re-created
- * Trigger continues its revisions and epoch, so old external events still do not replay (TR-5).
+ * Trigger continues its revisions, in a new dedupe epoch and a new life (`createdRevision`).
  */
 export function reviseTrigger(command: ReviseTrigger, state: TriggerState): TriggerDecision {
   const validated = validateTriggerDefinition(command.definition);

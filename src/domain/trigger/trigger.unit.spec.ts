@@ -257,6 +257,18 @@ describe('Trigger', () => {
         .given([revised(1), deleted(2)])
         .when(revise({ expectedRevision: 0 }))
         .then([revised(3, stored(), 2)]));
+    it('a re-created Trigger is a new life: createdRevision is the revision that created it again', () => {
+      const life = (events: Array<ReturnType<typeof revised> | ReturnType<typeof deleted>>) => {
+        const state = events.reduce(triggerDecider.evolve, triggerDecider.initialState);
+        return state.status === 'defined' ? state.createdRevision : null;
+      };
+      expect(life([revised(1)])).toBe(1);
+      expect(life([revised(1), revised(2)])).toBe(1);
+      // the deleted life keeps its own (the operator views read its history)
+      expect(life([revised(1), revised(2), deleted(3)])).toBe(1);
+      expect(life([revised(1), deleted(2), revised(3, stored(), 2)])).toBe(3);
+      expect(life([revised(1), deleted(2), revised(3, stored(), 2), revised(4, stored(), 2)])).toBe(3);
+    });
     it('folds into a deleted state', () => {
       expect(
         spec

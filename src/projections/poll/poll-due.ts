@@ -36,21 +36,23 @@ export async function duePolls(sql: SqlExecutor, limit: number): Promise<DuePoll
  * the next poll due that long after the last claim, not when the old interval would have run out (an hourly poll
  * revised to every 2 s polls within 2 s, not an hour later). `delaySeconds` is the new interval backed off per
  * failure in a row, so a revision that leaves the interval alone (a toggle, another block) changes nothing, and a
- * longer interval never delays a poll already due.
+ * longer interval never delays a poll already due. A row planned before `createdRevision` belongs to a deleted life
+ * of the Trigger (its backoff, its last claim): the Trigger created again is due at once, as a new one is.
  */
 export async function replanPoll(
   sql: SqlExecutor,
   key: PollKey,
-  revision: number,
+  trigger: { revision: number; createdRevision: number },
   delaySeconds: number,
 ): Promise<void> {
   await sql.query({
     name: 'reveille_replan_poll',
     text: `UPDATE poll_due SET due_revision = $3,
-              next_poll_at = LEAST(next_poll_at, COALESCE(claimed_at, next_poll_at) + $4 * interval '1 second')
+              next_poll_at = CASE WHEN due_revision < $5 THEN LEAST(next_poll_at, statement_timestamp())
+                                  ELSE LEAST(next_poll_at, COALESCE(claimed_at, next_poll_at) + $4 * interval '1 second') END
             WHERE tenant = $1 AND trigger_id = $2 AND due_revision < $3
               AND (lease_until IS NULL OR lease_until <= statement_timestamp())`,
-    values: [key.tenant, key.triggerId, revision, delaySeconds],
+    values: [key.tenant, key.triggerId, trigger.revision, delaySeconds, trigger.createdRevision],
   });
 }
 

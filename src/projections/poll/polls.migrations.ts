@@ -38,4 +38,13 @@ export const pollsMigrations: Migration[] = [
     id: '0371_poll_due_revision',
     sql: `ALTER TABLE poll_due ADD COLUMN IF NOT EXISTS due_revision integer`,
   },
+  {
+    // The revision of the Trigger's last deletion: a poll state of an earlier life (its `life`, the Trigger's
+    // createdRevision, at or below it) is never the row's. Rows folded before it knew no lives: rebuilt from the log.
+    id: '0372_rm_polls_deleted_revision',
+    sql: `
+      ALTER TABLE rm_polls ADD COLUMN IF NOT EXISTS deleted_revision integer NOT NULL DEFAULT 0;
+      DELETE FROM rm_polls;
+      DELETE FROM checkpoints WHERE name = 'projection:polls'`,
+  },
 ];

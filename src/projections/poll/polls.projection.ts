@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
-import { POLL_EVENT_TYPES, type PollEvent } from '../../domain/poll/poll-events.js';
+import { lifeOf, POLL_EVENT_TYPES, type PollEvent } from '../../domain/poll/poll-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import type { SqlQuery } from '../sql-client.js';
 import { statementProjection } from '../runner/statement-projection.js';
@@ -10,7 +10,7 @@ export const POLLS_PROJECTION = 'polls';
 function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
   const d = event.data;
   const active = d.definition.type === 'poll' && d.definition.enabled;
-  // Other Triggers get no row, unless they were poll Triggers before: the update turns those off.
+  // Other Triggers get no row here, unless they had one before (a poll Trigger, a deletion): the update turns it off.
   return [
     {
       text: active
@@ -25,17 +25,27 @@ function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
   ];
 }
 
+/**
+ * The life the poll state belonged to ends: the state goes, and a poll event of that life folded later (a poll
+ * recorded as the Trigger was deleted) never comes back as the state of the next life. Any Trigger's deletion
+ * leaves a row (inactive, no state), since a poll event of its life may still follow it in the log.
+ */
 function deleted(event: RecordedEvent<TriggerDeleted['data']>): SqlQuery[] {
   const d = event.data;
   return [
     {
-      text: `UPDATE rm_polls SET trigger_revision = $3, active = false, last_position = $4
-              WHERE tenant = $1 AND trigger_id = $2 AND trigger_revision < $3`,
+      text: `INSERT INTO rm_polls AS p (tenant, trigger_id, trigger_revision, active, deleted_revision, last_position)
+             VALUES ($1, $2, $3, false, $3, $4)
+             ON CONFLICT (tenant, trigger_id) DO UPDATE SET trigger_revision = EXCLUDED.trigger_revision, active = false,
+               deleted_revision = EXCLUDED.deleted_revision, state = NULL,
+               last_position = EXCLUDED.last_position
+             WHERE p.trigger_revision < EXCLUDED.trigger_revision`,
       values: [d.tenant, d.triggerId, d.revision, event.position],
     },
   ];
 }
 
+/** The newest state of the Trigger's current life (`lifeOf`: a state without one is the first life's). */
 function polled(event: RecordedEvent<PollEvent['data']>): SqlQuery[] {
   const d = event.data;
   return [
@@ -43,8 +53,8 @@ function polled(event: RecordedEvent<PollEvent['data']>): SqlQuery[] {
       text: `INSERT INTO rm_polls AS p (tenant, trigger_id, poll_seq, state, last_position) VALUES ($1, $2, $3, $4::jsonb, $5)
              ON CONFLICT (tenant, trigger_id) DO UPDATE SET poll_seq = EXCLUDED.poll_seq, state = EXCLUDED.state,
                last_position = GREATEST(p.last_position, EXCLUDED.last_position)
-             WHERE p.poll_seq < EXCLUDED.poll_seq`,
-      values: [d.tenant, d.triggerId, d.state.seq, JSON.stringify(d.state), event.position],
+             WHERE p.poll_seq < EXCLUDED.poll_seq AND $6::integer > p.deleted_revision`,
+      values: [d.tenant, d.triggerId, d.state.seq, JSON.stringify(d.state), event.position, lifeOf(d.state)],
     },
   ];
 }

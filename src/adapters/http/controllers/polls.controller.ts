@@ -8,7 +8,7 @@ import type { CommandContext } from '../../../commands/shared/command-context.js
 import { currentTrigger } from '../../../commands/shared/lookups.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
-import { type PollHeld, secretOf } from '../../../domain/poll/poll-events.js';
+import { type PollHeld, pollStateFor, secretOf } from '../../../domain/poll/poll-events.js';
 import { cursorFor } from '../../../domain/poll/poll.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { Problem, problems } from '../problems/problem.js';
@@ -49,7 +49,11 @@ export class PollsController {
         'Not a poll Trigger',
         `Trigger ${triggerId} is a ${trigger.definition.type} Trigger.`,
       );
-    const { state } = await loadPollState(this.store, context.tenant, triggerId);
+    // The Trigger's current life (a deleted one: its last life, history stays); a re-created Trigger starts fresh.
+    const state = pollStateFor(
+      (await loadPollState(this.store, context.tenant, triggerId)).state,
+      trigger.createdRevision,
+    );
     return {
       triggerId,
       cursor: cursorFor(state, trigger.definition.poll.url),

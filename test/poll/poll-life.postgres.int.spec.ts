@@ -1,0 +1,3 @@
+import { pollLifeSuite } from './poll-life.shared.js';
+
+pollLifeSuite('postgres');
