@@ -468,6 +468,18 @@ export function eventStoreConformance(adapter: string, open: () => Promise<Confo
         ];
         expect(positions).toEqual([storedA[1]!.position, storedB[1]!.position]);
         expect([verifyStreamChain(storedA), verifyStreamChain(storedB)]).toEqual([[], []]);
+        // One event per stream (a claim with its slot stripe) chains each onto its own stream's last event.
+        const next = await h.store.appendStreams([
+          { streamId: a, events: [event(5)], expected: 1 },
+          { streamId: b, events: [event(6)], expected: 1 },
+        ]);
+        const [chainedA, chainedB] = [
+          await h.store.readStream(a, { raw: true }),
+          await h.store.readStream(b, { raw: true }),
+        ];
+        expect(next).toEqual([chainedA[2]!.position, chainedB[2]!.position]);
+        expect(chainedB[2]!.prevHash).toBe(chainedB[1]!.hash);
+        expect([verifyStreamChain(chainedA), verifyStreamChain(chainedB)]).toEqual([[], []]);
       });
 
       it('names the stream that moved in a multi-stream conflict, with its actual revision', async () => {

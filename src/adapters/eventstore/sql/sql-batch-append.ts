@@ -47,6 +47,25 @@ SELECT (c.j->>'id')::uuid, c.stream_id, c.revision, c.j->>'type', (c.j->>'schema
  ORDER BY c.ord
 RETURNING stream_id, revision, position`;
 
+/**
+ * APPEND_BATCH_SQL for a batch with one event per stream (a claim or completion with its slot stripe): each event's
+ * predecessor is its stream's last row, so no recursion, window or sort over the batch. Same guards.
+ */
+const APPEND_ONE_PER_STREAM_SQL = `
+WITH input AS MATERIALIZED (
+  SELECT t.ord, t.c AS content, t.c::jsonb AS j FROM unnest(string_to_array($1::text, E'\\n')) WITH ORDINALITY AS t(c, ord)),
+stamp AS (${STAMP}),
+chain AS (
+  SELECT i.ord, i.j, p.hash AS prev_hash, ${chainHashSql('p.hash', 's.rec', 'i.content')} AS hash
+    FROM input i LEFT JOIN events p ON p.stream_id = i.j->>'streamId' AND p.revision = (i.j->>'revision')::int - 1, stamp s
+   WHERE (i.j->>'revision')::int = 0 OR p.hash IS NOT NULL)
+INSERT INTO events (${INSERT_COLUMNS})
+SELECT (c.j->>'id')::uuid, c.j->>'streamId', (c.j->>'revision')::int, c.j->>'type', (c.j->>'schemaVersion')::int, c.j->'data', c.j->'metadata', s.ts, c.hash, c.prev_hash
+  FROM chain c, stamp s
+ WHERE (SELECT count(*) FROM chain) = $2::int
+ ORDER BY c.ord
+RETURNING stream_id, revision, position`;
+
 /** Callers add their conflict rule and RETURNING. */
 export const INSERT_NEW_STREAMS = `
 WITH input AS MATERIALIZED (
@@ -119,11 +138,12 @@ export async function insertContents(
       values: [text],
     }));
   } else {
-    await insertInOrder(sql, keepOrder ? contents : [...contents].sort(byStream), positions, (text, n) => ({
-      name: 'reveille_append_batch',
-      text: APPEND_BATCH_SQL,
-      values: [text, n],
-    }));
+    const onePerStream = new Set(contents.map((c) => c.streamId)).size === contents.length;
+    await insertInOrder(sql, keepOrder ? contents : [...contents].sort(byStream), positions, (text, n) =>
+      onePerStream
+        ? { name: 'reveille_append_one_per_stream', text: APPEND_ONE_PER_STREAM_SQL, values: [text, n] }
+        : { name: 'reveille_append_batch', text: APPEND_BATCH_SQL, values: [text, n] },
+    );
   }
   return positions;
 }
