@@ -54,6 +54,14 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expect(JSON.stringify(response.body)).not.toContain(expired.split('.')[1]);
       });
 
+      it('answers 401 UNAUTHENTICATED to a signed token whose iat is in the future (lifetime bypass)', async () => {
+        const now = Math.floor(Date.now() / 1000);
+        const ahead = await t.token({ claims: { iat: now + 86_400, nbf: now, exp: now + 86_400 + 300 } });
+        const response = await t.request({ method: 'GET', url: '/v1/missions/m-1', token: ahead });
+        expectProblem(response, 401, 'UNAUTHENTICATED');
+        expect(response.body.detail).toMatch(/iat/);
+      });
+
       it('leaves health public', async () => {
         expect((await t.request({ method: 'GET', url: '/health/live', token: null })).status).toBe(200);
         const ready = await t.request({ method: 'GET', url: '/health/ready', token: null });
