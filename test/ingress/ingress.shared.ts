@@ -115,6 +115,47 @@ export function ingressSuite(kind: StoreKind): void {
       expect(unverified.rowCount).toBe(0);
     });
 
+    it('WH-2 a folded duplicate signature header (two lines a proxy merged, a valid copy among them) is 400 malformed_request; a rotation list is not', async () => {
+      const s = await webhookSetup(t, 'folded');
+      const body = JSON.stringify({ type: 'push', id: 'evt-folded' });
+      const forged = 'v1,' + Buffer.alloc(32).toString('base64');
+      const answers = [];
+      for (const fold of [(valid: string) => `${forged}, ${valid}`, (valid: string) => `${valid}, ${forged}`]) {
+        const headers = standardHeaders(s.secret, body);
+        const response = await post(t, s.sourceId, body, {
+          ...headers,
+          'webhook-signature': fold(headers['webhook-signature']),
+        });
+        answers.push([response.status, response.body.code]);
+      }
+      expect(answers).toEqual([
+        [400, 'malformed_request'],
+        [400, 'malformed_request'],
+      ]);
+      const observed = await t.sql.query(
+        `SELECT 1 FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1`,
+        [s.sourceId],
+      );
+      expect(observed.rowCount).toBe(0);
+      const headers = standardHeaders(s.secret, body);
+      const rotation = await post(t, s.sourceId, body, {
+        ...headers,
+        'webhook-signature': `${forged} ${headers['webhook-signature']}`,
+      });
+      expect(rotation.status).toBe(202);
+
+      const gh = await webhookSetup(t, 'folded-gh', {
+        scheme: 'github-hmac-sha256',
+        source: { eventTypePointer: null },
+      });
+      const ghHeaders = await githubHeaders(gh.secret, body);
+      const ghFolded = await post(t, gh.sourceId, body, {
+        ...ghHeaders,
+        'x-hub-signature-256': `sha256=${'0'.repeat(64)}, ${ghHeaders['x-hub-signature-256']}`,
+      });
+      expect([ghFolded.status, ghFolded.body.code]).toEqual([400, 'malformed_request']);
+    });
+
     it('WH-2 verifies the exact raw bytes: odd whitespace, key order and unicode escapes pass; a re-serialization fails', async () => {
       const s = await webhookSetup(t, 'raw');
       const raw = '{ "type" :"push",\n  "z": 1, "id":"evt-raw", "name": "caf\\u00e9" }';
