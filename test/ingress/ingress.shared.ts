@@ -472,7 +472,7 @@ export function ingressSuite(kind: StoreKind): void {
       expect(response.body.code).toBe('not_found');
     });
 
-    it('WH-2 a GitHub signature replayed under a new delivery id is refused (the signature does not cover the id)', async () => {
+    it('WH-2 a GitHub signature replayed under a new delivery id is refused 401 signature_invalid (the signature does not cover the id)', async () => {
       const s = await webhookSetup(t, 'gh-replay', {
         scheme: 'github-hmac-sha256',
         source: { eventTypePointer: null },
@@ -481,8 +481,10 @@ export function ingressSuite(kind: StoreKind): void {
       const headers = await githubHeaders(s.secret, body, { id: randomUUID() });
       expect((await post(t, s.sourceId, body, headers)).status).toBe(202);
       const replayed = await post(t, s.sourceId, body, { ...headers, 'x-github-delivery': randomUUID() });
+      // api.md lists only signature_missing / signature_invalid / timestamp_out_of_tolerance for a 401
       expect(replayed.status).toBe(401);
-      expect(replayed.body.code).toBe('replay');
+      expect(replayed.body.code).toBe('signature_invalid');
+      expect(replayed.body.detail).toContain('already used');
       expect((await post(t, s.sourceId, body, headers)).status).toBe(200); // the provider's own redelivery is a duplicate
     });
 
@@ -496,7 +498,7 @@ export function ingressSuite(kind: StoreKind): void {
       const first = await post(t, s.sourceId, body, headers);
       expect([first.status, first.body.code]).toEqual([400, 'malformed_request']);
       const replayed = await post(t, s.sourceId, body, { ...headers, 'x-github-delivery': randomUUID() });
-      expect([replayed.status, replayed.body.code]).toEqual([401, 'replay']);
+      expect([replayed.status, replayed.body.code]).toEqual([401, 'signature_invalid']);
     });
   });
 }
