@@ -135,7 +135,7 @@ export function dedupeWindowsSuite(kind: StoreKind): void {
       expect(occurrenceOf(sameBytes)).toEqual({ ...occurrenceOf(first), status: 'duplicate' });
       const otherId = await post(t, s.sourceId, body, { ...headers, 'x-github-delivery': 'gh-forged' });
       expect(otherId.status).toBe(401);
-      expect(otherId.body.code).toBe('replay');
+      expect(otherId.body.code).toBe('signature_invalid');
       expect(await observedFor('gh-captured')).toHaveLength(1);
       expect(await observedFor('gh-forged')).toHaveLength(0);
     });

@@ -115,6 +115,47 @@ export function ingressSuite(kind: StoreKind): void {
       expect(unverified.rowCount).toBe(0);
     });
 
+    it('WH-2 a folded duplicate signature header (two lines a proxy merged, a valid copy among them) is 400 malformed_request; a rotation list is not', async () => {
+      const s = await webhookSetup(t, 'folded');
+      const body = JSON.stringify({ type: 'push', id: 'evt-folded' });
+      const forged = 'v1,' + Buffer.alloc(32).toString('base64');
+      const answers = [];
+      for (const fold of [(valid: string) => `${forged}, ${valid}`, (valid: string) => `${valid}, ${forged}`]) {
+        const headers = standardHeaders(s.secret, body);
+        const response = await post(t, s.sourceId, body, {
+          ...headers,
+          'webhook-signature': fold(headers['webhook-signature']),
+        });
+        answers.push([response.status, response.body.code]);
+      }
+      expect(answers).toEqual([
+        [400, 'malformed_request'],
+        [400, 'malformed_request'],
+      ]);
+      const observed = await t.sql.query(
+        `SELECT 1 FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1`,
+        [s.sourceId],
+      );
+      expect(observed.rowCount).toBe(0);
+      const headers = standardHeaders(s.secret, body);
+      const rotation = await post(t, s.sourceId, body, {
+        ...headers,
+        'webhook-signature': `${forged} ${headers['webhook-signature']}`,
+      });
+      expect(rotation.status).toBe(202);
+
+      const gh = await webhookSetup(t, 'folded-gh', {
+        scheme: 'github-hmac-sha256',
+        source: { eventTypePointer: null },
+      });
+      const ghHeaders = await githubHeaders(gh.secret, body);
+      const ghFolded = await post(t, gh.sourceId, body, {
+        ...ghHeaders,
+        'x-hub-signature-256': `sha256=${'0'.repeat(64)}, ${ghHeaders['x-hub-signature-256']}`,
+      });
+      expect([ghFolded.status, ghFolded.body.code]).toEqual([400, 'malformed_request']);
+    });
+
     it('WH-2 verifies the exact raw bytes: odd whitespace, key order and unicode escapes pass; a re-serialization fails', async () => {
       const s = await webhookSetup(t, 'raw');
       const raw = '{ "type" :"push",\n  "z": 1, "id":"evt-raw", "name": "caf\\u00e9" }';
@@ -431,7 +472,7 @@ export function ingressSuite(kind: StoreKind): void {
       expect(response.body.code).toBe('not_found');
     });
 
-    it('WH-2 a GitHub signature replayed under a new delivery id is refused (the signature does not cover the id)', async () => {
+    it('WH-2 a GitHub signature replayed under a new delivery id is refused 401 signature_invalid (the signature does not cover the id)', async () => {
       const s = await webhookSetup(t, 'gh-replay', {
         scheme: 'github-hmac-sha256',
         source: { eventTypePointer: null },
@@ -440,8 +481,10 @@ export function ingressSuite(kind: StoreKind): void {
       const headers = await githubHeaders(s.secret, body, { id: randomUUID() });
       expect((await post(t, s.sourceId, body, headers)).status).toBe(202);
       const replayed = await post(t, s.sourceId, body, { ...headers, 'x-github-delivery': randomUUID() });
+      // api.md lists only signature_missing / signature_invalid / timestamp_out_of_tolerance for a 401
       expect(replayed.status).toBe(401);
-      expect(replayed.body.code).toBe('replay');
+      expect(replayed.body.code).toBe('signature_invalid');
+      expect(replayed.body.detail).toContain('already used');
       expect((await post(t, s.sourceId, body, headers)).status).toBe(200); // the provider's own redelivery is a duplicate
     });
 
@@ -455,7 +498,7 @@ export function ingressSuite(kind: StoreKind): void {
       const first = await post(t, s.sourceId, body, headers);
       expect([first.status, first.body.code]).toEqual([400, 'malformed_request']);
       const replayed = await post(t, s.sourceId, body, { ...headers, 'x-github-delivery': randomUUID() });
-      expect([replayed.status, replayed.body.code]).toEqual([401, 'replay']);
+      expect([replayed.status, replayed.body.code]).toEqual([401, 'signature_invalid']);
     });
   });
 }

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 
 const mission = (overrides: Record<string, unknown> = {}) => ({
@@ -52,6 +53,14 @@ export function apiSecuritySuite(kind: StoreKind): void {
         const response = await t.request({ method: 'GET', url: '/v1/missions/m-1', token: expired });
         expectProblem(response, 401, 'UNAUTHENTICATED');
         expect(JSON.stringify(response.body)).not.toContain(expired.split('.')[1]);
+      });
+
+      it('answers 401 UNAUTHENTICATED to a signed token whose iat is in the future (lifetime bypass)', async () => {
+        const now = Math.floor(Date.now() / 1000);
+        const ahead = await t.token({ claims: { iat: now + 86_400, nbf: now, exp: now + 86_400 + 300 } });
+        const response = await t.request({ method: 'GET', url: '/v1/missions/m-1', token: ahead });
+        expectProblem(response, 401, 'UNAUTHENTICATED');
+        expect(response.body.detail).toMatch(/iat/);
       });
 
       it('leaves health public', async () => {
@@ -397,6 +406,111 @@ export function apiSecuritySuite(kind: StoreKind): void {
             ],
           });
         }
+      });
+
+      it('A6: a body of any media type but JSON (a form, multipart, text, XML, +json, none, a malformed one) is 400 BAD_REQUEST and executes nothing, on every command route', async () => {
+        expect((await put('/v1/triggers/t-media', { missionId: 'm-valid', type: 'manual' })).status).toBe(200);
+        // node:http, not fetch: fetch labels a string body text/plain when no content type is given
+        const mediaAnswers = async (url: string, body: string, contentType: string | undefined) => {
+          const headers: Record<string, string> = {
+            authorization: `Bearer ${await t.token()}`,
+            'idempotency-key': newKey(),
+            'content-length': String(Buffer.byteLength(body)),
+            ...(contentType === undefined ? {} : { 'content-type': contentType }),
+          };
+          const method = url.startsWith('/v1/triggers/t-media/') || url.startsWith('/v1/executions') ? 'POST' : 'PUT';
+          const { status, text, responseHeaders } = await new Promise<{
+            status: number;
+            text: string;
+            responseHeaders: Record<string, unknown>;
+          }>((resolve, reject) => {
+            const request = httpRequest(`${t.baseUrl}${url}`, { method, headers }, (response) => {
+              let text = '';
+              response.setEncoding('utf8');
+              response.on('data', (chunk: string) => (text += chunk));
+              response.on('end', () =>
+                resolve({ status: response.statusCode!, text, responseHeaders: response.headers }),
+              );
+            });
+            request.on('error', reject);
+            request.end(body);
+          });
+          return { status, headers: responseHeaders, body: JSON.parse(text) as any };
+        };
+        const boundary = 'reveille-boundary';
+        const multipart = `--${boundary}\r\nContent-Disposition: form-data; name="reason"\r\n\r\nviaform\r\n--${boundary}--\r\n`;
+        const cases: [string, string, string | undefined][] = [
+          ['/v1/triggers/t-media/disable', 'reason=viaform', 'application/x-www-form-urlencoded'],
+          ['/v1/triggers/t-media/disable', 'reason=viaform', 'application/x-www-form-urlencoded; charset=utf-8'],
+          ['/v1/triggers/t-media/disable', multipart, `multipart/form-data; boundary=${boundary}`],
+          ['/v1/triggers/t-media/disable', '{"reason":"viatext"}', 'text/plain'],
+          ['/v1/triggers/t-media/disable', '{"reason":"viatext"}', 'text/plain;charset=UTF-8'],
+          ['/v1/triggers/t-media/disable', '{"reason":"none"}', undefined],
+          ['/v1/triggers/t-media/enable', 'reason=form-again', 'application/x-www-form-urlencoded'],
+          ['/v1/triggers/t-media/occurrences', 'input=x', 'application/x-www-form-urlencoded'],
+          ['/v1/executions/claim-next', 'consumerId=formc&waitSeconds=0', 'application/x-www-form-urlencoded'],
+          ['/v1/missions/m-media', JSON.stringify(mission()), 'application/x-www-form-urlencoded'],
+          ['/v1/missions/m-media', JSON.stringify(mission()), 'application/merge-patch+json'],
+          ['/v1/missions/m-media', JSON.stringify(mission()), 'application/xml'],
+          ['/v1/missions/m-media', JSON.stringify(mission()), 'not a media type'],
+        ];
+        const answers = [];
+        for (const [url, body, contentType] of cases) {
+          const response = await mediaAnswers(url, body, contentType);
+          answers.push({
+            url,
+            contentType,
+            status: response.status,
+            code: response.body.code,
+            errors: response.body.errors,
+          });
+          if (response.status === 400) expectProblem(response, 400, 'BAD_REQUEST');
+        }
+        expect(answers).toEqual(
+          cases.map(([url, , contentType]) => ({
+            url,
+            contentType,
+            status: 400,
+            code: 'BAD_REQUEST',
+            errors: [{ pointer: '', message: expect.stringContaining('application/json') }],
+          })),
+        );
+        const trigger = await t.request({ method: 'GET', url: '/v1/triggers/t-media' });
+        expect(trigger.body).toMatchObject({ revision: 1, enabled: true });
+        expect((await t.request({ method: 'GET', url: '/v1/missions/m-media' })).status).toBe(404);
+        // JSON still works, with parameters, and so does a command without a body where it takes none
+        const disabled = await mediaAnswers(
+          '/v1/triggers/t-media/disable',
+          '{"reason":"json"}',
+          'application/json; charset=utf-8',
+        );
+        expect(disabled.status).toBe(200);
+        const enabled = await t.request({ method: 'POST', url: '/v1/triggers/t-media/enable', key: newKey() });
+        expect(enabled.status).toBe(200);
+        // fetch labels an empty string body text/plain: an empty body is no body, whatever its label
+        expect((await mediaAnswers('/v1/triggers/t-media/disable', '', 'text/plain;charset=UTF-8')).status).toBe(200);
+        expect(
+          (await mediaAnswers('/v1/triggers/t-media/enable', '', 'application/x-www-form-urlencoded')).status,
+        ).toBe(200);
+      });
+
+      it('A6: the webhook ingress route keeps its own content-type rules: 400 malformed_request, not the REST answer', async () => {
+        const answers = [];
+        for (const contentType of ['application/x-www-form-urlencoded', 'text/plain', 'not a media type']) {
+          const response = await fetch(`${t.baseUrl}/v1/ingress/s-valid`, {
+            method: 'POST',
+            body: '{"type":"x"}',
+            headers: { 'content-type': contentType, 'webhook-id': `msg_${newKey()}` },
+          });
+          answers.push({ contentType, status: response.status, code: ((await response.json()) as any).code });
+        }
+        expect(answers).toEqual(
+          ['application/x-www-form-urlencoded', 'text/plain', 'not a media type'].map((contentType) => ({
+            contentType,
+            status: 400,
+            code: 'malformed_request',
+          })),
+        );
       });
 
       it('A6: a valid JSON body with a "__proto__" member is refused 400 naming the member (prototype poisoning), not called invalid JSON', async () => {

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLocalJWKSet, exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { TokenRejected, TokenVerifier } from '../../src/adapters/http/auth/token-verifier.js';
+import { MAX_LIFETIME_SECONDS, TokenRejected, TokenVerifier } from '../../src/adapters/http/auth/token-verifier.js';
 import { b64url, TestIssuer } from '../support/tokens.js';
 
 describe('SEC-1 bearer token verification', () => {
@@ -92,6 +92,46 @@ describe('SEC-1 bearer token verification', () => {
   it('rejects a lifetime over 300 s', async () => {
     await rejects(issuer.token({ ttl: 301 }));
     await expect(verifier.verify(await issuer.token({ ttl: 300 }))).resolves.toBeDefined();
+  });
+
+  it('rejects an iat in the future beyond the 30 s tolerance, so the 300 s lifetime is counted from now', async () => {
+    // The attack: exp - iat = 300 and nbf = now, but iat a day ahead keeps the token usable for a day.
+    const at = now();
+    await rejects(issuer.token({ claims: { iat: at + 86_400, nbf: at, exp: at + 86_400 + 300 } }));
+    await rejects(issuer.token({ claims: { iat: at + 60, nbf: at, exp: at + 360 } }));
+    await rejects(issuer.token({ claims: { iat: at + 31, nbf: at, exp: at + 331 } }));
+    // within the tolerance (a slightly fast issuer clock) it still passes
+    await expect(
+      verifier.verify(await issuer.token({ claims: { iat: at + 20, nbf: at + 20, exp: at + 320 } })),
+    ).resolves.toBeDefined();
+  });
+
+  it('never accepts a token that stays usable more than 300 s + the tolerance from now', async () => {
+    const at = now();
+    const usable = MAX_LIFETIME_SECONDS + 30;
+    for (const claims of [
+      { iat: at + 30, nbf: at, exp: at + usable + 1 },
+      { iat: at, nbf: at + 30, exp: at + usable + 1 },
+      { iat: at + 86_400, nbf: at - 86_400, exp: at + 86_400 + 300 },
+      { iat: at - 10, nbf: at - 10, exp: at + usable + 1 },
+    ])
+      await rejects(issuer.token({ claims }));
+    const { verifier: late, setNow } = (() => {
+      let clock = new Date(at * 1000);
+      return {
+        verifier: new TokenVerifier({
+          keys: createLocalJWKSet(issuer.jwks),
+          issuer: issuer.issuer,
+          audience: issuer.audience,
+          currentDate: () => clock,
+        }),
+        setNow: (date: Date) => (clock = date),
+      };
+    })();
+    const token = await issuer.token({ claims: { iat: at + 30, nbf: at + 30, exp: at + usable } });
+    await expect(late.verify(token)).resolves.toBeDefined();
+    setNow(new Date((at + usable + 31) * 1000));
+    await expect(late.verify(token)).rejects.toBeInstanceOf(TokenRejected);
   });
 
   it('rejects a wrong issuer or audience', async () => {

@@ -13,7 +13,7 @@ import { serverTimeoutOptions } from './server-timeouts.js';
 import { completeDocument } from './openapi/complete-document.js';
 import { ingressPaths } from '../ingress/ingress.openapi.js';
 import { registerJsonBounds } from './json-bounds.hook.js';
-import { parseJsonBody } from './json-body.js';
+import { parseJsonBody, refuseNonJsonBody } from './json-body.js';
 import { registerRequestLog } from './logging/request-log.hook.js';
 import { ServiceLogger } from './logging/service-logger.js';
 import { IngressPipeline } from '../ingress/ingress-pipeline.js';
@@ -66,6 +66,11 @@ export async function createHttpApp(
   });
   // Before app.init(), which would otherwise register Nest's default JSON parser (see json-body.ts for why not).
   app.useBodyParser('application/json', { bodyLimit: COMMAND_BODY_LIMIT }, parseJsonBody);
+  // Every other media type, and a body without one, is refused 400 (json-body.ts); registered through Nest, so
+  // that it adds no form parser of its own at init. Fastify's built-in text/plain parser goes too. The ingress
+  // route replaces all of them with its own in its scope.
+  app.useBodyParser('*', { bodyLimit: COMMAND_BODY_LIMIT }, refuseNonJsonBody);
+  app.getHttpAdapter().getInstance().removeContentTypeParser('text/plain');
   if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);

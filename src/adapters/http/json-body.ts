@@ -38,6 +38,22 @@ export function parseJsonBody(
 }
 
 /**
+ * The parser of every REST body that is not `application/json` (api.md Conventions: JSON bodies; anything else
+ * is 400 BAD_REQUEST). Before it, Nest parsed `application/x-www-form-urlencoded` into an object and ran the
+ * command with it, Fastify parsed `text/plain` into a string, and other types were 415 `malformed_request`, an
+ * ingress code. An empty body declares nothing and is no body, as without a content type: the commands that take
+ * an optional body (`…/disable`, `…/keys`) still work from a client that labels an empty POST `text/plain`.
+ */
+export function refuseNonJsonBody(
+  _request: unknown,
+  body: Buffer,
+  done: (error: Error | null, value?: unknown) => void,
+): void {
+  if (body.length === 0) return done(null, undefined);
+  done(problems.notJsonMediaType());
+}
+
+/**
  * A cheap test on the text first, as secure-json-parse does, so bodies without either name are not walked;
  * a name spelt with JSON escapes (`"\u005f_proto__"`) is still a candidate.
  */

@@ -152,8 +152,15 @@ export class IngressPipeline {
       this.recordReplay(source, delivery, verified),
       this.map(source, delivery, format.format, verified),
     ]);
+    // A captured signature under a new delivery id does not authenticate this delivery: 401 signature_invalid,
+    // one of api.md's three 401 codes. The security audit and the counts still name the reason `replay`.
     if (replay === 'replayed_signature')
-      return this.reject(source, delivery, 401, 'replay', 'This signature was already used by another delivery.');
+      return this.refuse(
+        source,
+        delivery,
+        'replay',
+        problemAnswer(401, 'signature_invalid', 'This signature was already used by another delivery.'),
+      );
     if (mapping.ok && mapping.triggers === null) {
       // "No subscriber" is final only once the bindings hold every write committed before now (WH-7): a Trigger
       // written through another process may not have been announced here yet, and a 202 would drop the event.

@@ -31,6 +31,29 @@ describe('WH-2 duplicated id/timestamp/signature headers → 400', () => {
     expect(verify(rawHeaders)).toMatchObject(malformed);
   });
 
+  // A proxy merging two header lines sends one line, the values joined by "," (RFC 9110 §5.3). Standard Webhooks'
+  // own list is space-separated `<version>,<signature>` entries, base64 holds no ",": a second "," in an entry, or
+  // "," before whitespace, is a folded duplicate, which a valid signature among the copies must not rescue.
+  it.each([
+    ['forged then valid, folded with ", "', `v1,${Buffer.alloc(32).toString('base64')}, ${valid}`],
+    ['valid then forged, folded with ", "', `${valid}, v1,AAAA`],
+    ['two identical valid copies, folded', `${valid}, ${valid}`],
+    ['folded without whitespace', `v1,AAAA,${valid}`],
+    ['an empty copy folded before a valid one', `, ${valid}`],
+    ['a valid copy folded before an empty one', `${valid},`],
+  ])('webhook-signature: %s', (_label, folded) => {
+    const rawHeaders = ['webhook-id', 'msg_1', 'webhook-timestamp', TS, 'webhook-signature', folded];
+    expect(verify(rawHeaders)).toMatchObject({ ...malformed, detail: expect.stringContaining('more than once') });
+  });
+
+  it('several space-separated signatures in one header stay a rotation list, not a duplicate', () => {
+    const other = `v1,${Buffer.alloc(32, 1).toString('base64')}`;
+    for (const list of [`${other} ${valid}`, `${valid} ${other}`, `v1a,AAAA ${valid}`, `${other}\t${valid}`])
+      expect(verify(['webhook-id', 'msg_1', 'webhook-timestamp', TS, 'webhook-signature', list])).toMatchObject({
+        ok: true,
+      });
+  });
+
   it('the baseline without the duplicate is ok (so the cases above fail for the duplicate alone)', () => {
     expect(verify(['webhook-id', 'msg_1', 'webhook-timestamp', TS, 'webhook-signature', valid])).toMatchObject({
       ok: true,

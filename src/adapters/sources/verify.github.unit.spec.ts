@@ -128,6 +128,12 @@ describe('WH-2 github signature format is strict', () => {
 describe('WH-2 github headers fail closed', () => {
   it.each([
     ['X-Hub-Signature-256 twice', (s: string) => [...headers(s), 'x-hub-signature-256', s]],
+    ['X-Hub-Signature-256 twice, folded into one line', (s: string) => headers(`${s}, ${s}`)],
+    [
+      'a forged X-Hub-Signature-256 folded before the valid one',
+      (s: string) => headers(`sha256=${'0'.repeat(64)}, ${s}`),
+    ],
+    ['X-Hub-Signature-256 folded without whitespace', (s: string) => headers(`${s},${s}`)],
     ['X-GitHub-Delivery twice', (s: string) => [...headers(s), 'x-github-delivery', 'other-id']],
     ['X-GitHub-Event twice', (s: string) => [...headers(s), 'x-github-event', 'push']],
     ['a delivery id with "."', (s: string) => ['X-GitHub-Delivery', 'a.b', 'X-Hub-Signature-256', s]],

@@ -130,8 +130,15 @@ function verifyStandardWebhooks(index: HeaderIndex, input: VerifyDeliveryInput):
     return malformed('header webhook-timestamp must be integer seconds since the epoch');
   }
 
-  const provided = signatureHeader
-    .split(/[ \t]+/)
+  const entries = signatureHeader.split(/[ \t]+/);
+  // The scheme's own list is space-separated `<version>,<signature>` entries (several during a key rotation),
+  // and base64 holds no ",". A second "," in an entry (`v1,A, v1,B`, `v1,A,v1,B`), or an entry with no version
+  // before its "," (an empty copy: `, v1,B`), is two header lines a proxy folded into one (RFC 9110 §5.3): a
+  // duplicate, refused as two lines are whatever the copies hold, so a forged copy beside a captured valid one is
+  // never resolved by picking one. (`v1,` alone is an empty signature, not a fold: it just matches nothing.)
+  if (entries.some((entry) => entry.indexOf(',') !== entry.lastIndexOf(',') || entry.startsWith(',')))
+    return malformed('header webhook-signature appears more than once (folded into one line)');
+  const provided = entries
     .filter((entry) => entry.startsWith('v1,'))
     .map((entry) => Buffer.from(entry.slice(3), 'latin1'));
   // As bytes: re-encoding would let two byte sequences (invalid UTF-8 → U+FFFD) share one signature.
@@ -182,6 +189,9 @@ function verifyGithub(index: HeaderIndex, input: VerifyDeliveryInput): Verificat
   if (eventType !== null && (eventType.length > MAX_EVENT_TYPE_LENGTH || !/^[\x21-\x7e]*$/.test(eventType))) {
     return malformed('header x-github-event is not a visible ASCII token');
   }
+  // One signature, never a list: a "," is two header lines a proxy folded into one (RFC 9110 §5.3).
+  if (signatureHeader.includes(','))
+    return malformed('header x-hub-signature-256 appears more than once (folded into one line)');
   // Lowercase hex only, as GitHub sends it: one accepted spelling per signature.
   if (!GITHUB_SIGNATURE.test(signatureHeader))
     return authFailure('signature_invalid', 'x-hub-signature-256 is not sha256=<64 lowercase hex>');

@@ -60,13 +60,13 @@ export class TokenVerifier {
     const known = this.verified.get(token);
     if (known && nowMs < known.untilMs) return known.principal;
     if (known) this.verified.delete(token);
-    const { principal, exp } = await this.verifyAfresh(token);
+    const { principal, exp } = await this.verifyAfresh(token, nowMs);
     this.verified.set(token, { principal, untilMs: (exp + CLOCK_TOLERANCE_SECONDS) * 1000 });
     if (this.verified.size > REMEMBERED_TOKENS) this.verified.delete(this.verified.keys().next().value!);
     return principal;
   }
 
-  private async verifyAfresh(token: string): Promise<{ principal: Principal; exp: number }> {
+  private async verifyAfresh(token: string, nowMs: number): Promise<{ principal: Principal; exp: number }> {
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.options.keys, {
@@ -75,7 +75,7 @@ export class TokenVerifier {
         audience: this.options.audience,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ['iss', 'aud', 'sub', 'exp', 'iat', 'nbf', 'jti'],
-        currentDate: this.options.currentDate?.(),
+        currentDate: new Date(nowMs),
       }));
     } catch (error) {
       // jose's message names the failed check, never the token itself
@@ -85,6 +85,12 @@ export class TokenVerifier {
     const tenant = payload.tenant;
     const scope = payload.scope ?? '';
     if (typeof exp !== 'number' || typeof iat !== 'number' || exp - iat > MAX_LIFETIME_SECONDS)
+      throw new TokenRejected(`token lifetime exceeds ${MAX_LIFETIME_SECONDS} s`);
+    // exp - iat alone bounds nothing when iat lies ahead: iat = now + 1 day, nbf = now would be usable for a day.
+    // With iat at most the tolerance ahead, exp is at most 300 s + the tolerance from now; checked again as is.
+    const nowSeconds = Math.floor(nowMs / 1000);
+    if (iat > nowSeconds + CLOCK_TOLERANCE_SECONDS) throw new TokenRejected('iat is in the future');
+    if (exp - nowSeconds > MAX_LIFETIME_SECONDS + CLOCK_TOLERANCE_SECONDS)
       throw new TokenRejected(`token lifetime exceeds ${MAX_LIFETIME_SECONDS} s`);
     if (typeof jti !== 'string' || !UUID.test(jti)) throw new TokenRejected('jti must be a UUID');
     if (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 128)

@@ -45,7 +45,6 @@ const UNIFORM: Record<string, string> = {
 /** Fastify's own refusals of a command body, rendered by the problem filter. */
 const BODIES: Record<string, string> = {
   '413': 'payload_too_large (over 1 MiB)',
-  '415': 'malformed_request (an unsupported media type)',
 };
 const KEYED: Record<string, string> = {
   '400': 'idempotency_key_required, idempotency_key_invalid',

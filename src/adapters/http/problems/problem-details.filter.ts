@@ -12,7 +12,6 @@ const TITLES: Record<number, [string, string]> = {
   404: ['not_found', 'Not found'],
   405: ['method_not_allowed', 'Method not allowed'],
   413: ['payload_too_large', 'Payload too large'],
-  415: ['malformed_request', 'Unsupported media type'],
 };
 
 /** Every error leaves as application/problem+json with a stable code; never a stack trace (SEC-4). */
@@ -62,6 +61,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 /** api.md: every 400 carries `errors: [{ pointer, message }]`; a framework's refusal concerns the whole request. */
 function frameworkProblem(status: number, message: string): Problem {
   if (status === 400) return problems.badRequest([{ pointer: '', message }], message);
+  // A content-type header Fastify cannot parse as a media type: not JSON, as any other type (json-body.ts).
+  if (status === 415) return problems.notJsonMediaType();
   const [code, title] = TITLES[status] ?? [status >= 500 ? 'internal_error' : 'BAD_REQUEST', message];
   return new Problem(status, code, title, status === 404 ? 'No such resource.' : message);
 }

@@ -22,9 +22,19 @@ export interface FieldError {
 /** How every route reports a body that is JSON but not an object (the pointer Nest's own check always used). */
 export const NOT_AN_OBJECT: FieldError = { pointer: '/body', message: 'the body must be a JSON object' };
 
+/** How a REST body of another media type than application/json (or of none) is refused (json-body.ts). */
+export const NOT_JSON_MEDIA_TYPE: FieldError = {
+  pointer: '',
+  message: 'The body must be sent with content-type application/json.',
+};
+
 export const problems = {
   badRequest: (errors: FieldError[], detail = 'The request is malformed.') =>
     new Problem(400, 'BAD_REQUEST', 'Bad request', detail, { errors }),
+  notJsonMediaType: () =>
+    new Problem(400, 'BAD_REQUEST', 'Bad request', 'The body is not JSON: only application/json is accepted.', {
+      errors: [NOT_JSON_MEDIA_TYPE],
+    }),
   unauthenticated: (detail = 'A valid bearer token is required.') =>
     new Problem(401, 'UNAUTHENTICATED', 'Unauthenticated', detail, {}, { 'WWW-Authenticate': 'Bearer' }),
   insufficientScope: (scope: string) =>
