@@ -98,6 +98,14 @@ export function crashingProjection(projection: Projection, crashAt: number): Pro
       return projection.evolveBatch!(events);
     };
   }
+  if (projection.scriptFor) {
+    crashing.scriptFor = (events) => {
+      if (projection.scriptFor!(events) === null) return null; // folded by applyBatch, which counts them
+      for (const [i] of events.entries())
+        if (++seen === crashAt) return [...(projection.scriptFor!(events.slice(0, i)) ?? []), crash];
+      return projection.scriptFor!(events);
+    };
+  }
   return crashing;
 }
 

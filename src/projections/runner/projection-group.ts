@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
-import type { SqlExecutor } from '../sql-client.js';
+import type { SqlExecutor, SqlQuery } from '../sql-client.js';
 import type { Projection } from './projection.js';
 
 const pathKey = (path: readonly string[]) => JSON.stringify(path);
@@ -29,6 +29,18 @@ export function foldedTogether(name: string, members: readonly Projection[]): Pr
     readIndexes: members.flatMap((m) => m.readIndexes ?? []),
     async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
       for (const member of members) if (member.handles.includes(event.type)) await member.apply(event, tx);
+    },
+    // As one script only when every member with events in the batch can script them, in the members' order.
+    scriptFor(events: RecordedEvent[]): SqlQuery[] | null {
+      const statements: SqlQuery[] = [];
+      for (const member of members) {
+        const mine = events.filter((event) => member.handles.includes(event.type));
+        if (mine.length === 0) continue;
+        const scripted = member.scriptFor?.(mine) ?? null;
+        if (scripted === null) return null;
+        statements.push(...scripted);
+      }
+      return statements;
     },
     async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
       for (const member of members) {

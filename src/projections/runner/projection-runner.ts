@@ -11,7 +11,7 @@ import {
 import { learnParameterTypes, mergedScript } from './statement-merge.js';
 import { inline } from './statement-script.js';
 import type { EventStore, RecordedEvent } from '../../domain/ports/event-store.js';
-import type { SqlClient } from '../sql-client.js';
+import type { SqlClient, SqlQuery } from '../sql-client.js';
 import { Subscription } from './subscription.js';
 import type { Projection } from './projection.js';
 
@@ -66,7 +66,8 @@ export class ProjectionRunner {
   async fold(events: readonly RecordedEvent[], from: number, to: number): Promise<void> {
     const mine = events.filter((event) => this.handled.has(event.type));
     if (mine.length === 0) return this.skip(from, to);
-    await (this.projection.evolve ? this.foldAsScript(mine, from, to) : this.foldInTransaction(mine, from, to));
+    const scripted = this.projection.evolve ? this.evolved(mine) : (this.projection.scriptFor?.(mine) ?? null);
+    await (scripted ? this.foldAsScript(scripted, from, to) : this.foldInTransaction(mine, from, to));
     this.notifyFolded();
     this.foldedHere.forEach((listener) => listener());
   }
@@ -81,9 +82,12 @@ export class ProjectionRunner {
   }
 
   /** Read models are rebuilt from the log, so commits need not wait for a WAL flush: a crash loses whole batches. */
-  private async foldAsScript(events: RecordedEvent[], from: number, to: number): Promise<void> {
+  private evolved(events: RecordedEvent[]): SqlQuery[] {
     const { evolve, evolveBatch } = this.projection;
-    const folded = evolveBatch ? evolveBatch(events) : events.flatMap((event) => evolve!(event));
+    return evolveBatch ? evolveBatch(events) : events.flatMap((event) => evolve!(event));
+  }
+
+  private async foldAsScript(folded: SqlQuery[], from: number, to: number): Promise<void> {
     await learnParameterTypes(this.sql, folded);
     const script = [...mergedScript(folded), inline(advanceCheckpointOrFail(this.name, from, to))].join(';\n');
     try {

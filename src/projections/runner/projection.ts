@@ -21,6 +21,11 @@ export interface Projection {
   evolve?(event: RecordedEvent): SqlQuery[];
   /** Fewer statements for a whole batch, leaving the same rows. */
   evolveBatch?(events: RecordedEvent[]): SqlQuery[];
+  /**
+   * For a read model folded by `applyBatch`: this batch's statements when it needs no earlier result (null: it
+   * does), so the batch and its checkpoint go as one script instead of a transaction of round trips. Same rows.
+   */
+  scriptFor?(events: RecordedEvent[]): SqlQuery[] | null;
   /** Work waits on it (claim-next reads it): folded as soon as its events are in the log, never lingering for more. */
   foldsAtOnce?: boolean;
   /** Set when several read models fold as one (see foldedTogether): their names also find this one. */

@@ -174,6 +174,9 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
   }
 }
 
+/** Up to this many lifecycle events a batch goes as one script of per-event statements (scriptFor). */
+const SCRIPTED_EXECUTION_EVENTS = 32;
+
 const isTriggerEvent = (event: RecordedEvent) => event.type === 'TriggerRevised' || event.type === 'TriggerDeleted';
 
 /** OP-1. Its counters follow the explorer's rows, so it folds only with that read model and just before it. */
@@ -190,6 +193,15 @@ export const triggerHealthProjection: Projection = {
    * Event by event would rewrite a Trigger's row several times per delivery: runs of Occurrence events are set-based.
    * Execution counters are written by nothing else, so execution events are folded after the rest.
    */
+  /**
+   * A live batch of lifecycle events alone (a delivery's claims and completions): MOVE_SQL per event in one round
+   * trip, instead of a transaction that reads the map rows first and then writes (six round trips). A longer batch
+   * (a rebuild's) keeps `foldExecutionCounts`, which rewrites each Trigger's row once.
+   */
+  scriptFor(events: RecordedEvent[]): SqlQuery[] | null {
+    if (events.length > SCRIPTED_EXECUTION_EVENTS || !events.every(isExecutionEvent)) return null;
+    return events.flatMap(evolveExecutionCounts);
+  },
   async applyBatch(events: RecordedEvent[], tx: SqlExecutor): Promise<void> {
     const ledger = await OccurrenceLedger.load(tx, events);
     let run: RecordedEvent[] = [];
