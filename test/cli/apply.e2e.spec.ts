@@ -219,6 +219,28 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     expect(await lastPosition()).toBe(before);
   });
 
+  it.each([
+    [100_000, ''],
+    [100_000, '--dry-run'],
+    [70, ''],
+    [70, '--dry-run'],
+  ])(
+    'an entry nested %i levels deep is refused when the file is read, naming the entry (%s; exit 2, nothing sent)',
+    async (levels, dryRun) => {
+      const before = await lastPosition();
+      const deep = `{"missions":[{"missionId":"m-deep","x":${'['.repeat(levels)}${']'.repeat(levels)}}]}`;
+      const { status, stdout, stderr } = apply(
+        ['-f', file(`deep-${levels}.json`, deep), '--tenant', 'acme', dryRun].filter(Boolean),
+      );
+      expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
+      oneLine(stderr);
+      expect(stderr).toMatch(
+        /^reveille apply: .*deep-\d+\.json: missions\[0\] \(m-deep\): \/x\/0\/.*JSON nesting deeper than 64 levels is not accepted \(see reveille apply --help\)\n$/,
+      );
+      expect(await lastPosition()).toBe(before);
+    },
+  );
+
   it('without -f, or without a token outside dev minting, is a usage error', () => {
     expect(apply(['--tenant', 'acme']).stderr).toContain('reveille apply: -f FILE is required');
     const noTenant = apply(['-f', file('defs.json', definitions())]);

@@ -32,8 +32,8 @@ export async function applyCommand(options: Options): Promise<void> {
   if (file === undefined) throw new UsageError('-f FILE is required');
   const dryRun = options['dry-run'] === true;
   if (options['dry-run'] !== undefined && !dryRun) throw new UsageError('--dry-run takes no value');
-  const entries = readDefinitionsFile(file);
   const config = loadConfig();
+  const entries = readDefinitionsFile(file, config.maxJsonDepth);
   const token = await serviceToken(options, config, { scopes: APPLY_SCOPES, subject: 'reveille-apply' });
   const client = new ApplyClient(serviceUrl(options, config), token);
   const counts: Record<Outcome, number> = { created: 0, changed: 0, unchanged: 0 };
