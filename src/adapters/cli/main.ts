@@ -40,6 +40,9 @@ const EXIT_CODES: Record<string, number> = {
   ServiceUnreachable: 1,
   WhyRefused: 1,
   LogHeldBack: 1,
+  // audit verify: nothing could be checked, which 1 (violations found) must not be mistaken for
+  NoStoreHere: 2,
+  NotVerified: 2,
 };
 
 /** No command starts nothing (api.md "CLI"): only `serve` runs a server, and only when asked. */
