@@ -35,6 +35,7 @@ const EXIT_CODES: Record<string, number> = {
   UsageError: 2,
   ConfigError: 2,
   EmbeddedStoreLocked: 1,
+  StoreServed: 1,
   StoreUnavailable: 1,
   ApplyRefused: 1,
   ServiceUnreachable: 1,
