@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { ensureDataDir } from '../config/data-dir.js';
 import { join } from 'node:path';
 import type { ReveilleConfig } from '../config/config.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
@@ -37,7 +38,7 @@ export async function openSqlClient(config: ReveilleConfig, options: { create?: 
   const pgdata = join(config.dataDir, 'pgdata');
   if (options.create === false && !existsSync(pgdata))
     throw new NoStoreHere(`no Reveille store in ${config.dataDir} (no embedded database); check REVEILLE_DATA_DIR`);
-  mkdirSync(config.dataDir, { recursive: true });
+  ensureDataDir(config.dataDir);
   // Before PGlite touches the files: a second process on them would corrupt the store.
   return PgliteSqlClient.open(pgdata, lockDataDir(config.dataDir));
 }
