@@ -14,6 +14,7 @@
  * PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a fresh schema that is
  * dropped at the end. PGlite: a temporary directory. EventStoreDB: only when EVENTSTORE_URL is set.
  */
+import { benchArgs, BenchUsage } from './bench-args.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -258,14 +259,11 @@ function newEvent(): NewEvent & { id: string; schemaVersion: number } {
 }
 
 function parseArgs(args: string[]): Options {
-  const value = (flag: string) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? args[i + 1] : undefined;
-  };
-  const seconds = Number(value('--seconds') ?? 5);
-  const warmup = Number(value('--warmup') ?? Math.min(1, seconds / 4));
-  const concurrency = (value('--concurrency') ?? '1,4,16').split(',').map(Number);
-  const rounds = Number(value('--rounds') ?? 1);
+  const given = benchArgs('append', args, { values: ['--seconds', '--warmup', '--concurrency', '--rounds'] });
+  const seconds = given.number('--seconds', 5, { min: 0 });
+  const warmup = given.number('--warmup', Math.min(1, seconds / 4), { min: 0 });
+  const concurrency = (given.text('--concurrency') ?? '1,4,16').split(',').map((c) => (c.trim() ? Number(c) : NaN));
+  const rounds = given.number('--rounds', 1, { min: 1, integer: true });
   if (
     !(seconds > 0) ||
     !(warmup >= 0) ||
@@ -273,7 +271,7 @@ function parseArgs(args: string[]): Options {
     rounds < 1 ||
     concurrency.some((c) => !Number.isInteger(c) || c < 1 || c > POOL_SIZE)
   ) {
-    throw new Error(
+    throw new BenchUsage(
       `usage: append [--seconds N>0] [--warmup N>=0] [--rounds N>=1] [--concurrency 1,4,16 (each 1..${POOL_SIZE})]`,
     );
   }

@@ -14,6 +14,7 @@
  *
  * PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a fresh schema dropped at the end.
  */
+import { benchArgs } from './bench-args.js';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { auditVerify } from '../src/adapters/cli/audit-verify.js';
@@ -266,18 +267,14 @@ function table(results: Array<Record<string, number>>): string {
 }
 
 function parseArgs(args: string[]): Options {
-  const value = (flag: string, fallback: number) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? Number(args[i + 1]) : fallback;
+  const given = benchArgs('audit', args, {
+    values: ['--occurrences', '--executions', '--rounds'],
+    flags: ['--keep'],
+  });
+  return {
+    occurrences: given.number('--occurrences', 50_000, { min: 1, integer: true }),
+    executions: given.number('--executions', 0.5, { min: 0, max: 1 }),
+    rounds: given.number('--rounds', 2, { min: 1, integer: true }),
+    keep: given.flag('--keep'),
   };
-  const options = {
-    occurrences: value('--occurrences', 50_000),
-    executions: value('--executions', 0.5),
-    rounds: value('--rounds', 2),
-    keep: args.includes('--keep'),
-  };
-  if (!Number.isInteger(options.occurrences) || options.occurrences < 1 || !Number.isInteger(options.rounds))
-    throw new Error('usage: audit [--occurrences 50000] [--executions 0.5] [--rounds 2] [--keep]');
-  if (!(options.executions >= 0 && options.executions <= 1)) throw new Error('--executions is a share from 0 to 1');
-  return options;
 }

@@ -10,6 +10,7 @@
  * spaced evenly at half that rate (bench/paced-fires.ts) while the workers run, whose admission→claim latency is read from the log itself
  * (store-clock `recorded_at` of OccurrenceAdmitted and of the first ExecutionClaimed).
  */
+import { benchArgs, BenchUsage } from './bench-args.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
@@ -27,6 +28,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Mode = 'pull' | 'redis';
+const MODES: readonly Mode[] = ['pull', 'redis'];
 
 interface ModeResult {
   mode: Mode;
@@ -50,13 +52,16 @@ interface Latency {
 }
 
 export async function deliverBench(args: string[]): Promise<void> {
-  const value = (name: string, fallback: number) =>
-    args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback;
-  const backlog = value('backlog', 1000);
-  const workers = value('workers', 16);
-  const pacedSeconds = value('paced-seconds', 10);
-  const maxDrainSeconds = value('max-drain-seconds', 120);
-  const modes = (args.includes('--modes') ? args[args.indexOf('--modes') + 1]! : 'pull,redis').split(',') as Mode[];
+  const given = benchArgs('deliver', args, {
+    values: ['--backlog', '--workers', '--paced-seconds', '--max-drain-seconds', '--modes'],
+  });
+  const backlog = given.number('--backlog', 1000, { min: 1, integer: true });
+  const workers = given.number('--workers', 16, { min: 1, integer: true });
+  const pacedSeconds = given.number('--paced-seconds', 10, { min: 1 });
+  const maxDrainSeconds = given.number('--max-drain-seconds', 120, { min: 1 });
+  const modes = (given.text('--modes') ?? 'pull,redis').split(',') as Mode[];
+  const unknownMode = modes.find((mode) => !MODES.includes(mode));
+  if (unknownMode !== undefined) throw new BenchUsage(`--modes takes ${MODES.join(',')}, not "${unknownMode}"`);
   const results: ModeResult[] = [];
   for (const mode of modes) results.push(await runMode(mode, backlog, workers, pacedSeconds, maxDrainSeconds));
   const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -13,6 +13,7 @@
  * PostgreSQL (admission and read models in a background thread), the same on one event loop
  * (REVEILLE_BACKGROUND=on), and split by role into an HTTP-only process and a background one.
  */
+import { benchArgs, BenchUsage } from './bench-args.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -314,21 +315,23 @@ async function bareHttpBaseline(options: Options) {
 }
 
 function parse(args: string[]): Options {
-  const value = (name: string, fallback: number) => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? Number(args[i + 1]) : fallback;
-  };
+  const given = benchArgs('ingress', args, {
+    values: ['--seconds', '--warmup', '--repeat', '--connections'],
+    flags: ['--split', '--one-loop', '--single'],
+  });
   const flags: Array<[string, Deployment]> = [
     ['--split', 'split by role'],
     ['--one-loop', 'one event loop'],
     ['--single', 'one process'],
   ];
-  const deployment = flags.find(([flag]) => args.includes(flag))?.[1] ?? 'all';
+  const chosen = flags.filter(([flag]) => given.flag(flag));
+  if (chosen.length > 1) throw new BenchUsage(`${chosen.map(([flag]) => flag).join(' and ')} exclude each other`);
+  const deployment = chosen[0]?.[1] ?? 'all';
   return {
-    seconds: value('seconds', 10),
-    warmup: value('warmup', 10),
-    repeat: Math.max(1, value('repeat', 3)),
-    connections: value('connections', 16),
+    seconds: given.number('--seconds', 10, { min: 1 }),
+    warmup: given.number('--warmup', 10, { min: 0 }),
+    repeat: given.number('--repeat', 3, { min: 1, integer: true }),
+    connections: given.number('--connections', 16, { min: 1, integer: true }),
     deployment,
   };
 }

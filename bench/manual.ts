@@ -6,6 +6,7 @@
  *
  *   node dist/bench/main.js manual [--seconds 10] [--connections 16]
  */
+import { benchArgs } from './bench-args.js';
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -17,10 +18,9 @@ const TRIGGERS = 16;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function manualBench(args: string[]): Promise<void> {
-  const value = (name: string, fallback: number) =>
-    args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : fallback;
-  const seconds = value('seconds', 10);
-  const connections = value('connections', 16);
+  const given = benchArgs('manual', args, { values: ['--seconds', '--connections'] });
+  const seconds = given.number('--seconds', 10, { min: 1 });
+  const connections = given.number('--connections', 16, { min: 1, integer: true });
   // Names the service's PostgreSQL sessions so their backends' CPU can be attributed.
   const appName = `reveille-manual-${process.pid}`;
   const service = await startService(3800 + Math.floor(Math.random() * 90), { PGAPPNAME: appName });

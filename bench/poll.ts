@@ -13,6 +13,7 @@
  * never fetched by the end counts with the lag it had reached (a lower bound). The database and the upstream read
  * the same host clock (local PostgreSQL); the offset is printed.
  */
+import { benchArgs } from './bench-args.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -317,14 +318,17 @@ async function plainFetchRate(url: string, count: number, concurrency: number) {
 }
 
 function parse(args: string[]): Options {
-  const value = (flag: string, fallback: number) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? Number(args[i + 1]) : fallback;
+  const given = benchArgs('poll', args, {
+    values: ['--triggers', '--every', '--seconds'],
+    flags: ['--poller-process'],
+  });
+  const positive = { min: 1, integer: true };
+  return {
+    triggers: given.number('--triggers', 1_000, positive),
+    every: given.number('--every', 5, positive),
+    seconds: given.number('--seconds', 60, positive),
+    pollerProcess: given.flag('--poller-process'),
   };
-  const numbers = { triggers: value('--triggers', 1_000), every: value('--every', 5), seconds: value('--seconds', 60) };
-  if (Object.values(numbers).some((v) => !Number.isInteger(v) || v < 1))
-    throw new Error('usage: poll [--triggers 1000] [--every 5] [--seconds 60] (positive integers) [--poller-process]');
-  return { ...numbers, pollerProcess: args.includes('--poller-process') };
 }
 
 /** Every background task `serve` runs but the poll loop (as its readiness lists them). */

@@ -14,6 +14,7 @@
  * PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), in a fresh schema that
  * is dropped at the end. Waits for minute boundaries: about 1–3 minutes in all.
  */
+import { benchArgs } from './bench-args.js';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { AppendSignal } from '../src/projections/runner/append-signal.js';
@@ -306,22 +307,14 @@ function table(results: MinuteResult[], rawSingle: number, rawBatched: number, o
 }
 
 function parseArgs(args: string[]): Options {
-  const value = (flag: string, fallback: number) => {
-    const i = args.indexOf(flag);
-    return i >= 0 ? Number(args[i + 1]) : fallback;
+  const given = benchArgs('schedules', args, { values: ['--triggers', '--minutes', '--batch', '--concurrency'] });
+  const positive = { min: 1, integer: true };
+  return {
+    triggers: given.number('--triggers', 10_000, positive),
+    minutes: given.number('--minutes', 2, positive),
+    batch: given.number('--batch', DEFAULT_BATCH, positive),
+    concurrency: given.number('--concurrency', DEFAULT_CONCURRENCY, positive),
   };
-  const options = {
-    triggers: value('--triggers', 10_000),
-    minutes: value('--minutes', 2),
-    batch: value('--batch', DEFAULT_BATCH),
-    concurrency: value('--concurrency', DEFAULT_CONCURRENCY),
-  };
-  if (Object.values(options).some((v) => !Number.isInteger(v) || v < 1)) {
-    throw new Error(
-      'usage: schedules [--triggers 10000] [--minutes 2] [--batch 500] [--concurrency 2] (positive integers)',
-    );
-  }
-  return options;
 }
 
 function quantile(sorted: number[], q: number): number {

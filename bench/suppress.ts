@@ -10,6 +10,7 @@
  * The default is short enough to try on a laptop; `--deliveries 10000` (or BENCH_SUPPRESS_DELIVERIES)
  * is the issue's figure.
  */
+import { benchArgs, BenchUsage } from './bench-args.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -25,12 +26,12 @@ interface Options {
 }
 
 function parse(args: string[]): Options {
-  const value = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-  const deliveries = Number(value('--deliveries') ?? process.env.BENCH_SUPPRESS_DELIVERIES ?? 1000);
-  const connections = Number(value('--connections') ?? 16);
-  if (!Number.isInteger(deliveries) || deliveries < 20) throw new Error('--deliveries is an integer ≥ 20');
-  if (!Number.isInteger(connections) || connections < 1) throw new Error('--connections is a positive integer');
-  return { deliveries, connections };
+  const given = benchArgs('suppress', args, { values: ['--deliveries', '--connections'] });
+  const fallback = Number(process.env.BENCH_SUPPRESS_DELIVERIES ?? 1000);
+  const deliveries = given.number('--deliveries', fallback, { min: 20, integer: true });
+  if (!Number.isInteger(deliveries) || deliveries < 20)
+    throw new BenchUsage('BENCH_SUPPRESS_DELIVERIES is a whole number of at least 20');
+  return { deliveries, connections: given.number('--connections', 16, { min: 1, integer: true }) };
 }
 
 type Kind = 'admitted' | 'guard_false' | 'unchanged';

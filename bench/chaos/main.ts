@@ -1,6 +1,9 @@
 import { databaseOutage } from './database-outage.js';
+import { BenchUsage } from '../bench-args.js';
 import { hostileFuzz } from './hostile-fuzz.js';
 import { killStorm } from './kill-storm.js';
+
+const SKIPPABLE = ['kills', 'outage', 'fuzz'];
 
 interface Options {
   deliveries: number;
@@ -80,7 +83,8 @@ function parse(args: string[]): Options {
     const number = () => {
       i++;
       const n = Number(value);
-      if (!Number.isInteger(n) || n < 0) throw new Error(`${flag} needs a whole number, got "${value}"`);
+      if (value === undefined || value.trim() === '' || !Number.isInteger(n) || n < 0)
+        throw new BenchUsage(`${flag} needs a whole number, not "${value ?? ''}"`);
       return n;
     };
     if (flag === '--deliveries') options.deliveries = number();
@@ -88,9 +92,10 @@ function parse(args: string[]): Options {
     else if (flag === '--fuzz-rounds') options.fuzzRounds = number();
     else if (flag === '--outage-ms') options.outageMs = number();
     else if (flag === '--seconds') options.seconds = number();
-    else if (flag === '--skip') options.skip.add(String(args[++i]));
+    else if (flag === '--skip' && SKIPPABLE.includes(value ?? '')) options.skip.add(args[++i]!);
+    else if (flag === '--skip') throw new BenchUsage(`--skip takes ${SKIPPABLE.join('|')}, not "${value ?? ''}"`);
     else
-      throw new Error(
+      throw new BenchUsage(
         `unknown option ${flag} (--deliveries, --kills, --fuzz-rounds, --outage-ms, --seconds, --skip kills|outage|fuzz)`,
       );
   }

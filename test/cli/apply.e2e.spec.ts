@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateDevKeys, mintDevToken } from '../../src/adapters/http/auth/dev-keys.js';
-import { canonicalJson } from '../../src/domain/shared/canonical-json.js';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -154,6 +153,32 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     expect((await server.call('GET', '/v1/triggers/t-1')).body.enabled).toBe(false);
   });
 
+  it('a Trigger whose entry did not change follows its Mission’s new grants: changed once, then unchanged (no key of an earlier run replayed)', async () => {
+    const grantsFile = (maxConcurrent: number, maxExecutionsPerHour: number) =>
+      file(`grants-${maxConcurrent}.json`, {
+        missions: [{ missionId: 'm-g', state: 'active', grants: { ...GRANTS, maxConcurrent, maxExecutionsPerHour } }],
+        triggers: [{ triggerId: 't-g', missionId: 'm-g', type: 'manual' }],
+      });
+    const a = grantsFile(3, 60);
+    const b = grantsFile(2, 10);
+    expect(apply(['-f', a, '--tenant', 'acme']).stdout).toContain('2 created, 0 changed, 0 unchanged');
+    expect(apply(['-f', a, '--tenant', 'acme']).stdout).toContain('0 created, 0 changed, 2 unchanged');
+    expect(apply(['-f', b, '--tenant', 'acme', '--dry-run']).stdout).toContain(
+      'missions[0] (m-g): would change\ntriggers[0] (t-g): would change\n',
+    );
+    const runB = apply(['-f', b, '--tenant', 'acme']);
+    expect({ status: runB.status, stderr: runB.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(runB.stdout).toContain('missions[0] (m-g): changed (revision 2)\ntriggers[0] (t-g): changed (revision 2)\n');
+    const trigger = (await server.call('GET', '/v1/triggers/t-g')).body;
+    expect(trigger.constraints).toMatchObject({ maxConcurrent: 2, maxExecutionsPerHour: 10 });
+    expect(apply(['-f', b, '--tenant', 'acme']).stdout).toContain(
+      'missions[0] (m-g): unchanged (revision 2)\ntriggers[0] (t-g): unchanged (revision 2)\n',
+    );
+    expect(apply(['-f', b, '--tenant', 'acme', '--dry-run']).stdout).toContain(
+      'dry run, nothing written: 0 to create, 0 to change, 2 unchanged',
+    );
+  });
+
   it('a refused write is one line naming the file entry, exit 1', async () => {
     const bad = definitions(false);
     bad.triggers.push({
@@ -193,6 +218,28 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     expect(stderr).toMatch(message);
     expect(await lastPosition()).toBe(before);
   });
+
+  it.each([
+    [100_000, ''],
+    [100_000, '--dry-run'],
+    [70, ''],
+    [70, '--dry-run'],
+  ])(
+    'an entry nested %i levels deep is refused when the file is read, naming the entry (%s; exit 2, nothing sent)',
+    async (levels, dryRun) => {
+      const before = await lastPosition();
+      const deep = `{"missions":[{"missionId":"m-deep","x":${'['.repeat(levels)}${']'.repeat(levels)}}]}`;
+      const { status, stdout, stderr } = apply(
+        ['-f', file(`deep-${levels}.json`, deep), '--tenant', 'acme', dryRun].filter(Boolean),
+      );
+      expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
+      oneLine(stderr);
+      expect(stderr).toMatch(
+        /^reveille apply: .*deep-\d+\.json: missions\[0\] \(m-deep\): \/x\/0\/.*JSON nesting deeper than 64 levels is not accepted \(see reveille apply --help\)\n$/,
+      );
+      expect(await lastPosition()).toBe(before);
+    },
+  );
 
   it('without -f, or without a token outside dev minting, is a usage error', () => {
     expect(apply(['--tenant', 'acme']).stderr).toContain('reveille apply: -f FILE is required');
@@ -255,13 +302,8 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
 
 describe('reveille apply re-run after the service crashed between a commit and its answer (SEC-3, embedded store)', () => {
   let server: ServeProcess;
-  const t1 = definitions().triggers[0]!;
-  const { triggerId: _id, ...t1Body } = t1;
-  // apply's key for t-1 read at revision 0: the service dies right after committing that write
-  const crashKey = `reveille-apply-${createHash('sha256')
-    .update(canonicalJson(['triggers', 't-1', 0, t1Body]))
-    .digest('hex')
-    .slice(0, 48)}`;
+  // apply's keys for triggers[0] (t-1), of any run: the service dies right after committing that write
+  const crashKey = 'reveille-apply-triggers-0-';
 
   beforeAll(async () => {
     server = await startServe({
@@ -281,6 +323,8 @@ describe('reveille apply re-run after the service crashed between a commit and i
     expect(interrupted.stderr).toMatch(/^reveille apply: no service answers at /);
     expect(interrupted.stdout).toContain(`sources[0] (${SOURCE}): created (revision 1)`);
     expect(interrupted.stdout).not.toContain('triggers[0]');
+    // The re-run is a new run with keys of its own: the service must not die on it too
+    delete server.env.REVEILLE_TEST_ONLY_CRASH_AFTER_COMMIT;
     await server.restart();
     const rerun = runApply(server, ['-f', path, '--tenant', 'acme']);
     expect(rerun.stderr).toBe('');

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,12 +65,65 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
   it('bench hands its arguments to the benchmarks (api.md lists it): an unknown one is named, the known ones listed', () => {
     // Only the refusal is run here: benchmarks belong in `npm run bench`, never in tests.
     const unknown = reveille(['bench', 'nosuch', '--seconds', '1'], { DATABASE_URL: 'postgres://127.0.0.1:1/none' });
-    expect(unknown.status).toBe(1);
-    expect(unknown.stderr).toContain('unknown bench "nosuch"');
-    for (const name of ['manual', 'deliver', 'audit']) expect(unknown.stderr).toContain(`  ${name}`);
+    expect(unknown.status).toBe(2);
+    oneLine(unknown.stderr);
+    expect(unknown.stderr).toContain('reveille bench: unknown bench "nosuch"; benches: append, audit, chaos, deliver');
+    for (const name of ['manual', 'deliver', 'audit']) expect(unknown.stderr).toContain(name);
     const none = reveille(['bench']);
-    expect(none.status).toBe(1);
-    expect(none.stderr).toContain('usage: node dist/bench/main.js <bench>');
+    expect(none.status).toBe(2);
+    oneLine(none.stderr);
+    expect(none.stderr).toBe(
+      'reveille bench: which benchmark? benches: append, audit, chaos, deliver, ingress, manual, poll, schedules, suppress (see reveille bench --help)\n',
+    );
+  });
+
+  it.each([
+    [['manual', '--seconds', 'abc'], 'manual: --seconds needs a number of at least 1, not "abc"'],
+    [['manual', '--connections', '1.5'], 'manual: --connections needs a whole number of at least 1, not "1.5"'],
+    [['manual', '--bogus', '1'], 'manual: unknown option "--bogus"; manual takes --seconds --connections'],
+    [['manual', '--seconds'], 'manual: --seconds needs a value'],
+    [['manual', '--seconds', '5', '--seconds', '6'], 'manual: --seconds is given twice'],
+    [['append', '--seconds', 'abc'], 'append: --seconds needs a number of at least 0, not "abc"'],
+    [['poll', '--every', '0'], 'poll: --every needs a whole number of at least 1, not "0"'],
+    [['deliver', '--modes', 'push'], 'deliver: --modes takes pull,redis, not "push"'],
+    [['chaos', '--kills', 'x'], 'chaos: --kills needs a whole number, not "x"'],
+  ])('bench %j is refused in one line before anything starts, exit 2', (args, message) => {
+    // An unreachable database: a benchmark that started anyway would fail differently (or run)
+    const run = reveille(['bench', ...args], { DATABASE_URL: 'postgres://127.0.0.1:1/none' });
+    expect(run.stdout).toBe('');
+    oneLine(run.stderr);
+    expect(run.stderr).toBe(`reveille bench: ${message} (see reveille bench --help)\n`);
+    expect(run.status).toBe(2);
+  });
+
+  it('token refuses a data directory it cannot use in one line, exit 2, at once (a file, below a file, procfs)', () => {
+    const base = mkdtempSync(join(tmpdir(), 'reveille-cli-'));
+    const aFile = join(base, 'a-file');
+    writeFileSync(aFile, 'x');
+    for (const [dataDir, why] of [
+      [aFile, `${aFile} is not a directory`],
+      [join(aFile, 'below'), `a part of ${join(aFile, 'below')} is a file`],
+      ['/proc/nope', 'cannot create /proc/nope (ENOENT)'],
+    ] as const) {
+      const started = Date.now();
+      const run = reveille(['token', '--tenant', 'acme'], { REVEILLE_DATA_DIR: dataDir });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect({ status: run.status, stdout: run.stdout }).toEqual({ status: 2, stdout: '' });
+      oneLine(run.stderr);
+      expect(run.stderr).toBe(`reveille token: REVEILLE_DATA_DIR=${dataDir} cannot be used: ${why}\n`);
+    }
+  });
+
+  it('a single-valued option given twice is refused in one line, exit 2 (never "the last one wins")', () => {
+    const twice = reveille(['token', '--tenant', 'a', '--tenant', 'b']);
+    expect({ status: twice.status, stdout: twice.stdout }).toEqual({ status: 2, stdout: '' });
+    oneLine(twice.stderr);
+    expect(twice.stderr).toBe(
+      'reveille token: --tenant is given more than once; it takes one value (see reveille token --help)\n',
+    );
+    const file = reveille(['apply', '-f', 'a.json', '--file=b.json']);
+    expect(file.status).toBe(2);
+    expect(file.stderr).toContain('reveille apply: --file is given more than once');
   });
 
   it('refuses an unknown command or option with one line and exit code 2', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isRecord } from '../../domain/shared/fields.js';
+import { checkJsonBounds } from '../../domain/shared/json-bounds.js';
 import { UsageError } from './args.js';
 
 export type Kind = 'missions' | 'sources' | 'triggers';
@@ -18,8 +19,12 @@ export interface Entry {
 /** `triggers[2] (t-9)`: how every line and error names a file entry. */
 export const entryName = (entry: Pick<Entry, 'kind' | 'index' | 'id'>) => `${entry.kind}[${entry.index}] (${entry.id})`;
 
-/** Everything wrong with the file's shape is a usage error before anything is sent. */
-export function readDefinitionsFile(path: string): Entry[] {
+/**
+ * Everything wrong with the file's shape is a usage error before anything is sent. `maxDepth` is the service's
+ * bound on a body's nesting (REVEILLE_MAX_JSON_DEPTH): an entry it would refuse with 400 is refused here, before
+ * anything (a request body, a dry run's comparison) walks it recursively.
+ */
+export function readDefinitionsFile(path: string, maxDepth: number): Entry[] {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -32,19 +37,19 @@ export function readDefinitionsFile(path: string): Entry[] {
   } catch (error) {
     throw new UsageError(`${path} is not JSON: ${(error as Error).message}`);
   }
-  return definitionEntries(parsed, path);
+  return definitionEntries(parsed, path, maxDepth);
 }
 
-export function definitionEntries(parsed: unknown, path: string): Entry[] {
+export function definitionEntries(parsed: unknown, path: string, maxDepth: number): Entry[] {
   if (!isRecord(parsed))
     throw new UsageError(`${path} must be an object { "missions": [...], "sources": [...], "triggers": [...] }`);
   const unknown = Object.keys(parsed).filter((key) => !(KINDS as readonly string[]).includes(key));
   if (unknown.length > 0)
     throw new UsageError(`${path}: unknown key "${unknown[0]}"; a definitions file has missions, sources, triggers`);
-  return KINDS.flatMap((kind) => kindEntries(kind, parsed[kind], path));
+  return KINDS.flatMap((kind) => kindEntries(kind, parsed[kind], path, maxDepth));
 }
 
-function kindEntries(kind: Kind, list: unknown, path: string): Entry[] {
+function kindEntries(kind: Kind, list: unknown, path: string, maxDepth: number): Entry[] {
   if (list === undefined) return [];
   if (!Array.isArray(list)) throw new UsageError(`${path}: ${kind} must be an array`);
   const idField = ID_FIELD[kind];
@@ -61,6 +66,9 @@ function kindEntries(kind: Kind, list: unknown, path: string): Entry[] {
       throw new UsageError(`${at} (${id}): expectedRevision is not part of a definitions file`);
     if (kind === 'sources' && ('keys' in body || 'secret' in body))
       throw new UsageError(`${at} (${id}): secrets never belong in a file; add keys with POST /v1/sources/${id}/keys`);
+    // What the service answers 400 for (too deep, NUL, half a surrogate pair, not finite), said before sending
+    const violation = checkJsonBounds(body, maxDepth);
+    if (violation) throw new UsageError(`${at} (${id}): ${violation.pointer}: ${violation.message}`);
     return { kind, index, id, body };
   });
 }

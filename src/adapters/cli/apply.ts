@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../domain/shared/canonical-json.js';
+import { randomUUID } from 'node:crypto';
 import type { MissionGrants } from '../../domain/mission/mission-grants.js';
 import { validateMissionDefinition } from '../../domain/mission/mission-grants.js';
 import { loadConfig } from '../config/config.js';
@@ -25,20 +24,21 @@ export class ApplyRefused extends Error {
 
 /**
  * Missions, then sources, then triggers, each through the HTTP API of a running service. Re-running a file is
- * safe: the service appends nothing for an unchanged definition, and each PUT's Idempotency-Key is derived
- * from the entry and the revision it was read at, so a re-run after a crash replays instead of writing twice.
+ * safe: the service appends nothing for an unchanged definition (a PUT of an equal body answers its current
+ * revision), so a re-run after a crash finds what the interrupted run committed and writes nothing twice.
  */
 export async function applyCommand(options: Options): Promise<void> {
   const file = stringOption(options, 'file');
   if (file === undefined) throw new UsageError('-f FILE is required');
   const dryRun = options['dry-run'] === true;
   if (options['dry-run'] !== undefined && !dryRun) throw new UsageError('--dry-run takes no value');
-  const entries = readDefinitionsFile(file);
   const config = loadConfig();
+  const entries = readDefinitionsFile(file, config.maxJsonDepth);
   const token = await serviceToken(options, config, { scopes: APPLY_SCOPES, subject: 'reveille-apply' });
   const client = new ApplyClient(serviceUrl(options, config), token);
   const counts: Record<Outcome, number> = { created: 0, changed: 0, unchanged: 0 };
   const planned = new Map<string, MissionGrants>();
+  const run = randomUUID();
   const bar = entries.length >= PROGRESS_FROM ? progress('apply', entries.length, 'definitions', 10) : undefined;
   try {
     for (const [done, entry] of entries.entries()) {
@@ -48,7 +48,7 @@ export async function applyCommand(options: Options): Promise<void> {
         counts[outcome]++;
         process.stdout.write(`${entryName(entry)}: ${PLANNED[outcome]}\n`);
       } else {
-        const { outcome, revision } = await write(client, entry, current?.revision as number | undefined);
+        const { outcome, revision } = await write(client, entry, current?.revision as number | undefined, run);
         counts[outcome]++;
         process.stdout.write(`${entryName(entry)}: ${outcome} (revision ${revision})\n`);
       }
@@ -77,8 +77,9 @@ async function write(
   client: ApplyClient,
   entry: Entry,
   before: number | undefined,
+  run: string,
 ): Promise<{ outcome: Outcome; revision: number }> {
-  const answer = await client.put(pathOf(entry), entry.body, idempotencyKey(entry, before ?? 0));
+  const answer = await client.put(pathOf(entry), entry.body, idempotencyKey(entry, run));
   if (answer.status !== 200) throw refused(entry, answer);
   const revision = answer.body.revision as number;
   const outcome = before === undefined ? 'created' : revision === before ? 'unchanged' : 'changed';
@@ -112,13 +113,12 @@ async function plan(
   return check.equal ? 'unchanged' : 'changed';
 }
 
-/** The same entry read at the same revision always sends the same key: a retry replays, a new state writes. */
-function idempotencyKey(entry: Entry, revision: number): string {
-  const digest = createHash('sha256')
-    .update(canonicalJson([entry.kind, entry.id, revision, entry.body]))
-    .digest('hex');
-  return `reveille-apply-${digest.slice(0, 48)}`;
-}
+/**
+ * One key per write of this run (a retry of that write would send it again). Never derived from the entry alone:
+ * a Trigger whose text did not change may still need its PUT executed (its inherited constraints follow its
+ * Mission's grants), and a key the service kept from an earlier run would replay that run's answer instead.
+ */
+const idempotencyKey = (entry: Entry, run: string) => `reveille-apply-${entry.kind}-${entry.index}-${run}`;
 
 const refused = (entry: Entry, answer: Answer) => new ApplyRefused(`${entryName(entry)}: ${describeRefusal(answer)}`);
 

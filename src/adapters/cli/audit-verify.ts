@@ -1,6 +1,7 @@
 import { isResumable } from '../../commands/audit/audit-reads.js';
 import { verifyLog } from '../../commands/audit/verify-log.js';
 import type { AuditRule, AuditViolation, RuleTally } from '../../domain/audit/audit-rules.js';
+import { StoreUnavailable } from '../../domain/shared/errors.js';
 import type { EventStore, RecordedEvent } from '../../domain/ports/event-store.js';
 import { checkReadModels, type TableComparison } from '../../projections/audit/read-model-check.js';
 import { projections } from '../../projections/index.js';
@@ -8,7 +9,7 @@ import { PageChannel } from '../../projections/runner/page-channel.js';
 import { REBUILD_BATCH } from '../../projections/runner/rebuild.js';
 import type { SqlClient } from '../../projections/sql-client.js';
 import { loadConfig } from '../config/config.js';
-import { openInfrastructure } from '../eventstore/infrastructure.js';
+import { openExistingInfrastructure } from '../eventstore/infrastructure.js';
 import { eventStoreMigrations, runMigrations } from '../eventstore/sql/migrations.js';
 import type { UpcasterRegistry } from '../eventstore/upcasters.js';
 import { stringOption, UsageError } from './args.js';
@@ -16,9 +17,13 @@ import { LOG_PASS_THREAD, ThreadLogChecker } from './audit-log-pass.js';
 import type { Composition } from './composition.js';
 import { progressGroup } from './progress.js';
 
-/** What `reveille audit verify --json` prints; `ok` is false exactly when it exits 1. */
+/**
+ * What `reveille audit verify --json` prints; `ok` is false exactly when it exits 1 (violations). `complete` is
+ * false when some read model could not be compared (a service kept folding past the rebuild): it exits 3 then.
+ */
 export interface VerifyReport {
   ok: boolean;
+  complete: boolean;
   from: number;
   events: number;
   streams: number;
@@ -124,6 +129,7 @@ export async function auditVerify(
   const violations = log.violations + differing.length;
   return {
     ok: violations === 0,
+    complete: readModels.every((table) => table.status !== 'not_compared'),
     from,
     events: log.events,
     streams: log.streams,
@@ -157,35 +163,54 @@ export function formatReport(report: VerifyReport): string {
   lines.push(
     `read models: ${equal} of ${report.readModels.length} tables equal to a rebuild from position 0 (${report.readModelSeconds} s)`,
   );
+  const notCompared = report.readModels.filter((table) => table.status === 'not_compared').length;
   const rules = Object.entries(report.byRule) as Array<[AuditRule, RuleTally]>;
-  if (rules.length === 0) lines.push('no violations');
+  if (rules.length === 0) lines.push(notCompared > 0 ? 'no violations in what was checked' : 'no violations');
   for (const [rule, tally] of rules)
     lines.push(
       `${rule}: ${tally.count}${tally.firstPositions.length ? ` (first at position ${tally.firstPositions.join(', ')})` : ''}`,
+    );
+  if (notCompared > 0)
+    lines.push(
+      `INCOMPLETE: ${notCompared} of ${report.readModels.length} read-model tables NOT COMPARED (a service kept folding while they were rebuilt); run again while no service writes to verify them`,
     );
   return `${lines.join('\n')}\n`;
 }
 
 const POSITION = /^(0|[1-9][0-9]{0,15})$/;
 
-/** `reveille audit verify [--from P] [--json]`: exit code 1 on any violation. */
+/** The check could not run (the store is unreachable): not a finding about the log, so never exit 1. */
+export class NotVerified extends Error {
+  override readonly name = 'NotVerified';
+}
+
+/**
+ * `reveille audit verify [--from P] [--json]`: exit code 1 on any violation, 3 when no violation was found but some
+ * read model could not be compared, 2 when nothing could be checked (usage, no store there, store unreachable).
+ * It creates and migrates nothing: an empty, typo'd or outdated store is refused.
+ */
 export async function auditVerifyCommand(options: Record<string, string | true>, composition: Composition) {
   const fromText = stringOption(options, 'from');
   if (fromText !== undefined && !(POSITION.test(fromText) && Number.isSafeInteger(Number(fromText))))
     throw new UsageError('--from needs a store position (a non-negative integer)');
   const json = options.json === true;
-  const infra = await openInfrastructure(loadConfig(), await composition.migrations());
   try {
-    if (fromText !== undefined && !(await isResumable(infra.store, Number(fromText))))
-      throw new UsageError(`--from ${fromText}: the log holds no event at this position`);
-    const report = await auditVerify(infra, {
-      from: fromText === undefined ? 0 : Number(fromText),
-      showProgress: !json || process.stderr.isTTY,
-      logPassThread: LOG_PASS_THREAD,
-    });
-    process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
-    if (!report.ok) process.exitCode = 1;
-  } finally {
-    await infra.close();
+    const infra = await openExistingInfrastructure(loadConfig(), await composition.migrations());
+    try {
+      if (fromText !== undefined && !(await isResumable(infra.store, Number(fromText))))
+        throw new UsageError(`--from ${fromText}: the log holds no event at this position`);
+      const report = await auditVerify(infra, {
+        from: fromText === undefined ? 0 : Number(fromText),
+        showProgress: !json || process.stderr.isTTY,
+        logPassThread: LOG_PASS_THREAD,
+      });
+      process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+      process.exitCode = !report.ok ? 1 : !report.complete ? 3 : 0;
+    } finally {
+      await infra.close();
+    }
+  } catch (error) {
+    if (error instanceof StoreUnavailable) throw new NotVerified(`could not verify: ${error.message}`);
+    throw error;
   }
 }

@@ -9,6 +9,9 @@ import { AppendSignal } from '../../projections/runner/append-signal.js';
 import { openInfrastructure, openSqlClient } from '../eventstore/infrastructure.js';
 import { runMigrations } from '../eventstore/sql/migrations.js';
 import { SCOPES } from '../http/auth/principal.js';
+import { DEFINITIONS_TOPIC } from '../ingress/definition-freshness.js';
+import { CheckpointConflict } from '../../projections/runner/checkpoints.js';
+import type { SqlClient } from '../../projections/sql-client.js';
 import type { Composition } from './composition.js';
 import { foldingOf, projections } from '../../projections/index.js';
 import { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
@@ -98,7 +101,14 @@ export async function rebuildProjections(options: Options, composition: Composit
   if (name && selected.length === 0)
     throw new UsageError(`no projection named ${name}; known: ${known.join(', ') || 'none'}`);
   const config = loadConfig();
-  const infra = await openInfrastructure(config, await composition.migrations());
+  const sql = await openSqlClient(config);
+  try {
+    await refuseWhileServed(sql, config.databaseSchema);
+  } catch (error) {
+    await sql.close();
+    throw error;
+  }
+  const infra = await openInfrastructure(config, await composition.migrations(), { sql });
   try {
     // The bars run to the head's position, not to a count of events: counting read the whole log first (its
     // payloads included), ≈ 10 % of a rebuild's time, and positions are what the folds report reaching.
@@ -119,6 +129,13 @@ export async function rebuildProjections(options: Options, composition: Composit
             },
             onRebuilt: ({ name }) => shown.get(name)?.stop(),
           });
+        } catch (error) {
+          // A service that started after the check (or one unseen: another role without pg_read_all_stats)
+          if (error instanceof CheckpointConflict)
+            throw new StoreServed(
+              `${error.message}: another process folds the read models of this store (a running service?); stop it and run the rebuild again`,
+            );
+          throw error;
         } finally {
           bars.stop();
         }
@@ -129,4 +146,20 @@ export async function rebuildProjections(options: Options, composition: Composit
   } finally {
     await infra.close();
   }
+}
+
+/** A running service folds the same read models and advances the same checkpoints: a rebuild beside it must not run. */
+export class StoreServed extends Error {
+  override readonly name = 'StoreServed';
+}
+
+/**
+ * PostgreSQL: every `serve` listens for definition changes of its schema from its first start, so a session
+ * listening there is a running service. (The embedded store's lock refuses the same case before this.)
+ */
+async function refuseWhileServed(sql: SqlClient, schema: string | null): Promise<void> {
+  if (!sql.notifications || !(await sql.notifications.listening(DEFINITIONS_TOPIC))) return;
+  throw new StoreServed(
+    `a service is running on ${schema ? `schema ${schema}` : 'this database'} (it listens for its definition changes); its projection runners advance the checkpoints a rebuild resets, so stop it first`,
+  );
 }

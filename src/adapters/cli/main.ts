@@ -35,11 +35,15 @@ const EXIT_CODES: Record<string, number> = {
   UsageError: 2,
   ConfigError: 2,
   EmbeddedStoreLocked: 1,
+  StoreServed: 1,
   StoreUnavailable: 1,
   ApplyRefused: 1,
   ServiceUnreachable: 1,
   WhyRefused: 1,
   LogHeldBack: 1,
+  // audit verify: nothing could be checked, which 1 (violations found) must not be mistaken for
+  NoStoreHere: 2,
+  NotVerified: 2,
 };
 
 /** No command starts nothing (api.md "CLI"): only `serve` runs a server, and only when asked. */
@@ -49,9 +53,9 @@ export async function runCli(argv: string[], composition: Composition): Promise<
     return (await import('./bench.js')).benchCommand(argv.slice(1)).catch((error: unknown) => {
       if (!(error instanceof UsageError)) throw error;
       process.stderr.write(`reveille bench: ${error.message}\n`);
-      process.exit(1);
+      process.exit(2);
     });
-  const { positional, options } = parseArgs(argv.map((arg) => SHORT[arg] ?? arg));
+  const { positional, options, repeated } = parseArgs(argv.map((arg) => SHORT[arg] ?? arg));
   let command: CommandUsage | undefined;
   try {
     if (options.version && positional.length === 0) return void process.stdout.write(`${packageVersion()}\n`);
@@ -64,6 +68,7 @@ export async function runCli(argv: string[], composition: Composition): Promise<
     if (options.help) return void process.stdout.write(commandHelp(command));
     const unknown = Object.keys(options).filter((name) => !command!.options.includes(name));
     if (unknown.length > 0) throw new UsageError(`unknown option --${unknown[0]}`);
+    if (repeated.length > 0) throw new UsageError(`--${repeated[0]} is given more than once; it takes one value`);
     if (BATCH_COMMANDS.has(command.name) && !hasBatchHeap())
       return void (process.exitCode = await rerunWithBatchHeap());
     await RUN[command.name]!(options, composition, positional.slice(command.name.split(' ').length));

@@ -1,5 +1,6 @@
 import type { Readings, Section } from './readings.js';
 import { MAX_CLAIM_NEXT_WAIT_SECONDS } from '../../commands/claim-next-execution/claim-next-wait.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../../domain/shared/json-bounds.js';
 import { ConfigError, integer, oneOf, text } from './variable.js';
 
 export const PORT = integer('PORT', { min: 0, max: 65535 }, 3000);
@@ -51,7 +52,11 @@ export interface HttpTimeouts {
   keepAliveMs: number;
 }
 /** WH-1: JSON bodies (REST and ingress payloads) nested deeper than this answer 400. */
-export const REVEILLE_MAX_JSON_DEPTH = integer('REVEILLE_MAX_JSON_DEPTH', { min: 1, max: 1000 }, 64);
+export const REVEILLE_MAX_JSON_DEPTH = integer(
+  'REVEILLE_MAX_JSON_DEPTH',
+  { min: 1, max: 1000 },
+  DEFAULT_MAX_JSON_DEPTH,
+);
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

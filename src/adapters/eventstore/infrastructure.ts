@@ -1,10 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { ensureDataDir } from '../config/data-dir.js';
 import { join } from 'node:path';
 import type { ReveilleConfig } from '../config/config.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { EventStore } from '../../domain/ports/event-store.js';
 import { type Migration } from '../../projections/migration.js';
-import { runMigrations } from './sql/migrations.js';
+import { pendingMigrations, runMigrations } from './sql/migrations.js';
 import { restoreDeferredIndexes } from '../../projections/runner/deferred-indexes.js';
 import { PgSqlClient } from './sql/pg-sql-client.js';
 import { lockDataDir } from './sql/data-dir-lock.js';
@@ -21,16 +22,59 @@ export interface Infrastructure {
   close(): Promise<void>;
 }
 
-export async function openSqlClient(config: ReveilleConfig): Promise<SqlClient> {
+/** The configured database, schema or data directory holds no Reveille store (or an outdated one): nothing to read. */
+export class NoStoreHere extends Error {
+  override readonly name = 'NoStoreHere';
+}
+
+export async function openSqlClient(config: ReveilleConfig, options: { create?: boolean } = {}): Promise<SqlClient> {
   if (config.databaseUrl)
     return PgSqlClient.connect({
       connectionString: config.databaseUrl,
       schema: config.databaseSchema ?? undefined,
       max: config.databasePool,
+      createSchema: options.create,
     });
-  mkdirSync(config.dataDir, { recursive: true });
+  const pgdata = join(config.dataDir, 'pgdata');
+  if (options.create === false && !existsSync(pgdata))
+    throw new NoStoreHere(`no Reveille store in ${config.dataDir} (no embedded database); check REVEILLE_DATA_DIR`);
+  ensureDataDir(config.dataDir);
   // Before PGlite touches the files: a second process on them would corrupt the store.
-  return PgliteSqlClient.open(join(config.dataDir, 'pgdata'), lockDataDir(config.dataDir));
+  return PgliteSqlClient.open(pgdata, lockDataDir(config.dataDir));
+}
+
+/**
+ * A store that exists and is up to date, opened without creating or migrating anything: for commands that check
+ * what is there (`audit verify`). An empty or typo'd schema, database or data directory is refused (NoStoreHere).
+ */
+export async function openExistingInfrastructure(
+  config: ReveilleConfig,
+  migrations: Migration[],
+): Promise<Infrastructure> {
+  const sql = await openSqlClient(config, { create: false });
+  const where = config.databaseUrl
+    ? `schema ${config.databaseSchema ?? 'public'} of DATABASE_URL`
+    : `the embedded store in ${config.dataDir}`;
+  try {
+    const pending = await pendingMigrations(sql, migrations).catch((error: unknown) => {
+      // PostgreSQL's invalid_catalog_name: DATABASE_URL names a database that does not exist
+      if ((error as { code?: unknown } | null)?.code === '3D000')
+        throw new NoStoreHere(`no Reveille store: ${(error as Error).message}; check DATABASE_URL`);
+      throw error;
+    });
+    if (pending === null)
+      throw new NoStoreHere(
+        `no Reveille store in ${where} (no schema_migrations table); check DATABASE_URL, REVEILLE_DB_SCHEMA and REVEILLE_DATA_DIR`,
+      );
+    if (pending.length > 0)
+      throw new NoStoreHere(
+        `${where} lacks ${pending.length} migration(s) of this version (first ${pending[0]}); run reveille migrate first`,
+      );
+  } catch (error) {
+    await sql.close();
+    throw error;
+  }
+  return openInfrastructure(config, [], { sql });
 }
 
 export async function openInfrastructure(

@@ -26,7 +26,9 @@ const SOURCE_EVENTS: readonly string[] = ['SourceRevised', 'SourceKeyAdded', 'So
 const MAX_WAIT_MS = 2_000;
 const POLL_MS = 20;
 const SWEEP_AT = 1_000;
-const TOPIC = 'definitions';
+/** Every `serve` on PostgreSQL listens on it from its HTTP thread: also how a command tells one is running. */
+export const DEFINITIONS_TOPIC = 'definitions';
+const TOPIC = DEFINITIONS_TOPIC;
 
 /** What one process tells the others sharing its database, right after its append (LISTEN/NOTIFY). */
 interface Told {

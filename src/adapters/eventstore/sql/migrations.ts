@@ -68,6 +68,24 @@ export async function runMigrations(
   return applied;
 }
 
+/**
+ * What `runMigrations` would apply, without applying anything; null when the schema holds no Reveille store at all
+ * (no schema_migrations table: a typo'd or empty schema or database).
+ */
+export async function pendingMigrations(client: SqlClient, migrations: Migration[]): Promise<string[] | null> {
+  const table = await client.query<{ found: string | null }>(`SELECT to_regclass('schema_migrations')::text AS found`);
+  if (!table.rows[0]?.found) return null;
+  const { rows } = await client.query<{ id: string }>('SELECT id FROM schema_migrations');
+  const seen = new Set(rows.map((row) => row.id));
+  const pending: string[] = [];
+  for (const migration of migrations) {
+    if (seen.has(migration.id)) continue;
+    if (migration.onlyIf && (await client.query<{ ok: boolean }>(migration.onlyIf)).rows[0]?.ok !== true) continue;
+    pending.push(migration.id);
+  }
+  return pending;
+}
+
 /** Migrations are plain DDL without dollar-quoted bodies: drop `--` comments, then split on `;`. */
 function splitStatements(sql: string): string[] {
   return sql

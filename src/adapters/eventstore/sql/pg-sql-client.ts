@@ -14,6 +14,8 @@ export interface PgClientOptions {
   connectionString: string;
   schema?: string;
   max?: number;
+  /** false: a schema that does not exist stays so (a reader such as `audit verify` creates nothing). */
+  createSchema?: boolean;
 }
 
 /** Few: only short writes whose durability rides on a later commit or a rebuild use them (replay rows, checkpoints). */
@@ -62,7 +64,8 @@ export class PgSqlClient implements SqlClient {
       options,
       config(searchPath),
     );
-    if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
+    if (options.schema && options.createSchema !== false)
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${options.schema}`);
     return client;
   }
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../../config/variable.js';
+import { ensureDataDir } from '../../config/data-dir.js';
 import { MAX_LIFETIME_SECONDS } from './token-verifier.js';
 import { exportJWK, generateKeyPair, importJWK, type JSONWebKeySet, type JWK, SignJWT } from 'jose';
 
@@ -15,6 +17,8 @@ export const devKeysPath = (dataDir: string) => join(dataDir, 'dev-keys.json');
 
 export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeys> {
   const path = devKeysPath(dataDir);
+  // Before the key pair is generated: a data directory that cannot be made is refused at once, in one line
+  ensureDataDir(dataDir);
   if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as DevKeys;
   const { privateKey, publicKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
   const kid = `dev-${randomUUID()}`;
@@ -23,12 +27,15 @@ export async function loadOrCreateDevKeys(dataDir: string): Promise<DevKeys> {
     privateJwk: { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' },
     publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' },
   };
-  mkdirSync(dirname(path), { recursive: true });
   // wx: two processes starting at once must not overwrite each other's keys
   try {
     writeFileSync(path, JSON.stringify(keys, null, 2), { mode: 0o600, flag: 'wx' });
-  } catch {
-    return JSON.parse(readFileSync(path, 'utf8')) as DevKeys;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return JSON.parse(readFileSync(path, 'utf8')) as DevKeys;
+    throw new ConfigError(
+      `REVEILLE_DATA_DIR=${dataDir} cannot be used: cannot write ${path} (${code ?? (error as Error).message})`,
+    );
   }
   return keys;
 }
