@@ -149,8 +149,12 @@ function deciderOf({ request, decidedAt }: Admission) {
     ) as KnownExecution;
 }
 
-/** Without a round trip, when this process last wrote the execution and knows every stripe of its Mission. */
+/**
+ * Without a round trip, when this process last wrote the execution and knows every stripe of its Mission. Only where
+ * a transition's appends are all or nothing: a stale stripe must fail the execution's append with it.
+ */
 function rememberedForTransition(store: EventStore, tenant: string, executionId: string): LoadedForTransition | null {
+  if (!store.appendStreams) return null;
   const admission = admissionsOf(store).get(executionId);
   const loaded = writtenOf(store).get(executionId);
   if (!admission || !loaded || admission.request.tenant !== tenant) return null;
