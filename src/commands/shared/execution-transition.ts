@@ -136,8 +136,6 @@ interface LoadedForTransition {
   fold: (events: readonly RecordedEvent[]) => KnownExecution;
   /** The Mission's slot stripes, when they could be read in the same round trip. */
   slots?: LoadedMissionSlots;
-  /** Nothing was read: the state and stripes are what this process last wrote (see `written`). */
-  remembered?: true;
 }
 
 function deciderOf({ request, decidedAt }: Admission) {
@@ -159,7 +157,7 @@ function rememberedForTransition(store: EventStore, tenant: string, executionId:
   const loaded = writtenOf(store).get(executionId);
   if (!admission || !loaded || admission.request.tenant !== tenant) return null;
   const slots = rememberedSlots(store, tenant, admission.request.missionId);
-  return slots ? { loaded, lifecycle: [], fold: deciderOf(admission), slots, remembered: true } : null;
+  return slots ? { loaded, lifecycle: [], fold: deciderOf(admission), slots } : null;
 }
 
 /**
