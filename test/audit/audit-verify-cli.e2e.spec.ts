@@ -9,6 +9,7 @@ import { allMigrations } from '../../src/app.module.js';
 import { projections } from '../../src/projections/index.js';
 import { missionStream } from '../../src/domain/shared/ids.js';
 import { dropSchema, freshPostgres, TEST_DATABASE_URL } from '../support/databases.js';
+import { expectOneLine } from '../support/cli-output.js';
 
 /** AU-2 `reveille audit verify` as an operator runs it: its own process, its exit code, its output. */
 describe('AU-2 reveille audit verify (CLI)', () => {
@@ -20,10 +21,6 @@ describe('AU-2 reveille audit verify (CLI)', () => {
       encoding: 'utf8',
     });
   const cli = (...args: string[]) => reveille(['audit', 'verify', ...args]);
-  const oneLine = (text: string) => {
-    expect(text.trimEnd().split('\n')).toHaveLength(1);
-    expect(text).not.toMatch(/\n\s+at /);
-  };
 
   beforeAll(async () => {
     ensureBuilt();
@@ -99,7 +96,7 @@ describe('AU-2 reveille audit verify (CLI)', () => {
       (await sql.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [name])).rows.length;
     const missing = reveille(['audit', 'verify'], { REVEILLE_DB_SCHEMA: typo });
     expect({ status: missing.status, stdout: missing.stdout }).toEqual({ status: 2, stdout: '' });
-    oneLine(missing.stderr);
+    expectOneLine(missing.stderr);
     expect(missing.stderr).toMatch(
       new RegExp(`^reveille audit verify: no Reveille store in schema ${typo} of DATABASE_URL`),
     );
@@ -109,7 +106,7 @@ describe('AU-2 reveille audit verify (CLI)', () => {
     try {
       const empty = reveille(['audit', 'verify', '--json'], { REVEILLE_DB_SCHEMA: typo });
       expect(empty.status).toBe(2);
-      oneLine(empty.stderr);
+      expectOneLine(empty.stderr);
       expect(empty.stderr).toContain('no schema_migrations table');
       const tables = await sql.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = $1`, [typo]);
       expect(tables.rows).toHaveLength(0);
@@ -121,19 +118,19 @@ describe('AU-2 reveille audit verify (CLI)', () => {
       DATABASE_URL: TEST_DATABASE_URL.replace(/\/[^/?]+(\?|$)/, '/reveille_no_such_db$1'),
     });
     expect(noDatabase.status).toBe(2);
-    oneLine(noDatabase.stderr);
+    expectOneLine(noDatabase.stderr);
     expect(noDatabase.stderr).toContain('no Reveille store: database "reveille_no_such_db" does not exist');
 
     const dataDir = join(mkdtempSync(join(tmpdir(), 'reveille-verify-')), 'nothing-here');
     const noEmbedded = reveille(['audit', 'verify'], { DATABASE_URL: '', REVEILLE_DATA_DIR: dataDir });
     expect(noEmbedded.status).toBe(2);
-    oneLine(noEmbedded.stderr);
+    expectOneLine(noEmbedded.stderr);
     expect(noEmbedded.stderr).toContain(`no Reveille store in ${dataDir} (no embedded database)`);
     expect(existsSync(dataDir)).toBe(false);
 
     const unreachable = reveille(['audit', 'verify'], { DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' });
     expect(unreachable.status).toBe(2);
-    oneLine(unreachable.stderr);
+    expectOneLine(unreachable.stderr);
     expect(unreachable.stderr).toMatch(/^reveille audit verify: could not verify: event store unavailable: /);
   });
 

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateDevKeys, mintDevToken } from '../../src/adapters/http/auth/dev-keys.js';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
+import { expectOneLine } from '../support/cli-output.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const files = mkdtempSync(join(tmpdir(), 'reveille-apply-'));
@@ -34,11 +35,6 @@ function file(name: string, content: unknown): string {
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
 }
-
-const oneLine = (text: string) => {
-  expect(text.trimEnd().split('\n')).toHaveLength(1);
-  expect(text).not.toMatch(/\n\s+at /);
-};
 
 /** The built CLI in its own process, on the server's data directory (its dev keys), PORT not the server's. */
 function runApply(server: ServeProcess, args: string[], env: Record<string, string> = {}) {
@@ -189,7 +185,7 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     });
     const { status, stdout, stderr } = apply(['-f', file('bad.json', bad), '--tenant', 'acme']);
     expect(status).toBe(1);
-    oneLine(stderr);
+    expectOneLine(stderr);
     expect(stderr).toBe(
       'reveille apply: triggers[2] (t-9): 422 invalid_definition /source/sourceId: no source "nope" exists in this tenant\n',
     );
@@ -214,7 +210,7 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
       'acme',
     ]);
     expect(status).toBe(2);
-    oneLine(stderr);
+    expectOneLine(stderr);
     expect(stderr).toMatch(message);
     expect(await lastPosition()).toBe(before);
   });
@@ -233,7 +229,7 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
         ['-f', file(`deep-${levels}.json`, deep), '--tenant', 'acme', dryRun].filter(Boolean),
       );
       expect({ status, stdout }).toEqual({ status: 2, stdout: '' });
-      oneLine(stderr);
+      expectOneLine(stderr);
       expect(stderr).toMatch(
         /^reveille apply: .*deep-\d+\.json: missions\[0\] \(m-deep\): \/x\/0\/.*JSON nesting deeper than 64 levels is not accepted \(see reveille apply --help\)\n$/,
       );
@@ -270,7 +266,7 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     expect(both.stderr).toContain('--tenant mints a token; REVEILLE_TOKEN is set, its tenant applies');
     const unreachable = apply(['-f', missionsOnly], { REVEILLE_TOKEN: token, REVEILLE_URL: 'http://127.0.0.1:1' });
     expect(unreachable.status).toBe(1);
-    oneLine(unreachable.stderr);
+    expectOneLine(unreachable.stderr);
     expect(unreachable.stderr).toContain('reveille apply: no service answers at http://127.0.0.1:1');
   });
 
@@ -279,7 +275,7 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
       REVEILLE_TOKEN: 'eyJhbGciOiJSUzI1NiJ9.eyJ0ZW5hbnQiOiJhY21lIn0.c2ln',
     });
     expect(status).toBe(1);
-    oneLine(stderr);
+    expectOneLine(stderr);
     expect(stderr).toMatch(/^reveille apply: missions\[0\] \(m-1\): 401 /);
   });
 
@@ -319,7 +315,7 @@ describe('reveille apply re-run after the service crashed between a commit and i
     const path = file('crash.json', definitions());
     const interrupted = runApply(server, ['-f', path, '--tenant', 'acme']);
     expect(interrupted.status).toBe(1);
-    oneLine(interrupted.stderr);
+    expectOneLine(interrupted.stderr);
     expect(interrupted.stderr).toMatch(/^reveille apply: no service answers at /);
     expect(interrupted.stdout).toContain(`sources[0] (${SOURCE}): created (revision 1)`);
     expect(interrupted.stdout).not.toContain('triggers[0]');

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { decodeJwt } from 'jose';
 import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import { SCOPES } from '../../src/adapters/http/auth/principal.js';
+import { expectOneLine } from '../support/cli-output.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -22,11 +23,6 @@ function reveille(args: string[], env: Record<string, string> = {}) {
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
-
-const oneLine = (text: string) => {
-  expect(text.trimEnd().split('\n')).toHaveLength(1);
-  expect(text).not.toMatch(/\n\s+at /); // no stack trace
-};
 
 describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
   beforeAll(() => ensureBuilt(), 180_000);
@@ -66,12 +62,12 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
     // Only the refusal is run here: benchmarks belong in `npm run bench`, never in tests.
     const unknown = reveille(['bench', 'nosuch', '--seconds', '1'], { DATABASE_URL: 'postgres://127.0.0.1:1/none' });
     expect(unknown.status).toBe(2);
-    oneLine(unknown.stderr);
+    expectOneLine(unknown.stderr);
     expect(unknown.stderr).toContain('reveille bench: unknown bench "nosuch"; benches: append, audit, chaos, deliver');
     for (const name of ['manual', 'deliver', 'audit']) expect(unknown.stderr).toContain(name);
     const none = reveille(['bench']);
     expect(none.status).toBe(2);
-    oneLine(none.stderr);
+    expectOneLine(none.stderr);
     expect(none.stderr).toBe(
       'reveille bench: which benchmark? benches: append, audit, chaos, deliver, ingress, manual, poll, schedules, suppress (see reveille bench --help)\n',
     );
@@ -87,7 +83,7 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
     // An unreachable database: a benchmark that started anyway would fail differently (or run)
     const run = reveille(['bench', ...args], { DATABASE_URL: 'postgres://127.0.0.1:1/none' });
     expect(run.stdout).toBe('');
-    oneLine(run.stderr);
+    expectOneLine(run.stderr);
     expect(run.stderr).toBe(`reveille bench: ${message} (see reveille bench --help)\n`);
     expect(run.status).toBe(2);
   });
@@ -105,7 +101,7 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
       const run = reveille(['token', '--tenant', 'acme'], { REVEILLE_DATA_DIR: dataDir });
       expect(Date.now() - started).toBeLessThan(10_000);
       expect({ status: run.status, stdout: run.stdout }).toEqual({ status: 2, stdout: '' });
-      oneLine(run.stderr);
+      expectOneLine(run.stderr);
       expect(run.stderr).toBe(`reveille token: REVEILLE_DATA_DIR=${dataDir} cannot be used: ${why}\n`);
     }
   });
@@ -113,7 +109,7 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
   it('a single-valued option given twice is refused in one line, exit 2 (never "the last one wins")', () => {
     const twice = reveille(['token', '--tenant', 'a', '--tenant', 'b']);
     expect({ status: twice.status, stdout: twice.stdout }).toEqual({ status: 2, stdout: '' });
-    oneLine(twice.stderr);
+    expectOneLine(twice.stderr);
     expect(twice.stderr).toBe(
       'reveille token: --tenant is given more than once; it takes one value (see reveille token --help)\n',
     );
@@ -125,18 +121,18 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
   it('refuses an unknown command or option with one line and exit code 2', () => {
     const unknownCommand = reveille(['frobnicate']);
     expect(unknownCommand.status).toBe(2);
-    oneLine(unknownCommand.stderr);
+    expectOneLine(unknownCommand.stderr);
     expect(unknownCommand.stderr).toMatch(/unknown command "frobnicate"; commands: serve, migrate/);
     const unknownOption = reveille(['token', '--tenat', 'acme']);
     expect(unknownOption.status).toBe(2);
-    oneLine(unknownOption.stderr);
+    expectOneLine(unknownOption.stderr);
     expect(unknownOption.stderr).toContain('reveille token: unknown option --tenat');
   });
 
   it('a bad configuration variable is one line naming it, exit code 2', () => {
     const { status, stderr } = reveille(['migrate'], { REVEILLE_AUTH: 'bogus' });
     expect(status).toBe(2);
-    oneLine(stderr);
+    expectOneLine(stderr);
     expect(stderr).toContain('REVEILLE_AUTH must be "jwks" or "dev", not "bogus"');
   });
 
@@ -144,14 +140,14 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
     const { status, stdout, stderr } = reveille(['token', '--scope', 'operator:read']);
     expect(status).toBe(2);
     expect(stdout).toBe('');
-    oneLine(stderr);
+    expectOneLine(stderr);
     expect(stderr).toContain('--tenant is required');
   });
 
   it('token refuses an unknown scope and lists the ones the auth guard knows (SEC-2)', () => {
     const { status, stderr } = reveille(['token', '--tenant', 'acme', '--scope', 'missions:write missions:admin']);
     expect(status).toBe(2);
-    oneLine(stderr);
+    expectOneLine(stderr);
     expect(stderr).toContain('unknown scope "missions:admin"');
     for (const scope of SCOPES) expect(stderr).toContain(scope);
   });
@@ -159,7 +155,7 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
   it('token --ttl 3600 is refused in one line naming the 300 s limit the service enforces (SEC-1), 300 mints', () => {
     const long = reveille(['token', '--tenant', 'acme', '--ttl', '3600']);
     expect(long.status).toBe(2);
-    oneLine(long.stderr);
+    expectOneLine(long.stderr);
     expect(long.stderr).toMatch(/--ttl is whole seconds from 1 to 300, not "3600".*SEC-1/);
     expect(reveille(['token', '--tenant', 'acme', '--ttl', 'soon']).status).toBe(2);
 

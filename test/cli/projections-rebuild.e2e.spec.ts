@@ -2,20 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ServeProcess, startServe } from '../support/serve-process.js';
+import { expectOneLine } from '../support/cli-output.js';
+import { missionGrants } from '../support/grants.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-const MISSION = {
-  state: 'active',
-  grants: {
-    maxExecutionsPerHour: 1000,
-    maxConcurrent: 4,
-    resourceScopes: [],
-    classification: 'internal',
-    acceptLowerTrust: false,
-    maxCausalDepth: 2,
-  },
-};
+const MISSION = { state: 'active', grants: missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 4 }) };
 
 /** api.md "CLI": `projections rebuild [--name N]` beside a service running on the same PostgreSQL schema. */
 describe('reveille projections rebuild while a service runs on the schema (PostgreSQL)', () => {
@@ -29,10 +21,6 @@ describe('reveille projections rebuild while a service runs on the schema (Postg
       timeout: 120_000,
     });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
-  const oneLine = (text: string) => {
-    expect(text.trimEnd().split('\n')).toHaveLength(1);
-    expect(text).not.toMatch(/\n\s+at /);
   };
 
   beforeAll(async () => {
@@ -66,7 +54,7 @@ describe('reveille projections rebuild while a service runs on the schema (Postg
       const before = await settled();
       const run = reveille('projections', 'rebuild', ...name);
       expect({ status: run.status, stdout: run.stdout }).toEqual({ status: 1, stdout: '' });
-      oneLine(run.stderr);
+      expectOneLine(run.stderr);
       expect(run.stderr).toBe(
         `reveille projections rebuild: a service is running on schema ${serve.schema} (it listens for its definition changes); its projection runners advance the checkpoints a rebuild resets, so stop it first\n`,
       );
