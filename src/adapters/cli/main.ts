@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { parseArgs, UsageError } from './args.js';
 import { hasBatchHeap, rerunWithBatchHeap } from './batch-heap.js';
 import type { Composition } from './composition.js';
+import { exitCodeFor } from './exit-codes.js';
 import { type CommandUsage, commandHelp, COMMANDS, overview } from './usage.js';
 import { packageVersion } from './version.js';
 
@@ -30,22 +31,6 @@ const RUN: Record<string, Run> = {
 /** They fold the whole log: run with a larger young generation (batch-heap.ts). */
 const BATCH_COMMANDS = new Set(['projections rebuild', 'audit verify']);
 
-/** Errors a user can act on: one line, no stack. Anything else is a bug and keeps its stack. */
-const EXIT_CODES: Record<string, number> = {
-  UsageError: 2,
-  ConfigError: 2,
-  EmbeddedStoreLocked: 1,
-  StoreServed: 1,
-  StoreUnavailable: 1,
-  ApplyRefused: 1,
-  ServiceUnreachable: 1,
-  WhyRefused: 1,
-  LogHeldBack: 1,
-  // audit verify: nothing could be checked, which 1 (violations found) must not be mistaken for
-  NoStoreHere: 2,
-  NotVerified: 2,
-};
-
 /** No command starts nothing (api.md "CLI"): only `serve` runs a server, and only when asked. */
 export async function runCli(argv: string[], composition: Composition): Promise<void> {
   // A benchmark's options are its own (`bench manual --seconds 8`): handed over unparsed, except a first --help.
@@ -73,7 +58,7 @@ export async function runCli(argv: string[], composition: Composition): Promise<
       return void (process.exitCode = await rerunWithBatchHeap());
     await RUN[command.name]!(options, composition, positional.slice(command.name.split(' ').length));
   } catch (error) {
-    const code = EXIT_CODES[(error as Error | null)?.name ?? ''] ?? (isAddressInUse(error) ? 1 : undefined);
+    const code = exitCodeFor(error);
     if (code === undefined) throw error;
     const prefix = command ? `reveille ${command.name}` : 'reveille';
     const hint = error instanceof UsageError ? ` (see ${command ? prefix : 'reveille'} --help)` : '';
@@ -94,4 +79,3 @@ function findCommand(positional: string[]): CommandUsage {
 }
 
 /** Another process listens on PORT: something to act on, not a bug. */
-const isAddressInUse = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE';
