@@ -1,5 +1,5 @@
 import type { CausalLink } from '../../domain/occurrence/occurrence-events.js';
-import { decodeCursor, encodeCursor, InvalidCursor, isoSql } from '../occurrences/cursor.js';
+import { cursorNumber, decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
 import type { Page } from '../occurrences/occurrences.queries.js';
 import type { SqlExecutor } from '../sql-client.js';
 
@@ -58,7 +58,6 @@ export async function ancestorsOf(sql: SqlExecutor, tenant: string, causal: Caus
 }
 
 const CURSOR_LIST = 'lineage-descendants';
-const COUNT = /^[0-9]{1,18}$/;
 
 /** Every Occurrence whose recorded ancestry names this one: nearest first, then in log order; keyset-paginated. */
 export async function descendantsOf(
@@ -71,8 +70,7 @@ export async function descendantsOf(
   let after = '';
   if (page.cursor !== undefined) {
     const [distance, position] = decodeCursor(CURSOR_LIST, page.cursor, 2) as [string, string];
-    if (!COUNT.test(distance) || !COUNT.test(position)) throw new InvalidCursor();
-    values.push(Number(distance), position);
+    values.push(cursorNumber(distance, 'int'), cursorNumber(position, 'bigint'));
     after = `AND (l.distance, l.position) > ($3::int, $4::bigint)`;
   }
   values.push(page.limit + 1);

@@ -1,5 +1,5 @@
 import type { ExecutionError, ExecutionStatus } from '../../domain/execution/index.js';
-import { decodeCursor, encodeCursor, InvalidCursor, isoSql } from '../occurrences/cursor.js';
+import { cursorNumber, decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
 import type { Page } from '../occurrences/occurrences.queries.js';
 import type { SqlExecutor } from '../sql-client.js';
 
@@ -95,8 +95,6 @@ const SELECT = `SELECT execution_id, status, generation, attempt, occurrence_id,
   ${OVERDUE_SQL} AS overdue, ${isoSql('admitted_at')} AS admitted_at, admitted_position
   FROM rm_executions`;
 
-const POSITION = /^(0|[1-9][0-9]{0,18})$/;
-
 function toView(row: Row): ExecutionRowView {
   return {
     executionId: row.execution_id,
@@ -144,8 +142,7 @@ async function page(
   if (filter.triggerId !== undefined) add((n) => `trigger_id = $${n}`, filter.triggerId);
   if (filter.cursor !== undefined) {
     const [position] = decodeCursor(list, filter.cursor, 1) as [string];
-    if (!POSITION.test(position)) throw new InvalidCursor();
-    add((n) => `admitted_position < $${n}::bigint`, position);
+    add((n) => `admitted_position < $${n}::bigint`, cursorNumber(position, 'bigint'));
   }
   values.push(filter.limit + 1);
   const { rows } = await sql.query<Row>(

@@ -25,6 +25,27 @@ export function decodeCursor(list: string, cursor: string, arity: number): strin
   return key;
 }
 
+const UNSIGNED = /^(0|[1-9][0-9]{0,18})$/;
+const SQL_MAX = { int: 2_147_483_647n, bigint: 9_223_372_036_854_775_807n };
+
+/**
+ * A position, revision or count a cursor carries, as text for its SQL parameter. Cursors are opaque but not signed:
+ * a forged number past its column's SQL type would fail the query (a 500), so it is refused here.
+ */
+export function cursorNumber(part: string, type: keyof typeof SQL_MAX): string {
+  if (!UNSIGNED.test(part) || BigInt(part) > SQL_MAX[type]) throw new InvalidCursor();
+  return part;
+}
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** An instant a cursor carries: a real one, as the API writes it (no 30 February, no year 0 PostgreSQL refuses). */
+export function cursorInstant(part: string): string {
+  const ms = Date.parse(part);
+  if (!ISO_MS.test(part) || Number.isNaN(ms) || ms < 0 || new Date(ms).toISOString() !== part) throw new InvalidCursor();
+  return part;
+}
+
 /** RFC 3339 UTC with milliseconds, as every time in the API is written. */
 export const isoSql = (column: string): string =>
   `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

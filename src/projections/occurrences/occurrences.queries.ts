@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../sql-client.js';
 import type { CausalLink, OccurrenceKind } from '../../domain/occurrence/occurrence-events.js';
-import { decodeCursor, encodeCursor, InvalidCursor, isoSql } from './cursor.js';
+import { cursorInstant, decodeCursor, encodeCursor, isoSql } from './cursor.js';
 
 export const OCCURRENCE_STATUSES = [
   'observed',
@@ -85,7 +85,6 @@ const SELECT = `SELECT occurrence_id, trigger_id, trigger_revision, mission_id, 
   FROM rm_occurrences`;
 
 const CURSOR_LIST = 'occurrences';
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 function toView(row: OccurrenceRow): OccurrenceView {
   return {
@@ -149,8 +148,7 @@ export async function listOccurrences(
   if (filter.reason !== undefined) add((n) => `reason = $${n}`, filter.reason);
   if (filter.cursor !== undefined) {
     const [observedAt, occurrenceId] = decodeCursor(CURSOR_LIST, filter.cursor, 2) as [string, string];
-    if (!ISO_MS.test(observedAt) || Number.isNaN(Date.parse(observedAt))) throw new InvalidCursor();
-    values.push(observedAt, occurrenceId);
+    values.push(cursorInstant(observedAt), occurrenceId);
     where.push(`(observed_at, occurrence_id) < ($${values.length - 1}::timestamptz, $${values.length})`);
   }
   values.push(filter.limit + 1);

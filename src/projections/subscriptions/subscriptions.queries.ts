@@ -18,7 +18,7 @@ export async function subscriptionsOf(
   tenant: string,
   executionId: string,
   limit: number,
-  afterPosition = 0,
+  afterPosition = '0',
 ): Promise<Array<SubscriptionView & { position: number }>> {
   const { rows } = await sql.query<{
     subscription_id: string;

@@ -7,7 +7,7 @@ import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { RegisterSubscriptionCommand } from '../../../commands/register-subscription/register-subscription.command.js';
 import { RegisterSubscriptionDto } from '../../../commands/register-subscription/register-subscription.dto.js';
 import type { EventStore } from '../../../domain/ports/event-store.js';
-import { decodeCursor, encodeCursor } from '../../../projections/occurrences/cursor.js';
+import { cursorNumber, decodeCursor, encodeCursor } from '../../../projections/occurrences/cursor.js';
 import { SQL_CLIENT, type SqlClient } from '../../../projections/sql-client.js';
 import { SUBSCRIPTIONS_PROJECTION } from '../../../projections/subscriptions/subscriptions.projection.js';
 import { subscriptionsOf } from '../../../projections/subscriptions/subscriptions.queries.js';
@@ -72,7 +72,7 @@ export class SubscriptionsController {
     await loadExecution(this.store, context.tenant, executionId);
     const fresh = await this.runners.waitFor(SUBSCRIPTIONS_PROJECTION, params.minPosition);
     const page = await paged(async () => {
-      const after = params.cursor ? Number(decodeCursor(CURSOR, params.cursor, 1)[0]) : 0;
+      const after = params.cursor ? cursorNumber(decodeCursor(CURSOR, params.cursor, 1)[0]!, 'bigint') : '0';
       const rows = await subscriptionsOf(this.sql, context.tenant, executionId, params.limit, after);
       const last = rows[rows.length - 1];
       return {

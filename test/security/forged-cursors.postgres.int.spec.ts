@@ -1,0 +1,3 @@
+import { forgedCursorsSuite } from './forged-cursors.shared.js';
+
+forgedCursorsSuite('postgres');
