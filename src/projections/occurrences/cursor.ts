@@ -42,7 +42,8 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** An instant a cursor carries: a real one, as the API writes it (no 30 February, no year 0 PostgreSQL refuses). */
 export function cursorInstant(part: string): string {
   const ms = Date.parse(part);
-  if (!ISO_MS.test(part) || Number.isNaN(ms) || ms < 0 || new Date(ms).toISOString() !== part) throw new InvalidCursor();
+  if (!ISO_MS.test(part) || Number.isNaN(ms) || ms < 0 || new Date(ms).toISOString() !== part)
+    throw new InvalidCursor();
   return part;
 }
 
