@@ -91,6 +91,40 @@ export function subscriptionsSuite(kind: StoreKind): void {
     );
 
     it(
+      'SU-1 a subscription of an execution that completed matches nothing: the next matching event is admitted, not swallowed by an execution that will never run again',
+      async () => {
+        const { executionId, fence } = await f.claimed(true);
+        const registered = await f.subscribe(executionId, {
+          fence,
+          subscriptionId: 'outlived-1',
+          sourceId: f.setup.sourceId,
+          match: { correlationKey: 'req-outlived' },
+          deadline: await f.deadlineIn(60),
+        });
+        expect(registered.status).toBe(201);
+        const completed = await t.request({
+          method: 'POST',
+          url: `/v1/executions/${executionId}/complete`,
+          key: newKey(),
+          token: await t.token({ tenant: 'tenant-a' }),
+          body: { fence, outcome: 'succeeded' },
+        });
+        expect(completed.status).toBe(200);
+
+        const occurrenceId = await f.deliver('req-outlived');
+        const decided = await until(async () => {
+          const o = await f.occurrence(occurrenceId);
+          return o.status === 200 && o.body.status !== 'observed' ? o.body : undefined;
+        }, 'the decision');
+        expect(decided).toMatchObject({ status: 'admitted', executionId: `x-${occurrenceId}` });
+        const listed = await f.list(executionId);
+        expect(listed.body.items).toEqual([expect.not.objectContaining({ state: 'matched' })]);
+        expect(listed.body.items[0]).not.toHaveProperty('matchedOccurrenceId');
+      },
+      TEST_MS,
+    );
+
+    it(
       'SU-1 DD-2 hostile: a matched delivery sent again (a retry or a captured replay) is a duplicate: it matches no later subscription, resolves nothing twice and starts nothing',
       async () => {
         const { executionId, fence } = await f.claimed(true);

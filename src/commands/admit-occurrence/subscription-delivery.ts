@@ -2,11 +2,12 @@ import type { EventMetadata, EventStore, RecordedEvent, StreamAppend } from '../
 import type { ObservedState } from '../../domain/admission/index.js';
 import type { ObservedOccurrence } from '../../domain/occurrence/occurrence-events.js';
 import { occurrenceDecider } from '../../domain/occurrence/occurrence.js';
-import { sourceStream, waitForStream } from '../../domain/shared/ids.js';
+import { executionStream, sourceStream, waitForStream } from '../../domain/shared/ids.js';
 import { sourceDecider } from '../../domain/source/source.js';
 import {
   type AcceptedEvent,
   contentMatches,
+  endsSubscriptions,
   evolveWaitFor,
   initialWaitForState,
   matchInOrder,
@@ -126,7 +127,8 @@ function foldTarget(events: readonly RecordedEvent[]): Target {
 
 /**
  * Each event with what matching needs: the verified source's correlation pointer (read only when a candidate
- * waits on a correlation key) and the candidates registered before it in the log (asked only for candidates).
+ * waits on a correlation key) and the candidates active at its acceptance (asked only for candidates): registered
+ * before it in the log, by an execution that had not ended before it either.
  */
 async function acceptedEvents(
   store: EventStore,
@@ -135,24 +137,55 @@ async function acceptedEvents(
 ): Promise<AcceptedEvent[]> {
   const states = new Map([...targets].map(([id, t]) => [id, t.state]));
   const pointers = await correlationPointers(store, accepted, states);
+  const events = accepted.map((a) => {
+    const { occurrence } = a.state;
+    const correlationPointer = pointers.get(`${occurrence.tenant}\u0000${occurrence.auth.sourceId}`) ?? null;
+    const base = { occurrence, correlationPointer, targets: targetsOf(occurrence) };
+    const candidates = base.targets.map((streamId) => ({
+      streamId,
+      matching: targets.has(streamId) ? contentMatches({ ...base, targets: [streamId] }, states) : [],
+    }));
+    return { a, base, candidates };
+  });
+  const lifecycles = await executionHistories(
+    store,
+    events.flatMap(({ candidates }) => candidates.flatMap((c) => c.matching.map((s) => s.execution.executionId))),
+  );
   return Promise.all(
-    accepted.map(async (a) => {
-      const { occurrence } = a.state;
-      const correlationPointer = pointers.get(`${occurrence.tenant}\u0000${occurrence.auth.sourceId}`) ?? null;
-      const base = { occurrence, correlationPointer, targets: targetsOf(occurrence) };
+    events.map(async ({ a, base, candidates }) => {
       const registeredBefore = new Set<string>();
-      for (const streamId of base.targets) {
-        const target = targets.get(streamId);
-        if (!target) continue;
-        for (const s of contentMatches({ ...base, targets: [streamId] }, states)) {
+      for (const { streamId, matching } of candidates)
+        for (const s of matching) {
           const key = subscriptionKey(s.execution.executionId, s.subscriptionId);
-          const at = target.registeredAt.get(key);
-          if (at !== undefined && (await store.isAtOrBefore(at, a.observedAt))) registeredBefore.add(key);
+          const at = targets.get(streamId)!.registeredAt.get(key);
+          if (at === undefined || !(await store.isAtOrBefore(at, a.observedAt))) continue;
+          if (await endedBefore(store, lifecycles.get(s.execution.executionId) ?? [], a.observedAt)) continue;
+          registeredBefore.add(key);
         }
-      }
       return { ...base, registeredBefore };
     }),
   );
+}
+
+/** The execution streams of the waiting executions an event could go to (one read; few: matches are rare). */
+async function executionHistories(
+  store: EventStore,
+  executionIds: readonly string[],
+): Promise<Map<string, RecordedEvent[]>> {
+  const ids = [...new Set(executionIds)];
+  if (ids.length === 0) return new Map();
+  const streamIds = ids.map(executionStream);
+  const read: RecordedEvent[][] = store.readStreams
+    ? await store.readStreams(streamIds.map((streamId) => ({ streamId, fromRevision: 0 })))
+    : await Promise.all(streamIds.map((id) => store.readStream(id)));
+  return new Map(ids.map((id, i) => [id, read[i] ?? []]));
+}
+
+/** SU-1: whether the execution had ended (completed, settled, dead-lettered, and not recovered) by `position`. */
+async function endedBefore(store: EventStore, history: readonly RecordedEvent[], position: number): Promise<boolean> {
+  const types: string[] = [];
+  for (const event of history) if (await store.isAtOrBefore(event.position, position)) types.push(event.type);
+  return endsSubscriptions(types);
 }
 
 /** CA-2: a correlation key is read with the pointer of the source that verified the delivery, as it stands now. */

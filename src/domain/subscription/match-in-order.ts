@@ -1,3 +1,4 @@
+import { LIFECYCLE_EVENT_TYPES, type LifecycleEvent } from '../execution/execution-events.js';
 import type { ObservedOccurrence, OccurrenceSubscribed } from '../occurrence/occurrence-events.js';
 import { type SubscriptionEvent, subscriptionKey, type SubscriptionRegisteredData } from './subscription-events.js';
 import { matches } from './subscription-match.js';
@@ -10,8 +11,29 @@ export interface AcceptedEvent {
   correlationPointer: string | null;
   /** The `waitfor-…` streams it can be delivered to: its Trigger's, and its source's. */
   targets: readonly string[];
-  /** The subscriptions whose registration precedes its acceptance in the log (the caller asks the store). */
+  /**
+   * The subscriptions active at its acceptance: registered before it in the log, by an execution that had not ended
+   * by then (`endsSubscriptions`). The caller asks the store for both orders.
+   */
   registeredBefore: ReadonlySet<string>;
+}
+
+/**
+ * A completion, a settlement or a dead letter ends the execution, and with it its subscriptions: an event accepted
+ * after that is decided as if they were not there, not `subscribed` to an execution that will never run again. A
+ * retry keeps them (the next attempt waits on the same subscription), and so does a recovery after the end.
+ */
+const ENDING: ReadonlySet<string> = new Set<LifecycleEvent['type']>([
+  'ExecutionCompleted',
+  'ExecutionSettled',
+  'ExecutionDeadLettered',
+]);
+const LIFECYCLE: ReadonlySet<string> = new Set(LIFECYCLE_EVENT_TYPES);
+
+/** Whether the last lifecycle event among `types` (an execution stream's, in order, up to some point) ended it. */
+export function endsSubscriptions(types: readonly string[]): boolean {
+  const last = types.filter((type) => LIFECYCLE.has(type)).at(-1);
+  return last !== undefined && ENDING.has(last);
 }
 
 const keyOf = (s: SubscriptionRegisteredData) => subscriptionKey(s.execution.executionId, s.subscriptionId);

@@ -1,5 +1,5 @@
 import type { ObservedOccurrence } from '../occurrence/occurrence-events.js';
-import { matchInOrder } from './match-in-order.js';
+import { endsSubscriptions, matchInOrder } from './match-in-order.js';
 import { subscriptionKey, type SubscriptionRegisteredData } from './subscription-events.js';
 import { validateMatch } from './subscription-match.js';
 import { evolveWaitFor, initialWaitForState, registerSubscription, timeOutSubscription } from './wait-for.js';
@@ -116,5 +116,24 @@ describe('SU-1 wait-for decider', () => {
     expect(validateMatch({ fields: { '/a~1b': 1 } }).errors).toEqual([]);
     expect(validateMatch({ fields: { '/a': [1] } }).errors.map((e) => e.pointer)).toEqual(['/match/fields/~1a']);
     expect(validateMatch('x').errors.map((e) => e.pointer)).toEqual(['/match']);
+  });
+});
+
+describe('SU-1 an execution that ended ends its subscriptions (endsSubscriptions)', () => {
+  it.each([
+    [['ExecutionClaimed'], false],
+    [['ExecutionClaimed', 'OperationRecorded'], false],
+    [['ExecutionClaimed', 'ExecutionCompleted'], true],
+    [['ExecutionClaimed', 'ExecutionCompleted', 'OperationRecorded'], true],
+    [['ExecutionClaimed', 'ExecutionSettled'], true],
+    [['ExecutionDeadLettered'], true],
+    // a failed retryable attempt: the next one waits on the same subscription
+    [['ExecutionClaimed', 'ExecutionCompleted', 'ExecutionRetryScheduled'], false],
+    [['ExecutionClaimed', 'ExecutionCompleted', 'ExecutionRetryScheduled', 'ExecutionRedelivered'], false],
+    // recovered after the end: it runs again
+    [['ExecutionClaimed', 'ExecutionCompleted', 'RecoveryRequested'], false],
+    [[], false],
+  ])('given the execution stream %j, it ended: %s', (types, ended) => {
+    expect(endsSubscriptions(types)).toBe(ended);
   });
 });
