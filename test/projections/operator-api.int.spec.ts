@@ -88,6 +88,7 @@ describe('OP-1/OP-2 operator read API (postgres)', () => {
         suppressed: {},
         batched: 0,
         coalesced: {},
+        subscribed: 0,
         duplicate: 0,
       },
       executions: { pending: 3, claimed: 0, retrying: 0, dead: 0 },

@@ -91,6 +91,43 @@ export function subscriptionsSuite(kind: StoreKind): void {
     );
 
     it(
+      'SU-1 OP-1 Trigger health shows a subscribed Occurrence as its last one and counts it',
+      async () => {
+        const health = async () =>
+          (
+            await t.request({
+              method: 'GET',
+              url: `/v1/operator/triggers/${f.setup.triggerId}`,
+              token: await t.token({ tenant: 'tenant-a', scope: 'operator:read' }),
+            })
+          ).body;
+        const before = (await health()).counts.subscribed as number;
+        const { executionId, fence } = await f.claimed(true);
+        expect(
+          (
+            await f.subscribe(executionId, {
+              fence,
+              subscriptionId: 'health-1',
+              sourceId: f.setup.sourceId,
+              match: { correlationKey: 'req-health' },
+              deadline: await f.deadlineIn(60),
+            })
+          ).status,
+        ).toBe(201);
+        const occurrenceId = await f.deliver('req-health');
+        const row = await until(async () => {
+          const h = await health();
+          return h.lastOccurrence?.occurrenceId === occurrenceId && h.lastOccurrence.status !== 'observed'
+            ? h
+            : undefined;
+        }, 'the decision on the health row');
+        expect(row.lastOccurrence).toMatchObject({ occurrenceId, status: 'subscribed', reason: null });
+        expect(row.counts.subscribed).toBe(before + 1);
+      },
+      TEST_MS,
+    );
+
+    it(
       'SU-1 a subscription of an execution that completed matches nothing: the next matching event is admitted, not swallowed by an execution that will never run again',
       async () => {
         const { executionId, fence } = await f.claimed(true);

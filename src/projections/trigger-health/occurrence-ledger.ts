@@ -4,7 +4,7 @@ import type { SqlExecutor } from '../sql-client.js';
 interface LedgerRow {
   tenant: string;
   triggerId: string;
-  status: 'observed' | 'admitted' | 'blocked' | 'suppressed' | 'batched' | 'coalesced';
+  status: 'observed' | 'admitted' | 'blocked' | 'suppressed' | 'batched' | 'coalesced' | 'subscribed';
 }
 
 /** Counts each Occurrence once: the explorer folds right after this read model, in the same transaction. */

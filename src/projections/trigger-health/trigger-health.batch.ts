@@ -34,6 +34,8 @@ interface TriggerTotals {
   batched: number;
   batchExecutions: number;
   coalesced: Record<string, number>;
+  /** SU-1: delivered to a wait-for subscription. */
+  subscribed: number;
   fireAtMs: number | null;
   fireAt: string | null;
   last: Touch;
@@ -72,6 +74,7 @@ export async function foldOccurrenceRun(
           batched: 0,
           batchExecutions: 0,
           coalesced: {},
+          subscribed: 0,
           fireAtMs: null,
           fireAt: null,
           last: { order: -1, position: 0 },
@@ -109,12 +112,16 @@ export async function foldOccurrenceRun(
             ? 'batched'
             : e.type === 'OccurrenceCoalesced'
               ? 'coalesced'
-              : 'blocked';
+              : e.type === 'OccurrenceSubscribed'
+                ? 'subscribed'
+                : 'blocked';
     for (const row of ledger.decide(e.data.occurrenceId, (e.metadata.tenant as string | undefined) ?? null, status)) {
       const t = totalsOf(row.tenant, row.triggerId);
       touch(t, order, e.position);
       let reason: string | null = null;
-      if (e.type === 'OccurrenceBatched') {
+      if (e.type === 'OccurrenceSubscribed') {
+        t.subscribed += 1;
+      } else if (e.type === 'OccurrenceBatched') {
         t.batched += 1;
         if ((e.data as OccurrenceBatched['data']).request) t.batchExecutions += 1;
       } else if (e.type === 'OccurrenceAdmitted') {
@@ -151,6 +158,7 @@ export async function foldOccurrenceRun(
     (t) =>
       t.admitted > 0 ||
       t.batched > 0 ||
+      t.subscribed > 0 ||
       Object.keys(t.blocked).length > 0 ||
       Object.keys(t.suppressed).length > 0 ||
       Object.keys(t.coalesced).length > 0,
@@ -166,9 +174,9 @@ export async function foldOccurrenceRun(
                                                  FROM jsonb_each_text(u.coalesced) b), '{}'::jsonb),
               last_fire_at = GREATEST(h.last_fire_at, date_trunc('milliseconds', u.fire_at)),
               batched = h.batched + u.batched, batch_executions = h.batch_executions + u.batch_executions,
-              last_position = u.last_position
-         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[], $7::jsonb[], $8::int[], $9::int[], $10::jsonb[])
-           AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position, suppressed, batched, batch_executions, coalesced)
+              subscribed = h.subscribed + u.subscribed, last_position = u.last_position
+         FROM unnest($1::text[], $2::text[], $3::int[], $4::jsonb[], $5::timestamptz[], $6::bigint[], $7::jsonb[], $8::int[], $9::int[], $10::jsonb[], $11::int[])
+           AS u(tenant, trigger_id, admitted, blocked, fire_at, last_position, suppressed, batched, batch_executions, coalesced, subscribed)
         WHERE h.tenant = u.tenant AND h.trigger_id = u.trigger_id`,
       [
         withDecisions.map((t) => t.tenant),
@@ -181,6 +189,7 @@ export async function foldOccurrenceRun(
         withDecisions.map((t) => t.batched),
         withDecisions.map((t) => t.batchExecutions),
         withDecisions.map((t) => JSON.stringify(t.coalesced)),
+        withDecisions.map((t) => t.subscribed),
       ],
     );
   }

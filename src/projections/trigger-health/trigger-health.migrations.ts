@@ -118,4 +118,18 @@ export const triggerHealthMigrations: Migration[] = [
     id: '0315_rm_trigger_health_coalesced',
     sql: `ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS coalesced jsonb NOT NULL DEFAULT '{}'::jsonb`,
   },
+  {
+    // OP-1, SU-1: Occurrences delivered to a wait-for subscription were folded by the explorer only: their Trigger's
+    // last Occurrence stayed 'observed'. Counted and shown from the explorer's rows, as a rebuild would.
+    id: '0373_rm_trigger_health_subscribed',
+    sql: `
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS subscribed integer NOT NULL DEFAULT 0;
+      UPDATE rm_trigger_health h SET subscribed = c.n
+        FROM (SELECT tenant, trigger_id, count(*)::int AS n FROM rm_occurrences WHERE status = 'subscribed'
+               GROUP BY tenant, trigger_id) c
+       WHERE h.tenant = c.tenant AND h.trigger_id = c.trigger_id;
+      UPDATE rm_trigger_health h SET last_status = 'subscribed', last_reason = NULL
+        FROM rm_occurrences o
+       WHERE o.tenant = h.tenant AND o.occurrence_id = h.last_occurrence_id AND o.status = 'subscribed'`,
+  },
 ];

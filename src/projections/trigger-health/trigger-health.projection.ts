@@ -7,6 +7,7 @@ import {
   type OccurrenceBlocked,
   type OccurrenceCoalesced,
   type OccurrenceObserved,
+  type OccurrenceSubscribed,
   type OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
@@ -32,7 +33,8 @@ type Handled =
   | OccurrenceBlocked
   | OccurrenceSuppressed
   | OccurrenceBatched
-  | OccurrenceCoalesced;
+  | OccurrenceCoalesced
+  | OccurrenceSubscribed;
 const HANDLES: readonly string[] = [
   'TriggerRevised',
   'TriggerDeleted',
@@ -42,6 +44,7 @@ const HANDLES: readonly string[] = [
   'OccurrenceSuppressed',
   'OccurrenceBatched',
   'OccurrenceCoalesced',
+  'OccurrenceSubscribed',
   ...EXECUTION_EVENT_TYPES,
 ];
 
@@ -108,7 +111,10 @@ function observed(event: RecordedEvent<OccurrenceObserved['data']>): SqlQuery[] 
 }
 
 /** The explorer row gives the Trigger, and counts the decision once (AD-1): only while that row is still observed. */
-const decide = (status: 'admitted' | 'blocked' | 'suppressed' | 'batched' | 'coalesced', set: string) => `
+const decide = (
+  status: 'admitted' | 'blocked' | 'suppressed' | 'batched' | 'coalesced' | 'subscribed',
+  set: string,
+) => `
   WITH decided AS (
     SELECT tenant, trigger_id, occurrence_id FROM rm_occurrences
      WHERE occurrence_id = $1 AND tenant = COALESCE($2::text, tenant) AND status = 'observed')
@@ -134,6 +140,19 @@ function batched(event: RecordedEvent<OccurrenceBatched['data']>): SqlQuery[] {
     {
       text: decide('batched', `batched = h.batched + 1, batch_executions = h.batch_executions + $4`),
       values: [d.occurrenceId, event.metadata.tenant ?? null, event.position, d.request ? 1 : 0],
+    },
+  ];
+}
+
+/** SU-1: delivered to a wait-for subscription (no reason, no execution). */
+function subscribed(event: RecordedEvent<OccurrenceSubscribed['data']>): SqlQuery[] {
+  return [
+    {
+      text: decide(
+        'subscribed',
+        'subscribed = h.subscribed + 1, last_reason = CASE WHEN h.last_occurrence_id = d.occurrence_id THEN NULL ELSE h.last_reason END',
+      ),
+      values: [event.data.occurrenceId, event.metadata.tenant ?? null, event.position],
     },
   ];
 }
@@ -169,6 +188,8 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
       return batched(event as RecordedEvent<OccurrenceBatched['data']>);
     case 'OccurrenceCoalesced':
       return refused(event as RecordedEvent<OccurrenceCoalesced['data']>, 'coalesced');
+    case 'OccurrenceSubscribed':
+      return subscribed(event as RecordedEvent<OccurrenceSubscribed['data']>);
     default:
       return isExecutionEvent(event) ? evolveExecutionCounts(event) : [];
   }

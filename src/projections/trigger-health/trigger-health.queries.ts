@@ -23,6 +23,7 @@ interface HealthRow {
   blocked: Record<string, number>;
   suppressed: Record<string, number>;
   coalesced: Record<string, number>;
+  subscribed: number;
   executions_started: number;
   executions_claimed: number;
   executions_retrying: number;
@@ -35,7 +36,7 @@ interface HealthRow {
   last_fire_at: string | null;
 }
 
-const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, suppressed, batched, batch_executions, coalesced, executions_started, executions_claimed,
+const SELECT = `SELECT trigger_id, revision, type, mission_id, enabled, deleted, schedule, observed, admitted, blocked, suppressed, batched, batch_executions, coalesced, subscribed, executions_started, executions_claimed,
   executions_retrying, executions_dead, executions_repending,
   last_occurrence_id, last_status, last_reason, ${isoSql('last_observed_at')} AS last_observed_at, ${isoSql('last_fire_at')} AS last_fire_at
   FROM rm_trigger_health`;
@@ -95,6 +96,7 @@ function toRow(row: HealthRow): TriggerHealthRow {
       suppressed: row.suppressed,
       batched: Number(row.batched),
       coalesced: row.coalesced,
+      subscribed: Number(row.subscribed),
     },
     executions: {
       // BA-1: a closed batch admits one execution for all its `batched` members.

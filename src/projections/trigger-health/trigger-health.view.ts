@@ -24,6 +24,8 @@ export interface TriggerHealthRow {
     batched: number;
     /** DD-5: by reason (`coalesced`). */
     coalesced: Record<string, number>;
+    /** SU-1: delivered to a wait-for subscription (no execution of their own). */
+    subscribed: number;
   };
   executions: { pending: number; claimed: number; retrying: number; dead: number };
   tzdataDrift: boolean;

@@ -176,6 +176,7 @@ export const triggerHealthRow = obj(
         suppressed: { type: 'object', additionalProperties: int(0), description: 'by reason (BA-2, AD-4)' },
         coalesced: { type: 'object', additionalProperties: int(0), description: 'by reason (DD-5)' },
         batched: int(0),
+        subscribed: int(0, undefined, { description: 'delivered to a wait-for subscription (SU-1)' }),
       },
       ['observed', 'admitted', 'duplicate', 'blocked'],
     ),
