@@ -101,3 +101,44 @@ export async function webhookSetup(
   await t.catchUp(); // the source-bindings read model maps deliveries to Triggers
   return { missionId, sourceId, triggerId, secret, token };
 }
+
+/**
+ * A delivery written byte for byte on a socket, header lines as given (two copies of one header, an obs-fold), where
+ * fetch would join or refuse them. Answers the status and the parsed body.
+ */
+export async function rawPost(
+  t: TestApp,
+  sourceId: string,
+  headerLines: readonly string[],
+  body: string,
+): Promise<{ status: number; body: any }> {
+  const { hostname, port } = new URL(t.baseUrl);
+  const { connect } = await import('node:net');
+  const bytes = Buffer.from(body);
+  const head = [
+    `POST /v1/ingress/${sourceId} HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    'Content-Type: application/json',
+    `Content-Length: ${bytes.length}`,
+    'Connection: close',
+    ...headerLines,
+  ].join('\r\n');
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.end(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), bytes])),
+    );
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+  const text = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* keep text (a chunked or non-JSON answer) */
+  }
+  return { status, body: parsed };
+}
