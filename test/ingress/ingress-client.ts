@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { newKey, type TestApp } from '../support/app.js';
@@ -30,6 +30,13 @@ export function standardHeaders(secret: string, body: string, options: { id?: st
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     'webhook-signature': signature,
   };
+}
+
+/** A Standard Webhooks signature over raw bytes (the library signs a string as UTF-8), for bodies in other encodings. */
+export function signRaw(secret: string, headers: { 'webhook-id': string; 'webhook-timestamp': string }, body: Buffer) {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const hmac = createHmac('sha256', key).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.`);
+  return `v1,${hmac.update(body).digest('base64')}`;
 }
 
 export async function githubHeaders(secret: string, body: string, options: { id?: string; event?: string } = {}) {

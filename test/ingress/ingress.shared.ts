@@ -5,7 +5,7 @@ import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store
 import { occurrenceStream, triggerStream } from '../../src/domain/shared/ids.js';
 import { triggerRevised } from '../sources/fixtures.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
-import { githubHeaders, post, rawPost, standardHeaders, webhookSetup } from './ingress-client.js';
+import { githubHeaders, post, rawPost, signRaw, standardHeaders, webhookSetup } from './ingress-client.js';
 
 export function ingressSuite(kind: StoreKind): void {
   describe(`WH webhook ingress (${kind})`, () => {
@@ -230,6 +230,39 @@ export function ingressSuite(kind: StoreKind): void {
       expect((await post(t, s.sourceId, body, standardHeaders(s.secret, body))).status).toBe(202);
       expect((await post(t, gh.sourceId, body, await githubHeaders(gh.secret, body))).status).toBe(202);
       expect((await post(t, unsigned.sourceId, body, { 'webhook-id': 'msg_u_c' })).status).toBe(202);
+    });
+
+    it('WH-2 a body declared in a charset other than UTF-8 (RFC 8259) is 400 malformed_request, nothing appended; charset=utf-8 in any spelling is accepted', async () => {
+      const s = await webhookSetup(t, 'charset');
+      // "café" in latin1: one byte 0xE9 a UTF-8 decoder would turn into U+FFFD
+      const latin1 = Buffer.from('{"type":"push","id":"evt-charset","name":"café"}', 'latin1');
+      const refused = [];
+      for (const charset of ['latin1', 'iso-8859-1', 'ISO-8859-1', '"iso-8859-1"', 'windows-1252', 'utf-16']) {
+        const headers = standardHeaders(s.secret, latin1.toString('latin1'));
+        const response = await post(t, s.sourceId, latin1, {
+          ...headers,
+          // the signature covers the raw bytes; re-signed over them so only the charset can refuse
+          'webhook-signature': signRaw(s.secret, headers, latin1),
+          'content-type': `application/json; charset=${charset}`,
+        });
+        refused.push([charset, response.status, response.body.code]);
+      }
+      expect(refused).toEqual(refused.map(([charset]) => [charset, 400, 'malformed_request']));
+      const observed = await t.sql.query(
+        `SELECT 1 FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1`,
+        [s.sourceId],
+      );
+      expect(observed.rowCount).toBe(0);
+      const accepted = [];
+      for (const charset of ['utf-8', 'UTF-8', '"utf-8"', '"Utf-8"']) {
+        const body = JSON.stringify({ type: 'push', id: `evt-${charset}`, name: 'café' });
+        const response = await post(t, s.sourceId, body, {
+          ...standardHeaders(s.secret, body),
+          'content-type': `application/json; charset=${charset}`,
+        });
+        accepted.push([charset, response.status]);
+      }
+      expect(accepted).toEqual(accepted.map(([charset]) => [charset, 202]));
     });
 
     it('WH-2 verifies the exact raw bytes: odd whitespace, key order and unicode escapes pass; a re-serialization fails', async () => {

@@ -513,6 +513,51 @@ export function apiSecuritySuite(kind: StoreKind): void {
         );
       });
 
+      it('A6: a JSON body declared in a charset other than UTF-8 (RFC 8259) is 400 BAD_REQUEST and executes nothing; charset=utf-8 in any spelling is JSON', async () => {
+        // "Café" in latin1: the byte 0xE9, which a UTF-8 decoder would have turned into U+FFFD
+        const latin1 = Buffer.from(JSON.stringify({ reason: 'Café' }), 'latin1');
+        const send = async (triggerId: string, body: Buffer, contentType: string) => {
+          const response = await fetch(`${t.baseUrl}/v1/triggers/${triggerId}/disable`, {
+            method: 'POST',
+            body,
+            headers: {
+              authorization: `Bearer ${await t.token()}`,
+              'idempotency-key': newKey(),
+              'content-type': contentType,
+            },
+          });
+          return { status: response.status, body: (await response.json()) as any };
+        };
+        expect((await put('/v1/triggers/t-charset', { missionId: 'm-valid', type: 'manual' })).status).toBe(200);
+        const answers = [];
+        for (const charset of ['latin1', 'ISO-8859-1', '"iso-8859-1"', 'windows-1252', 'utf-16']) {
+          const response = await send('t-charset', latin1, `application/json; charset=${charset}`);
+          answers.push([charset, response.status, response.body.code, response.body.errors]);
+        }
+        expect(answers).toEqual(
+          answers.map(([charset]) => [
+            charset,
+            400,
+            'BAD_REQUEST',
+            [{ pointer: '', message: expect.stringContaining('UTF-8') }],
+          ]),
+        );
+        expect((await t.request({ method: 'GET', url: '/v1/triggers/t-charset' })).body).toMatchObject({
+          revision: 1,
+          enabled: true,
+        });
+        const utf8 = Buffer.from(JSON.stringify({ reason: 'Café' }), 'utf8');
+        for (const [i, charset] of ['utf-8', 'UTF-8', '"utf-8"'].entries()) {
+          const response = await send('t-charset', utf8, `application/json;charset=${charset}`);
+          expect([charset, response.status]).toEqual([charset, 200]);
+          // disable, enable, disable: each a new revision
+          if (i < 2)
+            expect(
+              (await t.request({ method: 'POST', url: '/v1/triggers/t-charset/enable', key: newKey() })).status,
+            ).toBe(200);
+        }
+      });
+
       it('A6: a valid JSON body with a "__proto__" member is refused 400 naming the member (prototype poisoning), not called invalid JSON', async () => {
         for (const [url, body, pointer] of [
           ['/v1/triggers/t-a6', '{"missionId":"m-valid","type":"manual","__proto__":{}}', '/__proto__'],
