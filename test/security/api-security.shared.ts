@@ -154,6 +154,44 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expect(changed.body.revision).toBe(2);
       });
 
+      it('SEC-3 a replay is byte for byte the original answer: same body text (member order included) and content type', async () => {
+        const raw = async (method: string, url: string, body: unknown, key: string) => {
+          const response = await fetch(`${t.baseUrl}${url}`, {
+            method,
+            body: JSON.stringify(body),
+            headers: {
+              authorization: `Bearer ${await t.token()}`,
+              'idempotency-key': key,
+              'content-type': 'application/json',
+            },
+          });
+          return {
+            status: response.status,
+            type: response.headers.get('content-type'),
+            replayed: response.headers.get('idempotency-replayed'),
+            text: await response.text(),
+          };
+        };
+        const cases: Array<[string, string, unknown]> = [
+          ['PUT', '/v1/missions/m-bytes', mission()],
+          ['PUT', '/v1/triggers/t-bytes', { missionId: 'm-bytes', type: 'manual' }],
+          ['POST', '/v1/triggers/t-bytes/occurrences', { input: { zeta: 1, alpha: { b: 2, a: 1 } } }],
+        ];
+        for (const [method, url, body] of cases) {
+          const key = newKey();
+          const first = await raw(method, url, body, key);
+          const again = await raw(method, url, body, key);
+          expect(first.status).toBeLessThan(300);
+          expect([url, again.replayed, first.replayed]).toEqual([url, 'true', null]);
+          expect({ url, status: again.status, type: again.type, text: again.text }).toEqual({
+            url,
+            status: first.status,
+            type: first.type,
+            text: first.text,
+          });
+        }
+      });
+
       it('answers 409 idempotency_key_conflict for another body or another resource, before disclosing anything', async () => {
         const key = newKey();
         await t.request({ method: 'PUT', url: '/v1/missions/m-c1', body: mission(), key });
