@@ -270,6 +270,28 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     expect(unreachable.stderr).toContain('reveille apply: no service answers at http://127.0.0.1:1');
   });
 
+  it('a wrong base URL (a path where no service is) is one line saying no service was found there, not an error of the first entry; exit 1, nothing sent', async () => {
+    const before = await lastPosition();
+    const wrong = `${server.baseUrl}/wrong-path`;
+    for (const dryRun of [[], ['--dry-run']]) {
+      const { status, stdout, stderr } = apply([
+        '-f',
+        file('defs.json', definitions()),
+        '--tenant',
+        'acme',
+        '--url',
+        wrong,
+        ...dryRun,
+      ]);
+      expect({ status, stdout }).toEqual({ status: 1, stdout: '' });
+      expectOneLine(stderr);
+      expect(stderr).toBe(
+        `reveille apply: no Reveille service found at ${wrong} (GET ${wrong}/health/live answered 404); set --url or REVEILLE_URL to the service's base URL\n`,
+      );
+    }
+    expect(await lastPosition()).toBe(before);
+  });
+
   it('a token the service refuses is one line naming the entry and the status', () => {
     const { status, stderr } = apply(['-f', file('defs.json', definitions())], {
       REVEILLE_TOKEN: 'eyJhbGciOiJSUzI1NiJ9.eyJ0ZW5hbnQiOiJhY21lIn0.c2ln',
