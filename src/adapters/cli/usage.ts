@@ -52,7 +52,7 @@ one, so re-running a file is safe). The file is
 without expectedRevision; source keys (secrets) never belong in it. A refused write stops with one line
 naming the entry (e.g. triggers[2] (t-9): 422 invalid_definition …) and exit code 1; no service at the URL
 (none answers, or GET {url}/health/live does not answer as Reveille after a 404) is one line and exit code 1.
-  -f, --file FILE  the definitions file (JSON)
+  -f, --file FILE  the definitions file (JSON, at most 16 MiB)
   --url U          the service (default REVEILLE_URL, else http://127.0.0.1:$PORT)
   --dry-run        print the plan (would create / would change / unchanged) and write nothing
   --tenant T       development mode without REVEILLE_TOKEN: mint a token for tenant T
