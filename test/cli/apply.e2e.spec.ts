@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -268,6 +268,71 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
     expect(unreachable.status).toBe(1);
     expectOneLine(unreachable.stderr);
     expect(unreachable.stderr).toContain('reveille apply: no service answers at http://127.0.0.1:1');
+  });
+
+  it('a wrong base URL (a path where no service is) is one line saying no service was found there, not an error of the first entry; exit 1, nothing sent', async () => {
+    const before = await lastPosition();
+    const wrong = `${server.baseUrl}/wrong-path`;
+    for (const dryRun of [[], ['--dry-run']]) {
+      const { status, stdout, stderr } = apply([
+        '-f',
+        file('defs.json', definitions()),
+        '--tenant',
+        'acme',
+        '--url',
+        wrong,
+        ...dryRun,
+      ]);
+      expect({ status, stdout }).toEqual({ status: 1, stdout: '' });
+      expectOneLine(stderr);
+      expect(stderr).toBe(
+        `reveille apply: no Reveille service found at ${wrong} (GET ${wrong}/health/live answered 404); set --url or REVEILLE_URL to the service's base URL\n`,
+      );
+    }
+    expect(await lastPosition()).toBe(before);
+  });
+
+  it('a definitions file over 16 MiB is refused before it is read, one line naming the file and the limit (exit 2, nothing sent); so is a longer pipe', async () => {
+    const before = await lastPosition();
+    const big = file('big.json', '{}');
+    truncateSync(big, 16 * 1024 * 1024 + 1);
+    const refused = apply(['-f', big, '--tenant', 'acme']);
+    expect({ status: refused.status, stdout: refused.stdout }).toEqual({ status: 2, stdout: '' });
+    expectOneLine(refused.stderr);
+    expect(refused.stderr).toBe(
+      `reveille apply: ${big} is larger than 16 MiB, the limit of a definitions file (see reveille apply --help)\n`,
+    );
+    // A pipe has no size: the bound holds while reading
+    const piped = spawnSync(
+      'sh',
+      [
+        '-c',
+        `head -c ${17 * 1024 * 1024} /dev/zero | "${process.execPath}" bin/reveille.js apply -f /dev/stdin --tenant acme`,
+      ],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          REVEILLE_DATA_DIR: server.dataDir,
+          REVEILLE_AUTH: 'dev',
+          NODE_ENV: 'development',
+          PORT: '1',
+          REVEILLE_URL: server.baseUrl,
+          REVEILLE_TOKEN: '',
+        },
+        encoding: 'utf8',
+        timeout: 30_000,
+      },
+    );
+    expect(piped.status).toBe(2);
+    expect(piped.stderr).toBe(
+      'reveille apply: /dev/stdin is larger than 16 MiB, the limit of a definitions file (see reveille apply --help)\n',
+    );
+    // At the limit it is read (and here refused as not being a definitions file, after reading)
+    const atLimit = file('at-limit.json', '{}');
+    truncateSync(atLimit, 16 * 1024 * 1024);
+    expect(apply(['-f', atLimit, '--tenant', 'acme']).stderr).toMatch(/at-limit\.json is not JSON/);
+    expect(await lastPosition()).toBe(before);
   });
 
   it('a token the service refuses is one line naming the entry and the status', () => {

@@ -166,5 +166,12 @@ describe('reveille why <occurrenceId> against a running service (OP-2, AD-3, BA-
     const nobody = why(['abc'], { REVEILLE_URL: 'http://127.0.0.1:1' });
     expect(nobody.status).toBe(1);
     expect(nobody.stderr).toMatch(/^reveille why: no service answers at http:\/\/127\.0\.0\.1:1/);
+    // a wrong base path: the service answers 404 there too, which is not "no such occurrence"
+    const wrong = `${server.baseUrl}/wrong-path`;
+    const elsewhere = why(['abc'], { REVEILLE_URL: wrong });
+    expect({ status: elsewhere.status, stdout: elsewhere.stdout }).toEqual({ status: 1, stdout: '' });
+    expect(elsewhere.stderr).toBe(
+      `reveille why: no Reveille service found at ${wrong} (GET ${wrong}/health/live answered 404); set --url or REVEILLE_URL to the service's base URL\n`,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { newKey, type TestApp } from '../support/app.js';
@@ -30,6 +30,13 @@ export function standardHeaders(secret: string, body: string, options: { id?: st
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     'webhook-signature': signature,
   };
+}
+
+/** A Standard Webhooks signature over raw bytes (the library signs a string as UTF-8), for bodies in other encodings. */
+export function signRaw(secret: string, headers: { 'webhook-id': string; 'webhook-timestamp': string }, body: Buffer) {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const hmac = createHmac('sha256', key).update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.`);
+  return `v1,${hmac.update(body).digest('base64')}`;
 }
 
 export async function githubHeaders(secret: string, body: string, options: { id?: string; event?: string } = {}) {
@@ -100,4 +107,45 @@ export async function webhookSetup(
   expect(trigger.status).toBe(200);
   await t.catchUp(); // the source-bindings read model maps deliveries to Triggers
   return { missionId, sourceId, triggerId, secret, token };
+}
+
+/**
+ * A delivery written byte for byte on a socket, header lines as given (two copies of one header, an obs-fold), where
+ * fetch would join or refuse them. Answers the status and the parsed body.
+ */
+export async function rawPost(
+  t: TestApp,
+  sourceId: string,
+  headerLines: readonly string[],
+  body: string,
+): Promise<{ status: number; body: any }> {
+  const { hostname, port } = new URL(t.baseUrl);
+  const { connect } = await import('node:net');
+  const bytes = Buffer.from(body);
+  const head = [
+    `POST /v1/ingress/${sourceId} HTTP/1.1`,
+    `Host: ${hostname}:${port}`,
+    'Content-Type: application/json',
+    `Content-Length: ${bytes.length}`,
+    'Connection: close',
+    ...headerLines,
+  ].join('\r\n');
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.end(Buffer.concat([Buffer.from(`${head}\r\n\r\n`), bytes])),
+    );
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
+  const text = answer.slice(answer.indexOf('\r\n\r\n') + 4);
+  let parsed: any = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* keep text (a chunked or non-JSON answer) */
+  }
+  return { status, body: parsed };
 }

@@ -5,7 +5,7 @@ import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store
 import { occurrenceStream, triggerStream } from '../../src/domain/shared/ids.js';
 import { triggerRevised } from '../sources/fixtures.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
-import { githubHeaders, post, standardHeaders, webhookSetup } from './ingress-client.js';
+import { githubHeaders, post, rawPost, signRaw, standardHeaders, webhookSetup } from './ingress-client.js';
 
 export function ingressSuite(kind: StoreKind): void {
   describe(`WH webhook ingress (${kind})`, () => {
@@ -154,6 +154,115 @@ export function ingressSuite(kind: StoreKind): void {
         'x-hub-signature-256': `sha256=${'0'.repeat(64)}, ${ghHeaders['x-hub-signature-256']}`,
       });
       expect([ghFolded.status, ghFolded.body.code]).toEqual([400, 'malformed_request']);
+    });
+
+    it('WH-2 a folded or repeated delivery-id header (webhook-id, X-GitHub-Delivery) is 400 malformed_request, as a folded signature is', async () => {
+      const s = await webhookSetup(t, 'folded-id');
+      const body = JSON.stringify({ type: 'push', id: 'evt-folded-id' });
+      const answers: Array<[string, number, string]> = [];
+      // Comma-joined (a proxy merging two lines, or fetch given two copies), signed over exactly what is sent
+      const joined = standardHeaders(s.secret, body, { id: 'msg_fold_a, msg_fold_b' });
+      const folded = await post(t, s.sourceId, body, joined);
+      answers.push(['webhook-id joined', folded.status, folded.body.code]);
+      // Two lines on the wire
+      const first = standardHeaders(s.secret, body, { id: 'msg_fold_c' });
+      const twice = await rawPost(
+        t,
+        s.sourceId,
+        [
+          `webhook-id: ${first['webhook-id']}`,
+          'webhook-id: msg_fold_d',
+          `webhook-timestamp: ${first['webhook-timestamp']}`,
+          `webhook-signature: ${first['webhook-signature']}`,
+        ],
+        body,
+      );
+      answers.push(['webhook-id twice', twice.status, twice.body.code]);
+      // An obs-fold (a continuation line) never reaches the route: the HTTP parser refuses it
+      const obsFold = await rawPost(
+        t,
+        s.sourceId,
+        [
+          `webhook-id: ${first['webhook-id']}`,
+          ' msg_fold_e',
+          `webhook-timestamp: ${first['webhook-timestamp']}`,
+          `webhook-signature: ${first['webhook-signature']}`,
+        ],
+        body,
+      );
+      answers.push(['webhook-id obs-fold', obsFold.status, obsFold.status === 400 ? 'malformed_request' : '']);
+
+      const gh = await webhookSetup(t, 'folded-id-gh', {
+        scheme: 'github-hmac-sha256',
+        source: { eventTypePointer: null },
+      });
+      const ghHeaders = await githubHeaders(gh.secret, body);
+      // GitHub signs the body only: the folded id passes the signature check
+      const ghFolded = await post(t, gh.sourceId, body, {
+        ...ghHeaders,
+        'x-github-delivery': `${ghHeaders['x-github-delivery']}, ${randomUUID()}`,
+      });
+      answers.push(['X-GitHub-Delivery joined', ghFolded.status, ghFolded.body.code]);
+      const ghTwice = await rawPost(
+        t,
+        gh.sourceId,
+        [
+          `X-GitHub-Delivery: ${ghHeaders['x-github-delivery']}`,
+          `X-GitHub-Delivery: ${randomUUID()}`,
+          `X-GitHub-Event: ${ghHeaders['x-github-event']}`,
+          `X-Hub-Signature-256: ${ghHeaders['x-hub-signature-256']}`,
+        ],
+        body,
+      );
+      answers.push(['X-GitHub-Delivery twice', ghTwice.status, ghTwice.body.code]);
+
+      const unsigned = await webhookSetup(t, 'folded-id-unsigned', { scheme: 'unsigned' });
+      const unsignedFolded = await post(t, unsigned.sourceId, body, { 'webhook-id': 'msg_u_a, msg_u_b' });
+      answers.push(['unsigned webhook-id joined', unsignedFolded.status, unsignedFolded.body.code]);
+
+      expect(answers).toEqual(answers.map(([label]) => [label, 400, 'malformed_request']));
+      const observed = await t.sql.query(
+        `SELECT 1 FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = ANY($1::text[])`,
+        [[s.sourceId, gh.sourceId, unsigned.sourceId]],
+      );
+      expect(observed.rowCount).toBe(0);
+      // The same deliveries with one id each are accepted (so the refusals above are the fold's alone)
+      expect((await post(t, s.sourceId, body, standardHeaders(s.secret, body))).status).toBe(202);
+      expect((await post(t, gh.sourceId, body, await githubHeaders(gh.secret, body))).status).toBe(202);
+      expect((await post(t, unsigned.sourceId, body, { 'webhook-id': 'msg_u_c' })).status).toBe(202);
+    });
+
+    it('WH-2 a body declared in a charset other than UTF-8 (RFC 8259) is 400 malformed_request, nothing appended; charset=utf-8 in any spelling is accepted', async () => {
+      const s = await webhookSetup(t, 'charset');
+      // "café" in latin1: one byte 0xE9 a UTF-8 decoder would turn into U+FFFD
+      const latin1 = Buffer.from('{"type":"push","id":"evt-charset","name":"café"}', 'latin1');
+      const refused = [];
+      for (const charset of ['latin1', 'iso-8859-1', 'ISO-8859-1', '"iso-8859-1"', 'windows-1252', 'utf-16']) {
+        const headers = standardHeaders(s.secret, latin1.toString('latin1'));
+        const response = await post(t, s.sourceId, latin1, {
+          ...headers,
+          // the signature covers the raw bytes; re-signed over them so only the charset can refuse
+          'webhook-signature': signRaw(s.secret, headers, latin1),
+          'content-type': `application/json; charset=${charset}`,
+        });
+        refused.push([charset, response.status, response.body.code]);
+      }
+      expect(refused).toEqual(refused.map(([charset]) => [charset, 400, 'malformed_request']));
+      const observed = await t.sql.query(
+        `SELECT 1 FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1`,
+        [s.sourceId],
+      );
+      expect(observed.rowCount).toBe(0);
+      const accepted = [];
+      for (const charset of ['utf-8', 'UTF-8', '"utf-8"', '"Utf-8"']) {
+        const body = JSON.stringify({ type: 'push', id: `evt-${charset}`, name: 'café' });
+        const response = await post(t, s.sourceId, body, {
+          ...standardHeaders(s.secret, body),
+          'content-type': `application/json; charset=${charset}`,
+        });
+        accepted.push([charset, response.status]);
+      }
+      expect(accepted).toEqual(accepted.map(([charset]) => [charset, 202]));
     });
 
     it('WH-2 verifies the exact raw bytes: odd whitespace, key order and unicode escapes pass; a re-serialization fails', async () => {

@@ -243,6 +243,86 @@ export function pollLifeSuite(kind: StoreKind): void {
       await expectRebuildsEqual();
     });
 
+    const dueRows = async (triggerId: string) =>
+      (
+        await t.sql.query<{ next_poll_at: string; due_revision: number | null }>(
+          'SELECT next_poll_at::text, due_revision FROM poll_due WHERE tenant = $1 AND trigger_id = $2',
+          [TENANT, triggerId],
+        )
+      ).rows;
+
+    it("PO-3 OP-1 a deleted poll Trigger's poll_due row goes with the deletion; created again, its nextFireAt is never the old life's plan", async () => {
+      const triggerId = `t-life-${++n}`;
+      const path = `/${triggerId}`;
+      upstream.on(path, (_request, res) => json(res, { items: [], next: null }));
+      const block = pollBlock(upstream.url(path), { everySeconds: 3600 });
+      await create(triggerId, block);
+      await pollNow(triggerId);
+      const old = await views(triggerId);
+      // planned an hour after the poll
+      expect(Date.parse(old.row.nextFireAt) - Date.parse(old.poll.lastPollAt)).toBeGreaterThan(3500_000);
+      expect(await dueRows(triggerId)).toHaveLength(1);
+
+      await remove(triggerId);
+      // nothing polls a deleted Trigger: the loop's row of it is gone once the deletion is folded
+      expect(await dueRows(triggerId)).toEqual([]);
+
+      await create(triggerId, block);
+      // not polled yet: no plan shown, as for a new poll Trigger (never the old life's hour)
+      expect((await views(triggerId)).row.nextFireAt).toBeNull();
+      // due at once
+      expect(await loop.runOnce()).toBeGreaterThanOrEqual(1);
+      const after = await views(triggerId);
+      expect(Date.parse(after.row.nextFireAt) - Date.parse(after.poll.lastPollAt)).toBeGreaterThan(3500_000);
+      expect(Date.parse(after.poll.lastPollAt)).toBeGreaterThan(Date.parse(old.poll.lastPollAt));
+      expect(upstream.requestsTo(path)).toHaveLength(2);
+      await expectRebuildsEqual();
+      // a rebuild folding the deletion again leaves the new life's row alone
+      expect(await dueRows(triggerId)).toEqual([{ next_poll_at: expect.any(String), due_revision: 3 }]);
+    });
+
+    it('PO-1 a poll secret that cannot be removed after the deletion committed: DELETE still answers 200, the leftover is never used, the next deletion removes it', async () => {
+      const triggerId = `t-life-${++n}`;
+      const path = `/${triggerId}`;
+      upstream.on(path, (_request, res) => json(res, { items: [], next: null }));
+      const block = pollBlock(upstream.url(path), { everySeconds: 3600, auth: { type: 'bearer' } });
+      await create(triggerId, block);
+      expect((await setSecret(triggerId, 'stuck-life-token-1')).status).toBe(200);
+      expect(await sealedRows(triggerId)).toBe(1);
+      // the database refuses the removal (a real failure of the statement, after the deletion's commit)
+      await t.sql.query(`CREATE FUNCTION reveille_test_refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+                           BEGIN RAISE EXCEPTION 'poll_secrets removal refused by the test'; END $$`);
+      await t.sql.query(`CREATE TRIGGER reveille_test_refuse_delete BEFORE DELETE ON poll_secrets
+                           FOR EACH ROW EXECUTE FUNCTION reveille_test_refuse_delete()`);
+      let deleted;
+      try {
+        deleted = await t.request({
+          method: 'DELETE',
+          url: `/v1/triggers/${triggerId}`,
+          key: newKey(),
+          body: { reason: 'retired' },
+        });
+      } finally {
+        await t.sql.query('DROP TRIGGER reveille_test_refuse_delete ON poll_secrets');
+        await t.sql.query('DROP FUNCTION reveille_test_refuse_delete()');
+      }
+      expect([deleted.status, deleted.body]).toEqual([200, { triggerId, revision: 2, position: expect.any(Number) }]);
+      expect((await t.request({ method: 'GET', url: `/v1/triggers/${triggerId}` })).status).toBe(404);
+      expect(await sealedRows(triggerId)).toBe(1); // the leftover
+
+      // created again: the new life names no secret, so the leftover is never sent
+      await t.catchUp();
+      await create(triggerId, block);
+      expect((await views(triggerId)).poll.secretSetAt).toBeNull();
+      expect(await loop.runOnce()).toBeGreaterThanOrEqual(1);
+      const failed = (await pollEvents(t.infra.store, TENANT, triggerId)).at(-1)!;
+      expect([failed.type, (failed.data as PollFailed['data']).failure.kind]).toEqual(['PollFailed', 'secret_missing']);
+      expect(upstream.requestsTo(path).map((r) => r.authorization)).toEqual([]);
+      // the next deletion removes what was written until then, the leftover included
+      await remove(triggerId);
+      expect(await sealedRows(triggerId)).toBe(0);
+    });
+
     it("PO-3 AU-2 a poll of the deleted life recorded after the Trigger was created again is not the new life's state", async () => {
       const triggerId = `t-life-${++n}`;
       const path = `/${triggerId}`;

@@ -154,6 +154,44 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expect(changed.body.revision).toBe(2);
       });
 
+      it('SEC-3 a replay is byte for byte the original answer: same body text (member order included) and content type', async () => {
+        const raw = async (method: string, url: string, body: unknown, key: string) => {
+          const response = await fetch(`${t.baseUrl}${url}`, {
+            method,
+            body: JSON.stringify(body),
+            headers: {
+              authorization: `Bearer ${await t.token()}`,
+              'idempotency-key': key,
+              'content-type': 'application/json',
+            },
+          });
+          return {
+            status: response.status,
+            type: response.headers.get('content-type'),
+            replayed: response.headers.get('idempotency-replayed'),
+            text: await response.text(),
+          };
+        };
+        const cases: Array<[string, string, unknown]> = [
+          ['PUT', '/v1/missions/m-bytes', mission()],
+          ['PUT', '/v1/triggers/t-bytes', { missionId: 'm-bytes', type: 'manual' }],
+          ['POST', '/v1/triggers/t-bytes/occurrences', { input: { zeta: 1, alpha: { b: 2, a: 1 } } }],
+        ];
+        for (const [method, url, body] of cases) {
+          const key = newKey();
+          const first = await raw(method, url, body, key);
+          const again = await raw(method, url, body, key);
+          expect(first.status).toBeLessThan(300);
+          expect([url, again.replayed, first.replayed]).toEqual([url, 'true', null]);
+          expect({ url, status: again.status, type: again.type, text: again.text }).toEqual({
+            url,
+            status: first.status,
+            type: first.type,
+            text: first.text,
+          });
+        }
+      });
+
       it('answers 409 idempotency_key_conflict for another body or another resource, before disclosing anything', async () => {
         const key = newKey();
         await t.request({ method: 'PUT', url: '/v1/missions/m-c1', body: mission(), key });
@@ -511,6 +549,51 @@ export function apiSecuritySuite(kind: StoreKind): void {
             code: 'malformed_request',
           })),
         );
+      });
+
+      it('A6: a JSON body declared in a charset other than UTF-8 (RFC 8259) is 400 BAD_REQUEST and executes nothing; charset=utf-8 in any spelling is JSON', async () => {
+        // "Café" in latin1: the byte 0xE9, which a UTF-8 decoder would have turned into U+FFFD
+        const latin1 = Buffer.from(JSON.stringify({ reason: 'Café' }), 'latin1');
+        const send = async (triggerId: string, body: Buffer, contentType: string) => {
+          const response = await fetch(`${t.baseUrl}/v1/triggers/${triggerId}/disable`, {
+            method: 'POST',
+            body,
+            headers: {
+              authorization: `Bearer ${await t.token()}`,
+              'idempotency-key': newKey(),
+              'content-type': contentType,
+            },
+          });
+          return { status: response.status, body: (await response.json()) as any };
+        };
+        expect((await put('/v1/triggers/t-charset', { missionId: 'm-valid', type: 'manual' })).status).toBe(200);
+        const answers = [];
+        for (const charset of ['latin1', 'ISO-8859-1', '"iso-8859-1"', 'windows-1252', 'utf-16']) {
+          const response = await send('t-charset', latin1, `application/json; charset=${charset}`);
+          answers.push([charset, response.status, response.body.code, response.body.errors]);
+        }
+        expect(answers).toEqual(
+          answers.map(([charset]) => [
+            charset,
+            400,
+            'BAD_REQUEST',
+            [{ pointer: '', message: expect.stringContaining('UTF-8') }],
+          ]),
+        );
+        expect((await t.request({ method: 'GET', url: '/v1/triggers/t-charset' })).body).toMatchObject({
+          revision: 1,
+          enabled: true,
+        });
+        const utf8 = Buffer.from(JSON.stringify({ reason: 'Café' }), 'utf8');
+        for (const [i, charset] of ['utf-8', 'UTF-8', '"utf-8"'].entries()) {
+          const response = await send('t-charset', utf8, `application/json;charset=${charset}`);
+          expect([charset, response.status]).toEqual([charset, 200]);
+          // disable, enable, disable: each a new revision
+          if (i < 2)
+            expect(
+              (await t.request({ method: 'POST', url: '/v1/triggers/t-charset/enable', key: newKey() })).status,
+            ).toBe(200);
+        }
       });
 
       it('A6: a valid JSON body with a "__proto__" member is refused 400 naming the member (prototype poisoning), not called invalid JSON', async () => {

@@ -9,6 +9,8 @@ export class ServiceUnreachable extends Error {
 }
 
 export class ApplyClient {
+  private serviceConfirmed = false;
+
   constructor(
     private readonly baseUrl: string,
     private readonly token: string,
@@ -16,6 +18,22 @@ export class ApplyClient {
 
   get(path: string): Promise<Answer> {
     return this.send('GET', path);
+  }
+
+  /**
+   * A 404 is either an entry the service does not hold yet or a URL where no Reveille service is (a wrong path: a
+   * Reveille behind it answers an unknown route 404 `not_found` as well, another server its own 404). The first
+   * 404 of a run is told apart once: the service's liveness probe, `GET {url}/health/live`, must answer 200
+   * `{"status":"ok"}`; else there is no service at that URL, one line as for an unreachable one (exit 1).
+   */
+  async confirmService(): Promise<void> {
+    if (this.serviceConfirmed) return;
+    const live = await this.send('GET', '/health/live');
+    if (live.status !== 200 || live.body.status !== 'ok')
+      throw new ServiceUnreachable(
+        `no Reveille service found at ${this.baseUrl} (GET ${this.baseUrl}/health/live answered ${live.status}); set --url or REVEILLE_URL to the service's base URL`,
+      );
+    this.serviceConfirmed = true;
   }
 
   put(path: string, body: unknown, idempotencyKey: string): Promise<Answer> {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { isRecord } from '../../domain/shared/fields.js';
 import { checkJsonBounds } from '../../domain/shared/json-bounds.js';
 import { UsageError } from './args.js';
@@ -25,12 +25,7 @@ export const entryName = (entry: Pick<Entry, 'kind' | 'index' | 'id'>) => `${ent
  * anything (a request body, a dry run's comparison) walks it recursively.
  */
 export function readDefinitionsFile(path: string, maxDepth: number): Entry[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
+  const text = readBounded(path, MAX_DEFINITIONS_FILE_BYTES);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -38,6 +33,44 @@ export function readDefinitionsFile(path: string, maxDepth: number): Entry[] {
     throw new UsageError(`${path} is not JSON: ${(error as Error).message}`);
   }
   return definitionEntries(parsed, path, maxDepth);
+}
+
+/**
+ * The largest definitions file apply reads: thousands of definitions fit many times over, and the file is held in
+ * memory (its text, then its parsed entries) while it is applied.
+ */
+export const MAX_DEFINITIONS_FILE_BYTES = 16 * 1024 * 1024;
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The file's text, refused before it is read when its size says it is over `limit`, and while reading when it
+ * turns out larger (a pipe or device has no size; a file may grow): never more than `limit` bytes in memory.
+ */
+function readBounded(path: string, limit: number): string {
+  const tooLarge = () =>
+    new UsageError(`${path} is larger than ${limit / (1024 * 1024)} MiB, the limit of a definitions file`);
+  const chunks: Buffer[] = [];
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const stat = fstatSync(fd);
+    if (stat.isFile() && stat.size > limit) throw tooLarge();
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+      const read = readSync(fd, chunk, 0, CHUNK_BYTES, null);
+      if (read === 0) break;
+      total += read;
+      if (total > limit) throw tooLarge();
+      chunks.push(chunk.subarray(0, read));
+    }
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function definitionEntries(parsed: unknown, path: string, maxDepth: number): Entry[] {

@@ -67,7 +67,11 @@ const pathOf = (entry: Pick<Entry, 'kind' | 'id'>) => `/v1/${entry.kind}/${encod
 
 async function read(client: ApplyClient, entry: Entry): Promise<Record<string, unknown> | null> {
   const answer = await client.get(pathOf(entry));
-  if (answer.status === 404) return null;
+  if (answer.status === 404) {
+    // Not yet defined, or no service at this URL at all: the latter is not this entry's error.
+    await client.confirmService();
+    return null;
+  }
   if (answer.status !== 200) throw refused(entry, answer);
   return answer.body;
 }

@@ -50,8 +50,9 @@ and prints one line per definition: created, changed or unchanged (nothing is wr
 one, so re-running a file is safe). The file is
   { "missions": [ { "missionId", …PUT body } ], "sources": [ { "sourceId", … } ], "triggers": [ { "triggerId", … } ] }
 without expectedRevision; source keys (secrets) never belong in it. A refused write stops with one line
-naming the entry (e.g. triggers[2] (t-9): 422 invalid_definition …) and exit code 1.
-  -f, --file FILE  the definitions file (JSON)
+naming the entry (e.g. triggers[2] (t-9): 422 invalid_definition …) and exit code 1; no service at the URL
+(none answers, or GET {url}/health/live does not answer as Reveille after a 404) is one line and exit code 1.
+  -f, --file FILE  the definitions file (JSON, at most 16 MiB)
   --url U          the service (default REVEILLE_URL, else http://127.0.0.1:$PORT)
   --dry-run        print the plan (would create / would change / unchanged) and write nothing
   --tenant T       development mode without REVEILLE_TOKEN: mint a token for tenant T

@@ -24,7 +24,11 @@ export async function whyCommand(options: Options, positional: readonly string[]
   const token = await serviceToken(options, config, { scopes: WHY_SCOPES, subject: 'reveille-why' });
   const client = new ApplyClient(serviceUrl(options, config), token);
   const answer = await client.get(`/v1/operator/occurrences/${occurrenceId}`);
-  if (answer.status === 404) throw new WhyRefused(`no occurrence ${occurrenceId} in this tenant`);
+  if (answer.status === 404) {
+    // An unknown id, or no service at this URL (a wrong base path answers 404 too): said as such, not as the id's.
+    await client.confirmService();
+    throw new WhyRefused(`no occurrence ${occurrenceId} in this tenant`);
+  }
   if (answer.status !== 200) throw new WhyRefused(describeRefusal(answer));
   const view = answer.body as unknown as ExplainedOccurrence;
   const definition = await boundDefinition(client, view);

@@ -11,10 +11,18 @@ import { type FieldError, problems } from './problems/problem.js';
  * member holding a `prototype` member, anywhere in the body.
  */
 export function parseJsonBody(
-  _request: unknown,
+  request: unknown,
   body: Buffer,
   done: (error: Error | null, value?: unknown) => void,
 ): void {
+  const charset = declaredCharset((request as { headers?: Record<string, unknown> } | null)?.headers?.['content-type']);
+  if (charset !== null && charset.toLowerCase() !== 'utf-8')
+    return done(
+      problems.badRequest(
+        [{ pointer: '', message: 'JSON bodies are UTF-8 (RFC 8259): send charset=utf-8 or no charset.' }],
+        'The body is declared in a charset other than UTF-8.',
+      ),
+    );
   if (body.length === 0)
     return done(
       problems.badRequest(
@@ -35,6 +43,20 @@ export function parseJsonBody(
   const poisoned = MAY_POISON.test(text) ? findPrototypePoisoning(value) : null;
   if (poisoned) return done(problems.badRequest([poisoned], `The body is not accepted: ${poisoned.message}.`));
   done(null, value);
+}
+
+/**
+ * The `charset` parameter of a content type (unquoted), or null without one. JSON is UTF-8 (RFC 8259): a body
+ * declared in another charset (`latin1`, `iso-8859-1`, `utf-16`) would otherwise be decoded as UTF-8 and its
+ * non-ASCII text silently turned into U+FFFD. The ingress route refuses it on its own (content-type.ts).
+ */
+function declaredCharset(contentType: unknown): string | null {
+  if (typeof contentType !== 'string') return null;
+  for (const parameter of contentType.split(';').slice(1)) {
+    const match = /^\s*charset\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s;]*))\s*$/i.exec(parameter);
+    if (match) return (match[1] ?? match[2] ?? '').replace(/\\(.)/g, '$1');
+  }
+  return null;
 }
 
 /**

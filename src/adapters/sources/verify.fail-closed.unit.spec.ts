@@ -46,6 +46,20 @@ describe('WH-2 duplicated id/timestamp/signature headers → 400', () => {
     expect(verify(rawHeaders)).toMatchObject({ ...malformed, detail: expect.stringContaining('more than once') });
   });
 
+  // The delivery id folded the same way (`msg_1, msg_2`), even when the sender signed the folded text it sent.
+  it.each([
+    ['standard-webhooks, folded with ", "', 'standard-webhooks', 'msg_1, msg_2'],
+    ['standard-webhooks, folded without whitespace', 'standard-webhooks', 'msg_1,msg_1'],
+    ['standard-webhooks, an empty copy folded after', 'standard-webhooks', 'msg_1,'],
+    ['unsigned, folded with ", "', 'unsigned', 'msg_1, msg_2'],
+  ] as const)('webhook-id: %s', (_label, scheme, folded) => {
+    const rawHeaders = ['webhook-id', folded, 'webhook-timestamp', TS, 'webhook-signature', sign(folded)];
+    expect(verify(rawHeaders, scheme)).toMatchObject({
+      ...malformed,
+      detail: 'header webhook-id appears more than once (folded into one line)',
+    });
+  });
+
   it('several space-separated signatures in one header stay a rotation list, not a duplicate', () => {
     const other = `v1,${Buffer.alloc(32, 1).toString('base64')}`;
     for (const list of [`${other} ${valid}`, `${valid} ${other}`, `v1a,AAAA ${valid}`, `${other}\t${valid}`])

@@ -135,6 +135,15 @@ describe('WH-2 github headers fail closed', () => {
     ],
     ['X-Hub-Signature-256 folded without whitespace', (s: string) => headers(`${s},${s}`)],
     ['X-GitHub-Delivery twice', (s: string) => [...headers(s), 'x-github-delivery', 'other-id']],
+    // GitHub signs the body only: a folded delivery id passes the signature, so the fold itself must be refused
+    [
+      'X-GitHub-Delivery twice, folded into one line',
+      (s: string) => ['X-GitHub-Delivery', `${DELIVERY}, other-id`, 'X-Hub-Signature-256', s],
+    ],
+    [
+      'X-GitHub-Delivery folded without whitespace',
+      (s: string) => ['X-GitHub-Delivery', `${DELIVERY},${DELIVERY}`, 'X-Hub-Signature-256', s],
+    ],
     ['X-GitHub-Event twice', (s: string) => [...headers(s), 'x-github-event', 'push']],
     ['a delivery id with "."', (s: string) => ['X-GitHub-Delivery', 'a.b', 'X-Hub-Signature-256', s]],
     ['a 257-character delivery id', (s: string) => ['X-GitHub-Delivery', 'd'.repeat(257), 'X-Hub-Signature-256', s]],

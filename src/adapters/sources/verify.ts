@@ -74,12 +74,18 @@ export function verifyDelivery(input: VerifyDeliveryInput): VerificationResult {
   }
 }
 
-/** Visible ASCII only: latin1 vs UTF-8 would give a non-ASCII id two byte forms; `.` separates the signed content. */
+/**
+ * Visible ASCII only: latin1 vs UTF-8 would give a non-ASCII id two byte forms; `.` separates the signed content.
+ * A "," is two header lines a proxy folded into one (RFC 9110 §5.3: `a, b`), refused as two lines are (WH-2): the
+ * id is the delivery identity, so no copy of it is picked. Neither scheme's ids hold one (`msg_…`, a GUID), and
+ * GitHub does not sign its delivery id, so a fold there would otherwise pass with a valid signature.
+ */
 export function validateDeliveryId(id: string | null, header: string): { ok: true; id: string } | MalformedRequest {
   if (id === null || id.length === 0) return malformed(`header ${header} is required`);
   if (id.length > MAX_DELIVERY_ID_LENGTH)
     return malformed(`header ${header} is longer than ${MAX_DELIVERY_ID_LENGTH} characters`);
   if (!/^[\x20-\x7e]+$/.test(id)) return malformed(`header ${header} contains control or non-ASCII characters`);
+  if (id.includes(',')) return malformed(`header ${header} appears more than once (folded into one line)`);
   if (id.includes('.')) return malformed(`header ${header} contains "."`);
   return { ok: true, id };
 }

@@ -1,4 +1,4 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, POLL_SECRETS } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
@@ -10,6 +10,8 @@ import type { TriggerRevisionResult } from '../revise-trigger/revise-trigger.com
 import { handleCommand } from '../shared/write-kernel.js';
 import { metadataOf } from '../shared/command-context.js';
 import { DeleteTriggerCommand } from './delete-trigger.command.js';
+
+const logger = new Logger('DeleteTrigger');
 
 @CommandHandler(DeleteTriggerCommand)
 export class DeleteTriggerHandler implements ICommandHandler<DeleteTriggerCommand> {
@@ -41,8 +43,20 @@ export class DeleteTriggerHandler implements ICommandHandler<DeleteTriggerComman
     // The deleted life's poll bearer secrets go with it (decision 7: they were never in the log); a Trigger created
     // again sets its own. After the commit: a deletion that failed leaves the Trigger polling with its secret. A
     // retry that took its key over answers with the committed event, so it forgets what was written until then.
+    // The deletion is committed whatever happens here, so the answer is the deletion's: a secret that could not be
+    // forgotten stays harmless (no later life names it: a Trigger created again starts with no secret, and its first
+    // set's prune drops rows over a minute old; the next deletion forgets it too). It is logged for the operator.
     const deletion = handled.events.find((event): event is TriggerDeleted => event.type === 'TriggerDeleted');
-    if (deletion) await this.pollSecrets.forget({ tenant: context.tenant, triggerId }, deletion.data.at);
+    if (deletion)
+      await this.pollSecrets
+        .forget({ tenant: context.tenant, triggerId }, deletion.data.at)
+        .catch((error: unknown) =>
+          logger.warn(
+            `Trigger ${triggerId} of tenant ${context.tenant} was deleted (position ${handled.position}), but its poll ` +
+              `secrets were not removed: ${(error as Error).message}. No later life of the Trigger uses them; ` +
+              `the Trigger's next secret set or deletion removes them.`,
+          ),
+        );
     return {
       triggerId,
       revision: handled.state.status === 'defined' ? handled.state.revision : 0,

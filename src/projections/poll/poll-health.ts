@@ -19,8 +19,11 @@ export async function withPollHealth(sql: SqlExecutor, tenant: string, rows: Tri
   const polls = rows.filter((row) => row.type === 'poll');
   if (polls.length === 0) return;
   const { rows: found } = await sql.query<{ trigger_id: string; state: PollState | null; next_poll_at: string | null }>(
+    // A row planned under a revision at or below the last deletion is a deleted life's plan (left by a poll of
+    // that life finishing after the deletion was folded): the loop plans the current life afresh, so none is shown.
     `SELECT p.trigger_id, p.state, ${isoSql('d.next_poll_at')} AS next_poll_at
        FROM rm_polls p LEFT JOIN poll_due d ON d.tenant = p.tenant AND d.trigger_id = p.trigger_id
+            AND (d.due_revision IS NULL OR d.due_revision > p.deleted_revision)
       WHERE p.tenant = $1 AND p.trigger_id = ANY($2::text[])`,
     [tenant, polls.map((row) => row.triggerId)],
   );

@@ -26,13 +26,20 @@ function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
 }
 
 /**
- * The life the poll state belonged to ends: the state goes, and a poll event of that life folded later (a poll
+ * The life the poll state belonged to ends: the state and the loop's `poll_due` row of that life go, and a poll event of that life folded later (a poll
  * recorded as the Trigger was deleted) never comes back as the state of the next life. Any Trigger's deletion
  * leaves a row (inactive, no state), since a poll event of its life may still follow it in the log.
  */
 function deleted(event: RecordedEvent<TriggerDeleted['data']>): SqlQuery[] {
   const d = event.data;
   return [
+    // The loop's schedule of the ended life goes too (its due time, backoff, claim): nothing polls a deleted Trigger,
+    // and a life created again is due at once, as a new poll Trigger is. A row planned under a later revision (a
+    // rebuild folding an old deletion; a later life already polled) belongs to that life and stays.
+    {
+      text: `DELETE FROM poll_due WHERE tenant = $1 AND trigger_id = $2 AND (due_revision IS NULL OR due_revision < $3)`,
+      values: [d.tenant, d.triggerId, d.revision],
+    },
     {
       text: `INSERT INTO rm_polls AS p (tenant, trigger_id, trigger_revision, active, deleted_revision, last_position)
              VALUES ($1, $2, $3, false, $3, $4)

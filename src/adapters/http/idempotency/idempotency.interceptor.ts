@@ -91,7 +91,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           'This Idempotency-Key was used for a different request.',
         );
       }
-      if (state.kind === 'replay') return new HttpResult(state.status, state.body, { 'Idempotency-Replayed': 'true' });
+      if (state.kind === 'replay') return replayOf(state);
       if (Date.now() >= deadline)
         throw new Problem(
           409,
@@ -145,4 +145,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (!members || typeof body !== 'object' || body === null) return body;
     return { ...body, ...Object.fromEntries(members.map((m) => [m, null])) };
   }
+}
+
+/**
+ * The stored answer, byte for byte: its text is sent as it was serialized the first time (a string with a JSON
+ * content type goes out unchanged), so a replay equals the original answer, member order included. An answer
+ * stored before the text was kept is sent from its jsonb copy, whose members PostgreSQL reordered.
+ */
+function replayOf(state: { status: number; body: unknown; text: string | null }): HttpResult {
+  const replayed = { 'Idempotency-Replayed': 'true' };
+  if (state.text === null) return new HttpResult(state.status, state.body, replayed);
+  return new HttpResult(state.status, state.text, { 'Content-Type': 'application/json; charset=utf-8', ...replayed });
 }

@@ -25,4 +25,10 @@ export const idempotencyMigrations: Migration[] = [
     // Which process holds an in-flight key: a retry takes over from a process that is gone (key-holders.ts)
     sql: `ALTER TABLE idempotency_keys ADD COLUMN IF NOT EXISTS holder text`,
   },
+  {
+    id: '0102_idempotency_response_text',
+    // The answer as it was serialized, so a replay is the same bytes: jsonb reorders an object's members.
+    // response_body holds answers stored before this column (and is no longer written).
+    sql: `ALTER TABLE idempotency_keys ADD COLUMN IF NOT EXISTS response_text text`,
+  },
 ];

@@ -5,7 +5,8 @@ import { KeyHolders } from './key-holders.js';
 
 export type KeyClaim =
   | { kind: 'claimed'; takenOver?: true }
-  | { kind: 'replay'; status: number; body: unknown }
+  /** `text`: the answer's body exactly as first serialized (null for answers stored before it was kept). */
+  | { kind: 'replay'; status: number; body: unknown; text: string | null }
   | { kind: 'conflict' }
   | { kind: 'in_flight' };
 
@@ -36,7 +37,7 @@ const CLAIM_SQL = `INSERT INTO idempotency_keys (tenant, key, operation, fingerp
   ON CONFLICT (tenant, key) DO NOTHING
   RETURNING tenant, key`;
 
-const COMPLETE_SQL = `UPDATE idempotency_keys k SET state = 'done', response_status = u.status, response_body = u.body::jsonb
+const COMPLETE_SQL = `UPDATE idempotency_keys k SET state = 'done', response_status = u.status, response_text = u.body
    FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[]) AS u(tenant, key, fingerprint, status, body)
   WHERE k.tenant = u.tenant AND k.key = u.key AND k.fingerprint = u.fingerprint`;
 
@@ -73,10 +74,11 @@ export class IdempotencyStore implements OnApplicationShutdown {
       state: string;
       response_status: number | null;
       response_body: unknown;
+      response_text: string | null;
       lease_expired: boolean;
       holder: string | null;
     }>(
-      `SELECT fingerprint, state, response_status, response_body, lease_until < now() AS lease_expired, holder
+      `SELECT fingerprint, state, response_status, response_body, response_text, lease_until < now() AS lease_expired, holder
          FROM idempotency_keys WHERE tenant = $1 AND key = $2`,
       [request.tenant, request.key],
     );
@@ -84,7 +86,8 @@ export class IdempotencyStore implements OnApplicationShutdown {
     if (!row) return this.claim(request); // swept between the two statements
     // Checked before anything about the first use is disclosed
     if (row.fingerprint !== request.fingerprint) return { kind: 'conflict' };
-    if (row.state === 'done') return { kind: 'replay', status: row.response_status!, body: row.response_body };
+    if (row.state === 'done')
+      return { kind: 'replay', status: row.response_status!, body: row.response_body, text: row.response_text };
     const abandoned = row.lease_expired || (await this.holders.isGone(row.holder));
     if (abandoned && (await this.takeOver(request, row.holder, holder))) return { kind: 'claimed', takenOver: true };
     return { kind: 'in_flight' };
@@ -94,6 +97,7 @@ export class IdempotencyStore implements OnApplicationShutdown {
     await this.holders.close();
   }
 
+  /** `body` is stored as its JSON text, the text the answer was sent as (JSON.stringify, Fastify's serializer). */
   complete(request: KeyRequest, status: number, body: unknown): Promise<void> {
     return this.answers.submit({ request, status, body });
   }
