@@ -61,7 +61,10 @@ export async function readMembers(store: EventStore, members: readonly BatchMemb
       occurrenceDecider.initialState,
     );
     if (state.status !== 'observed') return [];
-    return [{ occurrence: state.occurrence, streamId: members[i]!.streamId, expected: events.length - 1 }];
+    // DD-5: a coalesced group's representative stands in its batch with the group's causality (CA-1/CA-3).
+    const causal = state.batch?.causal;
+    const occurrence = causal ? { ...state.occurrence, causal } : state.occurrence;
+    return [{ occurrence, streamId: members[i]!.streamId, expected: events.length - 1 }];
   });
 }
 

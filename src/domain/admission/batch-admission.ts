@@ -1,3 +1,4 @@
+import { mergedLink } from '../causality/causal-link.js';
 import { executionIdFor } from '../execution/execution.js';
 import type { OccurrenceEvent } from '../occurrence/occurrence-events.js';
 import { occurrenceDecider } from '../occurrence/occurrence.js';
@@ -133,7 +134,7 @@ export function batchStep(
       batchId,
       batchStreamId: streamId,
       at: view.now,
-      ...(representing ? { coalesced: representing.members } : {}),
+      ...(representing ? { coalesced: representing.members, causal: occurrence.causal } : {}),
     },
     state,
   );
@@ -151,8 +152,9 @@ export function batchStep(
 
 /**
  * BA-1: a due batch's one decision, made by the admission policy for the batch as one unit: the first member's
- * binding (Trigger revision, Mission, trust, causality; keys were checked per member as they joined) with every
- * member's resources and inputs, against the
+ * binding (Trigger revision, Mission, trust; keys were checked per member as they joined) with every
+ * member's resources and inputs and the causality of all of them (CA-1/CA-3, `mergedLink`: the deepest member's
+ * depth, the union of their ancestries, which the execution's Operations pass on to their callbacks), against the
  * Trigger and Mission as they are now and the counters (overlap, budget, concurrency) for one execution. Admitted:
  * every member is `batched` with the execution, whose request (members in acceptance order) rides on the first
  * member's decision. Blocked (e.g. `budget_exhausted`, `mission_paused`): every member is blocked with that reason.
@@ -172,10 +174,13 @@ export function closeBatch(
   });
   const opener = members[0]!;
   const ids = members.map((m) => m.occurrenceId);
+  // CA-1/CA-3: the one execution runs for every member, so it carries all their causes, not the first one's only.
+  const causal = mergedLink(members.map((m) => m.causal));
   const whole: ObservedState = {
     status: 'observed',
     occurrence: {
       ...opener,
+      causal,
       // Each member's authenticating key was checked when it joined (its source is not read for a later close).
       auth: { state: opener.auth.state },
       input: { members: members.map((m) => m.input) },
@@ -192,7 +197,7 @@ export function closeBatch(
   const decidedAt = view.now;
   let decisions: { occurrenceId: string; events: OccurrenceEvent[] }[];
   if (first.type === 'OccurrenceAdmitted') {
-    const request = { ...first.data.request, members: ids };
+    const request = { ...first.data.request, members: ids, depth: causal.depth };
     decisions = ids.map((occurrenceId, i) => ({
       occurrenceId,
       events: [
