@@ -1,6 +1,7 @@
 import { mergedLink } from '../causality/causal-link.js';
 import { executionIdFor } from '../execution/execution.js';
-import type { OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import type { ObservedOccurrence, OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import { isKeyRetired } from '../source/source.js';
 import { occurrenceDecider } from '../occurrence/occurrence.js';
 import { CommandRejected, IllegalStateError } from '../shared/errors.js';
 import { isRejection } from '../shared/result.js';
@@ -12,6 +13,7 @@ import { acceptanceOrder, closeCauseAt, joinBatch, partitionOf } from '../batch/
 import {
   admissionStep,
   type AdmissionStep,
+  authenticatingKey,
   type AdmissionView,
   advanceBaseline,
   countersAfter,
@@ -167,11 +169,28 @@ export function closeBatch(
 ): AdmissionStep {
   const open = counters.batches?.get(streamId)?.open;
   if (!open) throw new IllegalStateError('BA-1: no open batch to close');
-  const members = acceptanceOrder(open.members).map((m) => {
+  const all = acceptanceOrder(open.members).map((m) => {
     const read = counters.batchMembers?.get(m.occurrenceId);
     if (!read) throw new IllegalStateError('BA-1: a member of the batch to close was not read');
     return read.occurrence;
   });
+  const { batchId, seq, openedRevision } = open;
+  const decidedAt = view.now;
+  // WH-3/AD-2: a member whose authenticating key was retired while the batch was open is blocked `key_revoked` on its
+  // own (the check a coalescing group's close makes, `factsFor`); the others are decided as the batch.
+  const revoked = all.filter((m) => keyRevokedNow(m, view));
+  const revokedDecisions = revoked.map((m) => {
+    const { sourceId = null, keyId = null, keyGeneration = null } = m.auth;
+    const data = {
+      occurrenceId: m.occurrenceId,
+      reason: 'key_revoked' as const,
+      evidence: { sourceId, keyId, keyGeneration, batchId },
+      decidedAt,
+    };
+    return { occurrenceId: m.occurrenceId, events: [{ type: 'OccurrenceBlocked', data } as OccurrenceEvent] };
+  });
+  const members = all.filter((m) => !revoked.includes(m));
+  if (members.length === 0) return keyRevokedBatch(streamId, cause, all, revokedDecisions, open, decidedAt);
   const opener = members[0]!;
   const ids = members.map((m) => m.occurrenceId);
   // CA-1/CA-3: the one execution runs for every member, so it carries all their causes, not the first one's only.
@@ -192,9 +211,7 @@ export function closeBatch(
   const asOne = { ...view, triggers: new Map(view.triggers).set(opener.triggerId, wholeBatchTrigger(trigger)) };
   const admitted = admissionStep(whole, asOne, counters);
   const first = admitted.decision[0]!;
-  const { batchId, seq, openedRevision } = open;
   const executionId = first.type === 'OccurrenceAdmitted' ? first.data.executionId : null;
-  const decidedAt = view.now;
   let decisions: { occurrenceId: string; events: OccurrenceEvent[] }[];
   if (first.type === 'OccurrenceAdmitted') {
     const request = { ...first.data.request, members: ids, depth: causal.depth };
@@ -222,7 +239,7 @@ export function closeBatch(
       seq,
       openedRevision,
       cause,
-      members: ids,
+      members: all.map((m) => m.occurrenceId),
       outcome: executionId ? 'admitted' : 'blocked',
       executionId,
       reason: executionId ? null : (first.data as { reason: BatchClosed['data']['reason'] }).reason,
@@ -237,8 +254,44 @@ export function closeBatch(
     baseline: null,
     executionId,
     batch: { streamId, events: [closed] },
-    members: decisions,
+    members: [...decisions, ...revokedDecisions],
   };
+}
+
+/** WH-3/AD-2: the member's authenticating key, read now, is retired (a source not read counts as retired). */
+function keyRevokedNow(member: ObservedOccurrence, view: AdmissionView): boolean {
+  const key = authenticatingKey(member);
+  if (!key) return false;
+  const source = view.sources.get(key.sourceId);
+  if (!source) throw new IllegalStateError('WH-3: the source of a batch member to close was not read');
+  return isKeyRetired(source, key.keyId);
+}
+
+/** Every member's key was retired while the batch was open: nothing runs, each is blocked `key_revoked`. */
+function keyRevokedBatch(
+  streamId: string,
+  cause: BatchCloseCause,
+  all: readonly ObservedOccurrence[],
+  decisions: { occurrenceId: string; events: OccurrenceEvent[] }[],
+  open: { batchId: string; seq: number; openedRevision: number },
+  closedAt: string,
+): AdmissionStep {
+  const { batchId, seq, openedRevision } = open;
+  const closed: BatchClosed = {
+    type: 'BatchClosed',
+    data: {
+      batchId,
+      seq,
+      openedRevision,
+      cause,
+      members: all.map((m) => m.occurrenceId),
+      outcome: 'blocked',
+      executionId: null,
+      reason: 'key_revoked',
+      closedAt,
+    },
+  };
+  return { ...none([]), batch: { streamId, events: [closed] }, members: decisions };
 }
 
 /** Guard, prefilters and the lane key were about each member and ran when it joined; the batch is decided once. */

@@ -98,23 +98,36 @@ describe('BA-1 batch admission (decider)', () => {
     expect(again.batches.size).toBe(0);
   });
 
-  it('BA-1 AD-2 a batch opened by a signed webhook closes in a later admission that did not read its source', () => {
+  it('BA-1 WH-3 AD-2 a batch opened by a signed webhook closes in a later admission, which re-checks the member’s key as it stands then', () => {
     const source = { status: 'defined', keys: [{ keyId: 'k1', retired: false }] } as unknown as SourceState;
+    const retired = { status: 'defined', keys: [{ keyId: 'k1', retired: true }] } as unknown as SourceState;
     const signed: ObservedState = { status: 'observed', occurrence: observed({}, 'd-signed'), conflictingDigests: [] };
     const first = admitInOrder([signed], view({ sources: new Map([['gh', source]]) }), counters());
     expect(first.steps[0]!.decision.map((e) => e.type)).toEqual(['OccurrenceBatchJoined']);
     const member = { ...first.counters.batchMembers!.get(signed.occurrence.occurrenceId)!, expected: 1 };
-    const second = admitInOrder([delivery(2)], view(), {
-      ...counters(),
-      batches: first.counters.batches!,
-      batchMembers: new Map([[signed.occurrence.occurrenceId, member]]),
-    });
-    expect(second.memberDecisions.get(signed.occurrence.occurrenceId)).toMatchObject([
+    const closeWith = (sources: SourceState) =>
+      admitInOrder([delivery(2)], view({ sources: new Map([['gh', sources]]) }), {
+        ...counters(),
+        batches: first.counters.batches!,
+        batchMembers: new Map([[signed.occurrence.occurrenceId, member]]),
+      });
+    // Given the key still stands, when the batch closes, then every member is batched.
+    expect(closeWith(source).memberDecisions.get(signed.occurrence.occurrenceId)).toMatchObject([
       {
         type: 'OccurrenceBatched',
         data: { request: { members: [signed.occurrence.occurrenceId, expect.any(String)] } },
       },
     ]);
     expect(occurrenceStream(member.occurrence.occurrenceId)).toBe(member.streamId);
+    // Given the key was retired while the batch was open, when it closes, then that member is blocked key_revoked
+    // and the execution runs for the others only (named after the first of them).
+    const closed = closeWith(retired);
+    const other = [...closed.memberDecisions.keys()].find((id) => id !== signed.occurrence.occurrenceId)!;
+    expect(closed.memberDecisions.get(signed.occurrence.occurrenceId)).toMatchObject([
+      { type: 'OccurrenceBlocked', data: { reason: 'key_revoked', evidence: { sourceId: 'gh', keyId: 'k1' } } },
+    ]);
+    expect(closed.memberDecisions.get(other)).toMatchObject([
+      { type: 'OccurrenceBatched', data: { executionId: `x-${other}`, request: { members: [other] } } },
+    ]);
   });
 });
