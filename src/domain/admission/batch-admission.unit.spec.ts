@@ -1,6 +1,6 @@
 import { definition, mission, observed, trigger, NOW } from '../occurrence/occurrence.fixtures.js';
 import { batchStream, occurrenceStream } from '../shared/ids.js';
-import type { BatchPolicy } from '../trigger/trigger-blocks.js';
+import { type BatchPolicy, MAX_BATCH_SIZE } from '../trigger/trigger-blocks.js';
 import { initialBatchPartitionState } from '../batch/batch-events.js';
 import { admitInOrder } from './admit-in-order.js';
 import type { AdmissionView, MissionCounters, ObservedState } from './admission-step.js';
@@ -18,7 +18,7 @@ const view = (over: Partial<AdmissionView> = {}): AdmissionView => ({
   windowStart: budgetWindowStart(NOW),
   mission: mission('active', { maxExecutionsPerHour: 60, maxConcurrent: 10 }),
   triggers: new Map([['t-1', batching()]]),
-  // No source read: a batch closing later may not have its first member's source at hand.
+  // No source read: these deliveries are unverified (a verified member's source is read for its batch's close, WH-3).
   sources: new Map(),
   ...over,
 });
@@ -75,6 +75,24 @@ describe('BA-1 batch admission (decider)', () => {
       );
     }
     expect(result.budget).toEqual([]);
+  });
+
+  it('BA-1 OC-5 a batch with only maxWaitMs closes at MAX_BATCH_SIZE members (cause size); the next member opens the next batch', () => {
+    const waiting = batching({ batch: { size: null, maxWaitMs: 60_000, partitionPointer: null } });
+    const deliveries = Array.from({ length: MAX_BATCH_SIZE + 1 }, (_, i) => delivery(i + 1));
+    const result = admitInOrder(deliveries, view({ triggers: new Map([['t-1', waiting]]) }), counters());
+    const events = [...result.batches.get(STREAM)!];
+    const closed = events.filter((e) => e.type === 'BatchClosed');
+    expect(closed).toHaveLength(1);
+    expect(closed[0]!.data).toMatchObject({ cause: 'size', outcome: 'admitted' });
+    expect((closed[0]!.data as { members: string[] }).members).toHaveLength(MAX_BATCH_SIZE);
+    expect(events.filter((e) => e.type === 'BatchOpened')).toHaveLength(2);
+    const last = deliveries[MAX_BATCH_SIZE]!.occurrence.occurrenceId;
+    expect(result.memberDecisions.has(last)).toBe(false);
+    expect(events[events.length - 1]).toMatchObject({
+      type: 'BatchMemberAdded',
+      data: { occurrenceId: last, count: 1 },
+    });
   });
 
   it('BA-1 BA-2 a member whose guard is false is suppressed at once and joins nothing', () => {
