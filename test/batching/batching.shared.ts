@@ -193,6 +193,9 @@ export function batchingSuite(kind: StoreKind): void {
       const rows = await f.decided(ids);
       // A member admitted before the pause joined the batch; the batch itself is refused as a whole at its close.
       for (const row of rows) expect([row.status, row.reason]).toEqual(['blocked', 'mission_paused']);
+      // OP-2: `evidence.members` is the batch's ids (as for an admitted batch, on its first member), never a count.
+      expect([rows[0].evidence.members, rows[0].members, rows[1].evidence.members]).toEqual([ids, ids, undefined]);
+      expect(rows[1].evidence.batchId).toBe(rows[0].evidence.batchId);
     });
 
     it('WH-3 AD-2 BA-1 a member whose key was retired while its batch was open is blocked key_revoked at the close; the others still run', async () => {

@@ -64,7 +64,8 @@ export async function readMembers(store: EventStore, members: readonly BatchMemb
     // DD-5: a coalesced group's representative stands in its batch with the group's causality (CA-1/CA-3).
     const causal = state.batch?.causal;
     const occurrence = causal ? { ...state.occurrence, causal } : state.occurrence;
-    return [{ occurrence, streamId: members[i]!.streamId, expected: events.length - 1 }];
+    const coalesced = state.batch?.coalesced ? { coalesced: state.batch.coalesced } : {};
+    return [{ occurrence, streamId: members[i]!.streamId, expected: events.length - 1, ...coalesced }];
   });
 }
 

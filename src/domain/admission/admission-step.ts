@@ -81,6 +81,8 @@ export interface BatchMemberRead {
   streamId: string;
   /** The member stream's revision as read; null when it joined in this run (its decision rides on its own append). */
   expected: number | null;
+  /** DD-5: joined as a coalesced group's representative: the group's members in acceptance order (OP-2). */
+  coalesced?: string[];
 }
 
 /** AD-2/WH-3: the key that authenticated a delivery, which must still be current at decision time. */

@@ -110,7 +110,12 @@ export function batchStep(
   };
   // Its acceptance reached the deadline, so the batch was due before this member came (never early, BA-1).
   if (closeCauseAt(read(current), acceptedAt) === 'max_wait') add(closeBatch(streamId, 'max_wait', view, current));
-  const joined: BatchMemberRead = { occurrence, streamId: occurrenceStream(occurrenceId), expected: null };
+  const joined: BatchMemberRead = {
+    occurrence,
+    streamId: occurrenceStream(occurrenceId),
+    expected: null,
+    ...(representing ? { coalesced: [...representing.members] } : {}),
+  };
   const events = joinBatch(
     {
       streamId,
@@ -169,11 +174,20 @@ export function closeBatch(
 ): AdmissionStep {
   const open = counters.batches?.get(streamId)?.open;
   if (!open) throw new IllegalStateError('BA-1: no open batch to close');
-  const all = acceptanceOrder(open.members).map((m) => {
+  const reads = acceptanceOrder(open.members).map((m) => {
     const read = counters.batchMembers?.get(m.occurrenceId);
     if (!read) throw new IllegalStateError('BA-1: a member of the batch to close was not read');
-    return read.occurrence;
+    return read;
   });
+  const all = reads.map((read) => read.occurrence);
+  // OP-2: a coalesced group's representative names its group on its decision, so its view shows the group.
+  const groupOf = new Map(
+    reads.flatMap((r) => (r.coalesced ? [[r.occurrence.occurrenceId, r.coalesced] as const] : [])),
+  );
+  const group = (occurrenceId: string) => {
+    const coalesced = groupOf.get(occurrenceId);
+    return coalesced ? { coalesced: [...coalesced] } : {};
+  };
   const { batchId, seq, openedRevision } = open;
   const decidedAt = view.now;
   // WH-3/AD-2: a member whose authenticating key was retired while the batch was open is blocked `key_revoked` on its
@@ -220,17 +234,31 @@ export function closeBatch(
       events: [
         {
           type: 'OccurrenceBatched',
-          data: { occurrenceId, executionId: executionId!, batchId, decidedAt, ...(i === 0 ? { request } : {}) },
+          data: {
+            occurrenceId,
+            executionId: executionId!,
+            batchId,
+            decidedAt,
+            ...(i === 0 ? { request } : {}),
+            ...group(occurrenceId),
+          },
         },
       ],
     }));
   } else {
     const refused = first as Extract<OccurrenceEvent, { type: 'OccurrenceBlocked' | 'OccurrenceSuppressed' }>;
-    const evidence = { ...refused.data.evidence, batchId, members: ids.length };
-    decisions = ids.map((occurrenceId) => ({
-      occurrenceId,
-      events: [{ type: 'OccurrenceBlocked', data: { occurrenceId, reason: refused.data.reason, evidence, decidedAt } }],
-    }));
+    // OP-2: `members` is the batch's ids, on its first member's decision (as an admitted batch's request is), so a
+    // blocked batch of n members records n ids once, not n times.
+    decisions = ids.map((occurrenceId, i) => {
+      const evidence = {
+        ...refused.data.evidence,
+        batchId,
+        ...(i === 0 ? { members: ids } : {}),
+        ...group(occurrenceId),
+      };
+      const data = { occurrenceId, reason: refused.data.reason, evidence, decidedAt };
+      return { occurrenceId, events: [{ type: 'OccurrenceBlocked', data }] };
+    });
   }
   const closed: BatchClosed = {
     type: 'BatchClosed',
@@ -277,6 +305,7 @@ function keyRevokedBatch(
   closedAt: string,
 ): AdmissionStep {
   const { batchId, seq, openedRevision } = open;
+  const ids = all.map((m) => m.occurrenceId);
   const closed: BatchClosed = {
     type: 'BatchClosed',
     data: {
@@ -284,14 +313,21 @@ function keyRevokedBatch(
       seq,
       openedRevision,
       cause,
-      members: all.map((m) => m.occurrenceId),
+      members: ids,
       outcome: 'blocked',
       executionId: null,
       reason: 'key_revoked',
       closedAt,
     },
   };
-  return { ...none([]), batch: { streamId, events: [closed] }, members: decisions };
+  // OP-2: the batch's ids on its first member's decision, as for any batch blocked at its close.
+  const named = decisions.map((d, i) => {
+    if (i > 0) return d;
+    const blocked = d.events[0] as Extract<OccurrenceEvent, { type: 'OccurrenceBlocked' }>;
+    const evidence = { ...blocked.data.evidence, members: ids };
+    return { ...d, events: [{ ...blocked, data: { ...blocked.data, evidence } }] };
+  });
+  return { ...none([]), batch: { streamId, events: [closed] }, members: named };
 }
 
 /** Guard, prefilters and the lane key were about each member and ran when it joined; the batch is decided once. */

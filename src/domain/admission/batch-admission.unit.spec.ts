@@ -64,12 +64,13 @@ describe('BA-1 batch admission (decider)', () => {
     const spent = counted(60).reduce(budgetDecider.evolve, initialBudgetState);
     const [a, b] = [delivery(1), delivery(2)];
     const result = admitInOrder([a, b], view(), counters({ budget: spent }));
-    for (const s of [a, b]) {
+    const ids = [a.occurrence.occurrenceId, b.occurrence.occurrenceId];
+    for (const [i, s] of [a, b].entries()) {
       const [decision] = result.memberDecisions.get(s.occurrence.occurrenceId)!;
-      expect(decision).toMatchObject({
-        type: 'OccurrenceBlocked',
-        data: { reason: 'budget_exhausted', evidence: { members: 2 } },
-      });
+      expect(decision).toMatchObject({ type: 'OccurrenceBlocked', data: { reason: 'budget_exhausted' } });
+      // OP-2: `members` is one type everywhere, the batch's ids, on its first member's decision (as when admitted).
+      const { evidence } = decision!.data as unknown as { evidence: Record<string, unknown> };
+      expect(evidence.members).toEqual(i === 0 ? ids : undefined);
       expect((decision!.data as unknown as { evidence: { batchId: string } }).evidence.batchId).toEqual(
         expect.any(String),
       );

@@ -145,7 +145,15 @@ export type OccurrenceBatchJoined = DomainEvent<
  */
 export type OccurrenceBatched = DomainEvent<
   'OccurrenceBatched',
-  { occurrenceId: string; executionId: string; batchId: string; decidedAt: string; request?: ExecutionRequest }
+  {
+    occurrenceId: string;
+    executionId: string;
+    batchId: string;
+    decidedAt: string;
+    request?: ExecutionRequest;
+    /** DD-5 (OP-2): decided as a coalesced group's representative: the group's members in acceptance order. */
+    coalesced?: string[];
+  }
 >;
 
 /**

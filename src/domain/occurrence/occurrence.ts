@@ -22,7 +22,7 @@ export type OccurrenceState =
        * BA-1: the open batch it joined; its decision comes when that batch closes. DD-5 `causal`: joined for a
        * coalesced group, the group's causality (CA-1), which the batch carries in place of its own.
        */
-      batch?: { batchId: string; streamId: string; causal?: CausalLink };
+      batch?: { batchId: string; streamId: string; causal?: CausalLink; coalesced?: string[] };
       /** DD-5: waiting in a coalescing group, which decides it when it closes (absent: not in one). */
       held?: CoalesceHold;
     }
@@ -121,8 +121,9 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
       if (state.status !== 'observed') return state;
       // DD-5: a group's representative leaves its (closed) group for its batch, which decides it now.
       const { held: _held, ...rest } = state;
-      const { batchId, batchStreamId: streamId, causal } = event.data;
-      return { ...rest, batch: { batchId, streamId, ...(causal ? { causal } : {}) } };
+      const { batchId, batchStreamId: streamId, causal, coalesced } = event.data;
+      const group = { ...(causal ? { causal } : {}), ...(coalesced ? { coalesced } : {}) };
+      return { ...rest, batch: { batchId, streamId, ...group } };
     }
     case 'OccurrenceBatched':
       if (state.status !== 'observed') return state;
