@@ -392,6 +392,24 @@ export function causalitySuite(kind: StoreKind): void {
       expect([back.status, back.reason, back.causal.depth]).toEqual(['blocked', 'causal_loop', 2]);
     });
 
+    it('CA-2 a correlation value that is present but unusable (empty, over-long, array, object, boolean, null) is recorded ancestry unknown, not a root; an absent one is a root', async () => {
+      const w = await f.world();
+      const unknown = { parentId: null, depth: 0, ancestry: 'unknown' };
+      for (const value of ['', 'x'.repeat(257), ['k'], { key: 'k' }, true, null]) {
+        const detail = await f.decided(await w.deliver('b', { meta: { correlation: value } }));
+        expect([JSON.stringify(value).slice(0, 12), detail.causal]).toEqual([
+          JSON.stringify(value).slice(0, 12),
+          unknown,
+        ]);
+      }
+      for (const payload of [{}, { meta: {} }, { meta: 'not an object' }])
+        expect((await f.decided(await w.deliver('b', payload))).causal).toEqual({
+          parentId: null,
+          depth: 0,
+          ancestry: [],
+        });
+    });
+
     it('OP-2 CA-2 the occurrence detail and the lineage of an untrusted correlation say ancestry unknown, with no ancestors', async () => {
       const w = await f.world();
       const forged = await w.deliver('b', withKey(f.freshKey('nobody')));
