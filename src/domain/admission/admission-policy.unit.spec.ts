@@ -1,7 +1,7 @@
 import { defaultDelivery } from '../trigger/trigger-blocks.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { MAX_MERGED_ANCESTRY_ENTRIES } from '../causality/causal-link.js';
-import { facts, mission, observed, trigger } from '../occurrence/occurrence.fixtures.js';
+import { definition, facts, mission, observed, trigger } from '../occurrence/occurrence.fixtures.js';
 import { admissionPolicy, type AdmissionFacts } from './admission-policy.js';
 import { effectiveAuthority } from './effective-authority.js';
 import { REASON_CODES } from './reasons.js';
@@ -150,6 +150,17 @@ describe('AD-2 admission policy', () => {
           missionScopes: ['repo:acme/*'],
         },
       }));
+    it('TR-2 AD-2 given a glob or a dot segment in a resource ref, when decided, then it is outside every scope (scope_violation)', () => {
+      const wide = trigger({}, { constraints: { ...definition().constraints, resourceScopes: ['repo:acme/*'] } });
+      for (const ref of ['repo:acme/*', 'repo:acme/../evil', 'repo:acme/./api', 'repo:acme/'])
+        expect(verdict({ trigger: wide }, observed({ resourceRefs: ['repo:acme/api', ref] }))).toMatchObject({
+          reason: 'scope_violation',
+          evidence: { resourceRefs: [ref] },
+        });
+      expect(reasonOf({ trigger: wide }, observed({ resourceRefs: ['repo:acme/api/v2', 'repo:acme/a..b'] }))).toBe(
+        'admitted',
+      );
+    });
     it('scope_violation for a resource the Mission no longer grants', () =>
       expect(reasonOf({ mission: mission('active', { resourceScopes: ['repo:other/*'] }) })).toBe('scope_violation'));
     it('scope_violation for a classification above the tighter ceiling', () =>
