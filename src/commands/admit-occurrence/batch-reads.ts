@@ -1,5 +1,5 @@
 import type { EventMetadata, EventStore, RecordedEvent, StreamAppend } from '../../domain/ports/event-store.js';
-import { type BatchMemberRead, batchPolicyOf } from '../../domain/admission/index.js';
+import { type BatchMemberRead, batchMemberOf, batchPolicyOf } from '../../domain/admission/index.js';
 import {
   type BatchEvent,
   type BatchMember,
@@ -61,11 +61,7 @@ export async function readMembers(store: EventStore, members: readonly BatchMemb
       occurrenceDecider.initialState,
     );
     if (state.status !== 'observed') return [];
-    // DD-5: a coalesced group's representative stands in its batch with the group's causality (CA-1/CA-3).
-    const causal = state.batch?.causal;
-    const occurrence = causal ? { ...state.occurrence, causal } : state.occurrence;
-    const coalesced = state.batch?.coalesced ? { coalesced: state.batch.coalesced } : {};
-    return [{ occurrence, streamId: members[i]!.streamId, expected: events.length - 1, ...coalesced }];
+    return [batchMemberOf(state, members[i]!.streamId, events.length - 1)];
   });
 }
 
