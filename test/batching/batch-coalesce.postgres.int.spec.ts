@@ -200,6 +200,11 @@ describe('BA-1 DD-5 a Trigger that coalesces and batches, end to end on PostgreS
     const executionId = rows[0].executionId as string;
     expect(executionId).toBe(`x-${revoke}`);
     for (const row of rows) expect(row.executionId).toBe(executionId);
+    // OP-2 (api.md occurrence `members?`): each representative shows the group it stands for; the batch's first
+    // member (the revoke, grouped by no rule) the batch's ids, as an array.
+    expect(rows.map((r) => r.members)).toEqual([members, h1, h2]);
+    expect([rows[1].evidence.coalesced, rows[2].evidence.coalesced]).toEqual([h1, h2]);
+    expect(rows[0].evidence.members).toEqual(members);
     const executions = await t.request({ method: 'GET', url: '/v1/executions?status=pending' });
     expect(executions.status).toBe(200);
     expect(

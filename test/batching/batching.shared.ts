@@ -7,6 +7,7 @@ import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/a
 import { missionGrants } from '../support/grants.js';
 import { until } from '../executions/retries.shared.js';
 import { closeDueBatch } from '../../src/commands/admit-occurrence/close-batch.js';
+import { post as postIngress, standardHeaders } from '../ingress/ingress-client.js';
 
 const ENV = { REVEILLE_DELIVERY_POLL_MS: '100' };
 
@@ -192,6 +193,59 @@ export function batchingSuite(kind: StoreKind): void {
       const rows = await f.decided(ids);
       // A member admitted before the pause joined the batch; the batch itself is refused as a whole at its close.
       for (const row of rows) expect([row.status, row.reason]).toEqual(['blocked', 'mission_paused']);
+      // OP-2: `evidence.members` is the batch's ids (as for an admitted batch, on its first member), never a count.
+      expect([rows[0].evidence.members, rows[0].members, rows[1].evidence.members]).toEqual([ids, ids, undefined]);
+      expect(rows[1].evidence.batchId).toBe(rows[0].evidence.batchId);
+    });
+
+    it('WH-3 AD-2 BA-1 a member whose key was retired while its batch was open is blocked key_revoked at the close; the others still run', async () => {
+      const write = (method: string, url: string, body: unknown) => t.request({ method, url, key: newKey(), body });
+      const { missionId } = await f.setup({ size: 5 });
+      const sourceId = `s-bk-${randomBytes(3).toString('hex')}`;
+      expect((await write('PUT', `/v1/sources/${sourceId}`, { scheme: 'standard-webhooks' })).status).toBe(200);
+      const current = await write('POST', `/v1/sources/${sourceId}/keys`, { keyId: 'k1' });
+      const retiring = await write('POST', `/v1/sources/${sourceId}/keys`, { keyId: 'k2' });
+      expect([current.status, retiring.status]).toEqual([201, 201]);
+      const triggerId = `t-bk-${randomBytes(3).toString('hex')}`;
+      const put = await write('PUT', `/v1/triggers/${triggerId}`, {
+        missionId,
+        type: 'webhook',
+        source: { sourceId, eventTypes: ['e'] },
+        batch: { maxWaitMs: 1500, partitionPointer: '/p' },
+      });
+      expect(put.status).toBe(200);
+      const deliver = async (secret: string, p: string) => {
+        const body = JSON.stringify({ type: 'e', p, id: randomBytes(6).toString('hex') });
+        const answer = await postIngress(t, sourceId, body, standardHeaders(secret, body));
+        expect(answer.status).toBe(202);
+        return answer.body.occurrences[0].occurrenceId as string;
+      };
+      const kept = await deliver(current.body.secret, 'a');
+      const revoked = await deliver(retiring.body.secret, 'a');
+      const alone = await deliver(retiring.body.secret, 'b');
+      // Each joined its batch (authenticated by a live key then) before the key is retired.
+      await until(async () => {
+        const joined = await t.sql.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceBatchJoined' AND data->>'occurrenceId' = ANY($1)`,
+          [[kept, revoked, alone]],
+        );
+        return joined.rows[0]!.n === 3;
+      }, 'every member joined');
+      expect((await write('DELETE', `/v1/sources/${sourceId}/keys/k2`, {})).status).toBe(200);
+
+      const [a, b, c] = await f.decided([kept, revoked, alone]);
+      expect([a.status, a.executionId]).toEqual(['batched', `x-${kept}`]);
+      expect([b.status, b.reason, b.executionId ?? null]).toEqual(['blocked', 'key_revoked', null]);
+      expect(b.evidence).toMatchObject({ sourceId, keyId: 'k2', keyGeneration: 2 });
+      expect([c.status, c.reason, c.executionId ?? null]).toEqual(['blocked', 'key_revoked', null]);
+      // The batch's one execution runs for the member whose key still stands, alone.
+      const claim = await t.request({
+        method: 'POST',
+        url: `/v1/executions/x-${kept}/claim`,
+        key: newKey(),
+        body: { consumerId: 'worker' },
+      });
+      expect([claim.status, claim.body.members]).toEqual([200, [kept]]);
     });
   });
 }

@@ -294,6 +294,122 @@ export function causalitySuite(kind: StoreKind): void {
       expect(stranger.status).toBe(404);
     });
 
+    it('CA-3 BA-1 CA-1 a batch execution carries every member’s causality: a cycle through a batch whose first member is a root is blocked causal_loop, and depth counts from the deepest member', async () => {
+      const w = await f.world({
+        triggers: { a: {}, b: {}, q: { batch: { size: 2 } }, c: { causality: { maxDepth: 2 } } },
+      });
+      // A root Occurrence opens the batch first; the causal child (depth 2, through a and b) joins it second.
+      const root = await w.deliver('q');
+      const a1 = await w.deliver('a');
+      const k1 = f.freshKey('bq1');
+      const op1 = await f.actsWith(a1, w.sourceId, k1);
+      const b1 = await w.deliver('b', withKey(k1));
+      const k2 = f.freshKey('bq2');
+      const op2 = await f.actsWith(b1, w.sourceId, k2);
+      const child = await w.deliver('q', withKey(k2));
+      const [first, second] = [await f.decided(root), await f.decided(child)];
+      expect([first.status, second.status]).toEqual(['batched', 'batched']);
+      expect([first.executionId, second.executionId]).toEqual([`x-${root}`, `x-${root}`]);
+      expect(second.causal.depth).toBe(2);
+
+      // The claim shows the chain the batch's work descends from: the child member's, not the root's empty one.
+      const claim = await f.claimed(root);
+      expect(claim.ancestry).toEqual([
+        { occurrenceId: a1, triggerId: w.triggers.a },
+        { operationId: op1.operationId, triggerId: w.triggers.a },
+        { occurrenceId: b1, triggerId: w.triggers.b },
+        { operationId: op2.operationId, triggerId: w.triggers.b },
+      ]);
+      const k3 = f.freshKey('bq3');
+      const loop = await f.recordOperation(claim.executionId, {
+        fence: claim.fence,
+        operationId: `op-${k3}`,
+        correlation: { sourceId: w.sourceId, key: k3 },
+      });
+      expect(loop.status).toBe(201);
+      const k4 = f.freshKey('bq4');
+      const deep = await f.recordOperation(claim.executionId, {
+        fence: claim.fence,
+        operationId: `op-${k4}`,
+        correlation: { sourceId: w.sourceId, key: k4 },
+      });
+      expect(deep.status).toBe(201);
+
+      // a → b → q → a: the loop-back is linked at the deepest member's depth + 1 and blocked.
+      const back = await f.decided(await w.deliver('a', withKey(k3)));
+      expect([back.status, back.reason]).toEqual(['blocked', 'causal_loop']);
+      expect(back.causal).toEqual({
+        parentId: `op-${k3}`,
+        depth: 3,
+        ancestry: [
+          ...(claim.ancestry as unknown[]),
+          { occurrenceId: root, triggerId: w.triggers.q },
+          { operationId: `op-${k3}`, triggerId: w.triggers.q },
+        ],
+      });
+      // Depth 3 is past c's maxDepth 2 (a chain started at the root member alone would be depth 1).
+      const tooDeep = await f.decided(await w.deliver('c', withKey(k4)));
+      expect([tooDeep.status, tooDeep.reason]).toEqual(['blocked', 'causal_depth_exceeded']);
+
+      // OP-2: either member's lineage shows the batch execution's Operations and their callbacks.
+      const lineageOf = (id: string) =>
+        until(async () => {
+          const read = await t.request({ method: 'GET', url: `/v1/operator/occurrences/${id}/lineage` });
+          return read.body.descendants?.length === 2 ? read.body : undefined;
+        }, `the descendants of ${id}`);
+      for (const member of [root, child]) {
+        const lineage = await lineageOf(member);
+        expect(lineage.descendants.map((d: { parentId: string }) => d.parentId)).toEqual([`op-${k3}`, `op-${k4}`]);
+        expect(lineage.operations.map((o: { operationId: string }) => o.operationId)).toEqual([`op-${k3}`, `op-${k4}`]);
+        expect(lineage.runsAs).toBe(member === root ? undefined : root);
+      }
+    });
+
+    it('CA-3 DD-5 CA-1 a coalesced group’s representative runs with every member’s causality: a root representative does not let a member’s cycle through', async () => {
+      const coalesce = [{ match: { pointer: '/type', equals: 'g' }, mode: 'latest', windowMs: 1500 }];
+      const w = await f.world({ triggers: { a: {}, g: { coalesce } } });
+      const a1 = await w.deliver('a');
+      const k1 = f.freshKey('cg1');
+      const op1 = await f.actsWith(a1, w.sourceId, k1);
+      // The causal child joins the group first; a root is its last member, so it is the one admitted.
+      const member = await w.deliver('g', withKey(k1));
+      const representative = await w.deliver('g');
+      const decided = await f.decided(representative);
+      expect([decided.status, (await f.decided(member)).status]).toEqual(['admitted', 'coalesced']);
+      const claim = await f.claimed(representative);
+      expect(claim.ancestry).toEqual([
+        { occurrenceId: a1, triggerId: w.triggers.a },
+        { operationId: op1.operationId, triggerId: w.triggers.a },
+      ]);
+      const k2 = f.freshKey('cg2');
+      const recorded = await f.recordOperation(claim.executionId, {
+        fence: claim.fence,
+        operationId: `op-${k2}`,
+        correlation: { sourceId: w.sourceId, key: k2 },
+      });
+      expect(recorded.status).toBe(201);
+      const back = await f.decided(await w.deliver('a', withKey(k2)));
+      expect([back.status, back.reason, back.causal.depth]).toEqual(['blocked', 'causal_loop', 2]);
+    });
+
+    it('CA-2 a correlation value that is present but unusable (empty, over-long, array, object, boolean, null) is recorded ancestry unknown, not a root; an absent one is a root', async () => {
+      const w = await f.world();
+      const unknown = { parentId: null, depth: 0, ancestry: 'unknown' };
+      for (const value of ['', 'x'.repeat(257), ['k'], { key: 'k' }, true, null]) {
+        const detail = await f.decided(await w.deliver('b', { meta: { correlation: value } }));
+        expect([JSON.stringify(value).slice(0, 12), detail.causal]).toEqual([
+          JSON.stringify(value).slice(0, 12),
+          unknown,
+        ]);
+      }
+      for (const payload of [{}, { meta: {} }, { meta: 'not an object' }])
+        expect((await f.decided(await w.deliver('b', payload))).causal).toEqual({
+          parentId: null,
+          depth: 0,
+          ancestry: [],
+        });
+    });
+
     it('OP-2 CA-2 the occurrence detail and the lineage of an untrusted correlation say ancestry unknown, with no ancestors', async () => {
       const w = await f.world();
       const forged = await w.deliver('b', withKey(f.freshKey('nobody')));

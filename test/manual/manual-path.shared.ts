@@ -211,6 +211,28 @@ export function manualPathSuite(kind: StoreKind): void {
       expect(decided).toMatchObject({ type: 'OccurrenceAdmitted', data: { request: { triggerRevision: 2 } } });
     });
 
+    it('TR-2 AD-2 a manual fire whose resourceRefs hold a glob or a "." / ".." segment is 400 BAD_REQUEST naming each; nothing is observed', async () => {
+      const { triggerId } = await setup();
+      const refs = ['repo:acme/api', 'repo:acme/../evil', 'repo:acme/*', 'repo:acme/./x', 'repo:acme/a..b'];
+      const refused = await t.request({
+        method: 'POST',
+        url: `/v1/triggers/${triggerId}/occurrences`,
+        key: newKey(),
+        body: { input: {}, resourceRefs: refs },
+      });
+      expect([refused.status, refused.body.code]).toEqual([400, 'BAD_REQUEST']);
+      expect(refused.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual([
+        '/resourceRefs/1',
+        '/resourceRefs/2',
+        '/resourceRefs/3',
+      ]);
+      const observed = await t.sql.query(
+        `SELECT count(*)::int AS n FROM events WHERE type = 'OccurrenceObserved' AND data->>'triggerId' = $1`,
+        [triggerId],
+      );
+      expect(observed.rows[0]).toEqual({ n: 0 });
+    });
+
     it('TR-2 a Trigger asking for more than its Mission grants is 422 authority_widening', async () => {
       const { missionId } = await setup();
       const response = await t.request({

@@ -90,6 +90,11 @@ function sentence(reason: string, e: Evidence, definition: Evidence | null): str
         ? `classification ${text(e.classification)} is above the ceiling ${text(e.ceiling)}`
         : `resources ${text(e.resourceRefs)} are outside the scopes (Trigger ${text(e.triggerScopes)}, Mission ${text(e.missionScopes)})`;
     case 'causal_depth_exceeded':
+      // CA-1: an execution standing for several Occurrences may carry at most so many references (never cut).
+      if (e.entries !== undefined)
+        return `its causes hold ${text(e.entries)} references, over the ${text(e.maxEntries)} one execution may carry`;
+      if (e.truncated === true)
+        return `its recorded chain shows ${text(e.hops)} of its ${text(e.depth)} hops (cut), so it is taken as too deep`;
       return `causal depth ${text(e.depth)} is over the maximum ${text(e.maxDepth)}`;
     case 'causal_loop':
       return `Trigger ${text(e.triggerId)} is already among its causes (${text(e.via)})`;

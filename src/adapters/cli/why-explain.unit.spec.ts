@@ -73,6 +73,18 @@ const CASES: Array<[string, string, Record<string, unknown>, string]> = [
   ['blocked', 'causal_depth_exceeded', { depth: 5, maxDepth: 4 }, 'causal depth 5 is over the maximum 4'],
   [
     'blocked',
+    'causal_depth_exceeded',
+    { depth: 2, maxDepth: 4, entries: 160, maxEntries: 128 },
+    'its causes hold 160 references, over the 128 one execution may carry',
+  ],
+  [
+    'blocked',
+    'causal_depth_exceeded',
+    { depth: 3, maxDepth: 4, truncated: true, hops: 1 },
+    'its recorded chain shows 1 of its 3 hops (cut), so it is taken as too deep',
+  ],
+  [
+    'blocked',
     'causal_loop',
     { triggerId: 't-1', via: [{ triggerId: 't-1' }] },
     'Trigger t-1 is already among its causes ([{"triggerId":"t-1"}])',

@@ -208,6 +208,13 @@ export async function readAdmissions(
         loadHeldSources(store, tenant, heldOccurrences, new Set(sourceIds)),
         readBatches(store, [...plan.occurrences, ...representatives], byId),
       ]);
+      // WH-3/AD-2: a batch this run may close re-checks each member's key, so their sources are read as well.
+      const memberSources = await loadHeldSources(
+        store,
+        tenant,
+        [...batches.members.values()].map((m) => m.occurrence),
+        new Set([...sourceIds, ...heldSources.keys()]),
+      );
       const view: AdmissionView = {
         now,
         windowStart,
@@ -216,6 +223,7 @@ export async function readAdmissions(
         sources: new Map([
           ...sourceIds.map((id) => [id, byStream.get(sourceStream(tenant, id))!.state as SourceState] as const),
           ...heldSources,
+          ...memberSources,
         ]),
         held: coalescing.held,
       };

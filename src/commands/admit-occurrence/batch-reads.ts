@@ -1,5 +1,5 @@
 import type { EventMetadata, EventStore, RecordedEvent, StreamAppend } from '../../domain/ports/event-store.js';
-import { type BatchMemberRead, batchPolicyOf } from '../../domain/admission/index.js';
+import { type BatchMemberRead, batchMemberOf, batchPolicyOf } from '../../domain/admission/index.js';
 import {
   type BatchEvent,
   type BatchMember,
@@ -61,7 +61,7 @@ export async function readMembers(store: EventStore, members: readonly BatchMemb
       occurrenceDecider.initialState,
     );
     if (state.status !== 'observed') return [];
-    return [{ occurrence: state.occurrence, streamId: members[i]!.streamId, expected: events.length - 1 }];
+    return [batchMemberOf(state, members[i]!.streamId, events.length - 1)];
   });
 }
 

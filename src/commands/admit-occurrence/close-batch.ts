@@ -5,6 +5,7 @@ import { closeCauseAt } from '../../domain/batch/batch.js';
 import { write } from '../shared/write-kernel.js';
 import { admissionAppends, countersOf, decidedWrite, readAdmissions } from './admission-write.js';
 import { loadBatchPartition, readMembers } from './batch-reads.js';
+import { loadHeldSources } from './coalescing-reads.js';
 import type { DecisionMade } from './decision-notifier.js';
 
 export interface BatchCloseResult {
@@ -45,9 +46,17 @@ export function closeDueBatch(store: EventStore, streamId: string): Promise<Batc
       batch: { batchId: open.batchId, streamId },
     };
     const [read] = await readAdmissions(store, { now: () => Promise.resolve(now) }, [[opening]]);
+    // WH-3/AD-2: the close re-checks every member's key, so each member's source is read (now, not when it joined).
+    const sources = await loadHeldSources(
+      store,
+      opener.tenant,
+      members.map((m) => m.occurrence),
+      new Set(read!.view.sources.keys()),
+    );
     // The partition as this closer read it, whatever the Trigger's current definition says about batching.
     const batched = {
       ...read!,
+      view: { ...read!.view, sources: new Map([...read!.view.sources, ...sources]) },
       batches: {
         partitions: new Map([[streamId, partition]]),
         members: new Map(members.map((m) => [m.occurrence.occurrenceId, m])),

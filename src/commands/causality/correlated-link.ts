@@ -1,4 +1,4 @@
-import { correlationKeyOf } from '../../domain/causality/correlation.js';
+import { correlationAt } from '../../domain/causality/correlation.js';
 import type { CorrelationReserved } from '../../domain/causality/correlation-events.js';
 import { rootLink, unknownLink } from '../../domain/causality/causal-link.js';
 import type { CausalLink, OccurrenceAuth } from '../../domain/occurrence/occurrence-events.js';
@@ -19,12 +19,15 @@ export interface CorrelatedDelivery {
  * never decides it again). Only the value at the source's own `correlationPointer` is read, never an id the payload
  * names; only a *verified* delivery may link; and the key is looked up in its correlation stream, read from the log,
  * so an Operation answered before the delivery arrived is always found (no read model lag to race).
- * No value: a root. A value that is untrusted or names no Operation of this source: `unknown`, never invented.
+ * No value: a root. A value that is untrusted, unusable as a key (empty, over-long, not a string or number) or names
+ * no Operation of this source: `unknown`, never invented.
  */
 export async function correlatedLink(store: EventStore, delivery: CorrelatedDelivery): Promise<CausalLink> {
-  const key = correlationKeyOf(delivery.correlationPointer, delivery.payload);
-  if (key === null) return rootLink();
-  if (delivery.authState !== 'verified') return unknownLink();
+  const read = correlationAt(delivery.correlationPointer, delivery.payload);
+  if (read.kind === 'absent') return rootLink();
+  // A value that is there but can name no Operation is a correlation nobody can verify: `unknown`, not a root.
+  if (read.kind === 'unusable' || delivery.authState !== 'verified') return unknownLink();
+  const { key } = read;
   // One event at most, and the read joins the store's batched reads (no maxCount), as every hot-path read does.
   const [reserved] = await store.readStream(correlationStream(delivery.tenant, delivery.sourceId, key));
   if (reserved?.type !== 'CorrelationReserved') return unknownLink();

@@ -11,7 +11,11 @@ export class FireManualOccurrenceDto {
   @IsObject() // api.md: `"input": { … }`; an array or a scalar is a wrong field type
   input?: Record<string, unknown>;
 
-  @ApiPropertyOptional({ type: [String] })
+  @ApiPropertyOptional({
+    type: [String],
+    description:
+      'Concrete resource ids (TR-2), each covered by the Trigger and Mission scopes at admission: no "*", no "." or ".." segment (400 otherwise)',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(100)

@@ -1,6 +1,7 @@
 import { defaultDelivery } from '../trigger/trigger-blocks.js';
 import { IllegalStateError } from '../shared/errors.js';
-import { facts, mission, observed, trigger } from '../occurrence/occurrence.fixtures.js';
+import { MAX_MERGED_ANCESTRY_ENTRIES } from '../causality/causal-link.js';
+import { definition, facts, mission, observed, trigger } from '../occurrence/occurrence.fixtures.js';
 import { admissionPolicy, type AdmissionFacts } from './admission-policy.js';
 import { effectiveAuthority } from './effective-authority.js';
 import { REASON_CODES } from './reasons.js';
@@ -149,6 +150,17 @@ describe('AD-2 admission policy', () => {
           missionScopes: ['repo:acme/*'],
         },
       }));
+    it('TR-2 AD-2 given a glob or a dot segment in a resource ref, when decided, then it is outside every scope (scope_violation)', () => {
+      const wide = trigger({}, { constraints: { ...definition().constraints, resourceScopes: ['repo:acme/*'] } });
+      for (const ref of ['repo:acme/*', 'repo:acme/../evil', 'repo:acme/./api', 'repo:acme/'])
+        expect(verdict({ trigger: wide }, observed({ resourceRefs: ['repo:acme/api', ref] }))).toMatchObject({
+          reason: 'scope_violation',
+          evidence: { resourceRefs: [ref] },
+        });
+      expect(reasonOf({ trigger: wide }, observed({ resourceRefs: ['repo:acme/api/v2', 'repo:acme/a..b'] }))).toBe(
+        'admitted',
+      );
+    });
     it('scope_violation for a resource the Mission no longer grants', () =>
       expect(reasonOf({ mission: mission('active', { resourceScopes: ['repo:other/*'] }) })).toBe('scope_violation'));
     it('scope_violation for a classification above the tighter ceiling', () =>
@@ -183,16 +195,13 @@ describe('AD-2 admission policy', () => {
       expect(reasonOf({ trigger: trigger({}, { causality: { maxDepth: 1 } }) }, child(2, 'unknown'))).toBe(
         'causal_depth_exceeded',
       ));
-    it('counts a longer ancestry than the claimed depth', () =>
-      expect(
-        reasonOf(
-          {},
-          child(
-            0,
-            Array.from({ length: 5 }, (_, i) => ({ occurrenceId: `o${i}`, triggerId: `x${i}` })),
-          ),
-        ),
-      ).toBe('causal_depth_exceeded'));
+    // A batch's or coalesced group's execution records the union of its members' chains (CA-1), which shows more
+    // hops than its depth (the deepest member's): judged by that depth, and by the count bound on references.
+    it('judges a union of chains by its depth, and blocks one holding more references than the count bound', () => {
+      const refs = (n: number) => Array.from({ length: n }, (_, i) => ({ occurrenceId: `o${i}`, triggerId: `x${i}` }));
+      expect(reasonOf({}, child(1, refs(5)))).toBe('admitted');
+      expect(reasonOf({}, child(1, refs(MAX_MERGED_ANCESTRY_ENTRIES + 1)))).toBe('causal_depth_exceeded');
+    });
     it('causal_loop when the ancestry holds this Trigger (A → B → A)', () =>
       expect(
         verdict(

@@ -81,6 +81,19 @@ export interface BatchMemberRead {
   streamId: string;
   /** The member stream's revision as read; null when it joined in this run (its decision rides on its own append). */
   expected: number | null;
+  /** DD-5: joined as a coalesced group's representative: the group's members in acceptance order (OP-2). */
+  coalesced?: string[];
+}
+
+/**
+ * A member of an open batch as read from its Occurrence stream (BA-1). DD-5: a coalesced group's representative stands
+ * in its batch with its group's causality (CA-1/CA-3) and names its group (`coalesced`, OP-2), both from its join.
+ */
+export function batchMemberOf(state: ObservedState, streamId: string, expected: number): BatchMemberRead {
+  const causal = state.batch?.causal;
+  const occurrence = causal ? { ...state.occurrence, causal } : state.occurrence;
+  const coalesced = state.batch?.coalesced ? { coalesced: [...state.batch.coalesced] } : {};
+  return { occurrence, streamId, expected, ...coalesced };
 }
 
 /** AD-2/WH-3: the key that authenticated a delivery, which must still be current at decision time. */

@@ -1,5 +1,7 @@
+import { mergedLink } from '../causality/causal-link.js';
 import { executionIdFor } from '../execution/execution.js';
-import type { OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import type { ObservedOccurrence, OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import { isKeyRetired } from '../source/source.js';
 import { occurrenceDecider } from '../occurrence/occurrence.js';
 import { CommandRejected, IllegalStateError } from '../shared/errors.js';
 import { isRejection } from '../shared/result.js';
@@ -11,6 +13,7 @@ import { acceptanceOrder, closeCauseAt, joinBatch, partitionOf } from '../batch/
 import {
   admissionStep,
   type AdmissionStep,
+  authenticatingKey,
   type AdmissionView,
   advanceBaseline,
   countersAfter,
@@ -107,7 +110,12 @@ export function batchStep(
   };
   // Its acceptance reached the deadline, so the batch was due before this member came (never early, BA-1).
   if (closeCauseAt(read(current), acceptedAt) === 'max_wait') add(closeBatch(streamId, 'max_wait', view, current));
-  const joined: BatchMemberRead = { occurrence, streamId: occurrenceStream(occurrenceId), expected: null };
+  const joined: BatchMemberRead = {
+    occurrence,
+    streamId: occurrenceStream(occurrenceId),
+    expected: null,
+    ...(representing ? { coalesced: [...representing.members] } : {}),
+  };
   const events = joinBatch(
     {
       streamId,
@@ -133,7 +141,7 @@ export function batchStep(
       batchId,
       batchStreamId: streamId,
       at: view.now,
-      ...(representing ? { coalesced: representing.members } : {}),
+      ...(representing ? { coalesced: representing.members, causal: occurrence.causal } : {}),
     },
     state,
   );
@@ -151,8 +159,9 @@ export function batchStep(
 
 /**
  * BA-1: a due batch's one decision, made by the admission policy for the batch as one unit: the first member's
- * binding (Trigger revision, Mission, trust, causality; keys were checked per member as they joined) with every
- * member's resources and inputs, against the
+ * binding (Trigger revision, Mission, trust; keys were checked per member as they joined) with every
+ * member's resources and inputs and the causality of all of them (CA-1/CA-3, `mergedLink`: the deepest member's
+ * depth, the union of their ancestries, which the execution's Operations pass on to their callbacks), against the
  * Trigger and Mission as they are now and the counters (overlap, budget, concurrency) for one execution. Admitted:
  * every member is `batched` with the execution, whose request (members in acceptance order) rides on the first
  * member's decision. Blocked (e.g. `budget_exhausted`, `mission_paused`): every member is blocked with that reason.
@@ -165,17 +174,46 @@ export function closeBatch(
 ): AdmissionStep {
   const open = counters.batches?.get(streamId)?.open;
   if (!open) throw new IllegalStateError('BA-1: no open batch to close');
-  const members = acceptanceOrder(open.members).map((m) => {
+  const reads = acceptanceOrder(open.members).map((m) => {
     const read = counters.batchMembers?.get(m.occurrenceId);
     if (!read) throw new IllegalStateError('BA-1: a member of the batch to close was not read');
-    return read.occurrence;
+    return read;
   });
+  const all = reads.map((read) => read.occurrence);
+  // OP-2: a coalesced group's representative names its group on its decision, so its view shows the group.
+  const groupOf = new Map(
+    reads.flatMap((r) => (r.coalesced ? [[r.occurrence.occurrenceId, r.coalesced] as const] : [])),
+  );
+  const group = (occurrenceId: string) => {
+    const coalesced = groupOf.get(occurrenceId);
+    return coalesced ? { coalesced: [...coalesced] } : {};
+  };
+  const { batchId, seq, openedRevision } = open;
+  const decidedAt = view.now;
+  // WH-3/AD-2: a member whose authenticating key was retired while the batch was open is blocked `key_revoked` on its
+  // own (the check a coalescing group's close makes, `factsFor`); the others are decided as the batch.
+  const revoked = all.filter((m) => keyRevokedNow(m, view));
+  const revokedDecisions = revoked.map((m) => {
+    const { sourceId = null, keyId = null, keyGeneration = null } = m.auth;
+    const data = {
+      occurrenceId: m.occurrenceId,
+      reason: 'key_revoked' as const,
+      evidence: { sourceId, keyId, keyGeneration, batchId },
+      decidedAt,
+    };
+    return { occurrenceId: m.occurrenceId, events: [{ type: 'OccurrenceBlocked', data } as OccurrenceEvent] };
+  });
+  const members = all.filter((m) => !revoked.includes(m));
+  if (members.length === 0) return keyRevokedBatch(streamId, cause, all, revokedDecisions, open, decidedAt);
   const opener = members[0]!;
   const ids = members.map((m) => m.occurrenceId);
+  // CA-1/CA-3: the one execution runs for every member, so it carries all their causes, not the first one's only.
+  const causal = mergedLink(members.map((m) => m.causal));
   const whole: ObservedState = {
     status: 'observed',
     occurrence: {
       ...opener,
+      causal,
       // Each member's authenticating key was checked when it joined (its source is not read for a later close).
       auth: { state: opener.auth.state },
       input: { members: members.map((m) => m.input) },
@@ -187,28 +225,40 @@ export function closeBatch(
   const asOne = { ...view, triggers: new Map(view.triggers).set(opener.triggerId, wholeBatchTrigger(trigger)) };
   const admitted = admissionStep(whole, asOne, counters);
   const first = admitted.decision[0]!;
-  const { batchId, seq, openedRevision } = open;
   const executionId = first.type === 'OccurrenceAdmitted' ? first.data.executionId : null;
-  const decidedAt = view.now;
   let decisions: { occurrenceId: string; events: OccurrenceEvent[] }[];
   if (first.type === 'OccurrenceAdmitted') {
-    const request = { ...first.data.request, members: ids };
+    const request = { ...first.data.request, members: ids, depth: causal.depth };
     decisions = ids.map((occurrenceId, i) => ({
       occurrenceId,
       events: [
         {
           type: 'OccurrenceBatched',
-          data: { occurrenceId, executionId: executionId!, batchId, decidedAt, ...(i === 0 ? { request } : {}) },
+          data: {
+            occurrenceId,
+            executionId: executionId!,
+            batchId,
+            decidedAt,
+            ...(i === 0 ? { request } : {}),
+            ...group(occurrenceId),
+          },
         },
       ],
     }));
   } else {
     const refused = first as Extract<OccurrenceEvent, { type: 'OccurrenceBlocked' | 'OccurrenceSuppressed' }>;
-    const evidence = { ...refused.data.evidence, batchId, members: ids.length };
-    decisions = ids.map((occurrenceId) => ({
-      occurrenceId,
-      events: [{ type: 'OccurrenceBlocked', data: { occurrenceId, reason: refused.data.reason, evidence, decidedAt } }],
-    }));
+    // OP-2: `members` is the batch's ids, on its first member's decision (as an admitted batch's request is), so a
+    // blocked batch of n members records n ids once, not n times.
+    decisions = ids.map((occurrenceId, i) => {
+      const evidence = {
+        ...refused.data.evidence,
+        batchId,
+        ...(i === 0 ? { members: ids } : {}),
+        ...group(occurrenceId),
+      };
+      const data = { occurrenceId, reason: refused.data.reason, evidence, decidedAt };
+      return { occurrenceId, events: [{ type: 'OccurrenceBlocked', data }] };
+    });
   }
   const closed: BatchClosed = {
     type: 'BatchClosed',
@@ -217,7 +267,7 @@ export function closeBatch(
       seq,
       openedRevision,
       cause,
-      members: ids,
+      members: all.map((m) => m.occurrenceId),
       outcome: executionId ? 'admitted' : 'blocked',
       executionId,
       reason: executionId ? null : (first.data as { reason: BatchClosed['data']['reason'] }).reason,
@@ -232,8 +282,52 @@ export function closeBatch(
     baseline: null,
     executionId,
     batch: { streamId, events: [closed] },
-    members: decisions,
+    members: [...decisions, ...revokedDecisions],
   };
+}
+
+/** WH-3/AD-2: the member's authenticating key, read now, is retired (a source not read counts as retired). */
+function keyRevokedNow(member: ObservedOccurrence, view: AdmissionView): boolean {
+  const key = authenticatingKey(member);
+  if (!key) return false;
+  const source = view.sources.get(key.sourceId);
+  if (!source) throw new IllegalStateError('WH-3: the source of a batch member to close was not read');
+  return isKeyRetired(source, key.keyId);
+}
+
+/** Every member's key was retired while the batch was open: nothing runs, each is blocked `key_revoked`. */
+function keyRevokedBatch(
+  streamId: string,
+  cause: BatchCloseCause,
+  all: readonly ObservedOccurrence[],
+  decisions: { occurrenceId: string; events: OccurrenceEvent[] }[],
+  open: { batchId: string; seq: number; openedRevision: number },
+  closedAt: string,
+): AdmissionStep {
+  const { batchId, seq, openedRevision } = open;
+  const ids = all.map((m) => m.occurrenceId);
+  const closed: BatchClosed = {
+    type: 'BatchClosed',
+    data: {
+      batchId,
+      seq,
+      openedRevision,
+      cause,
+      members: ids,
+      outcome: 'blocked',
+      executionId: null,
+      reason: 'key_revoked',
+      closedAt,
+    },
+  };
+  // OP-2: the batch's ids on its first member's decision, as for any batch blocked at its close.
+  const named = decisions.map((d, i) => {
+    if (i > 0) return d;
+    const blocked = d.events[0] as Extract<OccurrenceEvent, { type: 'OccurrenceBlocked' }>;
+    const evidence = { ...blocked.data.evidence, members: ids };
+    return { ...d, events: [{ ...blocked, data: { ...blocked.data, evidence } }] };
+  });
+  return { ...none([]), batch: { streamId, events: [closed] }, members: named };
 }
 
 /** Guard, prefilters and the lane key were about each member and ran when it joined; the batch is decided once. */

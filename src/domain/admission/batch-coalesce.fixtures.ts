@@ -10,13 +10,19 @@ import {
   MAX_COALESCE_MEMBERS,
   membersOf,
 } from '../coalescing/index.js';
-import type { ObservedOccurrence, OccurrenceEvent } from '../occurrence/occurrence-events.js';
+import type { CausalLink, ObservedOccurrence, OccurrenceEvent } from '../occurrence/occurrence-events.js';
 import { evolveOccurrence, initialOccurrenceState, type OccurrenceState } from '../occurrence/occurrence.js';
 import { definition, manualObserved, mission, trigger } from '../occurrence/occurrence.fixtures.js';
 import { batchStream, occurrenceStream } from '../shared/ids.js';
 import type { BatchPolicy } from '../trigger/trigger-blocks.js';
 import { admitInOrder, type AdmittedInOrder, closeInOrder } from './admit-in-order.js';
-import type { AdmissionView, BatchMemberRead, MissionCounters, ObservedState } from './admission-step.js';
+import {
+  type AdmissionView,
+  batchMemberOf,
+  type BatchMemberRead,
+  type MissionCounters,
+  type ObservedState,
+} from './admission-step.js';
 import { budgetDecider, type BudgetState, budgetWindowStart, initialBudgetState } from './budget.js';
 import { RULES } from './coalescing.fixtures.js';
 import { initialMissionSlots } from './slot-stripes.js';
@@ -62,9 +68,9 @@ export class CoalesceBatchWorld {
     return true;
   }
 
-  /** A manual Occurrence accepted now: its stream. */
-  observe(key: string, input: unknown): string {
-    const occurrence = { ...manualObserved(key), input, observedAt: this.clock };
+  /** A manual Occurrence accepted now (CA-1: with `causal`, a causal child): its stream. */
+  observe(key: string, input: unknown, causal?: CausalLink): string {
+    const occurrence = { ...manualObserved(key), input, observedAt: this.clock, ...(causal ? { causal } : {}) };
     const streamId = occurrenceStream(occurrence.dedupeHash);
     this.append([{ streamId, expected: -1, events: [{ type: 'OccurrenceObserved', data: occurrence }] }]);
     this.accepted.push(streamId);
@@ -117,11 +123,7 @@ export class CoalesceBatchWorld {
       for (const m of state.open?.members ?? []) {
         const found = this.occurrence(m.streamId);
         if (found.status === 'observed')
-          batchMembers.set(m.occurrenceId, {
-            occurrence: found.occurrence,
-            streamId: m.streamId,
-            expected: this.revision(m.streamId),
-          });
+          batchMembers.set(m.occurrenceId, batchMemberOf(found, m.streamId, this.revision(m.streamId)));
       }
     return { batches, batchMembers };
   }

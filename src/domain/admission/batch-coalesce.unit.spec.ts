@@ -128,6 +128,30 @@ describe('BA-1 DD-5 a Trigger that coalesces and batches: coalescing first, batc
     });
   });
 
+  it('CA-1 CA-3 OP-2 given a group whose causal child joined before a root representative, when the group joins its batch and the batch closes, then the execution carries the child’s chain and the representative names its group', () => {
+    const chain = {
+      parentId: 'op-a',
+      depth: 1,
+      ancestry: [
+        { occurrenceId: 'o-a', triggerId: 't-a' },
+        { operationId: 'op-a', triggerId: 't-a' },
+      ],
+    };
+    const world = new CoalesceBatchWorld(POLICY, T0);
+    const child = world.observe('k-child', sample('h1', 0), chain);
+    world.clock = addMilliseconds(T0, 100);
+    const root = world.observe('k-root', sample('h1', 1));
+    expect(world.commit(world.admission([child, root]))).toBe(true);
+    world.clock = addMilliseconds(T0, 1500);
+    expect(world.closeDueGroups()).toBe(true);
+    expect(eventOf(world, root, 'OccurrenceBatchJoined')?.data.causal).toEqual(chain);
+    world.clock = addMilliseconds(T0, 1000 + 60_000);
+    expect(world.commit(world.batchClose(world.partitions()[0]!)!)).toBe(true);
+    const batched = eventOf(world, root, 'OccurrenceBatched')!.data;
+    expect(batched.request).toMatchObject({ ancestry: chain.ancestry, depth: 1, members: [world.idOf(root)] });
+    expect(batched.coalesced).toEqual([world.idOf(child), world.idOf(root)]);
+  });
+
   it('BA-1 DD-5 a neverCoalesce Occurrence amid a flood joins the batch at once, ahead of the group it is not part of', () => {
     const { world, streams, ids } = given([sample('h1', 0), revoke('h1', 1), sample('h1', 2)]);
     expect(world.commit(world.admission(streams))).toBe(true);

@@ -11,6 +11,7 @@ import {
   openGroup,
   type OpenGroup,
 } from '../coalescing/index.js';
+import { mergedLink } from '../causality/causal-link.js';
 import type { OccurrenceEvent } from '../occurrence/occurrence-events.js';
 import { occurrenceDecider, type OccurrenceState } from '../occurrence/occurrence.js';
 import { CommandRejected, WrongExpectedRevision } from '../shared/errors.js';
@@ -203,8 +204,17 @@ function close(
   // BA-1: on a batching Trigger the representative joins its batch instead of being admitted alone.
   const joinAt =
     full(open) && Date.parse(last.acceptedAt) < Date.parse(open.closesAt) ? last.acceptedAt : open.closesAt;
+  // CA-1/CA-3: the representative runs for every member, so it is judged and runs with all their causes.
+  const causal = mergedLink(
+    members.map((m) => {
+      const memberState = run.stateOf(m.streamId);
+      if (memberState?.status !== 'observed') throw racedBy(groupStream, group);
+      return memberState.occurrence.causal;
+    }),
+  );
+  const standing: ObservedState = { ...lastState, occurrence: { ...lastState.occurrence, causal } };
   const step =
-    batchStep(lastState, view, counters, { members: ids, joinAt }) ?? admissionStep(lastState, view, counters, ids);
+    batchStep(standing, view, counters, { members: ids, joinAt }) ?? admissionStep(standing, view, counters, ids);
   run.record(last.streamId, step.decision);
   for (const member of members.slice(0, -1)) {
     const memberState = run.stateOf(member.streamId);

@@ -1,5 +1,5 @@
 import { minClassification, type Classification } from '../shared/classification.js';
-import { uncoveredScopes } from '../shared/scopes.js';
+import { isResourceRef, uncoveredScopes } from '../shared/scopes.js';
 import type { MissionGrants } from '../mission/mission-grants.js';
 import type { TriggerDefinition } from '../trigger/trigger-definition.js';
 
@@ -34,8 +34,10 @@ export function effectiveAuthority(
   };
 }
 
+/** AD-2/TR-2: the refs no scope covers; a ref that is no concrete resource (a `*`, a `.`/`..` segment) is always outside. */
 export function resourcesOutside(resourceRefs: readonly string[], authority: EffectiveAuthority): string[] {
   const outside = new Set([
+    ...resourceRefs.filter((ref) => !isResourceRef(ref)),
     ...uncoveredScopes(resourceRefs, authority.triggerScopes),
     ...uncoveredScopes(resourceRefs, authority.missionScopes),
   ]);

@@ -2,7 +2,7 @@ import { canonicalJson } from '../shared/canonical-json.js';
 import { hashId } from '../shared/ids.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { resolvePointer } from '../shared/json-pointer.js';
-import type { BatchPolicy } from '../trigger/trigger-blocks.js';
+import { type BatchPolicy, MAX_BATCH_SIZE } from '../trigger/trigger-blocks.js';
 import {
   type BatchCloseCause,
   type BatchEvent,
@@ -77,11 +77,15 @@ export function acceptanceOrder<M extends OpenBatchMember>(members: readonly M[]
 
 export const addMilliseconds = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
 
-/** BA-1: due once the deadline is reached (at it, never before) or the batch is full. */
+/**
+ * BA-1: due once the deadline is reached (at it, never before) or the batch is full: at its `size`, and a batch with
+ * only `maxWaitMs` at MAX_BATCH_SIZE members (OC-5: a claim body and its `members` stay bounded, as `size` and a
+ * coalescing group are), so the next member opens the next batch.
+ */
 export function closeCauseAt(state: BatchPartitionState, now: string): BatchCloseCause | null {
   const open = state.open;
   if (!open) return null;
-  if (open.size !== null && open.members.length >= open.size) return 'size';
+  if (open.members.length >= (open.size ?? MAX_BATCH_SIZE)) return 'size';
   if (open.deadline !== null && Date.parse(now) >= Date.parse(open.deadline)) return 'max_wait';
   return null;
 }

@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { MAX_CAUSAL_DEPTH } from '../mission/mission-grants.js';
 import type { CausalLink } from '../occurrence/occurrence-events.js';
 import { causalBlock } from './causal-check.js';
-import { MAX_ANCESTRY_ENTRIES, operationChildLink, rootLink } from './causal-link.js';
+import {
+  MAX_ANCESTRY_ENTRIES,
+  MAX_MERGED_ANCESTRY_ENTRIES,
+  mergedLink,
+  operationChildLink,
+  rootLink,
+  unknownLink,
+} from './causal-link.js';
 
 /**
  * A graph of Triggers: an edge X → Y says an execution of X records an Operation whose verified callback reaches Y.
@@ -136,6 +143,60 @@ describe('CA-3 loop check over random graphs of Triggers and Operations (propert
         { occurrenceId: 'o1', triggerId: 't-a' },
         { operationId: 'op1', triggerId: 't-a' },
       ],
+    });
+  });
+
+  describe('CA-1 CA-3 an execution standing for several Occurrences (BA-1 batch, DD-5 group) merges their causality', () => {
+    /** A linear chain through the given Triggers, each hop one Occurrence and one Operation. */
+    const chain = (...triggers: string[]): CausalLink =>
+      triggers.reduce(
+        (link, triggerId, i) =>
+          operationChildLink({ occurrenceId: `o-${triggerId}-${i}`, triggerId, causal: link }, `op-${triggerId}-${i}`),
+        rootLink(),
+      );
+
+    it('given a root first member and a deep second member, when merged, then the depth is the deepest and the ancestry holds the deep chain', () => {
+      const deep = chain('t-a', 't-b');
+      const merged = mergedLink([rootLink(), deep]);
+      expect(merged.depth).toBe(2);
+      expect(merged.ancestry).toEqual(deep.ancestry);
+      // The execution's Operation links its callback one deeper, and a loop back to t-a is found.
+      const child = operationChildLink({ occurrenceId: 'o-batch', triggerId: 't-q', causal: merged }, 'op-q');
+      expect(child.depth).toBe(3);
+      expect(causalBlock('t-a', child, 4)?.reason).toBe('causal_loop');
+      expect(causalBlock('t-b', child, 4)?.reason).toBe('causal_loop');
+      expect(causalBlock('t-c', child, 2)?.reason).toBe('causal_depth_exceeded');
+      expect(causalBlock('t-c', child, 4)).toBeNull();
+    });
+
+    it('given chains sharing references, when merged, then each reference appears once, root first', () => {
+      const ab = chain('t-a', 't-b');
+      const a = chain('t-a');
+      const merged = mergedLink([a, ab, unknownLink()]);
+      expect(merged.ancestry).toEqual(ab.ancestry);
+      expect(mergedLink([unknownLink(), rootLink()])).toEqual({ parentId: null, depth: 0, ancestry: 'unknown' });
+      expect(mergedLink([rootLink(), rootLink()])).toEqual(rootLink());
+    });
+
+    it('given disjoint chains showing more hops than the deepest depth, when checked, then neither the union nor its child is mistaken for too deep', () => {
+      const merged = mergedLink([chain('t-a', 't-b'), chain('t-c', 't-d'), chain('t-e', 't-f')]);
+      expect(merged.depth).toBe(2);
+      expect(causalBlock('t-q', merged, 2)).toBeNull();
+      const child = operationChildLink({ occurrenceId: 'o-batch', triggerId: 't-q', causal: merged }, 'op-q');
+      expect(causalBlock('t-z', child, 3)).toBeNull();
+      expect(causalBlock('t-f', child, 3)?.reason).toBe('causal_loop');
+    });
+
+    it('given a union past the count bound, when checked, then it is blocked causal_depth_exceeded, never cut (a cut could drop the Trigger of a cycle)', () => {
+      const links = Array.from({ length: 40 }, (_, i) => chain(`t-${i}-a`, `t-${i}-b`));
+      const merged = mergedLink(links);
+      expect(merged.ancestry).toHaveLength(160);
+      expect(causalBlock('t-q', merged, 4)).toEqual({
+        reason: 'causal_depth_exceeded',
+        evidence: { depth: 2, maxDepth: 4, entries: 160, maxEntries: MAX_MERGED_ANCESTRY_ENTRIES },
+      });
+      const fits = mergedLink(links.slice(0, MAX_MERGED_ANCESTRY_ENTRIES / 4));
+      expect(causalBlock('t-q', fits, 4)).toBeNull();
     });
   });
 });

@@ -48,3 +48,40 @@ export function operationChildLink(origin: OperationOrigin, operationId: string)
 /** How many causal hops a recorded ancestry shows: one Occurrence reference per hop. */
 export const hopsIn = (ancestry: CausalAncestry): number =>
   ancestry === 'unknown' ? 0 : ancestry.filter((entry) => entry.occurrenceId !== undefined).length;
+
+/**
+ * CA-1/CA-3: the most references an execution standing for several Occurrences (a BA-1 batch, a DD-5 group) may
+ * carry, so that the child its Operation fixes (two more references) is never cut: a cut union could drop the one
+ * Trigger that closes a cycle while still showing as many hops as its depth.
+ */
+export const MAX_MERGED_ANCESTRY_ENTRIES = MAX_ANCESTRY_ENTRIES - 2;
+
+/**
+ * CA-1/CA-3: the causality of one execution standing for several Occurrences (a batch's members, a coalesced
+ * group's): its depth is the deepest member's, its ancestry every reference any member's ancestry holds (each once,
+ * in member order, so a linear chain stays root first). `unknown` members prove nothing (as for an Operation's
+ * origin) and add no reference; only when no member has a reference and one is `unknown` is the whole `unknown`.
+ * Never cut: a union longer than MAX_MERGED_ANCESTRY_ENTRIES is left whole, and `causalBlock` refuses it.
+ */
+export function mergedLink(links: readonly CausalLink[]): CausalLink {
+  if (links.length === 1) return links[0]!;
+  const seen = new Set<string>();
+  const ancestry: AncestryEntry[] = [];
+  let deepest: CausalLink | null = null;
+  for (const link of links) {
+    if (deepest === null || link.depth > deepest.depth) deepest = link;
+    if (link.ancestry === 'unknown') continue;
+    for (const entry of link.ancestry) {
+      const key = entry.occurrenceId !== undefined ? `o:${entry.occurrenceId}` : `p:${entry.operationId ?? ''}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      ancestry.push({ ...entry });
+    }
+  }
+  const unknown = ancestry.length === 0 && links.some((link) => link.ancestry === 'unknown');
+  return {
+    parentId: deepest?.parentId ?? null,
+    depth: deepest?.depth ?? 0,
+    ancestry: unknown ? 'unknown' : ancestry,
+  };
+}

@@ -1,4 +1,4 @@
-import { correlationKeyOf, MAX_CORRELATION_KEY_LENGTH } from './correlation.js';
+import { correlationAt, correlationKeyOf, MAX_CORRELATION_KEY_LENGTH } from './correlation.js';
 
 describe('CA-2 SU-1 correlation key at a source pointer', () => {
   it('reads a string or a finite number at the pointer', () => {
@@ -22,5 +22,16 @@ describe('CA-2 SU-1 correlation key at a source pointer', () => {
       MAX_CORRELATION_KEY_LENGTH,
     );
     expect(correlationKeyOf('/id', { id: 'k'.repeat(MAX_CORRELATION_KEY_LENGTH + 1) })).toBeNull();
+  });
+
+  it('CA-2 given a value present at the pointer that cannot be a key, when read, then it is unusable (recorded unknown), not absent (a root)', () => {
+    const long = 'k'.repeat(MAX_CORRELATION_KEY_LENGTH + 1);
+    for (const id of ['', long, null, true, false, ['op'], { key: 'op' }, {}])
+      expect(correlationAt('/id', { id })).toEqual({ kind: 'unusable' });
+    expect(correlationAt('/id', {})).toEqual({ kind: 'absent' });
+    expect(correlationAt('/meta/id', { meta: 'scalar' })).toEqual({ kind: 'absent' });
+    expect(correlationAt(null, { id: 'op' })).toEqual({ kind: 'absent' });
+    expect(correlationAt('/id', { id: 'op' })).toEqual({ kind: 'key', key: 'op' });
+    expect(correlationAt('/id', { id: 12 })).toEqual({ kind: 'key', key: '12' });
   });
 });

@@ -339,7 +339,10 @@ function decideOperation(
     return reject('operation_limit', {
       detail: `an execution records at most ${MAX_OPERATIONS_PER_EXECUTION} operations`,
     });
-  const { occurrenceId, triggerId } = state.request;
+  const { occurrenceId, triggerId, depth, ancestry } = state.request;
+  // CA-1/CA-3: an execution standing for several Occurrences (a batch, a coalesced group) carries its own causality
+  // (the deepest member's depth, the union of their ancestries); any other runs at its Occurrence's, as observed.
+  const causal = depth === undefined ? origin : { parentId: null, depth, ancestry: ancestry ?? [] };
   return [
     {
       type: 'OperationRecorded',
@@ -349,7 +352,7 @@ function decideOperation(
         operationId,
         correlation: { sourceId: correlation.sourceId, key: correlation.key },
         occurrenceId,
-        child: operationChildLink({ occurrenceId, triggerId, causal: origin }, operationId),
+        child: operationChildLink({ occurrenceId, triggerId, causal }, operationId),
       },
     },
   ];

@@ -78,5 +78,8 @@ export function validateMissionDefinition(
 export function scopePattern(read: FieldReader, item: unknown, at: string): string | undefined {
   return isScopePattern(item)
     ? item
-    : read.fail(at, 'must be a non-empty resource scope, with "*" only at the end (e.g. "repo:acme/*")');
+    : read.fail(
+        at,
+        'must be a non-empty resource scope, with "*" only at the end and no "." or ".." segment (e.g. "repo:acme/*")',
+      );
 }

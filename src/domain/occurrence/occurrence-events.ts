@@ -74,6 +74,12 @@ export interface ExecutionRequest {
   members?: string[];
   /** CA-1: the Occurrence's recorded ancestry (references only); absent for a plain root and on older requests. */
   ancestry?: CausalAncestry;
+  /**
+   * CA-1/CA-3: the causal depth of an execution standing for several Occurrences (BA-1 a batch, DD-5 a coalesced
+   * group): its deepest member's, `ancestry` then being the union of the members' (`mergedLink`). An Operation it
+   * records links its callback at this depth + 1 with that ancestry. Absent: the Occurrence's own, as observed.
+   */
+  depth?: number;
 }
 
 export type SlotTakenAt = 'admission' | 'claim';
@@ -128,6 +134,8 @@ export type OccurrenceBatchJoined = DomainEvent<
     at: string;
     /** DD-5: joined as a closed coalescing group's last member, standing for these (ids in acceptance order). */
     coalesced?: string[];
+    /** CA-1/CA-3 with `coalesced`: the group's causality (`mergedLink` of its members'), which its batch carries. */
+    causal?: CausalLink;
   }
 >;
 
@@ -137,7 +145,15 @@ export type OccurrenceBatchJoined = DomainEvent<
  */
 export type OccurrenceBatched = DomainEvent<
   'OccurrenceBatched',
-  { occurrenceId: string; executionId: string; batchId: string; decidedAt: string; request?: ExecutionRequest }
+  {
+    occurrenceId: string;
+    executionId: string;
+    batchId: string;
+    decidedAt: string;
+    request?: ExecutionRequest;
+    /** DD-5 (OP-2): decided as a coalesced group's representative: the group's members in acceptance order. */
+    coalesced?: string[];
+  }
 >;
 
 /**

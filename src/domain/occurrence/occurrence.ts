@@ -7,7 +7,7 @@ import type { ReasonCode } from '../admission/reasons.js';
 import { dedupeIdentityHash } from '../dedupe/dedupe-identity.js';
 import type { Use } from '../dedupe/dedupe-window.js';
 import { parseRfc3339 } from '../schedule/index.js';
-import type { ObservedOccurrence, OccurrenceEvent } from './occurrence-events.js';
+import type { CausalLink, ObservedOccurrence, OccurrenceEvent } from './occurrence-events.js';
 
 /** OC-4: distinct conflicting payloads recorded per Occurrence; later ones are not recorded. */
 export const MAX_RECORDED_CONFLICTS = 20;
@@ -18,8 +18,11 @@ export type OccurrenceState =
       status: 'observed';
       occurrence: ObservedOccurrence;
       conflictingDigests: string[];
-      /** BA-1: the open batch it joined; its decision comes when that batch closes. */
-      batch?: { batchId: string; streamId: string };
+      /**
+       * BA-1: the open batch it joined; its decision comes when that batch closes. DD-5 `causal`: joined for a
+       * coalesced group, the group's causality (CA-1), which the batch carries in place of its own.
+       */
+      batch?: { batchId: string; streamId: string; causal?: CausalLink; coalesced?: string[] };
       /** DD-5: waiting in a coalescing group, which decides it when it closes (absent: not in one). */
       held?: CoalesceHold;
     }
@@ -87,6 +90,8 @@ export interface JoinBatch {
   at: string;
   /** DD-5: the closing group's members in acceptance order, the last being this Occurrence. */
   coalesced?: string[];
+  /** CA-1/CA-3 with `coalesced`: the group's causality (`mergedLink` of its members'). */
+  causal?: CausalLink;
 }
 
 export type OccurrenceCommand =
@@ -116,7 +121,9 @@ export function evolveOccurrence(state: OccurrenceState, event: OccurrenceEvent)
       if (state.status !== 'observed') return state;
       // DD-5: a group's representative leaves its (closed) group for its batch, which decides it now.
       const { held: _held, ...rest } = state;
-      return { ...rest, batch: { batchId: event.data.batchId, streamId: event.data.batchStreamId } };
+      const { batchId, batchStreamId: streamId, causal, coalesced } = event.data;
+      const group = { ...(causal ? { causal } : {}), ...(coalesced ? { coalesced } : {}) };
+      return { ...rest, batch: { batchId, streamId, ...group } };
     }
     case 'OccurrenceBatched':
       if (state.status !== 'observed') return state;
@@ -258,6 +265,8 @@ export function admitOccurrence(command: AdmitOccurrence, state: OccurrenceState
     delivery: verdict.delivery,
     ...(verdict.overlap ? { overlap: verdict.overlap } : {}),
     ...(ancestry === 'unknown' || ancestry.length > 0 ? { ancestry } : {}),
+    // CA-3: a group's representative runs for every member: the deepest one's depth, the union of their chains.
+    ...(command.members ? { depth: occurrence.causal?.depth ?? 0 } : {}),
     ...members,
   };
   const prefilters = verdict.prefilters ? { prefilters: verdict.prefilters } : {};
@@ -318,8 +327,15 @@ export function joinOccurrenceBatch(command: JoinBatch, state: OccurrenceState):
   if (state.held && (!coalesced || coalesced[coalesced.length - 1] !== command.occurrenceId))
     throw new IllegalStateError("DD-5: a held Occurrence joins a batch only as its closed group's last member");
   if (!state.held && coalesced) throw new IllegalStateError('DD-5: only a held Occurrence stands for a group');
-  const { occurrenceId, batchId, batchStreamId, at } = command;
-  const data = { occurrenceId, batchId, batchStreamId, at, ...(coalesced ? { coalesced: [...coalesced] } : {}) };
+  const { occurrenceId, batchId, batchStreamId, at, causal } = command;
+  const data = {
+    occurrenceId,
+    batchId,
+    batchStreamId,
+    at,
+    ...(coalesced ? { coalesced: [...coalesced] } : {}),
+    ...(coalesced && causal ? { causal } : {}),
+  };
   return [{ type: 'OccurrenceBatchJoined', data }];
 }
 

@@ -12,7 +12,7 @@ import {
 } from './ids.js';
 import { isJsonPointer, resolvePointer } from './json-pointer.js';
 import { isRejection, reject } from './result.js';
-import { scopeCovers, scopesWithin, uncoveredScopes } from './scopes.js';
+import { isResourceRef, isScopePattern, scopeCovers, scopesWithin, uncoveredScopes } from './scopes.js';
 
 describe('stream names (outside ids are hashed, never concatenated raw)', () => {
   it('hashes the parts as a list, so shifting a separator changes the stream', () => {
@@ -79,6 +79,28 @@ describe('TR-2 resource scopes', () => {
   });
   it('refuses a wildcard anywhere but at the end', () => {
     expect(scopeCovers('repo:*/api', 'repo:x/api')).toBe(false);
+  });
+  it('TR-2 given a `.` or `..` segment (between "/", ":" or "\\"), when matched, then nothing covers it and no scope may hold one', () => {
+    for (const ref of ['repo:acme/../evil', 'repo:acme/./api', 'repo:acme/..', 'repo:acme\\..\\evil', 'repo:../acme/x'])
+      expect([ref, scopeCovers('repo:acme/*', ref), scopeCovers('*', ref), isResourceRef(ref)]).toEqual([
+        ref,
+        false,
+        false,
+        false,
+      ]);
+    expect(isScopePattern('repo:acme/../*')).toBe(false);
+    expect(scopeCovers('repo:acme/*', 'repo:acme/a..b')).toBe(true);
+  });
+  it('TR-2 the final `*` stands for at least one more character: `repo:acme/*` never covers `repo:acme/`', () => {
+    expect(scopeCovers('repo:acme/*', 'repo:acme/')).toBe(false);
+    expect(scopeCovers('repo:acme/*', 'repo:acme/a')).toBe(true);
+  });
+  it('TR-2 a concrete resource ref holds no `*`', () => {
+    expect([isResourceRef('repo:acme/*'), isResourceRef('repo:acme/api'), isResourceRef('')]).toEqual([
+      false,
+      true,
+      false,
+    ]);
   });
   it('needs every requested pattern covered by some grant', () => {
     expect(scopesWithin(['repo:acme/api', 'repo:other/x'], ['repo:acme/*', 'repo:other/*'])).toBe(true);

@@ -119,7 +119,11 @@ function batched(event: RecordedEvent<OccurrenceBatched['data']>): SqlQuery[] {
         d.executionId,
         d.decidedAt,
         event.position,
-        json({ batchId: d.batchId, ...(d.request?.members ? { members: d.request.members } : {}) }),
+        json({
+          batchId: d.batchId,
+          ...(d.request?.members ? { members: d.request.members } : {}),
+          ...(d.coalesced ? { coalesced: d.coalesced } : {}),
+        }),
       ],
     },
   ];

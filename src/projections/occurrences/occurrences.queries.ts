@@ -110,7 +110,13 @@ function toView(row: OccurrenceRow): OccurrenceView {
         ? { ...row.evidence, ...(row.decision_evidence ?? {}) }
         : (row.decision_evidence ?? row.evidence),
     conflicts: Number(row.conflicts),
-    ...(Array.isArray(row.decision_evidence?.members) ? { members: row.decision_evidence.members as string[] } : {}),
+    // api.md `members?`: the ids this Occurrence stands for — DD-5 a coalesced group's representative its group's
+    // (also when it then ran in a batch, `evidence.coalesced`), BA-1 a batch's first member its batch's.
+    ...(Array.isArray(row.decision_evidence?.coalesced)
+      ? { members: row.decision_evidence.coalesced as string[] }
+      : Array.isArray(row.decision_evidence?.members)
+        ? { members: row.decision_evidence.members as string[] }
+        : {}),
     // api.md's coalesce block names `coalescedInto` as part of the decision; the evidence keeps it too.
     ...(row.status === 'coalesced' && typeof row.decision_evidence?.coalescedInto === 'string'
       ? { coalescedInto: row.decision_evidence.coalescedInto }

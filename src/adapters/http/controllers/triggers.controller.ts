@@ -26,6 +26,7 @@ import { ResourceId } from './resource-id.pipe.js';
 import { Answer, BodySchema, ReadQuery } from '../openapi/decorators.js';
 import * as S from '../openapi/answer-schemas.js';
 import { triggerDefinitionSchema } from '../openapi/definition-schemas.js';
+import { isResourceRef, RESOURCE_REF_RULE } from '../../../domain/shared/scopes.js';
 
 @ApiTags('triggers')
 @ApiBearerAuth()
@@ -163,6 +164,11 @@ export class TriggersController {
   ) {
     if (wait !== undefined && wait !== 'decision')
       throw problems.badRequest([{ pointer: '?wait', message: 'wait must be "decision"' }]);
+    // TR-2/AD-2: a resource ref is a concrete resource: no glob, no `.`/`..` segment a consumer could resolve away.
+    const badRefs = (body.resourceRefs ?? []).flatMap((ref, i) =>
+      isResourceRef(ref) ? [] : [{ pointer: `/resourceRefs/${i}`, message: RESOURCE_REF_RULE }],
+    );
+    if (badRefs.length > 0) throw problems.badRequest(badRefs);
     const fired = await this.commands.execute(
       new FireManualOccurrenceCommand(context, triggerId, key, body.input, body.resourceRefs ?? []),
     );

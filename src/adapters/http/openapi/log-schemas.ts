@@ -114,6 +114,10 @@ export const operationRecorded = obj({ operationId: str(), position: POSITION },
 export const lineage = obj(
   {
     occurrenceId: str(),
+    runsAs: str({
+      description:
+        'BA-1: a batch member: the Occurrence its execution is named after, whose Operations and descendants are shown',
+    }),
     causal: obj({ parentId: nullable(str()), depth: int(0), ancestry: anyJson('the chain, or "unknown"') }, [
       'parentId',
       'depth',
