@@ -48,4 +48,6 @@ export default {
   // suite in 8.5 min (14.6 CPU-minutes). Suites are isolated (a schema or data directory each, ports from the OS),
   // so several at once is safe; each worker holds about 1 GB at most.
   maxWorkers: 3,
+  // Longest suites first even with a cold cache (CI's): see test/support/test-sequencer.js.
+  testSequencer: '<rootDir>/test/support/test-sequencer.js',
 };

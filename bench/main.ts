@@ -3,28 +3,21 @@
  * Each bench is an `(args) => Promise<void>` that checks its arguments with benchArgs before it starts anything
  * (a BenchUsage is one line, exit 2); add new ones to `benches`.
  */
-import { appendBench } from './append.js';
 import { hasBatchHeap, rerunWithBatchHeap } from '../src/adapters/cli/batch-heap.js';
-import { auditBench } from './audit.js';
 import { BenchUsage } from './bench-args.js';
-import { chaosBench } from './chaos/main.js';
-import { deliverBench } from './deliver.js';
-import { ingressBench } from './ingress.js';
-import { manualBench } from './manual.js';
-import { pollBench } from './poll.js';
-import { schedulesBench } from './schedules.js';
-import { suppressBench } from './suppress.js';
 
+// Each bench loads on use: a refused command line (an unknown bench, a bad option) answers before the service's
+// modules and every other benchmark's load (seconds on a slow VM, paid by every `reveille bench` refusal).
 const benches: Record<string, (args: string[]) => Promise<void>> = {
-  append: appendBench,
-  audit: auditBench,
-  chaos: chaosBench,
-  deliver: deliverBench,
-  ingress: ingressBench,
-  manual: manualBench,
-  poll: pollBench,
-  schedules: schedulesBench,
-  suppress: suppressBench,
+  append: async (args) => (await import('./append.js')).appendBench(args),
+  audit: async (args) => (await import('./audit.js')).auditBench(args),
+  chaos: async (args) => (await import('./chaos/main.js')).chaosBench(args),
+  deliver: async (args) => (await import('./deliver.js')).deliverBench(args),
+  ingress: async (args) => (await import('./ingress.js')).ingressBench(args),
+  manual: async (args) => (await import('./manual.js')).manualBench(args),
+  poll: async (args) => (await import('./poll.js')).pollBench(args),
+  schedules: async (args) => (await import('./schedules.js')).schedulesBench(args),
+  suppress: async (args) => (await import('./suppress.js')).suppressBench(args),
 };
 
 async function main(argv: string[]): Promise<void> {

@@ -61,7 +61,10 @@ export async function startService(
     } catch {
       /* not up yet */
     }
-    if (i > 300) throw new Error(`service did not become ready: ${stderr}`);
+    if (i > 300) {
+      child.kill('SIGKILL'); // no caller holds it yet: left running it would load the machine until this process exits
+      throw new Error(`service did not become ready: ${stderr}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const keys = await loadOrCreateDevKeys(dataDir);

@@ -21,17 +21,21 @@ describe('BackgroundThread supervision', () => {
     );
     expect(String(thread.error)).toMatch(/background thread: starting/);
     thread.start();
-    await until(() => heard.includes('spawned'), 3_000, 10);
-    expect(thread.error).toBeNull();
-    expect(thread.remoteTasks).toEqual(['fixture:task']);
-    // this thread's appends wake the worker
-    signal.notify();
-    await until(() => heard.includes('appended'));
-    // it dies (exit code 3): failing until the next one is up, about a second later
-    await until(() => /exited with code 3/.test(String(thread.error)));
-    await until(() => heard.filter((id) => id === 'spawned').length === 2, 5_000);
-    expect(thread.error).toBeNull();
-    await thread.stop();
+    // A failed wait must not leave the thread respawning every second for the rest of the worker's run
+    try {
+      await until(() => heard.includes('spawned'), 3_000, 10);
+      expect(thread.error).toBeNull();
+      expect(thread.remoteTasks).toEqual(['fixture:task']);
+      // this thread's appends wake the worker
+      signal.notify();
+      await until(() => heard.includes('appended'));
+      // it dies (exit code 3): failing until the next one is up, about a second later
+      await until(() => /exited with code 3/.test(String(thread.error)));
+      await until(() => heard.filter((id) => id === 'spawned').length === 2, 5_000);
+      expect(thread.error).toBeNull();
+    } finally {
+      await thread.stop();
+    }
     const spawned = heard.filter((id) => id === 'spawned').length;
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(heard.filter((id) => id === 'spawned').length).toBe(spawned);

@@ -128,13 +128,24 @@ export async function startServe(options: {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
-  await untilReady();
   const kill = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGKILL');
     await exited;
   };
+  try {
+    await untilReady();
+  } catch (error) {
+    // No handle reaches the test, so nothing else would stop it: a service left running loads the machine and
+    // holds its connections until the jest worker exits, and the next suites' waits time out in turn.
+    await kill();
+    if (postgres) {
+      await postgres.sql.close();
+      if (!options.joining) await dropSchema(postgres.schema);
+    }
+    throw error;
+  }
   return {
     get child() {
       return child;
