@@ -188,7 +188,7 @@ export function closeBatch(
     const coalesced = groupOf.get(occurrenceId);
     return coalesced ? { coalesced: [...coalesced] } : {};
   };
-  const { batchId, seq, openedRevision } = open;
+  const { batchId } = open;
   const decidedAt = view.now;
   // WH-3/AD-2: a member whose authenticating key was retired while the batch was open is blocked `key_revoked` on its
   // own (the check a coalescing group's close makes, `factsFor`); the others are decided as the batch.
@@ -260,20 +260,8 @@ export function closeBatch(
       return { occurrenceId, events: [{ type: 'OccurrenceBlocked', data }] };
     });
   }
-  const closed: BatchClosed = {
-    type: 'BatchClosed',
-    data: {
-      batchId,
-      seq,
-      openedRevision,
-      cause,
-      members: all.map((m) => m.occurrenceId),
-      outcome: executionId ? 'admitted' : 'blocked',
-      executionId,
-      reason: executionId ? null : (first.data as { reason: BatchClosed['data']['reason'] }).reason,
-      closedAt: decidedAt,
-    },
-  };
+  const reason = executionId ? null : (first.data as { reason: BatchClosed['data']['reason'] }).reason;
+  const closed = batchClosed(open, cause, all, executionId, reason, decidedAt);
   return {
     decision: [],
     consumed: admitted.consumed,
@@ -283,6 +271,24 @@ export function closeBatch(
     executionId,
     batch: { streamId, events: [closed] },
     members: [...decisions, ...revokedDecisions],
+  };
+}
+
+/** The batch stream's record of its close: every member in acceptance order, and what became of them. */
+function batchClosed(
+  open: { batchId: string; seq: number; openedRevision: number },
+  cause: BatchCloseCause,
+  all: readonly ObservedOccurrence[],
+  executionId: string | null,
+  reason: BatchClosed['data']['reason'],
+  closedAt: string,
+): BatchClosed {
+  const { batchId, seq, openedRevision } = open;
+  const members = all.map((m) => m.occurrenceId);
+  const outcome = executionId ? 'admitted' : 'blocked';
+  return {
+    type: 'BatchClosed',
+    data: { batchId, seq, openedRevision, cause, members, outcome, executionId, reason, closedAt },
   };
 }
 
@@ -304,22 +310,8 @@ function keyRevokedBatch(
   open: { batchId: string; seq: number; openedRevision: number },
   closedAt: string,
 ): AdmissionStep {
-  const { batchId, seq, openedRevision } = open;
   const ids = all.map((m) => m.occurrenceId);
-  const closed: BatchClosed = {
-    type: 'BatchClosed',
-    data: {
-      batchId,
-      seq,
-      openedRevision,
-      cause,
-      members: ids,
-      outcome: 'blocked',
-      executionId: null,
-      reason: 'key_revoked',
-      closedAt,
-    },
-  };
+  const closed = batchClosed(open, cause, all, null, 'key_revoked', closedAt);
   // OP-2: the batch's ids on its first member's decision, as for any batch blocked at its close.
   const named = decisions.map((d, i) => {
     if (i > 0) return d;
