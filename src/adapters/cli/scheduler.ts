@@ -1,5 +1,4 @@
 import { loadConfig } from '../config/config.js';
-import { CheckpointConflict } from '../../projections/runner/checkpoints.js';
 import { openInfrastructure } from '../eventstore/infrastructure.js';
 import { DEFAULT_BATCH, ScheduleMaterializer } from '../scheduler/schedule-materializer.js';
 import type { Composition } from './composition.js';
@@ -32,7 +31,7 @@ export async function scheduler(options: Options, composition: Composition): Pro
   });
   if (options.once) {
     try {
-      await catchUp(index);
+      await index.catchUpAlongsideOthers();
       const stats = await materializer.runOnce();
       // hostNow is reported, never used: it shows which host clock the decisions did not depend on (SC-6)
       const report = {
@@ -58,14 +57,3 @@ export async function scheduler(options: Options, composition: Composition): Pro
   await infra.close();
 }
 
-/** Several processes may fold the index at once; the loser of a checkpoint race just reads again. */
-async function catchUp(runner: ProjectionRunner): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await runner.catchUp();
-      return;
-    } catch (error) {
-      if (!(error instanceof CheckpointConflict) || attempt >= 50) throw error;
-    }
-  }
-}

@@ -79,7 +79,8 @@ export class ProjectionRunners {
     }
   }
 
+  /** Its own loops may be folding meanwhile (a service started). */
   async catchUpAll(): Promise<void> {
-    for (const runner of this.runners.values()) await runner.catchUp();
+    for (const runner of this.runners.values()) await runner.catchUpAlongsideOthers();
   }
 }

@@ -135,6 +135,21 @@ export class ProjectionRunner {
     return this.subscription.catchUp(onProgress);
   }
 
+  /**
+   * Catches up while other runners fold the same read model (a service's own loop, another process): the loser of
+   * a checkpoint race reads the moved checkpoint and goes on, since their folds are the same.
+   */
+  async catchUpAlongsideOthers(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.catchUp();
+        return;
+      } catch (error) {
+        if (!(error instanceof CheckpointConflict) || attempt >= 50) throw error;
+      }
+    }
+  }
+
   /** Empties the read model and replays the whole log; the result equals the live rows (OP-3). */
   async rebuild(onProgress?: (handled: number) => void): Promise<number> {
     await this.reset();
