@@ -37,15 +37,10 @@ import { PollsModule } from './adapters/modules/polls.module.js';
 import { SubscriptionsModule } from './adapters/modules/subscriptions.module.js';
 import { AuditModule } from './adapters/modules/audit.module.js';
 import { WakeupModule } from './adapters/wakeup/wakeup.module.js';
-import type { Migration } from './projections/migration.js';
-import { eventStoreMigrations } from './adapters/eventstore/sql/migrations.js';
-import { idempotencyMigrations } from './adapters/http/idempotency/idempotency.migrations.js';
-import { ingressMigrations } from './adapters/ingress/ingress.migrations.js';
-import { sourcesMigrations } from './adapters/sources/sources.migrations.js';
-import { pollSecretsMigrations } from './adapters/poll/poll-secrets.migrations.js';
-import { projections } from './projections/index.js';
 import { type AppOptions, createHttpApp } from './adapters/http/http-app.js';
 import { LifecycleLog } from './adapters/http/logging/lifecycle-log.js';
+
+export { allMigrations } from './adapters/eventstore/all-migrations.js';
 
 export const featureModules: Type[] = [
   MissionsModule,
@@ -61,18 +56,6 @@ export const featureModules: Type[] = [
   MetricsModule,
   AuditModule,
 ];
-
-/** The event log first, then what derives from it. */
-export function allMigrations(): Migration[] {
-  return [
-    ...eventStoreMigrations,
-    ...idempotencyMigrations,
-    ...sourcesMigrations,
-    ...pollSecretsMigrations,
-    ...ingressMigrations,
-    ...projections.flatMap((p) => p.migrations),
-  ];
-}
 
 /** Nest is wiring: the stores are opened outside and handed in, so the CLI and tests share them. */
 @Module({})

@@ -8,7 +8,7 @@ const root = () => import('./app.module.js');
 // The process entry is also the background thread's: the thread builds the same application.
 const composition: Composition = {
   createApp: async (...args) => (await root()).createApp(...args),
-  migrations: async () => (await root()).allMigrations(),
+  migrations: async () => (await import('./adapters/eventstore/all-migrations.js')).allMigrations(),
   workerEntry: new URL(import.meta.url),
 };
 if (isMainThread) await runCli(process.argv.slice(2), composition);
