@@ -56,4 +56,3 @@ export async function scheduler(options: Options, composition: Composition): Pro
   await index.subscription.stop();
   await infra.close();
 }
-
