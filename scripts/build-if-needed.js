@@ -33,9 +33,10 @@ function isFresh(stamp) {
 
 const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-export function ensureBuilt() {
+/** `force`: compile even when dist/ looks fresh (`npm run build`), and stamp it, so the next run does not compile again. */
+export function ensureBuilt({ force = false } = {}) {
   const stamp = join(root, 'dist', '.build-stamp');
-  if (isFresh(stamp)) return;
+  if (!force && isFresh(stamp)) return;
   // Test files in parallel workers may all find dist/ stale: one compiles, the others wait, so no
   // process ever loads a file another compiler is rewriting. A lock older than 5 minutes is stale.
   const lock = join(root, 'dist', '.build-lock');
@@ -49,12 +50,12 @@ export function ensureBuilt() {
       if (Date.now() - statSync(lock, { throwIfNoEntry: false })?.mtimeMs > 300_000)
         rmSync(lock, { recursive: true, force: true });
       pause(200);
-      if (isFresh(stamp)) return;
+      if (!force && isFresh(stamp)) return;
     }
   }
   try {
-    if (isFresh(stamp)) return;
-    process.stderr.write('reveille: compiling TypeScript (first run)…\n');
+    if (!force && isFresh(stamp)) return;
+    if (!force) process.stderr.write('reveille: compiling TypeScript (first run)…\n');
     execFileSync(
       process.execPath,
       [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
@@ -67,4 +68,4 @@ export function ensureBuilt() {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) ensureBuilt();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) ensureBuilt({ force: process.argv.includes('--force') });
