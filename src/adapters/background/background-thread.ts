@@ -4,6 +4,7 @@ import type { AppendSignal } from '../../projections/runner/append-signal.js';
 import type { DecisionNotifier } from '../../commands/admit-occurrence/decision-notifier.js';
 import type { BackgroundTask } from '../runner/subscription-registry.js';
 import type { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
+import type { EarlyWorker } from './early-worker.js';
 import { AppendBurst, type FromBackground, type ToBackground } from './messages.js';
 import type { ThreadRole } from './thread-roles.js';
 
@@ -29,6 +30,8 @@ export class BackgroundThread implements BackgroundTask {
   private up = false;
   /** While this worker's own appends are signalled here: they are not sent back to it. */
   private echoing = false;
+  /** Started before this thread's application was built (`serve`); spawned by the first start. */
+  private early: EarlyWorker | null = null;
 
   constructor(
     private readonly signal: AppendSignal,
@@ -57,6 +60,12 @@ export class BackgroundThread implements BackgroundTask {
     return !this.up;
   }
 
+  /** The first start takes this worker over instead of spawning one. */
+  startingFrom(early: EarlyWorker): this {
+    this.early = early;
+    return this;
+  }
+
   start(): void {
     this.stopping = false;
     this.spawn();
@@ -75,7 +84,9 @@ export class BackgroundThread implements BackgroundTask {
   }
 
   private spawn(): void {
-    const worker = new Worker(this.entry, { workerData: this.role });
+    const early = this.early?.takeOver() ?? null;
+    this.early = null;
+    const worker = early?.worker ?? new Worker(this.entry, { workerData: this.role });
     this.worker = worker;
     worker.on('message', (message: FromBackground) => this.receive(message));
     worker.on('error', (error) => {
@@ -91,6 +102,7 @@ export class BackgroundThread implements BackgroundTask {
       this.logger.error(`${this.problem}; starting it again in ${delay} ms`);
       setTimeout(() => this.stopping || this.spawn(), delay).unref();
     });
+    early?.held.forEach((message) => this.receive(message));
   }
 
   private receive(message: FromBackground): void {

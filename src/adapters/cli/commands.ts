@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BackgroundThread } from '../background/background-thread.js';
+import { EarlyWorker } from '../background/early-worker.js';
 import { assertStartable, loadConfig } from '../config/config.js';
 import { threadPlan, type ThreadRole } from '../background/thread-roles.js';
 import { AppendSignal } from '../../projections/runner/append-signal.js';
@@ -32,14 +33,18 @@ export async function serve(composition: Composition): Promise<void> {
   // With worker threads, this thread's pool is a share of the process's REVEILLE_DB_POOL (the workers have the rest).
   const plan = threadPlan(loaded.backgroundOnly, loaded.databasePool);
   const config = loaded.background === 'thread' ? { ...loaded, databasePool: plan.httpPool } : loaded;
+  // Each worker loads the application as this thread does: at once, not after it.
+  const threads =
+    config.background === 'thread'
+      ? plan.roles.map((role) => ({ role, early: new EarlyWorker(composition.workerEntry, role) }))
+      : [];
   const infra = await openInfrastructure(config, await composition.migrations());
   // off: an HTTP-only process (e.g. ingress nodes), another process runs admission and read models;
   // thread: they run in a worker thread of this process (see BackgroundThread).
   const app = await composition.createApp(config, infra, { startSubscriptions: config.background === 'on' });
   // process.exit after the shutdown hooks, so the embedded store's lock is removed on the way out
   app.enableShutdownHooks([], { useProcessExit: true });
-  if (config.background === 'thread')
-    plan.roles.forEach((role) => startBackgroundThread(app, composition.workerEntry, role));
+  threads.forEach(({ role, early }) => startBackgroundThread(app, composition.workerEntry, role, early));
   await app.listen({ port: config.port, host: config.host });
   const store = config.databaseUrl ? 'PostgreSQL' : `embedded PostgreSQL (PGlite) in ${config.dataDir}`;
   process.stderr.write(
@@ -61,7 +66,7 @@ function boundAddress(app: INestApplication): string {
 }
 
 /** Registered with the subscriptions, so /health/ready reports it and shutdown stops it. */
-function startBackgroundThread(app: INestApplication, entry: URL, role: ThreadRole): void {
+function startBackgroundThread(app: INestApplication, entry: URL, role: ThreadRole, early: EarlyWorker): void {
   const runners = app.get(ProjectionRunners);
   const thread = new BackgroundThread(
     app.get(AppendSignal),
@@ -72,7 +77,7 @@ function startBackgroundThread(app: INestApplication, entry: URL, role: ThreadRo
     app.get(InProcessWakeups),
     (seconds) => app.get(Metrics).fireDelays(seconds),
   );
-  app.get(SubscriptionRegistry).start(thread);
+  app.get(SubscriptionRegistry).start(thread.startingFrom(early));
 }
 
 export async function migrate(composition: Composition): Promise<void> {
