@@ -68,4 +68,5 @@ export function ensureBuilt({ force = false } = {}) {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) ensureBuilt({ force: process.argv.includes('--force') });
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  ensureBuilt({ force: process.argv.includes('--force') });
