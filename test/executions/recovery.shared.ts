@@ -289,6 +289,39 @@ export function recoverySuite(kind: StoreKind): void {
       ]);
     });
 
+    it('EX-4 BA-3 a recovery while another execution of an overlap-skip Trigger runs is recovery_refused overlap_skip; once it ended, recovery runs', async () => {
+      const { triggerId } = await setup({ overlap: 'skip' });
+      const first = await failed(triggerId);
+      const second = await admitted(triggerId);
+      const refused = await recover(first.executionId);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'recovery_refused', reason: 'overlap_skip' });
+      expect(refused.body.detail).toContain(second);
+      expect(await recoveries(first.executionId)).toEqual([]);
+
+      const { fence } = await ok(post(second, 'claim', { consumerId: 'w-3' }));
+      await ok(post(second, 'complete', { fence, outcome: 'succeeded' }));
+      expect((await recover(first.executionId)).status).toBe(202);
+    });
+
+    it('EX-4 AD-2 a Trigger deleted and created again under its id does not take back the deleted life’s work, even accepting older revisions', async () => {
+      const { triggerId, missionId } = await setup({ acceptOlderRevisions: true });
+      const { executionId } = await failed(triggerId);
+      await ok(t.request({ method: 'DELETE', url: `/v1/triggers/${triggerId}`, key: newKey(), body: {} }));
+      await ok(
+        t.request({
+          method: 'PUT',
+          url: `/v1/triggers/${triggerId}`,
+          key: newKey(),
+          body: { expectedRevision: 0, missionId, type: 'manual', acceptOlderRevisions: true },
+        }),
+      );
+      const refused = await recover(executionId);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: 'recovery_refused', reason: 'trigger_deleted' });
+      expect(await recoveries(executionId)).toEqual([]);
+    });
+
     it('EX-4 SEC-4 the route is documented with its scope and problem codes in the OpenAPI document', async () => {
       const doc = await t.request({ method: 'GET', url: '/docs/openapi.json', token: null });
       const route = doc.body.paths['/v1/operator/executions/{executionId}/recover'].post;

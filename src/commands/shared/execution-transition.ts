@@ -6,6 +6,7 @@ import type {
   StreamRead,
 } from '../../domain/ports/event-store.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
+import { isRejection, reject } from '../../domain/shared/result.js';
 import { overlapDecider } from '../../domain/admission/index.js';
 import {
   decideExecution,
@@ -299,8 +300,10 @@ export function transitionExecution(
 }
 
 /**
- * Empty when the marker names another execution: an end never frees the Trigger for another's overlap, and a
- * recovery does not take the marker from an execution that runs now (BA-3 guards admissions, not operators).
+ * Empty when an end finds the marker naming another execution: it never frees the Trigger for another's overlap.
+ * A recovery that finds another execution holding it is refused (BA-3, AD-3 `overlap_skip`): it would run beside
+ * the one that runs now. The marker's revision is compared-and-set with the recovery, so a racing admission loses
+ * to one or the other, never both.
  */
 async function overlapMove(
   store: EventStore,
@@ -318,6 +321,12 @@ async function overlapMove(
       : { type: 'StartTriggerExecution', tenant, triggerId, executionId, at },
     marker.state,
   );
-  if (!Array.isArray(decided) || decided.length === 0) return [];
+  if (isRejection(decided)) {
+    if ('end' in change) return [];
+    throw new CommandRejected(
+      reject('recovery_refused', { detail: `${decided.detail} (the Trigger skips overlaps)`, reason: 'overlap_skip' }),
+    );
+  }
+  if (decided.length === 0) return [];
   return [appendOf(streamId, decided, metadata, marker)];
 }

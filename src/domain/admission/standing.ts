@@ -26,7 +26,8 @@ const fallen = (reason: ReasonCode, evidence: Record<string, unknown>): Standing
  * stand behind work bound to them. Trigger first (deleted, disabled, revision superseded), then the Mission
  * (paused, cancelled, revoked). Admission starts with it; an operator's recovery (EX-4) asks it again.
  * An older revision stands only when the current definition accepts older revisions *and* still binds the
- * same Mission: work never follows a Trigger to another Mission.
+ * same Mission, and only within the Trigger's current life: work never follows a Trigger to another Mission, nor
+ * a deleted Trigger to the one later created under its id.
  */
 export function authorityStanding(bound: Binding, trigger: TriggerState, mission: MissionState): Standing {
   const sameTrigger =
@@ -40,6 +41,14 @@ export function authorityStanding(bound: Binding, trigger: TriggerState, mission
     return fallen('trigger_deleted', {
       triggerId: bound.triggerId,
       currentRevision: trigger.status === 'absent' ? null : trigger.revision,
+    });
+  }
+  // A life of the Trigger before a deletion is gone with it, whatever the Trigger now re-created under its id accepts.
+  if (bound.triggerRevision < trigger.createdRevision) {
+    return fallen('trigger_deleted', {
+      triggerId: bound.triggerId,
+      triggerRevision: bound.triggerRevision,
+      currentRevision: trigger.revision,
     });
   }
   if (!trigger.enabled)

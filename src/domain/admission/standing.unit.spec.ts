@@ -27,6 +27,16 @@ describe('AD-2 EX-4 authority standing: the bound Trigger and Mission as they ar
       'revision_superseded',
     ],
     ['a newer revision that accepts older ones', trigger({ revision: 3 }, { acceptOlderRevisions: true }), 'stands'],
+    [
+      'a Trigger deleted and created again under its id, accepting older revisions (a life the work never had)',
+      trigger({ revision: 4, createdRevision: 4 }, { acceptOlderRevisions: true }),
+      'trigger_deleted',
+    ],
+    [
+      'the current life begun at the bound revision, accepting older ones',
+      trigger({ revision: 3, createdRevision: 2 }, { acceptOlderRevisions: true }),
+      'stands',
+    ],
   ] as const)('%s → %s', (_, current, reason) => expect(reasonOf(bound, current, mission())).toBe(reason));
 
   it.each([
