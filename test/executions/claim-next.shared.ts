@@ -164,6 +164,116 @@ export function claimNextSuite(kind: StoreKind): void {
       expect([third.status, third.body.executionId]).toEqual([200, api2]);
     });
 
+    const claim = (token: string, executionId: string, consumerId = 'worker') =>
+      t.request({
+        method: 'POST',
+        url: `/v1/executions/${executionId}/claim`,
+        key: newKey(),
+        token,
+        body: { consumerId },
+      });
+
+    it('AD-5 an explicit claim keeps the lane too: the second of a lane, or one behind a retrying head, is lane_busy until the head ends', async () => {
+      const s = await setup({ trigger: { queueByPointer: '/repo', delivery: { backoff: { initialSeconds: 30 } } } });
+      const api1 = await fire(s, { repo: 'api', n: 1 });
+      const api2 = await fire(s, { repo: 'api', n: 2 });
+      const web = await fire(s, { repo: 'web', n: 3 });
+      // The Redis worker's path: the wakeup of the second arrives first
+      const early = await claim(s.token, api2);
+      expect(early.status).toBe(409);
+      expect(early.body).toMatchObject({ code: 'lane_busy' });
+      expect(early.body.detail).toContain(api1);
+      expect((await claim(s.token, web)).status).toBe(200);
+      const head = await claim(s.token, api1);
+      expect(head.status).toBe(200);
+      expect((await claim(s.token, api2)).body.code).toBe('lane_busy');
+      // A retryable failure keeps the head's place on its lane while it waits for its backoff
+      const failed = await t.request({
+        method: 'POST',
+        url: `/v1/executions/${api1}/complete`,
+        key: newKey(),
+        token: s.token,
+        body: { fence: head.body.fence, outcome: 'failed', retryable: true, error: { code: 'e', message: 'm' } },
+      });
+      expect([failed.status, failed.body.status]).toEqual([200, 'retrying']);
+      expect((await claim(s.token, api2)).body.code).toBe('lane_busy');
+    });
+
+    it('AD-5 once the head of a lane ended, the next is claimed explicitly', async () => {
+      const s = await setup({ trigger: { queueByPointer: '/repo' } });
+      const api1 = await fire(s, { repo: 'api', n: 1 });
+      const api2 = await fire(s, { repo: 'api', n: 2 });
+      const head = await claim(s.token, api1);
+      expect((await complete(s.token, api1, head.body.fence)).status).toBe(200);
+      const next = await claim(s.token, api2);
+      expect([next.status, next.body.executionId]).toEqual([200, api2]);
+    });
+
+    it.each([
+      ['paused', 'mission_paused'],
+      ['cancelled', 'mission_cancelled'],
+      ['revoked', 'mission_revoked'],
+    ])(
+      'AD-2 work admitted before its Mission was %s is not handed out: claim is claim_refused %s, claim-next passes it over',
+      async (state, reason) => {
+        const s = await setup();
+        const executionId = await fire(s);
+        const revised = await t.request({
+          method: 'PUT',
+          url: `/v1/missions/${s.missionId}`,
+          key: newKey(),
+          token: s.token,
+          body: { state, grants },
+        });
+        expect(revised.status).toBe(200);
+        const refused = await claim(s.token, executionId);
+        expect(refused.status).toBe(409);
+        expect(refused.body).toMatchObject({ code: 'claim_refused', reason });
+        expect((await claimNext(s.token, { waitSeconds: 0.5 })).status).toBe(204);
+        const execution = await t.request({
+          method: 'GET',
+          url: `/v1/operator/executions/${executionId}`,
+          token: s.token,
+        });
+        expect(execution.body.status).toBe('pending');
+      },
+    );
+
+    it("AD-2 a paused Mission's backlog does not starve another Mission's work behind it (claim-next reads past it)", async () => {
+      const paused = await setup();
+      for (let i = 0; i < 40; i++) await fire(paused);
+      const other = await setup({ tenant: paused.tenant });
+      const runs = await fire(other);
+      const revised = await t.request({
+        method: 'PUT',
+        url: `/v1/missions/${paused.missionId}`,
+        key: newKey(),
+        token: paused.token,
+        body: { state: 'paused', grants },
+      });
+      expect(revised.status).toBe(200);
+      const answer = await claimNext(paused.token, { waitSeconds: 5 });
+      expect([answer.status, answer.body.executionId]).toEqual([200, runs]);
+    });
+
+    it('AD-2 a paused Mission holds its work; active again, it is handed out', async () => {
+      const s = await setup();
+      const executionId = await fire(s);
+      const revise = (state: string) =>
+        t.request({
+          method: 'PUT',
+          url: `/v1/missions/${s.missionId}`,
+          key: newKey(),
+          token: s.token,
+          body: { state, grants },
+        });
+      expect((await revise('paused')).status).toBe(200);
+      expect((await claimNext(s.token, { waitSeconds: 0.5 })).status).toBe(204);
+      expect((await revise('active')).status).toBe(200);
+      const answer = await claimNext(s.token, { waitSeconds: 5 });
+      expect([answer.status, answer.body.executionId]).toEqual([200, executionId]);
+    });
+
     it('AD-2 a burst over maxConcurrent all completes, never more than the limit claimed at once', async () => {
       const limit = 2;
       const s = await setup({ mission: { maxConcurrent: limit } });

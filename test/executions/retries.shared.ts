@@ -252,6 +252,32 @@ export function retriesSuite(kind: StoreKind): void {
       await until(async () => (await f.pendingRow(executionId)) === undefined, 'the row to leave');
     });
 
+    it('AD-2 EX-4 a paused Mission holds its unclaimed work: no redelivery, no dead letter, no attempt spent; resumed, it is claimed', async () => {
+      const { triggerId, missionId } = await f.setup({
+        maxAttempts: 2,
+        backoff: { initialSeconds: 0.2, multiplier: 1, maxSeconds: 1 },
+        claimWithinSeconds: 0.3,
+      });
+      const executionId = await f.admitted(triggerId);
+      const grants = missionGrants({ maxExecutionsPerHour: 1000, maxConcurrent: 100 });
+      const revise = async (state: string) => {
+        const answer = await t.request({
+          method: 'PUT',
+          url: `/v1/missions/${missionId}`,
+          key: newKey(),
+          body: { state, grants },
+        });
+        expect(answer.status).toBe(200);
+      };
+      await revise('paused');
+      // Three claim windows and their backoffs: unpaused, it would have been dead-lettered by now
+      await sleep(2_000);
+      expect((await f.history(executionId)).map((e) => e.type)).toEqual([]);
+      await revise('active');
+      const claimed = await f.claimNext(triggerId, 5);
+      expect([claimed.status, claimed.body.executionId, claimed.body.attempt]).toEqual([200, executionId, 1]);
+    });
+
     it('EX-2 EX-4 completing a dead letter with a fence not the current claim is fence_mismatch (stale or never issued), as api.md lists for complete', async () => {
       const { triggerId } = await f.setup({
         maxAttempts: 2,

@@ -11,6 +11,8 @@ import { OperationsController } from '../http/controllers/operations.controller.
 import { RecordOperationHandler } from '../../commands/causality/record-operation.handler.js';
 import { DeliveryTimersService } from '../delivery-timers/delivery-timers.service.js';
 import { FoldRelay } from '../runner/fold-relay.js';
+import { RESOURCE_LANES } from '../../commands/shared/tokens.js';
+import { ResourceLaneQueues } from '../pending-executions/resource-lanes.js';
 
 /**
  * EX-2..EX-4, CA-2: claims, completions, settlements, recoveries, Operations, the timers that redeliver and
@@ -26,6 +28,7 @@ import { FoldRelay } from '../runner/fold-relay.js';
     RecoverExecutionHandler,
     RecordOperationHandler,
     claimableWaiterProvider,
+    { provide: RESOURCE_LANES, useClass: ResourceLaneQueues },
     FoldRelay,
     DeliveryTimersService,
   ],

@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { EVENT_STORE } from '../shared/tokens.js';
+import { EVENT_STORE, RESOURCE_LANES } from '../shared/tokens.js';
+import type { ResourceLanes } from '../../domain/ports/resource-lanes.js';
 import { TrustedClock } from '../shared/trusted-clock.js';
 import type { Clock } from '../../domain/ports/clock.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
@@ -14,10 +15,11 @@ export class ClaimExecutionHandler implements ICommandHandler<ClaimExecutionComm
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(TrustedClock) private readonly clock: TrustedClock,
+    @Inject(RESOURCE_LANES) private readonly lanes: ResourceLanes,
   ) {}
 
   execute({ context, executionId, consumerId }: ClaimExecutionCommand): Promise<ClaimResult> {
-    return claimExecution(this.store, this.clock, context, executionId, consumerId);
+    return claimExecution(this.store, this.clock, context, executionId, consumerId, { lanes: this.lanes });
   }
 }
 
@@ -28,8 +30,11 @@ export async function claimExecution(
   context: CommandContext,
   executionId: string,
   consumerId: string,
-  /** The execution's Mission when the caller knows it (claim-next's candidate): its slots are read with it. */
-  missionHint?: string,
+  /**
+   * `missionHint`: the execution's Mission when the caller knows it (claim-next's candidate), its slots are read with
+   * it. `lanes`: an explicit claim asks whose turn it is on the execution's resource lane (AD-5).
+   */
+  { missionHint, lanes }: { missionHint?: string; lanes?: ResourceLanes } = {},
 ): Promise<ClaimResult> {
   // The database's clock without a round trip of its own (SC-6): a claim is on every delivery's path.
   const at = (await clock.now()).toISOString();
@@ -38,7 +43,7 @@ export async function claimExecution(
     context.tenant,
     { type: 'ClaimExecution', executionId, consumerId, at },
     metadataOf(context, executionId),
-    { missionHint, fromMemory: !context.idempotency?.takenOver },
+    { missionHint, lanes, fromMemory: !context.idempotency?.takenOver },
   );
   if (state.status !== 'claimed') throw new IllegalStateError('a claim that appended nothing');
   return {

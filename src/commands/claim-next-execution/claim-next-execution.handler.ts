@@ -71,19 +71,22 @@ export class ClaimNextExecutionHandler implements ICommandHandler<ClaimNextExecu
       if (fullMissions.has(missionId) || this.inFlight.has(executionId)) continue;
       this.inFlight.add(executionId);
       try {
-        const claimed = await claimExecution(this.store, this.clock, context, executionId, consumerId, missionId);
+        const claimed = await claimExecution(this.store, this.clock, context, executionId, consumerId, {
+          missionHint: missionId,
+        });
         this.remember(candidate);
         return claimed;
       } catch (error) {
         // The retry policy gave up on this execution or its slot stripe: that says nothing about the Mission's room
-        // (only `concurrency_limit`, decided from a fresh read, does), so the next candidate is still tried.
+        // (only `concurrency_limit` or `claim_refused`, decided from a fresh read, does), so the next is still tried.
         if (error instanceof WrongExpectedRevision) {
           next = Math.floor(Math.random() * remaining.length);
           continue;
         }
         if (!(error instanceof CommandRejected)) throw error;
         const { code } = error.rejection;
-        if (code === 'concurrency_limit') fullMissions.add(missionId);
+        // Its Mission runs no more now: at its limit, or paused, cancelled or revoked (AD-2) since the read model saw it.
+        if (code === 'concurrency_limit' || code === 'claim_refused') fullMissions.add(missionId);
         else if (!MOVE_ON.has(code)) throw error;
         else {
           // Taken or ended where this process did not see it: the others are most likely stale too.

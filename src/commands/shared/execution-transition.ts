@@ -5,9 +5,11 @@ import type {
   StreamAppend,
   StreamRead,
 } from '../../domain/ports/event-store.js';
+import type { ResourceLanes } from '../../domain/ports/resource-lanes.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { isRejection, reject } from '../../domain/shared/result.js';
-import { overlapDecider } from '../../domain/admission/index.js';
+import { missionRefusal, overlapDecider, RESOURCE_LANE_PREFIX } from '../../domain/admission/index.js';
+import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
 import {
   decideExecution,
   evolveExecution,
@@ -22,7 +24,7 @@ import {
 } from '../../domain/execution/index.js';
 import { claimLimits, type ClaimLimits } from '../../domain/execution/claim-limits.js';
 import { type OccurrenceAdmitted, requestCarriedBy } from '../../domain/occurrence/occurrence-events.js';
-import { executionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
+import { executionStream, missionStream, occurrenceStream, overlapStream } from '../../domain/shared/ids.js';
 import {
   cachedSlotReads,
   endStripeLeases,
@@ -32,7 +34,8 @@ import {
   slotRelease,
   slotTake,
 } from './mission-slots.js';
-import { asDomainEvent, type Loaded, loadLatest } from './aggregate.js';
+import { asDomainEvent, cachedRead, foldRead, type Loaded, loadLatest } from './aggregate.js';
+import { currentMission } from './lookups.js';
 import { requestOf } from './command-context.js';
 import { findOwnWrite } from './own-write.js';
 import { reportReplayedWrite } from './replayed-writes.js';
@@ -132,6 +135,8 @@ function admissionIn(occurrence: readonly RecordedEvent[], executionId: string):
 
 interface LoadedForTransition {
   loaded: Loaded<KnownExecution>;
+  /** A claim's: the execution's Mission as it is now (AD-2). */
+  mission?: MissionState;
   /** The execution's events as read, so a retried request finds its own (decision 9). */
   lifecycle: readonly RecordedEvent[];
   fold: (events: readonly RecordedEvent[]) => KnownExecution;
@@ -171,6 +176,7 @@ async function loadForTransition(
   tenant: string,
   executionId: string,
   missionHint?: string,
+  withMission = false,
 ): Promise<LoadedForTransition> {
   const occurrenceId = occurrenceIdOf(executionId);
   if (occurrenceId === null) throw notFound('No such execution.');
@@ -178,9 +184,12 @@ async function loadForTransition(
   if (known && known.request.tenant !== tenant) throw notFound('No such execution.');
   const missionId = known?.request.missionId ?? missionHint;
   const slotReads = missionId === undefined ? undefined : cachedSlotReads(store, tenant, missionId);
+  const missionRead =
+    withMission && missionId !== undefined ? cachedRead(store, missionStream(tenant, missionId)) : null;
   const reads: StreamRead[] = [
     ...(known ? [] : [{ streamId: occurrenceStream(occurrenceId), fromRevision: 0 }]),
     { streamId: executionStream(executionId), fromRevision: 0 },
+    ...(missionRead ? [missionRead] : []),
     ...(slotReads?.reads ?? []),
   ];
   const read = await readTogether(store, reads);
@@ -196,8 +205,16 @@ async function loadForTransition(
     revision: last?.revision ?? -1,
     position: last?.position ?? admission.position,
   };
-  const slots = slotReads && request.missionId === missionId ? slotReads.finish(read.slice(known ? 1 : 2)) : undefined;
-  return { loaded, lifecycle, fold, ...(slots ? { slots } : {}) };
+  const afterLifecycle = known ? 1 : 2;
+  const sameMission = request.missionId === missionId;
+  const mission = !withMission
+    ? undefined
+    : missionRead && sameMission
+      ? foldRead(store, missionRead.streamId, missionDecider, read[afterLifecycle] ?? []).state
+      : await currentMission(store, tenant, request.missionId);
+  const slotsFrom = afterLifecycle + (missionRead ? 1 : 0);
+  const slots = slotReads && sameMission ? slotReads.finish(read.slice(slotsFrom)) : undefined;
+  return { loaded, lifecycle, fold, ...(mission ? { mission } : {}), ...(slots ? { slots } : {}) };
 }
 
 /** Another tenant's execution does not exist for the caller. */
@@ -217,8 +234,14 @@ export interface TransitionOptions {
   /**
    * No earlier run of this request can have written (its Idempotency-Key was not taken over): decide from what this
    * process last wrote, when it knows, instead of reading. A completion after a claim of this process reads nothing.
+   * Never for a claim: it asks the Mission as it is now.
    */
   fromMemory?: boolean;
+  /**
+   * AD-5, an explicit claim's: asked whose turn it is on the request's resource lane. claim-next's candidates come
+   * from the lanes' queues already.
+   */
+  lanes?: ResourceLanes;
 }
 
 /**
@@ -237,10 +260,13 @@ export function transitionExecution(
   const leases: string[] = [];
   const retried = requestOf(metadata);
   const { missionHint, alongside } = options;
+  const claim = command.type === 'ClaimExecution';
   return write(store, async (attemptNumber) => {
     endStripeLeases(leases);
     const remembered =
-      options.fromMemory && attemptNumber === 1 ? rememberedForTransition(store, tenant, command.executionId) : null;
+      options.fromMemory && !claim && attemptNumber === 1
+        ? rememberedForTransition(store, tenant, command.executionId)
+        : null;
     if (remembered) {
       // A refusal, or nothing to write, may come from a state another writer has moved on from: decided again below.
       const planned = await plan(remembered).catch((error: unknown) => {
@@ -250,10 +276,24 @@ export function transitionExecution(
       if (planned && planned.appends.length > 0) return planned;
       endStripeLeases(leases);
     }
-    return plan(await loadForTransition(store, tenant, command.executionId, missionHint));
+    return plan(await loadForTransition(store, tenant, command.executionId, missionHint, claim));
   }).finally(() => endStripeLeases(leases));
 
-  async function plan({ loaded, lifecycle, fold, slots }: LoadedForTransition) {
+  /** A claim of a pending execution asks its Mission (AD-2) and, explicitly, its resource lane (AD-5). */
+  async function withFacts(state: KnownExecution, position: number, mission?: MissionState): Promise<ExecutionCommand> {
+    if (command.type !== 'ClaimExecution' || state.status !== 'pending') return command;
+    const refusal = mission ? missionRefusal(mission) : null;
+    const { lanes } = options;
+    const { tenant: owner, lane } = state.request;
+    const turn =
+      refusal === null && lanes && lane.startsWith(RESOURCE_LANE_PREFIX)
+        ? await lanes.turnOf(owner, lane, command.executionId, position)
+        : null;
+    const laneAhead = !turn || turn.now ? null : (turn.after ?? 'an older execution its queue does not show yet');
+    return { ...command, refusal, laneAhead };
+  }
+
+  async function plan({ loaded, lifecycle, fold, slots, mission }: LoadedForTransition) {
     const own = retried ? findOwnWrite(lifecycle, retried) : null;
     if (own) {
       // This request already moved the execution (its answer was lost): that answer, no second transition
@@ -265,7 +305,7 @@ export function transitionExecution(
       };
       return { appends: [], answer: () => replayed };
     }
-    const events = accepted(decideExecution(command, loaded.state));
+    const events = accepted(decideExecution(await withFacts(loaded.state, loaded.position, mission), loaded.state));
     const after = events.reduce(evolveExecution, loaded.state);
     const appends: StreamAppend[] = [];
     if (events.length > 0) appends.push(appendOf(executionStream(command.executionId), events, metadata, loaded));

@@ -6,3 +6,4 @@ export const INGRESS_ROUTES = Symbol('INGRESS_ROUTES');
 export const DUE_SCHEDULES = Symbol('DUE_SCHEDULES');
 export const EXECUTION_WAKEUPS = Symbol('EXECUTION_WAKEUPS');
 export const POLL_SECRETS = Symbol('POLL_SECRETS');
+export const RESOURCE_LANES = Symbol('RESOURCE_LANES');

@@ -221,6 +221,9 @@ function guardVerdict(guard: GuardClause, input: unknown, triggerRevision: numbe
   return block('guard_fault', { ...decided, fault, ...(at !== undefined ? { at } : {}), ...(found ? { found } : {}) });
 }
 
+/** AD-5: lanes named so serialize their executions; a Trigger's fallback lane (`trigger:<id>`) does not. */
+export const RESOURCE_LANE_PREFIX = 'resource:';
+
 /**
  * AD-5 resource lane: `resource:<value>` of `queueByPointer` in the input, else `trigger:<id>`.
  * The prefix keeps a payload value from naming another Trigger's lane; a non-scalar key is a fault.
@@ -231,7 +234,7 @@ function laneOf(queueByPointer: string | null, occurrence: Occurrence): string |
   const found = resolvePointer(occurrence.input, queueByPointer);
   if (!found.found || found.value === null) return fallback;
   const value = found.value;
-  if (typeof value === 'string') return `resource:${value}`;
-  if (typeof value === 'number' || typeof value === 'boolean') return `resource:${String(value)}`;
+  if (typeof value === 'string') return `${RESOURCE_LANE_PREFIX}${value}`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${RESOURCE_LANE_PREFIX}${String(value)}`;
   return null;
 }

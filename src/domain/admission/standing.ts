@@ -66,20 +66,33 @@ export function authorityStanding(bound: Binding, trigger: TriggerState, mission
 
   if (mission.status === 'absent')
     return fallen('mission_revoked', { missionId: bound.missionId, missionState: 'absent' });
-  const missionEvidence = {
+  const refusal = missionRefusal(mission);
+  if (refusal === null) return { stands: true, trigger, mission };
+  return fallen(refusal, {
     missionId: mission.missionId,
     missionState: mission.state,
     missionRevision: mission.revision,
-  };
+  });
+}
+
+export type MissionRefusal = 'mission_paused' | 'mission_cancelled' | 'mission_revoked';
+
+/**
+ * The Mission half of AD-2: why work of a Mission may not run now, null while it is active. A Mission that does not
+ * exist grants nothing. Admission and recovery ask it through `authorityStanding`; a claim asks it alone (AD-2: work
+ * admitted before a pause or a cancellation never runs while the Mission stands so).
+ */
+export function missionRefusal(mission: MissionState): MissionRefusal | null {
+  if (mission.status === 'absent') return 'mission_revoked';
   switch (mission.state) {
     case 'paused':
-      return fallen('mission_paused', missionEvidence);
+      return 'mission_paused';
     case 'cancelled':
-      return fallen('mission_cancelled', missionEvidence);
+      return 'mission_cancelled';
     case 'revoked':
-      return fallen('mission_revoked', missionEvidence);
+      return 'mission_revoked';
     case 'active':
-      return { stands: true, trigger, mission };
+      return null;
     default: {
       const _: never = mission.state;
       throw new IllegalStateError('unknown mission state');

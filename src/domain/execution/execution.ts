@@ -1,5 +1,7 @@
 import type { ReasonCode } from '../admission/reasons.js';
+import type { MissionRefusal } from '../admission/standing.js';
 import type { Decider } from '../shared/decider.js';
+import { canonicalJson } from '../shared/canonical-json.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { reject, type Rejection } from '../shared/result.js';
 import type { CausalLink, ExecutionRequest } from '../occurrence/occurrence-events.js';
@@ -17,7 +19,16 @@ import {
 import { evolveExecution } from './evolve-execution.js';
 
 export type ExecutionCommand =
-  | { type: 'ClaimExecution'; executionId: string; consumerId: string; at: string }
+  | {
+      type: 'ClaimExecution';
+      executionId: string;
+      consumerId: string;
+      at: string;
+      /** AD-2: why the execution's Mission refuses to run work now (paused, cancelled, revoked); absent or null: it does not. */
+      refusal?: MissionRefusal | null;
+      /** AD-5: the older execution its resource lane hands out first; absent or null: it is the lane's turn. */
+      laneAhead?: string | null;
+    }
   | {
       type: 'CompleteExecution';
       executionId: string;
@@ -61,6 +72,8 @@ export type ExecutionRejection =
   | 'not_pending'
   | 'fence_mismatch'
   | 'settlement_required'
+  | 'claim_refused'
+  | 'lane_busy'
   | 'recovery_refused'
   | 'not_recoverable'
   | 'operation_conflict'
@@ -135,7 +148,13 @@ function unclaimable(state: Exclude<KnownExecution, { status: 'pending' }>): Rej
 
 function decideClaim(command: Extract<ExecutionCommand, { type: 'ClaimExecution' }>, state: KnownExecution): Decision {
   if (state.status !== 'pending') return unclaimable(state);
-  const { executionId, consumerId, at } = command;
+  const { executionId, consumerId, at, refusal, laneAhead } = command;
+  if (refusal)
+    return reject('claim_refused', { detail: `the Mission refuses to run work now: ${refusal}`, reason: refusal });
+  if (laneAhead)
+    return reject('lane_busy', {
+      detail: `${laneAhead} is handed out first on the resource lane ${state.request.lane}`,
+    });
   return [
     {
       type: 'ExecutionClaimed',
@@ -152,9 +171,16 @@ function decideCompletion(
   // The holder retrying its own completion changes nothing, whatever happened since; anyone else is told who won.
   const last = state.lastCompletion;
   if (state.status !== 'claimed' && last !== null && fence === last.fence) {
-    return outcome === last.outcome
+    if (outcome !== last.outcome)
+      return reject('execution_completed', {
+        detail: `the attempt with this fence already completed (${last.outcome})`,
+      });
+    // EX-3: settle answers the first receipt; a repeat told 200 with another one would believe it was kept.
+    return canonicalJson(command.receipt ?? null) === canonicalJson(last.receipt ?? null)
       ? []
-      : reject('execution_completed', { detail: `the attempt with this fence already completed (${last.outcome})` });
+      : reject('execution_completed', {
+          detail: `the attempt with this fence already completed (${last.outcome}) with another receipt`,
+        });
   }
   if (state.status === 'noncommitted')
     return reject('execution_noncommitted', {

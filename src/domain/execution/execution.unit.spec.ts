@@ -51,13 +51,45 @@ describe('Execution (EX-1..EX-3)', () => {
       spec.given([claimed()]).when(complete(2)).then('fence_mismatch');
       spec.given([]).when(complete(1)).then('fence_mismatch');
     });
-    it('the holder repeating its completion changes nothing; another outcome or fence is refused', () => {
+    it('the holder repeating its completion changes nothing; another outcome, receipt or fence is refused', () => {
       spec.given([claimed(), completed()]).when(complete(1)).then([]);
+      spec
+        .given([claimed(), completed()])
+        .when({ ...complete(1), receipt: { other: true } })
+        .then('execution_completed');
       spec.given([claimed(), completed()]).when(complete(1, 'failed')).then('execution_completed');
       spec.given([claimed(), completed()]).when(complete(7)).then('fence_mismatch');
     });
     it('a completed execution cannot be claimed again', () =>
       spec.given([claimed(), completed()]).when(claim('c-2')).then('execution_completed'));
+    it.each(['mission_paused', 'mission_cancelled', 'mission_revoked'] as const)(
+      'AD-2 a pending execution whose Mission refuses work now (%s) is claim_refused, with the reason',
+      (refusal) => {
+        spec
+          .given([])
+          .when({ ...claim(), refusal })
+          .then('claim_refused');
+        spec
+          .given([])
+          .when({ ...claim(), refusal: null })
+          .then([claimed()]);
+      },
+    );
+    it('AD-5 a pending execution behind an older one of its resource lane is lane_busy; its turn, it is claimed', () => {
+      spec
+        .given([])
+        .when({ ...claim(), laneAhead: 'x-older' })
+        .then('lane_busy');
+      spec
+        .given([])
+        .when({ ...claim(), laneAhead: null })
+        .then([claimed()]);
+    });
+    it('what the execution itself says comes first: a claimed one is already_claimed whatever its Mission or lane', () =>
+      spec
+        .given([claimed('c-1')])
+        .when({ ...claim('c-2'), refusal: 'mission_cancelled', laneAhead: 'x-older' })
+        .then('already_claimed'));
   });
 
   describe('EX-3 settlement', () => {

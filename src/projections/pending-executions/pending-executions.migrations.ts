@@ -58,4 +58,18 @@ export const pendingExecutionsMigrations: Migration[] = [
         WHERE NOT claimed AND next_attempt_at IS NULL;
       DROP INDEX IF EXISTS rm_pending_executions_unclaimed`,
   },
+  {
+    // AD-2: each Mission's state, so claim-next passes over work of a Mission that runs none now (a claim asks the
+    // Mission's stream itself) and the timers hold a paused Mission's work instead of spending its attempts. Empty
+    // for a store that predates it, as if every Mission were active, until each is revised again; `reveille
+    // projections rebuild --name pending-executions` fills it from the log at once.
+    id: '0381_rm_pending_missions',
+    sql: `
+      CREATE TABLE IF NOT EXISTS rm_pending_missions (
+        tenant     text NOT NULL,
+        mission_id text NOT NULL,
+        state      text NOT NULL,
+        PRIMARY KEY (tenant, mission_id)
+      );`,
+  },
 ];

@@ -15,6 +15,7 @@ import {
   type OccurrenceAdmitted,
   type OccurrenceBatched,
 } from '../../domain/occurrence/occurrence-events.js';
+import type { MissionRevised } from '../../domain/mission/mission.js';
 import type { SqlQuery } from '../sql-client.js';
 import type { Projection } from '../runner/projection.js';
 import { statementProjection } from '../runner/statement-projection.js';
@@ -23,6 +24,7 @@ import { pendingExecutionsMigrations } from './pending-executions.migrations.js'
 export const PENDING_EXECUTIONS_PROJECTION = 'pending-executions';
 
 type Handled =
+  | MissionRevised
   | OccurrenceAdmitted
   | OccurrenceBatched
   | ExecutionClaimed
@@ -32,7 +34,12 @@ type Handled =
   | ExecutionDeadLettered
   | ExecutionSettled
   | RecoveryRequested;
-const HANDLES: readonly Handled['type'][] = ['OccurrenceAdmitted', 'OccurrenceBatched', ...LIFECYCLE_EVENT_TYPES];
+const HANDLES: readonly Handled['type'][] = [
+  'MissionRevised',
+  'OccurrenceAdmitted',
+  'OccurrenceBatched',
+  ...LIFECYCLE_EVENT_TYPES,
+];
 
 const removed = (executionId: string): SqlQuery => ({
   text: `DELETE FROM rm_pending_executions WHERE execution_id = $1`,
@@ -41,6 +48,21 @@ const removed = (executionId: string): SqlQuery => ({
 });
 
 const FREED = `ON CONFLICT (tenant, scope) DO UPDATE SET freed_at = greatest(rm_pending_frees.freed_at, EXCLUDED.freed_at)`;
+
+/**
+ * AD-2: the Mission's state now. Resumed from a pause, the work it held gets a whole claim window from `at` (the
+ * timers read `rm_pending_frees`), as when a slot frees. One statement: its parts see the state before it.
+ */
+const missionRevised = ({ tenant, missionId, state, at }: MissionRevised['data']): SqlQuery => ({
+  text: `WITH before AS (SELECT state FROM rm_pending_missions WHERE tenant = $1 AND mission_id = $2),
+         resumed AS (
+           INSERT INTO rm_pending_frees (tenant, scope, freed_at)
+           SELECT $1, 'mission:' || $2, $4::timestamptz FROM before WHERE before.state = 'paused' AND $3 = 'active'
+           ${FREED})
+         INSERT INTO rm_pending_missions (tenant, mission_id, state) VALUES ($1, $2, $3)
+         ON CONFLICT (tenant, mission_id) DO UPDATE SET state = EXCLUDED.state`,
+  values: [tenant, missionId, state, at],
+});
 
 /**
  * Before the row gives its Mission slot back: a Mission that was full frees a slot at `at`, so the delivery that
@@ -87,6 +109,8 @@ const ended = (executionId: string, at: string): SqlQuery[] => {
  */
 export function evolvePendingExecutions(event: RecordedEvent): SqlQuery[] {
   switch (event.type as Handled['type']) {
+    case 'MissionRevised':
+      return [missionRevised((event as RecordedEvent<MissionRevised['data']>).data)];
     case 'OccurrenceAdmitted':
     case 'OccurrenceBatched': {
       // BA-1: only the first member's decision of a batch carries its execution's request.
@@ -205,7 +229,7 @@ export const pendingExecutionsProjection: Projection = statementProjection({
   handles: HANDLES,
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: pendingExecutionsMigrations,
-  tables: ['rm_pending_executions', 'rm_pending_frees'],
+  tables: ['rm_pending_executions', 'rm_pending_frees', 'rm_pending_missions'],
   // Every millisecond it trails an admission is a millisecond of admission → claim (EX-2).
   foldsAtOnce: true,
   evolve: evolvePendingExecutions,

@@ -103,7 +103,7 @@ export class ExecutionsController {
     [404, 'not_found'],
     [
       409,
-      'already_claimed, execution_noncommitted, execution_completed, execution_dead_lettered, not_pending, concurrency_limit, idempotency_key_conflict, idempotency_key_in_flight',
+      'already_claimed, execution_noncommitted, execution_completed, execution_dead_lettered, not_pending, concurrency_limit, lane_busy, claim_refused, idempotency_key_conflict, idempotency_key_in_flight',
     ],
   )
   claim(
