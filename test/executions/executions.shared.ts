@@ -143,6 +143,19 @@ export function executionsSuite(kind: StoreKind): void {
       expect(done.body).toMatchObject({ executionId, status: 'completed', outcome: 'succeeded', fence });
       const reclaim = await post(executionId, 'claim', { consumerId: 'late' });
       expect([reclaim.status, reclaim.body.code]).toEqual([409, 'execution_completed']);
+      // The holder's repeat (its answer lost, no Idempotency-Key kept) is 200 only with what it first said
+      const repeat = await post(executionId, 'complete', { fence, outcome: 'succeeded', receipt: { commit: 'abc' } });
+      expect(repeat.status).toBe(200);
+      for (const receipt of [{ commit: 'def' }, [1, 2], null]) {
+        const other = await post(executionId, 'complete', { fence, outcome: 'succeeded', receipt });
+        expect([JSON.stringify(receipt), other.status, other.body.code]).toEqual([
+          JSON.stringify(receipt),
+          409,
+          'execution_completed',
+        ]);
+      }
+      const settled = await post(executionId, 'settle', { settlementId: 's-1' });
+      expect(settled.body).toMatchObject({ decision: 'committed', receipt: { commit: 'abc' } });
     });
 
     it('EX-2 a completion whose error is not an object (an array, a string) is 400 at /error, and the claim stays open', async () => {

@@ -112,4 +112,40 @@ describe('OP-4 GET /metrics: Prometheus text after real traffic, no tenant or re
     // No label names a tenant or a resource: neither the tenant nor any id used above appears anywhere.
     for (const id of [TENANT, 'm-metrics', 's-metrics', 't-metrics', 'forged']) expect(text).not.toContain(id);
   });
+
+  it("OP-4 BA-1 pending executions count a closed batch's execution, as the Trigger health rows do", async () => {
+    // The schedule's fires would move the count between the two reads
+    await call('POST', '/v1/triggers/t-metrics-every/disable', { reason: 'a still count' });
+    await call('PUT', '/v1/triggers/t-metrics-batch', {
+      missionId: 'm-metrics',
+      type: 'manual',
+      batch: { size: 2, maxWaitMs: 60_000 },
+    });
+    // A member is decided when its batch closes: here, with the second
+    for (let i = 0; i < 2; i++) await call('POST', '/v1/triggers/t-metrics-batch/occurrences', { input: { i } }, 202);
+    const healthPending = async () => {
+      const { items } = await call('GET', '/v1/operator/triggers', undefined);
+      return (items as Array<{ triggerId: string; executions: { pending: number } }>).reduce(
+        (sum, row) => sum + row.executions.pending,
+        0,
+      );
+    };
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const row = await call('GET', '/v1/operator/triggers/t-metrics-batch', undefined);
+      if (row.executions.pending === 1) break;
+      if (Date.now() > deadline) throw new Error(`the batch's execution never showed: ${JSON.stringify(row)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Read between two equal looks at the health rows, so no fold moved the count meanwhile
+    let [before, scraped, after] = [-1, 0 as number | undefined, -2];
+    while (before !== after) {
+      if (Date.now() > deadline) throw new Error('the pending count never held still');
+      before = await healthPending();
+      scraped = sample((await scrape()).text, 'reveille_executions', { status: 'pending' });
+      after = await healthPending();
+    }
+    expect(before).toBeGreaterThanOrEqual(2);
+    expect(scraped).toBe(before);
+  });
 });

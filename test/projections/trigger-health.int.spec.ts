@@ -131,6 +131,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
     expect(byId['t-del']).toMatchObject({
       revision: 2,
       deleted: true,
+      enabled: false,
       health: 'disabled',
       counts: { observed: 0, admitted: 0, blocked: {} },
     });

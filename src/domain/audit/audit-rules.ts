@@ -3,6 +3,8 @@ export const AUDIT_RULES = [
   'revision_gap',
   'prev_hash_mismatch',
   'hash_mismatch',
+  /** A stream's events must rise in position with their revisions: appends to one stream are serialized. */
+  'position_out_of_order',
   'replay_failed',
   'decision_without_observation',
   'second_decision',

@@ -30,7 +30,7 @@ const CHAIN_DETAIL: Record<ChainProblem, string> = {
  */
 export class LogAuditor {
   /** `checked`: the stream had an event checked, not only seeded (counts it once without a second set of ids). */
-  private readonly tips = new Map<string, ChainTip & { checked: boolean }>();
+  private readonly tips = new Map<string, ChainTip & { checked: boolean; position: number }>();
   private streams = 0;
   private readonly replays: StreamReplays = newReplays();
   private readonly byRule: Partial<Record<AuditRule, RuleTally>> = {};
@@ -45,7 +45,12 @@ export class LogAuditor {
 
   /** History before `--from`: folded so later events have their context, never reported. */
   seed(event: RecordedEvent): void {
-    this.tips.set(event.streamId, { revision: event.revision, hash: event.hash, checked: false });
+    this.tips.set(event.streamId, {
+      revision: event.revision,
+      hash: event.hash,
+      checked: false,
+      position: event.position,
+    });
     try {
       replayEvent(this.replays, this.upcast(event), () => undefined);
     } catch {
@@ -65,12 +70,21 @@ export class LogAuditor {
     const tip = this.tips.get(event.streamId);
     for (const problem of chainProblems(tip ?? null, event))
       this.report({ ...at, rule: problem, detail: CHAIN_DETAIL[problem] });
+    // The hash does not cover the position, the log's address of the event: a row moved to another one shows here.
+    if (tip && event.position <= tip.position)
+      this.report({
+        ...at,
+        rule: 'position_out_of_order',
+        detail: `the position is not after the stream's previous event (position ${tip.position}, revision ${tip.revision})`,
+      });
     if (!tip?.checked) this.streams += 1;
-    // The next event follows this one's hash, but the highest revision seen: two swapped rows are reported, not every later one.
+    // The next event follows this one's hash and position, but the highest revision seen: two swapped rows are
+    // reported, not every later one.
     this.tips.set(event.streamId, {
       revision: Math.max(event.revision, tip?.revision ?? -1),
       hash: event.hash,
       checked: true,
+      position: event.position,
     });
     const report = (rule: ReplayRule, detail: string) => this.report({ ...at, rule, detail });
     if ('error' in upcast) return report('replay_failed', `${event.type} v${event.schemaVersion}: ${upcast.error}`);

@@ -236,6 +236,20 @@ describe('AU-2 log auditor', () => {
     expect(auditor.summary().listed.map((v) => v.rule)).toEqual(['replay_failed']);
   });
 
+  it('reports an event moved to another position (the hash does not cover it): once, where the stream goes back', () => {
+    const write = logWriter();
+    const events = Array.from({ length: 4 }, () => write('budget-x', 'BudgetConsumed', { count: 1 }));
+    // Revision 1 moved past revision 3 by an UPDATE of its position; log order is still the commit order.
+    const moved = events.map((e) => (e.revision === 1 ? { ...e, position: 4000 } : e));
+    const report = audit(moved);
+    expect(report.rules).toEqual(['position_out_of_order@3']);
+    expect(report.listed[0]).toMatchObject({
+      revision: 2,
+      detail: expect.stringContaining('position 4000, revision 1'),
+    });
+    expect(audit(events).rules).toEqual([]);
+  });
+
   it('keeps counting past the listed violations, and seeded history is context, never reported', () => {
     const write = logWriter();
     const events = Array.from({ length: 5 }, () => write('budget-x', 'BudgetConsumed', { count: 1 }));

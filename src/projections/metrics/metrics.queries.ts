@@ -12,15 +12,16 @@ export interface KindTotals {
 /**
  * OP-4: what /metrics reports, summed from the per-Trigger counts the trigger-health read model already keeps
  * (one row per Trigger, so a scrape never scans Occurrences or executions). Tenants and Triggers are summed away.
+ * Pending is counted as the health rows count it: admissions and closed batches (BA-1), less those started.
  */
 export async function totalsByKind(sql: SqlExecutor): Promise<KindTotals[]> {
   const { rows } = await sql.query<Record<string, string | number | null>>({
-    name: 'reveille_metrics_totals',
+    name: 'reveille_metrics_totals_v2',
     text: `SELECT coalesce(type, 'unknown') AS kind,
                   sum(observed)::bigint AS observed,
                   sum(admitted)::bigint AS admitted,
                   sum((SELECT coalesce(sum(value::bigint), 0) FROM jsonb_each_text(blocked)))::bigint AS blocked,
-                  sum(greatest(0, admitted - executions_started + executions_repending))::bigint AS pending,
+                  sum(greatest(0, admitted + batch_executions - executions_started + executions_repending))::bigint AS pending,
                   sum(executions_claimed)::bigint AS claimed,
                   sum(executions_retrying)::bigint AS retrying,
                   sum(executions_dead)::bigint AS dead

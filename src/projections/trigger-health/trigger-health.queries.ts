@@ -83,7 +83,8 @@ function toRow(row: HealthRow): TriggerHealthRow {
     revision: row.revision,
     type: row.type,
     missionId: row.mission_id,
-    enabled: row.enabled,
+    // A deleted Trigger runs nothing, whatever its last live revision said.
+    enabled: row.enabled && !row.deleted,
     deleted: row.deleted,
     health: healthOf(row),
     nextFireAt: null,
