@@ -190,6 +190,34 @@ export function pollSecretSuite(kind: StoreKind): void {
       expect(upstream.requestsTo(path)).toHaveLength(1);
     });
 
+    it('PO-1 SEC-2 a revision naming another host does not carry the secret there: secret_missing until it is set for the new host', async () => {
+      const { triggerId, path } = await pollTrigger();
+      expect((await setSecret(triggerId, secret(5))).status).toBe(200);
+      // Whoever may revise the Trigger may not read its secret: the same upstream under another origin stands
+      // for a host of theirs.
+      const elsewhere = upstream.url(path).replace('127.0.0.1', 'localhost');
+      const revised = await request({
+        method: 'PUT',
+        url: `/v1/triggers/${triggerId}`,
+        token: await t.token({ tenant: TENANT }),
+        key: newKey(),
+        body: { missionId: MISSION, type: 'poll', poll: pollBlock(elsewhere, { auth: { type: 'bearer' } }) },
+      });
+      expect(revised.status).toBe(200);
+      await t.catchUp();
+      const refused = await pollNow(triggerId);
+      expect(refused?.events.map((e) => e.type)).toEqual(['PollFailed']);
+      expect((refused!.events[0] as PollFailed).data.failure).toEqual({
+        kind: 'secret_missing',
+        detail: expect.stringContaining('set it again for the new host'),
+      });
+      expect(upstream.requestsTo(path)).toHaveLength(0);
+
+      expect((await setSecret(triggerId, secret(6))).status).toBe(200);
+      await pollNow(triggerId);
+      expect(upstream.requestsTo(path).map((r) => r.authorization)).toEqual([`Bearer ${secret(6)}`]);
+    });
+
     async function dueNow(triggerId: string): Promise<boolean> {
       const { rows } = await t.sql.query<{ due: boolean }>(
         'SELECT next_poll_at <= statement_timestamp() AS due FROM poll_due WHERE tenant = $1 AND trigger_id = $2',

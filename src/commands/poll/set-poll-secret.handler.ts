@@ -4,7 +4,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { EVENT_STORE, POLL_SECRETS } from '../shared/tokens.js';
 import { type EventStore } from '../../domain/ports/event-store.js';
 import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
-import type { PollSecretSet } from '../../domain/poll/poll-events.js';
+import { originOf, type PollSecretSet } from '../../domain/poll/poll-events.js';
 import { pollDecider } from '../../domain/poll/poll.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { pollStream } from '../../domain/shared/ids.js';
@@ -55,6 +55,7 @@ export class SetPollSecretHandler implements ICommandHandler<SetPollSecretComman
             at: now.toISOString(),
             secretId: owner.secretId,
             actor: context.actor,
+            origin: originOf(trigger.definition.poll.url),
           },
           loaded.state,
         ),

@@ -47,9 +47,24 @@ export interface PollState {
 export interface PollSecretRef {
   secretId: string;
   setAt: string;
+  /**
+   * The origin (scheme, host, port) of the URL the Trigger named when the secret was set: the only one it is sent
+   * to. Absent from secrets set before secrets were bound to an origin.
+   */
+  origin?: string;
 }
 
 export const secretOf = (state: Pick<PollState, 'secret'>): PollSecretRef | null => state.secret ?? null;
+
+/** A URL's origin as the WHATWG URL parser gives it (`http://host:port`; the default port left out). */
+export const originOf = (url: string): string => new URL(url).origin;
+
+/**
+ * Whether a secret may go to `url`: only to the origin it was set for. Whoever may revise the Trigger may not read
+ * its secret, so a revision naming another host must not carry the secret there; it is set again for the new one.
+ */
+export const secretGoesTo = (secret: PollSecretRef, url: string): boolean =>
+  secret.origin === undefined || secret.origin === originOf(url);
 
 export const lifeOf = (state: Pick<PollState, 'life'>): number => state.life ?? 1;
 

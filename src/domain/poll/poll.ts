@@ -57,6 +57,8 @@ export interface SetPollSecret extends PollCommandBase {
   type: 'SetPollSecret';
   secretId: string;
   actor: string;
+  /** The origin of the URL the Trigger names now: the secret goes nowhere else (`secretGoesTo`). */
+  origin: string;
 }
 
 export type PollCommand = RecordPoll | SetPollCursor | SetPollSecret;
@@ -175,8 +177,8 @@ function setCursor(command: SetPollCursor, state: PollState): PollEvent[] {
  * set in an earlier life of the Trigger is not replaced but gone: that life ended with its deletion.
  */
 function setSecret(command: SetPollSecret, state: PollState): PollEvent[] {
-  const { tenant, triggerId, at, actor, secretId } = command;
-  const next: PollState = { ...state, seq: state.seq + 1, secret: { secretId, setAt: at }, life: command.life };
+  const { tenant, triggerId, at, actor, secretId, origin } = command;
+  const next: PollState = { ...state, seq: state.seq + 1, secret: { secretId, setAt: at, origin }, life: command.life };
   const replaced = secretOf(state)?.secretId ?? null;
   return [{ type: 'PollSecretSet', data: { tenant, triggerId, at, actor, secretId, replaced, state: next } }];
 }

@@ -1,5 +1,5 @@
 import { deciderSpec } from '../shared/given-when-then.js';
-import { initialPollState, type PollEvent, type PollState, pollStateFor } from './poll-events.js';
+import { initialPollState, type PollEvent, type PollState, pollStateFor, secretGoesTo } from './poll-events.js';
 import { pollFailure, readPollPage } from './poll-page.js';
 import {
   type CandidateItem,
@@ -67,6 +67,7 @@ const setSecret = (secretId: string): SetPollSecret => ({
   at: AT,
   secretId,
   actor: 'ops',
+  origin: 'https://feed.test',
 });
 
 type Command = RecordPoll | SetPollCursor | SetPollSecret;
@@ -312,7 +313,11 @@ describe('PO-2 reading a poll page', () => {
           actor: 'ops',
           secretId: 's-1',
           replaced: null,
-          state: { ...polled[0]!.data.state, seq: 2, secret: { secretId: 's-1', setAt: AT } },
+          state: {
+            ...polled[0]!.data.state,
+            seq: 2,
+            secret: { secretId: 's-1', setAt: AT, origin: 'https://feed.test' },
+          },
         },
       },
     ]);
@@ -327,5 +332,20 @@ describe('PO-2 reading a poll page', () => {
       .given([...polled, ...first, ...rotated])
       .when(poll([item(0, 'b')], 'c2', { basedOnSeq: 2 }))
       .then([]);
+  });
+
+  it('PO-1 SEC-2 a secret goes only to the origin it was set for: another host, scheme or port is not sent it', () => {
+    const ref = { secretId: 's-1', setAt: AT, origin: 'https://feed.test' };
+    expect(secretGoesTo(ref, `${URL_A}?page=2`)).toBe(true);
+    expect(secretGoesTo(ref, 'https://feed.test:443/b')).toBe(true);
+    for (const elsewhere of [
+      'https://evil.test/a',
+      'http://feed.test/a',
+      'https://feed.test:8443/a',
+      'https://feed.test.evil.test/a',
+    ])
+      expect([elsewhere, secretGoesTo(ref, elsewhere)]).toEqual([elsewhere, false]);
+    // set before secrets were bound to an origin
+    expect(secretGoesTo({ secretId: 's-0', setAt: AT }, 'https://evil.test/a')).toBe(true);
   });
 });
