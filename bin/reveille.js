@@ -2,5 +2,10 @@
 // Builds on first use (a fresh `npm ci` has no dist/), then hands over to the compiled CLI.
 import { ensureBuilt } from '../scripts/build-if-needed.js';
 
-ensureBuilt();
+try {
+  ensureBuilt();
+} catch (error) {
+  process.stderr.write(`reveille: ${error.message}\n`);
+  process.exit(1);
+}
 await import('../dist/src/main.js');

@@ -55,12 +55,18 @@ export function ensureBuilt({ force = false } = {}) {
   }
   try {
     if (!force && isFresh(stamp)) return;
-    if (!force) process.stderr.write('reveille: compiling TypeScript (first run)…\n');
-    execFileSync(
-      process.execPath,
-      [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
-      { stdio: 'inherit', cwd: root },
-    );
+    // A source that does not compile writes nothing (noEmitOnError): dist/ keeps the last build that did.
+    const why = existsSync(join(root, 'dist', 'src', 'main.js')) ? 'sources changed since the last build' : 'first run';
+    if (!force) process.stderr.write(`reveille: compiling TypeScript (${why})…\n`);
+    try {
+      execFileSync(
+        process.execPath,
+        [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')],
+        { stdio: 'inherit', cwd: root },
+      );
+    } catch {
+      throw new Error('TypeScript did not compile (errors above); dist/ keeps the last build that did');
+    }
     buildUi();
     writeFileSync(stamp, new Date().toISOString());
   } finally {
@@ -68,5 +74,11 @@ export function ensureBuilt({ force = false } = {}) {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
-  ensureBuilt({ force: process.argv.includes('--force') });
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    ensureBuilt({ force: process.argv.includes('--force') });
+  } catch (error) {
+    process.stderr.write(`reveille: ${error.message}\n`);
+    process.exit(1);
+  }
+}
