@@ -89,6 +89,25 @@ export function scheduleApiSuite(kind: StoreKind): void {
       });
 
       expect((await decide('held', 'release', 'operator:read')).status).toBe(403);
+      // Audited like a recovery: an operator says why, or nothing is decided
+      const token = await t.token({ scope: 'operator:recover' });
+      for (const action of ['release', 'dismiss'])
+        for (const body of [{}, { reason: '  ' }, { reason: 7 }, { reason: 'x'.repeat(2001) }]) {
+          const refused = await t.request({
+            method: 'POST',
+            url: `/v1/operator/triggers/held/schedule/${action}`,
+            token,
+            key: newKey(),
+            body,
+          });
+          expect([action, body, refused.status, refused.body.errors?.[0]?.pointer]).toEqual([
+            action,
+            body,
+            400,
+            '/reason',
+          ]);
+        }
+      expect((await operatorRow('held')).schedule.held).toEqual([{ from: minute(7), to: minute(51), count: 45 }]);
       const first = await decide('held', 'release');
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({

@@ -52,6 +52,13 @@ export type ScheduleValidation =
 
 export const DEFAULT_DST: DstPolicy = { nonexistent: 'shift_forward', ambiguous: 'earlier' };
 export const DEFAULT_GRACE_SECONDS = 60;
+/**
+ * SC-5: an instant later than its grace is missed and goes through the missed policy. A grace of days made every
+ * instant of a long outage "on time": a `skip` schedule fired them all at once when the service came back.
+ */
+export const MAX_GRACE_SECONDS = 3600;
+/** Cron lists and durations are short; a 350 KB expression was stored in a definition and sent with every read. */
+export const MAX_EXPRESSION_LENGTH = 1024;
 export const MAX_CATCH_UP_BOUND = 1000;
 
 const TOP_KEYS = ['engine', 'expression', 'timezone', 'start', 'end', 'dst', 'missed'];
@@ -81,6 +88,8 @@ export function validateSchedule(raw: unknown): ScheduleValidation {
   const expression = raw.expression;
   if (typeof expression !== 'string' || expression.trim() === '') {
     fail('/expression', 'expression must be a non-empty string');
+  } else if (expression.length > MAX_EXPRESSION_LENGTH) {
+    fail('/expression', `expression must be at most ${MAX_EXPRESSION_LENGTH} characters`);
   } else if (engine === 'cron@1') {
     const parsed = parseCron(expression);
     if (!parsed.ok) fail('/expression', parsed.error);
@@ -191,8 +200,8 @@ function validateMissed(raw: unknown, fail: Fail): NormalizedScheduleDefinition[
     bad('/missed/overflow', 'overflow must be "hold" or "skip_rest"');
   }
   const grace = raw.graceSeconds ?? DEFAULT_GRACE_SECONDS;
-  if (!Number.isInteger(grace) || (grace as number) < 0)
-    bad('/missed/graceSeconds', 'graceSeconds must be a non-negative integer');
+  if (!Number.isInteger(grace) || (grace as number) < 0 || (grace as number) > MAX_GRACE_SECONDS)
+    bad('/missed/graceSeconds', `graceSeconds must be an integer from 0 to ${MAX_GRACE_SECONDS}`);
   if (!ok) return undefined;
   return {
     policy: policy as MissedPolicy,

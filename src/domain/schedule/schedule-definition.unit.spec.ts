@@ -129,6 +129,16 @@ describe('SC-1/SC-2 schedule definitions: rejections with JSON pointers', () => 
 
   it('rejects negative graceSeconds and bad policy values', () => {
     expect(pointersOf({ ...cron, missed: { policy: 'skip', graceSeconds: -1 } })).toEqual(['/missed/graceSeconds']);
+    // SC-5: a grace of a day made a whole outage's instants "on time", fired at once under `skip`
+    expect(pointersOf({ ...cron, missed: { policy: 'skip', graceSeconds: 3601 } })).toEqual(['/missed/graceSeconds']);
+    expect(pointersOf({ ...cron, missed: { policy: 'skip', graceSeconds: Number.MAX_SAFE_INTEGER } })).toEqual([
+      '/missed/graceSeconds',
+    ]);
+    expect(validateSchedule({ ...cron, missed: { policy: 'skip', graceSeconds: 3600 } }).ok).toBe(true);
+    // a 350 KB list of minutes was stored in a definition
+    expect(pointersOf({ ...cron, expression: `${Array(50_000).fill('0-59/1').join(',')} * * * *` })).toEqual([
+      '/expression',
+    ]);
     expect(pointersOf({ ...cron, missed: { policy: 'sometimes' } })).toEqual(['/missed/policy']);
     expect(pointersOf({ ...cron, missed: { policy: 'catch_up', bound: 2, overflow: 'burst' } })).toEqual([
       '/missed/overflow',

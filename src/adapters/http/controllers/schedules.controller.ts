@@ -6,7 +6,7 @@ import { type Clock } from '../../../domain/ports/clock.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
 import { DecideHeldInstantsCommand } from '../../../commands/scheduler/decide-held-instants.command.js';
-import { ReasonDto } from '../../../commands/revise-trigger/revise-trigger.dto.js';
+import { DecideHeldInstantsDto } from '../../../commands/scheduler/decide-held-instants.dto.js';
 import type { CommandContext } from '../../../commands/shared/command-context.js';
 import { currentTrigger } from '../../../commands/shared/lookups.js';
 import { compareTzdata } from '../../../domain/schedule/tzdata.js';
@@ -99,15 +99,23 @@ export class SchedulesController {
   @Post('operator/triggers/:triggerId/schedule/release')
   @HttpCode(200)
   @RequireScope('operator:recover')
-  release(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReasonDto) {
-    return this.commands.execute(new DecideHeldInstantsCommand(context, triggerId, 'release', body?.reason ?? ''));
+  release(
+    @Ctx() context: CommandContext,
+    @Param('triggerId', ResourceId) triggerId: string,
+    @Body() body: DecideHeldInstantsDto,
+  ) {
+    return this.commands.execute(new DecideHeldInstantsCommand(context, triggerId, 'release', body.reason));
   }
 
   @Answer(200, S.heldDecided)
   @Post('operator/triggers/:triggerId/schedule/dismiss')
   @HttpCode(200)
   @RequireScope('operator:recover')
-  dismiss(@Ctx() context: CommandContext, @Param('triggerId', ResourceId) triggerId: string, @Body() body: ReasonDto) {
-    return this.commands.execute(new DecideHeldInstantsCommand(context, triggerId, 'dismiss', body?.reason ?? ''));
+  dismiss(
+    @Ctx() context: CommandContext,
+    @Param('triggerId', ResourceId) triggerId: string,
+    @Body() body: DecideHeldInstantsDto,
+  ) {
+    return this.commands.execute(new DecideHeldInstantsCommand(context, triggerId, 'dismiss', body.reason));
   }
 }

@@ -10,7 +10,12 @@ import {
 } from '../../../domain/mission/mission-grants.js';
 import { MAX_PREFILTERS } from '../../../domain/prefilter/registry.js';
 import { WEEKDAYS } from '../../../domain/prefilter/window.js';
-import { DEFAULT_GRACE_SECONDS, MAX_CATCH_UP_BOUND } from '../../../domain/schedule/schedule-definition.js';
+import {
+  DEFAULT_GRACE_SECONDS,
+  MAX_CATCH_UP_BOUND,
+  MAX_EXPRESSION_LENGTH,
+  MAX_GRACE_SECONDS,
+} from '../../../domain/schedule/schedule-definition.js';
 import { ENGINE_VERSIONS } from '../../../domain/schedule/tzdata.js';
 import { CLASSIFICATION_LEVELS } from '../../../domain/shared/classification.js';
 import {
@@ -113,6 +118,7 @@ export const scheduleSchema: SchemaObject = obj(
     engine: oneOfStrings(ENGINE_VERSIONS),
     expression: str({
       minLength: 1,
+      maxLength: MAX_EXPRESSION_LENGTH,
       description: 'cron@1: five fields read in `timezone`; interval@1: ISO-8601 duration ≥ PT1S',
     }),
     timezone: str({ description: 'IANA zone, e.g. Europe/Berlin' }),
@@ -134,7 +140,7 @@ export const scheduleSchema: SchemaObject = obj(
           policy: oneOfStrings(['skip', 'latest', 'catch_up'], { default: 'skip' }),
           bound: int(1, MAX_CATCH_UP_BOUND, { description: 'required by catch_up' }),
           overflow: oneOfStrings(['hold', 'skip_rest']),
-          graceSeconds: int(0, undefined, { default: DEFAULT_GRACE_SECONDS }),
+          graceSeconds: int(0, MAX_GRACE_SECONDS, { default: DEFAULT_GRACE_SECONDS }),
         },
         [],
         { closed: true },
