@@ -322,6 +322,20 @@ export function recoverySuite(kind: StoreKind): void {
       expect(await recoveries(executionId)).toEqual([]);
     });
 
+    it('SEC-4 a missing or mistyped member is one message, not every check it failed at once', async () => {
+      const { triggerId } = await setup();
+      const { executionId } = await failed(triggerId);
+      const missing = await recover(executionId, {});
+      expect([missing.status, missing.body.errors]).toEqual([
+        400,
+        [{ pointer: '/reason', message: 'reason is required' }],
+      ]);
+      const mistyped = await recover(executionId, { reason: 5 });
+      expect(mistyped.body.errors).toEqual([{ pointer: '/reason', message: 'reason must be a string' }]);
+      const blank = await recover(executionId, { reason: ' ' });
+      expect(blank.body.errors).toEqual([{ pointer: '/reason', message: 'reason must not be blank' }]);
+    });
+
     it('EX-4 SEC-4 the route is documented with its scope and problem codes in the OpenAPI document', async () => {
       const doc = await t.request({ method: 'GET', url: '/docs/openapi.json', token: null });
       const route = doc.body.paths['/v1/operator/executions/{executionId}/recover'].post;

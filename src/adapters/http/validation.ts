@@ -39,10 +39,26 @@ export function validationPipe(): ValidationPipe {
   });
 }
 
+/** class-validator's checks of a member's type: when one fails, the member's other checks say nothing more. */
+const TYPE_CHECKS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'isIn', 'isEnum']);
+
 function flatten(errors: ValidationError[], prefix: string): FieldError[] {
   return errors.flatMap((error) => {
     const pointer = `${prefix}/${error.property}`;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({ pointer, message }));
+    const own = messagesOf(error).map((message) => ({ pointer, message }));
     return [...own, ...flatten(error.children ?? [], pointer)];
   });
+}
+
+/**
+ * One message for a member that is missing or of the wrong type: every check of a missing `reason` failing at once
+ * ("must not be blank", "must be shorter than…", "must be a string") contradicted itself.
+ */
+function messagesOf(error: ValidationError): string[] {
+  const constraints = error.constraints ?? {};
+  const names = Object.keys(constraints);
+  if (names.length === 0) return [];
+  if (error.value === undefined) return [`${error.property} is required`];
+  const typeCheck = names.find((name) => TYPE_CHECKS.has(name));
+  return typeCheck ? [constraints[typeCheck]!] : Object.values(constraints);
 }
