@@ -1,6 +1,7 @@
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import type { PollLoop } from '../../src/adapters/poll/poll-loop.js';
 import type { PollCompleted, PollFailed } from '../../src/domain/poll/poll-events.js';
+import { MAX_POLL_ITEM_BYTES } from '../../src/domain/poll/poll-page.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
 import { json, PollUpstream } from '../support/poll-upstream.js';
@@ -357,6 +358,46 @@ export function pollingSuite(kind: StoreKind): void {
         { index: 1, reason: 'the item has no id at /id', at: expect.any(String) },
         { itemId: 'q3', index: 2, reason: 'the item lacks required members: /kind', at: expect.any(String) },
       ]);
+    });
+
+    it('OC-5 WH-1 PO-4 an item over the per-item bound (256 KiB) is quarantined or holds the Trigger: never stored as an Occurrence', async () => {
+      const big = { id: 'big1', pad: 'x'.repeat(300_000) };
+      const quarantining = await pollTrigger();
+      upstream.pages(quarantining.path, { '': { items: [{ id: 's1' }, big, { id: 's2' }], next: 'bc' } });
+      const recorded = await pollNow(quarantining.triggerId);
+      expect((recorded!.events[0] as PollCompleted).data.items).toEqual([
+        { index: 0, itemId: 's1', disposition: 'accepted', occurrenceId: expect.any(String) },
+        {
+          index: 1,
+          itemId: 'big1',
+          disposition: 'quarantined',
+          reason: `the item is ${JSON.stringify(big).length} bytes as JSON; at most ${MAX_POLL_ITEM_BYTES}`,
+        },
+        { index: 2, itemId: 's2', disposition: 'accepted', occurrenceId: expect.any(String) },
+      ]);
+      expect((await occurrencesOf(t.sql, TENANT, quarantining.triggerId)).map((o) => o.externalId)).toEqual([
+        's1',
+        's2',
+      ]);
+      // the item is in no event of the log: not in an Occurrence, not in the poll's own record
+      const { rows } = await t.sql.query<{ n: string }>(
+        `SELECT count(*) AS n FROM events WHERE length(data::text) > 100000 AND data->>'triggerId' = $1`,
+        [quarantining.triggerId],
+      );
+      expect(Number(rows[0]!.n)).toBe(0);
+      expect((await views(quarantining.triggerId)).poll.quarantined).toEqual([
+        { itemId: 'big1', index: 1, reason: expect.stringContaining('bytes as JSON'), at: expect.any(String) },
+      ]);
+
+      const holding = await pollTrigger({ onInvalidItem: 'hold' });
+      upstream.pages(holding.path, { '': { items: [{ id: 'h1' }, big], next: 'hc' } });
+      const held = await pollNow(holding.triggerId);
+      expect((held!.events[0] as PollCompleted).data).toMatchObject({
+        cursor: { from: null, to: null },
+        held: { itemId: 'big1', index: 1 },
+      });
+      expect((await occurrencesOf(t.sql, TENANT, holding.triggerId)).map((o) => o.externalId)).toEqual(['h1']);
+      expect((await views(holding.triggerId)).row.health).toBe('held');
     });
 
     it('PO-4 PO-1 hold: the poll stops before the invalid item, the cursor unmoved, until an operator sets the cursor', async () => {

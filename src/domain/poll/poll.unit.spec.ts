@@ -1,6 +1,6 @@
 import { deciderSpec } from '../shared/given-when-then.js';
 import { initialPollState, type PollEvent, type PollState, pollStateFor } from './poll-events.js';
-import { pollFailure, readPollPage } from './poll-page.js';
+import { MAX_POLL_ITEM_BYTES, pollFailure, readPollPage } from './poll-page.js';
 import {
   type CandidateItem,
   nextPollDelaySeconds,
@@ -283,6 +283,20 @@ describe('PO-2 reading a poll page', () => {
     const result = readPollPage({ items: [{ id: 'a', [key]: 'x\u0000y' }] }, binding);
     if (!result.ok) throw new Error('expected a page');
     expect(result.page.items[0]!.problem!.length).toBeLessThanOrEqual(301);
+  });
+
+  it('OC-5 WH-1 an item longer than a webhook body may be (256 KiB as JSON) is an invalid item, never an Occurrence input', () => {
+    // `{"id":"at","pad":""}` is 20 bytes: the first item is exactly at the bound, the second one byte over it
+    const padded = (id: string, extra: number) => ({ id, pad: 'x'.repeat(MAX_POLL_ITEM_BYTES - 20 + extra) });
+    expect(Buffer.byteLength(JSON.stringify(padded('at', 0)))).toBe(MAX_POLL_ITEM_BYTES);
+    const result = readPollPage({ items: [padded('at', 0), padded('ov', 1), { id: 'small' }] }, binding);
+    if (!result.ok) throw new Error('expected a page');
+    expect(result.page.items.map((i) => [i.itemId, i.problem])).toEqual([
+      ['at', null],
+      ['ov', `the item is ${MAX_POLL_ITEM_BYTES + 1} bytes as JSON; at most ${MAX_POLL_ITEM_BYTES}`],
+      ['small', null],
+    ]);
+    expect(MAX_POLL_ITEM_BYTES).toBe(256 * 1024);
   });
 
   it('PO-1 an upstream answering a bare array is read with itemsPointer "", and a list of bare ids with idPointer ""', () => {
