@@ -292,6 +292,54 @@ export function pollingSuite(kind: StoreKind): void {
       expect(upstream.requestsTo(path)).toHaveLength(2);
     });
 
+    it('PO-4 PO-1 a revision to another url is a new binding: none of the old failures or backoff, due at once (audit F #10)', async () => {
+      const { triggerId, path } = await pollTrigger({ everySeconds: 60 });
+      upstream.on(path, (_, res) => json(res, {}, 404));
+      for (let i = 0; i < 4; i++) await pollNow(triggerId);
+      expect((await views(triggerId)).poll.consecutiveFailures).toBe(4);
+      let revision = 1;
+      const repoint = async (to: string) => {
+        const put = await t.request({
+          method: 'PUT',
+          url: `/v1/triggers/${triggerId}`,
+          key: newKey(),
+          body: {
+            expectedRevision: revision++,
+            missionId: MISSION,
+            type: 'poll',
+            poll: pollBlock(upstream.url(to), { everySeconds: 60 }),
+          },
+        });
+        expect(put.status).toBe(200);
+        await t.catchUp();
+      };
+      // another broken url: polled at once (the old binding's backoff was 16 minutes), its failures counted afresh
+      const broken = `${path}-broken`;
+      upstream.on(broken, (_, res) => json(res, {}, 500));
+      await repoint(broken);
+      expect((await views(triggerId)).poll.consecutiveFailures).toBe(0);
+      await loop.runOnce();
+      expect(upstream.requestsTo(broken)).toHaveLength(1);
+      const failedOnce = await views(triggerId);
+      expect(failedOnce.poll).toMatchObject({ lastResult: 'failed', consecutiveFailures: 1 });
+      // the fixed url: polled at once again, though the broken one backs off for 2 minutes
+      const fixed = `${path}-fixed`;
+      upstream.pages(fixed, { '': { items: [{ id: 'f1' }], next: 'f' } });
+      await repoint(fixed);
+      await loop.runOnce();
+      expect(upstream.requestsTo(fixed)).toHaveLength(1);
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['f1']);
+      const fixedUp = await views(triggerId);
+      expect(fixedUp.poll).toMatchObject({ lastResult: 'ok', consecutiveFailures: 0, cursor: 'f' });
+      expect(fixedUp.row.health).toBe('ok');
+      // and from then on every 60 s, the interval without backoff
+      expect(Date.parse(fixedUp.row.nextFireAt) - Date.parse(fixedUp.poll.lastPollAt)).toBeLessThanOrEqual(60_000);
+      // a revision that keeps the url is no new binding: no poll before the interval
+      await repoint(fixed);
+      await loop.runOnce();
+      expect(upstream.requestsTo(fixed)).toHaveLength(1);
+    });
+
     it('PO-1 api.md poll block: a revision that shortens everySeconds applies from the last poll, not after the old interval', async () => {
       const { triggerId, path } = await pollTrigger({ everySeconds: 3600 });
       upstream.pages(path, { '': { items: [] } });

@@ -7,6 +7,7 @@ import {
   pollDecider,
   pollHealth,
   type RecordPoll,
+  replanDelaySeconds,
   type SetPollCursor,
   type SetPollSecret,
 } from './poll.js';
@@ -14,6 +15,7 @@ import {
 const spec = deciderSpec(pollDecider);
 const AT = '2026-01-01T00:00:00.000Z';
 const URL_A = 'https://feed.test/a';
+const URL_B = 'https://feed.test/b';
 const ids = { tenant: 'acme', triggerId: 't-poll' };
 
 const item = (index: number, itemId: string, observed = false): CandidateItem => ({
@@ -99,6 +101,7 @@ describe('PO-1..PO-4 the poll decider', () => {
           seq: 1,
           cursor: 'c1',
           binding: URL_A,
+          polled: URL_A,
           lastPollAt: AT,
           lastResult: 'ok',
           life: 1,
@@ -231,6 +234,7 @@ describe('PO-1..PO-4 the poll decider', () => {
         seq: 4,
         cursor: 'n1',
         binding: URL_A,
+        polled: URL_A,
         lastPollAt: AT,
         lastResult: 'ok',
         life: 3,
@@ -262,6 +266,24 @@ describe('PO-1..PO-4 the poll decider', () => {
       expect(pollStateFor(unmarked, 1)).toBe(unmarked);
       expect(pollStateFor(unmarked, 3)).toEqual({ ...initialPollState, seq: 3, life: 3 });
     });
+  });
+
+  it('PO-4 failures in a row are the binding polled: another url starts from none and is due at once (audit F #10)', () => {
+    const failing = [failedPoll(0), failedPoll(1), failedPoll(2)].reduce<PollEvent[]>(
+      (events, command) => [...events, ...eventsOf(events, command)],
+      [],
+    );
+    const state = failing.at(-1)!.data.state;
+    expect(state).toMatchObject({ consecutiveFailures: 3, polled: URL_A });
+    expect(replanDelaySeconds(state, { url: URL_A, everySeconds: 60 })).toBe(60 * 2 ** 3);
+    expect(replanDelaySeconds(state, { url: URL_B, everySeconds: 60 })).toBe(0);
+    const onB = stateAfter(failing, { ...failedPoll(3), url: URL_B });
+    expect(onB).toMatchObject({ consecutiveFailures: 1, polled: URL_B });
+    expect(replanDelaySeconds(onB, { url: URL_B, everySeconds: 60 })).toBe(120);
+    // a state recorded before `polled` was kept: its last completed poll's url stands in
+    const { polled: _, ...unmarked } = { ...state, binding: URL_A };
+    expect(replanDelaySeconds(unmarked, { url: URL_B, everySeconds: 60 })).toBe(0);
+    expect(replanDelaySeconds({ ...unmarked, binding: null }, { url: URL_B, everySeconds: 60 })).toBe(480);
   });
 
   it('OP-1 repeated failures make the Trigger degraded', () => {
