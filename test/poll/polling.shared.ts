@@ -222,7 +222,7 @@ export function pollingSuite(kind: StoreKind): void {
       }
       expect(failures).toEqual(['http_status', 'timeout', 'not_json', 'too_large']);
       const failing = await views(triggerId);
-      expect(failing.row).toMatchObject({ health: 'degraded', type: 'poll' });
+      expect(failing.row).toMatchObject({ health: 'failing', type: 'poll' });
       expect(failing.poll).toEqual({
         triggerId,
         cursor: 'c1',
@@ -246,7 +246,7 @@ export function pollingSuite(kind: StoreKind): void {
       expect(recovered.poll).not.toHaveProperty('lastError');
     });
 
-    it('OP-1 one failed poll is not yet degraded', async () => {
+    it('OP-1 one or two failed polls in a row are not yet failing', async () => {
       const { triggerId, path } = await pollTrigger();
       upstream.on(path, (_, res) => json(res, {}, 500));
       await pollNow(triggerId);

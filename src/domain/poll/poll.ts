@@ -229,10 +229,13 @@ export function replanDelaySeconds(
   return nextPollDelaySeconds(poll.everySeconds, failuresFor(state, poll.url));
 }
 
-/** OP-1: this many failed polls in a row make the Trigger `degraded`. */
-export const DEGRADED_AFTER_FAILURES = 3;
+/**
+ * OP-1: this many failed polls in a row make the Trigger `failing`: nothing of its upstream comes in until someone
+ * fixes it (one or two are a blip the backoff rides out).
+ */
+export const FAILING_AFTER_FAILURES = 3;
 
-export function pollHealth(state: Pick<PollState, 'held' | 'consecutiveFailures'>): 'ok' | 'degraded' | 'held' {
+export function pollHealth(state: Pick<PollState, 'held' | 'consecutiveFailures'>): 'ok' | 'failing' | 'held' {
   if (state.held !== null) return 'held';
-  return state.consecutiveFailures >= DEGRADED_AFTER_FAILURES ? 'degraded' : 'ok';
+  return state.consecutiveFailures >= FAILING_AFTER_FAILURES ? 'failing' : 'ok';
 }

@@ -286,9 +286,10 @@ describe('PO-1..PO-4 the poll decider', () => {
     expect(replanDelaySeconds({ ...unmarked, binding: null }, { url: URL_B, everySeconds: 60 })).toBe(480);
   });
 
-  it('OP-1 repeated failures make the Trigger degraded', () => {
+  it('OP-1 three failed polls in a row make the Trigger failing (audit F #6)', () => {
     expect(pollHealth({ held: null, consecutiveFailures: 2 })).toBe('ok');
-    expect(pollHealth({ held: null, consecutiveFailures: 3 })).toBe('degraded');
+    expect(pollHealth({ held: null, consecutiveFailures: 3 })).toBe('failing');
+    expect(pollHealth({ held: null, consecutiveFailures: 12 })).toBe('failing');
   });
 });
 
