@@ -97,6 +97,27 @@ export function sourceViewSuite(kind: StoreKind): void {
       expect(row).toMatchObject({ auth: { lastResult: 'failed' }, counts: { duplicate: 2 } });
     });
 
+    it('OP-1 a webhook Trigger whose deliveries fail authentication since the last success is failing, on both routes, until one verifies', async () => {
+      const s = await webhookSetup(t, 'failing');
+      const health = async () => {
+        const single = await t.request({ method: 'GET', url: `/v1/operator/triggers/${s.triggerId}`, token: s.token });
+        const listed = await t.request({ method: 'GET', url: '/v1/operator/triggers', token: s.token });
+        const row = listed.body.items.find((r: { triggerId: string }) => r.triggerId === s.triggerId);
+        expect(row.health).toBe(single.body.health);
+        return single.body.health as string;
+      };
+      const body = JSON.stringify({ type: 'push', id: 'evt-f' });
+      expect((await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_f1' }))).status).toBe(202);
+      expect(await health()).toBe('ok');
+      for (const id of ['msg_f2', 'msg_f3']) {
+        const forged = { ...standardHeaders(s.secret, body, { id }), 'webhook-signature': 'v1,AAAA' };
+        expect((await post(t, s.sourceId, body, forged)).status).toBe(401);
+      }
+      expect(await health()).toBe('failing');
+      expect((await post(t, s.sourceId, body, standardHeaders(s.secret, body, { id: 'msg_f4' }))).status).toBe(202);
+      expect(await health()).toBe('ok');
+    });
+
     it('SEC-2 another tenant sees a plain 404; an unknown source is 404 and a malformed id 400', async () => {
       const s = await webhookSetup(t, 'private');
       expect((await view(s.sourceId, await t.token({ tenant: 'tenant-b' }))).status).toBe(404);

@@ -202,7 +202,7 @@ export function pollLifeSuite(kind: StoreKind): void {
       failing = true;
       for (let i = 0; i < 3; i++) await pollNow(triggerId);
       const old = await views(triggerId);
-      expect(old.row.health).toBe('degraded');
+      expect(old.row.health).toBe('failing');
       expect(old.poll).toMatchObject({ cursor: 'c1', consecutiveFailures: 3, secretSetAt: expect.any(String) });
       failing = false;
 

@@ -1,6 +1,7 @@
 import { AdmissionProcessor } from '../../src/adapters/admission/admission.processor.js';
 import type { PollLoop } from '../../src/adapters/poll/poll-loop.js';
 import type { PollCompleted, PollFailed } from '../../src/domain/poll/poll-events.js';
+import { MAX_POLL_ITEM_BYTES } from '../../src/domain/poll/poll-page.js';
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
 import { json, PollUpstream } from '../support/poll-upstream.js';
@@ -221,7 +222,7 @@ export function pollingSuite(kind: StoreKind): void {
       }
       expect(failures).toEqual(['http_status', 'timeout', 'not_json', 'too_large']);
       const failing = await views(triggerId);
-      expect(failing.row).toMatchObject({ health: 'degraded', type: 'poll' });
+      expect(failing.row).toMatchObject({ health: 'failing', type: 'poll' });
       expect(failing.poll).toEqual({
         triggerId,
         cursor: 'c1',
@@ -245,7 +246,7 @@ export function pollingSuite(kind: StoreKind): void {
       expect(recovered.poll).not.toHaveProperty('lastError');
     });
 
-    it('OP-1 one failed poll is not yet degraded', async () => {
+    it('OP-1 one or two failed polls in a row are not yet failing', async () => {
       const { triggerId, path } = await pollTrigger();
       upstream.on(path, (_, res) => json(res, {}, 500));
       await pollNow(triggerId);
@@ -289,6 +290,54 @@ export function pollingSuite(kind: StoreKind): void {
       expect(again.rows[0]).toMatchObject({ wait_ms: expect.anything(), due_revision: 2 });
       expect(Number(again.rows[0]!.wait_ms)).toBe(8000);
       expect(upstream.requestsTo(path)).toHaveLength(2);
+    });
+
+    it('PO-4 PO-1 a revision to another url is a new binding: none of the old failures or backoff, due at once (audit F #10)', async () => {
+      const { triggerId, path } = await pollTrigger({ everySeconds: 60 });
+      upstream.on(path, (_, res) => json(res, {}, 404));
+      for (let i = 0; i < 4; i++) await pollNow(triggerId);
+      expect((await views(triggerId)).poll.consecutiveFailures).toBe(4);
+      let revision = 1;
+      const repoint = async (to: string) => {
+        const put = await t.request({
+          method: 'PUT',
+          url: `/v1/triggers/${triggerId}`,
+          key: newKey(),
+          body: {
+            expectedRevision: revision++,
+            missionId: MISSION,
+            type: 'poll',
+            poll: pollBlock(upstream.url(to), { everySeconds: 60 }),
+          },
+        });
+        expect(put.status).toBe(200);
+        await t.catchUp();
+      };
+      // another broken url: polled at once (the old binding's backoff was 16 minutes), its failures counted afresh
+      const broken = `${path}-broken`;
+      upstream.on(broken, (_, res) => json(res, {}, 500));
+      await repoint(broken);
+      expect((await views(triggerId)).poll.consecutiveFailures).toBe(0);
+      await loop.runOnce();
+      expect(upstream.requestsTo(broken)).toHaveLength(1);
+      const failedOnce = await views(triggerId);
+      expect(failedOnce.poll).toMatchObject({ lastResult: 'failed', consecutiveFailures: 1 });
+      // the fixed url: polled at once again, though the broken one backs off for 2 minutes
+      const fixed = `${path}-fixed`;
+      upstream.pages(fixed, { '': { items: [{ id: 'f1' }], next: 'f' } });
+      await repoint(fixed);
+      await loop.runOnce();
+      expect(upstream.requestsTo(fixed)).toHaveLength(1);
+      expect((await occurrencesOf(t.sql, TENANT, triggerId)).map((o) => o.externalId)).toEqual(['f1']);
+      const fixedUp = await views(triggerId);
+      expect(fixedUp.poll).toMatchObject({ lastResult: 'ok', consecutiveFailures: 0, cursor: 'f' });
+      expect(fixedUp.row.health).toBe('ok');
+      // and from then on every 60 s, the interval without backoff
+      expect(Date.parse(fixedUp.row.nextFireAt) - Date.parse(fixedUp.poll.lastPollAt)).toBeLessThanOrEqual(60_000);
+      // a revision that keeps the url is no new binding: no poll before the interval
+      await repoint(fixed);
+      await loop.runOnce();
+      expect(upstream.requestsTo(fixed)).toHaveLength(1);
     });
 
     it('PO-1 api.md poll block: a revision that shortens everySeconds applies from the last poll, not after the old interval', async () => {
@@ -357,6 +406,46 @@ export function pollingSuite(kind: StoreKind): void {
         { index: 1, reason: 'the item has no id at /id', at: expect.any(String) },
         { itemId: 'q3', index: 2, reason: 'the item lacks required members: /kind', at: expect.any(String) },
       ]);
+    });
+
+    it('OC-5 WH-1 PO-4 an item over the per-item bound (256 KiB) is quarantined or holds the Trigger: never stored as an Occurrence', async () => {
+      const big = { id: 'big1', pad: 'x'.repeat(300_000) };
+      const quarantining = await pollTrigger();
+      upstream.pages(quarantining.path, { '': { items: [{ id: 's1' }, big, { id: 's2' }], next: 'bc' } });
+      const recorded = await pollNow(quarantining.triggerId);
+      expect((recorded!.events[0] as PollCompleted).data.items).toEqual([
+        { index: 0, itemId: 's1', disposition: 'accepted', occurrenceId: expect.any(String) },
+        {
+          index: 1,
+          itemId: 'big1',
+          disposition: 'quarantined',
+          reason: `the item is ${JSON.stringify(big).length} bytes as JSON; at most ${MAX_POLL_ITEM_BYTES}`,
+        },
+        { index: 2, itemId: 's2', disposition: 'accepted', occurrenceId: expect.any(String) },
+      ]);
+      expect((await occurrencesOf(t.sql, TENANT, quarantining.triggerId)).map((o) => o.externalId)).toEqual([
+        's1',
+        's2',
+      ]);
+      // the item is in no event of the log: not in an Occurrence, not in the poll's own record
+      const { rows } = await t.sql.query<{ n: string }>(
+        `SELECT count(*) AS n FROM events WHERE length(data::text) > 100000 AND data->>'triggerId' = $1`,
+        [quarantining.triggerId],
+      );
+      expect(Number(rows[0]!.n)).toBe(0);
+      expect((await views(quarantining.triggerId)).poll.quarantined).toEqual([
+        { itemId: 'big1', index: 1, reason: expect.stringContaining('bytes as JSON'), at: expect.any(String) },
+      ]);
+
+      const holding = await pollTrigger({ onInvalidItem: 'hold' });
+      upstream.pages(holding.path, { '': { items: [{ id: 'h1' }, big], next: 'hc' } });
+      const held = await pollNow(holding.triggerId);
+      expect((held!.events[0] as PollCompleted).data).toMatchObject({
+        cursor: { from: null, to: null },
+        held: { itemId: 'big1', index: 1 },
+      });
+      expect((await occurrencesOf(t.sql, TENANT, holding.triggerId)).map((o) => o.externalId)).toEqual(['h1']);
+      expect((await views(holding.triggerId)).row.health).toBe('held');
     });
 
     it('PO-4 PO-1 hold: the poll stops before the invalid item, the cursor unmoved, until an operator sets the cursor', async () => {

@@ -2,7 +2,17 @@ import { definition } from '../../src/domain/occurrence/occurrence.fixtures.js';
 import { occurrenceViews } from '../../src/projections/index.js';
 import { schedulesProjection } from '../../src/projections/scheduler/schedules.projection.js';
 import { triggerHealthProjection } from '../../src/projections/trigger-health/trigger-health.projection.js';
-import { getTriggerHealth, listTriggerHealth } from '../../src/projections/trigger-health/trigger-health.queries.js';
+import {
+  getTriggerHealth,
+  healthWithAuth,
+  listTriggerHealth,
+} from '../../src/projections/trigger-health/trigger-health.queries.js';
+import { pollsProjection } from '../../src/projections/poll/polls.projection.js';
+import { FAILING_AFTER_FAILURES, pollDecider } from '../../src/domain/poll/poll.js';
+import type { PollEvent } from '../../src/domain/poll/poll-events.js';
+import { pollFailure } from '../../src/domain/poll/poll-page.js';
+import { pollStream } from '../../src/domain/shared/ids.js';
+import type { PollBinding } from '../../src/domain/trigger/trigger-blocks.js';
 import {
   admittedEvent,
   appendExecutionEvent,
@@ -208,5 +218,100 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
       await h.runners[0]!.rebuild();
       expect(await h.dump(triggerHealthProjection)).toEqual(before);
     });
+  });
+});
+
+/** OP-1 (audit F #6): a poll Trigger whose polls keep failing is `failing`, wherever its row is read and after a rebuild. */
+describe.each<DbKind>(['postgres', 'pglite'])('OP-1 poll failures in the health row (%s)', (kind) => {
+  let h: ProjectionHarness;
+  const poll: PollBinding = {
+    connector: 'http-json@1',
+    url: 'https://feed.test/items',
+    everySeconds: 60,
+    itemsPointer: '/items',
+    idPointer: '/id',
+    cursorParam: 'cursor',
+    nextCursorPointer: '/next',
+    onInvalidItem: 'quarantine',
+    timeoutSeconds: 10,
+    maxResponseBytes: 1_048_576,
+    schema: { required: [] },
+  };
+
+  /** `count` failed polls in a row, decided by the poll decider as the poller records them. */
+  async function failPolls(triggerId: string, count: number): Promise<void> {
+    let state = pollDecider.initialState;
+    for (let i = 0; i < count; i++) {
+      const events = pollDecider.decide(
+        {
+          type: 'RecordPoll',
+          tenant: 'acme',
+          triggerId,
+          life: 1,
+          triggerRevision: 1,
+          url: poll.url,
+          at: at(i),
+          basedOnSeq: state.seq,
+          onInvalidItem: 'quarantine',
+          outcome: { ok: false, failure: pollFailure('http_status', 'the upstream answered 404') },
+        },
+        state,
+      ) as PollEvent[];
+      await h.store.append(
+        pollStream('acme', triggerId),
+        events.map((e) => ({ ...e, metadata: { tenant: 'acme', actor: 'svc-test', correlationId: 'c-1' } })),
+        'any',
+      );
+      state = events.reduce(pollDecider.evolve, state);
+    }
+  }
+
+  beforeAll(async () => {
+    h = await openHarness(kind, [occurrenceViews, pollsProjection]);
+    for (const triggerId of ['p-blip', 'p-fail', 'p-fault'])
+      await appendTrigger(h.store, 'acme', triggerId, [
+        triggerRevised('acme', triggerId, 1, definition({ type: 'poll', source: null, poll })),
+      ]);
+    await failPolls('p-blip', FAILING_AFTER_FAILURES - 1);
+    await failPolls('p-fail', FAILING_AFTER_FAILURES);
+    // degraded by its last decision (a machinery fault), then failing polls: the worse one shows
+    const fault = occurrence({ triggerId: 'p-fault', key: 'f1', observedAt: at(0) });
+    await appendOccurrence(h.store, fault, blockedEvent(fault, 'guard_fault', { pointer: '/x', problem: 'broken' }));
+    await failPolls('p-fault', FAILING_AFTER_FAILURES + 4);
+    await h.catchUp();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const healthByTrigger = async () => {
+    const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
+    const single = await Promise.all(items.map((row) => getTriggerHealth(h.sql, 'acme', row.triggerId)));
+    // the list route and the single-Trigger route agree
+    expect(single.map((row) => row?.health)).toEqual(items.map((row) => row.health));
+    return Object.fromEntries(items.map((row) => [row.triggerId, row.health]));
+  };
+
+  it(`OP-1 ${FAILING_AFTER_FAILURES} failed polls in a row make a poll Trigger failing (fewer: ok); failing outranks degraded`, async () => {
+    expect(await healthByTrigger()).toEqual({ 'p-blip': 'ok', 'p-fail': 'failing', 'p-fault': 'failing' });
+  });
+
+  it('OP-1 OP-3 a rebuild of the read models gives the same health', async () => {
+    const before = await healthByTrigger();
+    for (const runner of h.runners) await runner.rebuild();
+    expect(await healthByTrigger()).toEqual(before);
+  });
+});
+
+describe('OP-1 health of a Trigger whose parts disagree', () => {
+  it('OP-1 a failed authentication since the last success makes the row failing, never less than it was', () => {
+    const failed = { lastResult: 'failed' };
+    expect(healthWithAuth('ok', failed)).toBe('failing');
+    expect(healthWithAuth('degraded', failed)).toBe('failing');
+    expect(healthWithAuth('held', failed)).toBe('held');
+    expect(healthWithAuth('disabled', failed)).toBe('disabled');
+    expect(healthWithAuth('ok', { lastResult: 'verified' })).toBe('ok');
+    expect(healthWithAuth('degraded', { lastResult: 'unverified' })).toBe('degraded');
+    expect(healthWithAuth('ok', null)).toBe('ok');
   });
 });

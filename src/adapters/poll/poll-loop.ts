@@ -4,7 +4,7 @@ import type { EventStore } from '../../domain/ports/event-store.js';
 import type { PollConnector, PollFetch } from '../../domain/ports/poll-connector.js';
 import type { PollSecrets } from '../../domain/ports/poll-secrets.js';
 import { pollStateFor } from '../../domain/poll/poll-events.js';
-import { cursorFor, nextPollDelaySeconds } from '../../domain/poll/poll.js';
+import { cursorFor, nextPollDelaySeconds, replanDelaySeconds } from '../../domain/poll/poll.js';
 import {
   claimPoll,
   duePolls,
@@ -125,7 +125,7 @@ export class PollLoop extends TimedLoop {
       // A Trigger deleted and created again is a new life: no cursor, hold, failures or secret of the old one.
       const state = pollStateFor(loaded.state, trigger.createdRevision);
       if ('replan' in key && key.replan) {
-        const delaySeconds = nextPollDelaySeconds(poll.everySeconds, state.consecutiveFailures);
+        const delaySeconds = replanDelaySeconds(state, poll);
         await replanPoll(
           sql,
           key,

@@ -25,11 +25,17 @@ export interface PollState {
   binding: string | null;
   lastPollAt: string | null;
   lastResult: PollResult | null;
+  /** Failed polls in a row of the binding last polled (`polled`): another binding starts with none (see failuresFor). */
   consecutiveFailures: number;
   lastError: PollFailure | null;
   held: PollHeld | null;
   /** The newest KEPT_QUARANTINED quarantined items, oldest first; every one stays in its PollCompleted. */
   quarantined: QuarantinedItem[];
+  /**
+   * The url the last poll fetched, failed or not (`binding` moves only with a cursor). Absent from states recorded
+   * before it was kept: read through `lastPolledBinding`.
+   */
+  polled?: string | null;
   /**
    * The bearer secret polls send (`poll.auth`): which stored row, never its value (decision 7). Absent from
    * states recorded before secrets existed; read through `secretOf`.
@@ -68,6 +74,10 @@ export const secretGoesTo = (secret: PollSecretRef, url: string): boolean =>
 
 export const lifeOf = (state: Pick<PollState, 'life'>): number => state.life ?? 1;
 
+/** States recorded before `polled` was kept: their last completed poll's url is the best known. */
+export const lastPolledBinding = (state: Pick<PollState, 'polled' | 'binding'>): string | null =>
+  state.polled ?? state.binding;
+
 export const KEPT_QUARANTINED = 20;
 
 export const initialPollState: PollState = {
@@ -80,6 +90,7 @@ export const initialPollState: PollState = {
   lastError: null,
   held: null,
   quarantined: [],
+  polled: null,
   secret: null,
 };
 

@@ -1,5 +1,6 @@
 import { badString, checkJsonBounds } from '../shared/json-bounds.js';
 import { resolvePointer } from '../shared/json-pointer.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../source/source-definition.js';
 import type { PollBinding } from '../trigger/trigger-blocks.js';
 
 /** Why a poll answer starts nothing (PO-4); the cursor stays where it was. */
@@ -42,6 +43,11 @@ export const MAX_POLL_ITEMS = 1000;
 export const MAX_ITEM_ID_LENGTH = 256;
 export const MAX_CURSOR_LENGTH = 2048;
 export const MAX_FAILURE_DETAIL = 300;
+/**
+ * OC-5: an item becomes an Occurrence's input, copied into its observation and its admission: bounded as a webhook
+ * body is by default (WH-1), although a whole answer may reach `maxResponseBytes` (up to 16 MiB).
+ */
+export const MAX_POLL_ITEM_BYTES = DEFAULT_MAX_BODY_BYTES;
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -87,6 +93,9 @@ function pollItem(value: unknown, index: number, binding: Pick<PollBinding, 'idP
   // Stored as jsonb: what PostgreSQL would refuse is refused here, on the item alone.
   const violation = checkJsonBounds(value);
   if (violation) return item(`${violation.message} (${violation.pointer || '/'})`);
+  // Measured after the bounds check: serializing an item nested without limit could exhaust the stack.
+  const bytes = Buffer.byteLength(JSON.stringify(value));
+  if (bytes > MAX_POLL_ITEM_BYTES) return item(`the item is ${bytes} bytes as JSON; at most ${MAX_POLL_ITEM_BYTES}`);
   const missing = binding.schema.required.filter((pointer) => !resolvePointer(value, pointer).found);
   if (missing.length > 0) return item(`the item lacks required members: ${missing.join(', ')}`);
   return item(null);

@@ -4,6 +4,7 @@ import {
   initialPollState,
   type ItemDisposition,
   KEPT_QUARANTINED,
+  lastPolledBinding,
   type PollEvent,
   type PollHeld,
   pollStateFor,
@@ -67,6 +68,21 @@ export type PollCommand = RecordPoll | SetPollCursor | SetPollSecret;
 export const cursorFor = (state: Pick<PollState, 'cursor' | 'binding'>, url: string): string | null =>
   state.binding === url ? state.cursor : null;
 
+/**
+ * A binding other than the one last polled (the revision changed the url) is new: the failures in a row and the
+ * backoff were the old upstream's, and fixing a failing poll's url must not leave it idle for the old backoff.
+ */
+export const isNewBinding = (state: Pick<PollState, 'polled' | 'binding'>, url: string): boolean => {
+  const last = lastPolledBinding(state);
+  return last !== null && last !== url;
+};
+
+/** PO-4: the failures in a row that back off a poll of `url`: none for a new binding. */
+export const failuresFor = (
+  state: Pick<PollState, 'polled' | 'binding' | 'consecutiveFailures'>,
+  url: string,
+): number => (isNewBinding(state, url) ? 0 : state.consecutiveFailures);
+
 export function evolvePoll(_state: PollState, event: PollEvent): PollState {
   return event.data.state;
 }
@@ -103,8 +119,9 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
       seq: state.seq + 1,
       lastPollAt: at,
       lastResult: 'failed',
-      consecutiveFailures: state.consecutiveFailures + 1,
+      consecutiveFailures: failuresFor(state, command.url) + 1,
       lastError: outcome.failure,
+      polled: command.url,
       life: command.life,
     };
     return [{ type: 'PollFailed', data: { ...base, cursor: from, failure: outcome.failure, state: next } }];
@@ -124,6 +141,7 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
     lastError: null,
     held,
     quarantined: [...state.quarantined, ...quarantined].slice(-KEPT_QUARANTINED),
+    polled: command.url,
     secret: secretOf(state),
     life: command.life,
   };
@@ -201,10 +219,25 @@ export function nextPollDelaySeconds(everySeconds: number, consecutiveFailures: 
   return Math.min(everySeconds * 2 ** Math.min(consecutiveFailures, 16), Math.max(everySeconds, 3600));
 }
 
-/** OP-1: this many failed polls in a row make the Trigger `degraded`. */
-export const DEGRADED_AFTER_FAILURES = 3;
+/**
+ * The wait a revision plans from the last poll: none for a new binding (due at once, as a new poll Trigger is), else
+ * the revision's interval backed off per failure of this binding in a row.
+ */
+export function replanDelaySeconds(
+  state: Pick<PollState, 'polled' | 'binding' | 'consecutiveFailures'>,
+  poll: { url: string; everySeconds: number },
+): number {
+  if (isNewBinding(state, poll.url)) return 0;
+  return nextPollDelaySeconds(poll.everySeconds, failuresFor(state, poll.url));
+}
 
-export function pollHealth(state: Pick<PollState, 'held' | 'consecutiveFailures'>): 'ok' | 'degraded' | 'held' {
+/**
+ * OP-1: this many failed polls in a row make the Trigger `failing`: nothing of its upstream comes in until someone
+ * fixes it (one or two are a blip the backoff rides out).
+ */
+export const FAILING_AFTER_FAILURES = 3;
+
+export function pollHealth(state: Pick<PollState, 'held' | 'consecutiveFailures'>): 'ok' | 'failing' | 'held' {
   if (state.held !== null) return 'held';
-  return state.consecutiveFailures >= DEGRADED_AFTER_FAILURES ? 'degraded' : 'ok';
+  return state.consecutiveFailures >= FAILING_AFTER_FAILURES ? 'failing' : 'ok';
 }

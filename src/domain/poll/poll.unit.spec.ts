@@ -1,12 +1,13 @@
 import { deciderSpec } from '../shared/given-when-then.js';
 import { initialPollState, type PollEvent, type PollState, pollStateFor, secretGoesTo } from './poll-events.js';
-import { pollFailure, readPollPage } from './poll-page.js';
+import { MAX_POLL_ITEM_BYTES, pollFailure, readPollPage } from './poll-page.js';
 import {
   type CandidateItem,
   nextPollDelaySeconds,
   pollDecider,
   pollHealth,
   type RecordPoll,
+  replanDelaySeconds,
   type SetPollCursor,
   type SetPollSecret,
 } from './poll.js';
@@ -14,6 +15,7 @@ import {
 const spec = deciderSpec(pollDecider);
 const AT = '2026-01-01T00:00:00.000Z';
 const URL_A = 'https://feed.test/a';
+const URL_B = 'https://feed.test/b';
 const ids = { tenant: 'acme', triggerId: 't-poll' };
 
 const item = (index: number, itemId: string, observed = false): CandidateItem => ({
@@ -100,6 +102,7 @@ describe('PO-1..PO-4 the poll decider', () => {
           seq: 1,
           cursor: 'c1',
           binding: URL_A,
+          polled: URL_A,
           lastPollAt: AT,
           lastResult: 'ok',
           life: 1,
@@ -232,6 +235,7 @@ describe('PO-1..PO-4 the poll decider', () => {
         seq: 4,
         cursor: 'n1',
         binding: URL_A,
+        polled: URL_A,
         lastPollAt: AT,
         lastResult: 'ok',
         life: 3,
@@ -265,9 +269,28 @@ describe('PO-1..PO-4 the poll decider', () => {
     });
   });
 
-  it('OP-1 repeated failures make the Trigger degraded', () => {
+  it('PO-4 failures in a row are the binding polled: another url starts from none and is due at once (audit F #10)', () => {
+    const failing = [failedPoll(0), failedPoll(1), failedPoll(2)].reduce<PollEvent[]>(
+      (events, command) => [...events, ...eventsOf(events, command)],
+      [],
+    );
+    const state = failing.at(-1)!.data.state;
+    expect(state).toMatchObject({ consecutiveFailures: 3, polled: URL_A });
+    expect(replanDelaySeconds(state, { url: URL_A, everySeconds: 60 })).toBe(60 * 2 ** 3);
+    expect(replanDelaySeconds(state, { url: URL_B, everySeconds: 60 })).toBe(0);
+    const onB = stateAfter(failing, { ...failedPoll(3), url: URL_B });
+    expect(onB).toMatchObject({ consecutiveFailures: 1, polled: URL_B });
+    expect(replanDelaySeconds(onB, { url: URL_B, everySeconds: 60 })).toBe(120);
+    // a state recorded before `polled` was kept: its last completed poll's url stands in
+    const { polled: _, ...unmarked } = { ...state, binding: URL_A };
+    expect(replanDelaySeconds(unmarked, { url: URL_B, everySeconds: 60 })).toBe(0);
+    expect(replanDelaySeconds({ ...unmarked, binding: null }, { url: URL_B, everySeconds: 60 })).toBe(480);
+  });
+
+  it('OP-1 three failed polls in a row make the Trigger failing (audit F #6)', () => {
     expect(pollHealth({ held: null, consecutiveFailures: 2 })).toBe('ok');
-    expect(pollHealth({ held: null, consecutiveFailures: 3 })).toBe('degraded');
+    expect(pollHealth({ held: null, consecutiveFailures: 3 })).toBe('failing');
+    expect(pollHealth({ held: null, consecutiveFailures: 12 })).toBe('failing');
   });
 });
 
@@ -284,6 +307,20 @@ describe('PO-2 reading a poll page', () => {
     const result = readPollPage({ items: [{ id: 'a', [key]: 'x\u0000y' }] }, binding);
     if (!result.ok) throw new Error('expected a page');
     expect(result.page.items[0]!.problem!.length).toBeLessThanOrEqual(301);
+  });
+
+  it('OC-5 WH-1 an item longer than a webhook body may be (256 KiB as JSON) is an invalid item, never an Occurrence input', () => {
+    // `{"id":"at","pad":""}` is 20 bytes: the first item is exactly at the bound, the second one byte over it
+    const padded = (id: string, extra: number) => ({ id, pad: 'x'.repeat(MAX_POLL_ITEM_BYTES - 20 + extra) });
+    expect(Buffer.byteLength(JSON.stringify(padded('at', 0)))).toBe(MAX_POLL_ITEM_BYTES);
+    const result = readPollPage({ items: [padded('at', 0), padded('ov', 1), { id: 'small' }] }, binding);
+    if (!result.ok) throw new Error('expected a page');
+    expect(result.page.items.map((i) => [i.itemId, i.problem])).toEqual([
+      ['at', null],
+      ['ov', `the item is ${MAX_POLL_ITEM_BYTES + 1} bytes as JSON; at most ${MAX_POLL_ITEM_BYTES}`],
+      ['small', null],
+    ]);
+    expect(MAX_POLL_ITEM_BYTES).toBe(256 * 1024);
   });
 
   it('PO-1 an upstream answering a bare array is read with itemsPointer "", and a list of bare ids with idPointer ""', () => {

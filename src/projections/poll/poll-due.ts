@@ -36,7 +36,7 @@ export async function duePolls(sql: SqlExecutor, limit: number): Promise<DuePoll
  * the next poll due that long after the last claim, not when the old interval would have run out (an hourly poll
  * revised to every 2 s polls within 2 s, not an hour later). `delaySeconds` is the new interval backed off per
  * failure in a row, so a revision that leaves the interval alone (a toggle, another block) changes nothing, and a
- * longer interval never delays a poll already due. A row planned before `createdRevision` belongs to a deleted life
+ * longer interval never delays a poll already due; 0 for a new binding (another url), due at once. A row planned before `createdRevision` belongs to a deleted life
  * of the Trigger (its backoff, its last claim): the Trigger created again is due at once, as a new one is.
  */
 export async function replanPoll(

@@ -2,7 +2,7 @@ import type { PollState } from '../../domain/poll/poll-events.js';
 import { pollHealth } from '../../domain/poll/poll.js';
 import { isoSql } from '../occurrences/cursor.js';
 import type { SqlExecutor } from '../sql-client.js';
-import type { TriggerHealthRow } from '../trigger-health/trigger-health.view.js';
+import { type TriggerHealthRow, worseHealth } from '../trigger-health/trigger-health.view.js';
 
 /** The recovery action of a held poll (PO-4): the operator sets the cursor. */
 export const pollCursorRecovery = (triggerId: string) => ({
@@ -12,7 +12,7 @@ export const pollCursorRecovery = (triggerId: string) => ({
 });
 
 /**
- * OP-1 for poll Triggers: `held` while a hold waits for the operator, `degraded` after repeated failed polls, and
+ * OP-1 for poll Triggers: `held` while a hold waits for the operator, `failing` after repeated failed polls, and
  * the next poll the loop has planned as `nextFireAt`.
  */
 export async function withPollHealth(sql: SqlExecutor, tenant: string, rows: TriggerHealthRow[]): Promise<void> {
@@ -33,9 +33,7 @@ export async function withPollHealth(sql: SqlExecutor, tenant: string, rows: Tri
     if (!poll || !row.enabled || row.deleted) continue;
     row.nextFireAt = poll.next_poll_at;
     const health = poll.state ? pollHealth(poll.state) : 'ok';
-    if (health === 'held') {
-      row.health = 'held';
-      row.recovery = [pollCursorRecovery(row.triggerId), ...row.recovery];
-    } else if (health === 'degraded' && row.health === 'ok') row.health = 'degraded';
+    row.health = worseHealth(row.health, health);
+    if (health === 'held') row.recovery = [pollCursorRecovery(row.triggerId), ...row.recovery];
   }
 }

@@ -3,7 +3,13 @@ import { decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
 import { listOccurrences, type OccurrenceView, type Page } from '../occurrences/occurrences.queries.js';
 import { withPollHealth } from '../poll/poll-health.js';
 import { withScheduleHealth } from '../scheduler/schedule-health.js';
-import type { ScheduleHealth, TriggerHealth, TriggerHealthDetail, TriggerHealthRow } from './trigger-health.view.js';
+import {
+  type ScheduleHealth,
+  type TriggerHealth,
+  type TriggerHealthDetail,
+  type TriggerHealthRow,
+  worseHealth,
+} from './trigger-health.view.js';
 
 /** The Trigger's own machinery in trouble, unlike business outcomes (budget, scope) working as meant. */
 export const DEGRADING_REASONS: readonly string[] = ['filter_inconclusive', 'guard_fault', 'key_revoked'];
@@ -53,6 +59,15 @@ export function healthOf(
   if (row.last_status === 'blocked' && row.last_reason !== null && DEGRADING_REASONS.includes(row.last_reason))
     return 'degraded';
   return 'ok';
+}
+
+/**
+ * OP-1: a source whose latest delivery failed authentication has failed every delivery since its last success:
+ * nothing reaches the Trigger until its sender or its keys are fixed. Kept beside the log (ingress counts), so both
+ * Trigger routes apply it to the row the read models gave, and a rebuild of those changes nothing here.
+ */
+export function healthWithAuth(health: TriggerHealth, auth: { lastResult: string } | null): TriggerHealth {
+  return auth?.lastResult === 'failed' ? worseHealth(health, 'failing') : health;
 }
 
 /**

@@ -1,6 +1,17 @@
 import type { OccurrenceView } from '../occurrences/occurrences.queries.js';
 
-export type TriggerHealth = 'ok' | 'degraded' | 'held' | 'disabled';
+/**
+ * OP-1, least to most in need of the operator: `degraded` (something went wrong, e.g. a dead letter), `failing` (the
+ * Trigger cannot take its Occurrences in now: its source's deliveries fail authentication, its polls keep failing),
+ * `held` (it waits for an operator's decision), `disabled`.
+ */
+export type TriggerHealth = 'ok' | 'degraded' | 'failing' | 'held' | 'disabled';
+
+const HEALTH_ORDER: readonly TriggerHealth[] = ['ok', 'degraded', 'failing', 'held', 'disabled'];
+
+/** The health a row shows when two of its parts disagree: the one that needs the operator more. */
+export const worseHealth = (a: TriggerHealth, b: TriggerHealth): TriggerHealth =>
+  HEALTH_ORDER.indexOf(a) >= HEALTH_ORDER.indexOf(b) ? a : b;
 
 /** OP-1. Only fields the read model computes are shown: `recovery` covers held schedule ranges and dead letters. */
 export interface TriggerHealthRow {

@@ -15,7 +15,11 @@ import type { TriggerHealthRow } from '../../../projections/trigger-health/trigg
 import { SCHEDULES_PROJECTION } from '../../../projections/scheduler/schedules.projection.js';
 import { POLLS_PROJECTION } from '../../../projections/poll/polls.projection.js';
 import { TRIGGER_HEALTH_PROJECTION } from '../../../projections/trigger-health/trigger-health.projection.js';
-import { getTriggerHealth, listTriggerHealth } from '../../../projections/trigger-health/trigger-health.queries.js';
+import {
+  getTriggerHealth,
+  healthWithAuth,
+  listTriggerHealth,
+} from '../../../projections/trigger-health/trigger-health.queries.js';
 import { RequireScope } from '../auth/auth.decorators.js';
 import { problems } from '../problems/problem.js';
 import { paged, type RawQuery, readParams } from './read-params.js';
@@ -111,7 +115,8 @@ export class OperatorController {
   /** Read-your-writes: waits (≤ 2 s each, in parallel) until every read model behind the answer folded P. */
   /**
    * OP-1: what the log does not hold — the source's latest authentication outcome and the redeliveries
-   * (which append nothing) — from the ingress counts, this process's own written first.
+   * (which append nothing) — from the ingress counts, this process's own written first; a failed authentication
+   * makes the row `failing`. Both Trigger routes come through here, so they agree.
    */
   private async withIngress<R extends TriggerHealthRow>(tenant: string, rows: R[]) {
     await this.ingress.flush();
@@ -122,7 +127,9 @@ export class OperatorController {
     );
     return rows.map((row) => {
       const seen = ingress.get(row.triggerId);
-      return { ...row, auth: seen?.auth ?? null, counts: { ...row.counts, duplicate: seen?.duplicate ?? 0 } };
+      const auth = seen?.auth ?? null;
+      const health = healthWithAuth(row.health, auth);
+      return { ...row, health, auth, counts: { ...row.counts, duplicate: seen?.duplicate ?? 0 } };
     });
   }
 

@@ -9,7 +9,7 @@ import { currentTrigger } from '../../../commands/shared/lookups.js';
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
 import { type PollHeld, pollStateFor, secretOf } from '../../../domain/poll/poll-events.js';
-import { cursorFor } from '../../../domain/poll/poll.js';
+import { cursorFor, failuresFor } from '../../../domain/poll/poll.js';
 import { Problems, RequireScope } from '../auth/auth.decorators.js';
 import { Problem, problems } from '../problems/problem.js';
 import { Ctx } from './request-context.js';
@@ -59,7 +59,8 @@ export class PollsController {
       cursor: cursorFor(state, trigger.definition.poll.url),
       lastPollAt: state.lastPollAt,
       lastResult: state.lastResult,
-      consecutiveFailures: state.consecutiveFailures,
+      // a revision to another url is a new binding: the old one's failures are not its own (as its cursor is not)
+      consecutiveFailures: failuresFor(state, trigger.definition.poll.url),
       ...(state.lastError ? { lastError: state.lastError } : {}),
       ...(state.held ? { held: item(state.held) } : {}),
       quarantined: state.quarantined.map(item),
