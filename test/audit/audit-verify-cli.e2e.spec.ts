@@ -146,10 +146,10 @@ describe('AU-2 reveille audit verify (CLI)', () => {
     );
     expect(run.stdout).toContain(`hash_mismatch: 1 (first at position ${position})`);
     const json = JSON.parse(cli('--json').stdout);
-    // The tampered state also reaches a read model (pending-executions keeps each Mission's state)
+    // The tampered state also reaches two read models' tables (claims and Trigger health keep each Mission's state)
     expect(json.byRule).toEqual({
       hash_mismatch: { count: 1, firstPositions: [position] },
-      read_model_mismatch: { count: 1, firstPositions: [] },
+      read_model_mismatch: { count: 2, firstPositions: [] },
     });
 
     const unknown = cli('--from', '999999');

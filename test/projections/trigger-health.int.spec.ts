@@ -11,7 +11,7 @@ import { pollsProjection } from '../../src/projections/poll/polls.projection.js'
 import { FAILING_AFTER_FAILURES, pollDecider } from '../../src/domain/poll/poll.js';
 import type { PollEvent } from '../../src/domain/poll/poll-events.js';
 import { pollFailure } from '../../src/domain/poll/poll-page.js';
-import { pollStream } from '../../src/domain/shared/ids.js';
+import { missionStream, pollStream } from '../../src/domain/shared/ids.js';
 import type { PollBinding } from '../../src/domain/trigger/trigger-blocks.js';
 import {
   admittedEvent,
@@ -315,3 +315,46 @@ describe('OP-1 health of a Trigger whose parts disagree', () => {
     expect(healthWithAuth('ok', null)).toBe('ok');
   });
 });
+
+describe.each<DbKind>(['postgres', 'pglite'])(
+  "OP-1 AD-2 a Trigger's health follows its Mission's state (%s)",
+  (kind) => {
+    let h: ProjectionHarness;
+    const mission = (missionId: string, revision: number, state: string) => ({
+      type: 'MissionRevised',
+      data: { tenant: 'acme', missionId, revision, state, grants: {}, reason: 'r', actor: 'a', at: at(0) },
+      metadata: { tenant: 'acme', actor: 'a', correlationId: 'c-1' },
+    });
+
+    beforeAll(async () => {
+      h = await openHarness(kind, [occurrenceViews]);
+      const states = { 'm-run': 'active', 'm-pause': 'paused', 'm-end': 'cancelled', 'm-gone': 'revoked' };
+      for (const [missionId, state] of Object.entries(states)) {
+        const stream = missionStream('acme', missionId);
+        await h.store.append(stream, [mission(missionId, 1, 'active')], 'no_stream');
+        if (state !== 'active') await h.store.append(stream, [mission(missionId, 2, state)], 0);
+        await appendTrigger(h.store, 'acme', `t-${missionId}`, [
+          triggerRevised('acme', `t-${missionId}`, 1, definition({ missionId })),
+        ]);
+      }
+      await h.catchUp();
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    const healthByTrigger = async () => {
+      const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
+      const single = await Promise.all(items.map((row) => getTriggerHealth(h.sql, 'acme', row.triggerId)));
+      expect(single.map((row) => row?.health)).toEqual(items.map((row) => row.health));
+      return Object.fromEntries(items.map((row) => [row.triggerId, row.health]));
+    };
+
+    it('AD-2 paused: held; cancelled or revoked: disabled; active: as the Trigger is — and a rebuild agrees', async () => {
+      const expected = { 't-m-run': 'ok', 't-m-pause': 'held', 't-m-end': 'disabled', 't-m-gone': 'disabled' };
+      expect(await healthByTrigger()).toEqual(expected);
+      for (const runner of h.runners) await runner.rebuild();
+      expect(await healthByTrigger()).toEqual(expected);
+    });
+  },
+);

@@ -132,4 +132,17 @@ export const triggerHealthMigrations: Migration[] = [
         FROM rm_occurrences o
        WHERE o.tenant = h.tenant AND o.occurrence_id = h.last_occurrence_id AND o.status = 'subscribed'`,
   },
+  {
+    // OP-1, AD-2: each Mission's state, so a Trigger of a paused Mission shows `held` and one of a cancelled or
+    // revoked Mission `disabled`. Empty for a store that predates it until each Mission is revised again;
+    // `reveille projections rebuild` fills it from the log at once.
+    id: '0382_rm_trigger_health_missions',
+    sql: `
+      CREATE TABLE IF NOT EXISTS rm_trigger_health_missions (
+        tenant     text NOT NULL,
+        mission_id text NOT NULL,
+        state      text NOT NULL,
+        PRIMARY KEY (tenant, mission_id)
+      )`,
+  },
 ];

@@ -11,6 +11,7 @@ import {
   type OccurrenceSuppressed,
 } from '../../domain/occurrence/occurrence-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
+import type { MissionRevised } from '../../domain/mission/mission.js';
 import { msSql } from '../occurrences/cursor.js';
 import type { Projection } from '../runner/projection.js';
 import { OccurrenceLedger } from './occurrence-ledger.js';
@@ -28,6 +29,7 @@ export const TRIGGER_HEALTH_PROJECTION = 'trigger-health';
 type Handled =
   | TriggerRevised
   | TriggerDeleted
+  | MissionRevised
   | OccurrenceObserved
   | OccurrenceAdmitted
   | OccurrenceBlocked
@@ -38,6 +40,7 @@ type Handled =
 const HANDLES: readonly string[] = [
   'TriggerRevised',
   'TriggerDeleted',
+  'MissionRevised',
   'OccurrenceObserved',
   'OccurrenceAdmitted',
   'OccurrenceBlocked',
@@ -170,8 +173,21 @@ function refused(
   ];
 }
 
+/** AD-2: the Mission's state now, which the health of every Trigger serving it follows (mission-health.ts). */
+function missionRevised({ tenant, missionId, state }: MissionRevised['data']): SqlQuery[] {
+  return [
+    {
+      text: `INSERT INTO rm_trigger_health_missions (tenant, mission_id, state) VALUES ($1, $2, $3)
+             ON CONFLICT (tenant, mission_id) DO UPDATE SET state = EXCLUDED.state`,
+      values: [tenant, missionId, state],
+    },
+  ];
+}
+
 export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
   switch (event.type as Handled['type']) {
+    case 'MissionRevised':
+      return missionRevised((event as RecordedEvent<MissionRevised['data']>).data);
     case 'TriggerRevised':
       return revised(event as RecordedEvent<TriggerRevised['data']>);
     case 'TriggerDeleted':
@@ -198,7 +214,9 @@ export function evolveTriggerHealth(event: RecordedEvent): SqlQuery[] {
 /** Up to this many lifecycle events a batch goes as one script of per-event statements (scriptFor). */
 const SCRIPTED_EXECUTION_EVENTS = 32;
 
-const isTriggerEvent = (event: RecordedEvent) => event.type === 'TriggerRevised' || event.type === 'TriggerDeleted';
+/** Definitions, folded one by one between the runs of Occurrence events around them. */
+const isDefinitionEvent = (event: RecordedEvent) =>
+  event.type === 'TriggerRevised' || event.type === 'TriggerDeleted' || event.type === 'MissionRevised';
 
 /** OP-1. Its counters follow the explorer's rows, so it folds only with that read model and just before it. */
 export const triggerHealthProjection: Projection = {
@@ -206,7 +224,7 @@ export const triggerHealthProjection: Projection = {
   handles: HANDLES,
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: triggerHealthMigrations,
-  tables: ['rm_trigger_health', 'rm_trigger_health_executions'],
+  tables: ['rm_trigger_health', 'rm_trigger_health_executions', 'rm_trigger_health_missions'],
   async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
     for (const statement of evolveTriggerHealth(event)) await tx.query(statement);
   },
@@ -232,7 +250,7 @@ export const triggerHealthProjection: Projection = {
         executions.push(event);
         continue;
       }
-      if (!isTriggerEvent(event)) {
+      if (!isDefinitionEvent(event)) {
         run.push(event);
         continue;
       }

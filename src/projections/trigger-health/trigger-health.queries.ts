@@ -2,6 +2,7 @@ import type { SqlExecutor } from '../sql-client.js';
 import { decodeCursor, encodeCursor, isoSql } from '../occurrences/cursor.js';
 import { listOccurrences, type OccurrenceView, type Page } from '../occurrences/occurrences.queries.js';
 import { withPollHealth } from '../poll/poll-health.js';
+import { withMissionHealth } from './mission-health.js';
 import { withScheduleHealth } from '../scheduler/schedule-health.js';
 import {
   type ScheduleHealth,
@@ -144,6 +145,7 @@ export async function listTriggerHealth(
   const items = rows.slice(0, page.limit).map(toRow);
   await withScheduleHealth(sql, tenant, items, pinnedTzdata(rows), runningTzdata);
   await withPollHealth(sql, tenant, items);
+  await withMissionHealth(sql, tenant, items);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > page.limit && last ? encodeCursor(CURSOR_LIST, [last.triggerId]) : null };
 }
@@ -162,6 +164,7 @@ export async function getTriggerHealth(
   const detail: TriggerHealthDetail = { ...toRow(row), recentOccurrences: recent.items };
   const schedules = await withScheduleHealth(sql, tenant, [detail], pinnedTzdata([row]), runningTzdata);
   await withPollHealth(sql, tenant, [detail]);
+  await withMissionHealth(sql, tenant, [detail]);
   if (row.type === 'schedule') {
     const found = schedules.get(triggerId) ?? { boundary: null, skipped: [], held: [] };
     detail.schedule = {
