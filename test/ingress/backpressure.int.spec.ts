@@ -24,13 +24,16 @@ for (const kind of ['postgres', 'pglite'] as StoreKind[]) {
       await t.catchUp();
       await t.app.get(Backpressure).refresh();
     };
-    /** The statements `during` sends that touch the event log or the auth replay store. */
+    /**
+     * The statements sent during `during` that append to the event log or touch the auth replay store. Not reads of
+     * the log: under load another task's (a definition lookup the earlier deliveries started) may fall in the window.
+     */
     const writesDuring = async <T>(during: () => Promise<T>): Promise<{ result: T; touched: string[] }> => {
       const touched: string[] = [];
       const original = t.sql.query.bind(t.sql);
       t.sql.query = ((query: Parameters<typeof original>[0], ...rest: unknown[]) => {
         const text = typeof query === 'string' ? query : query.text;
-        if (/\b(events|auth_replay)\b/.test(text)) touched.push(text);
+        if (/\bauth_replay\b|\bINSERT INTO events\b/.test(text)) touched.push(text);
         return (original as (...args: unknown[]) => unknown)(query, ...rest);
       }) as typeof t.sql.query;
       try {
