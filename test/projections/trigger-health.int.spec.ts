@@ -28,6 +28,14 @@ import {
 } from './fixtures.js';
 import { crashingRunner, type DbKind, openHarness, type ProjectionHarness, replayAll } from './harness.js';
 
+/** Each Trigger's health as the list route gives it, once the single-Trigger route is seen to agree. */
+async function healthOfEach(h: ProjectionHarness): Promise<Record<string, string>> {
+  const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
+  const single = await Promise.all(items.map((row) => getTriggerHealth(h.sql, 'acme', row.triggerId)));
+  expect(single.map((row) => row?.health)).toEqual(items.map((row) => row.health));
+  return Object.fromEntries(items.map((row) => [row.triggerId, row.health]));
+}
+
 const at = (minute: number, second = 0) =>
   `2026-03-01T10:${String(minute).padStart(2, '0')}:${String(second).padStart(2, '0')}.000Z`;
 const h1 = occurrence({ triggerId: 't-hook', key: 'h1', observedAt: at(0) });
@@ -284,13 +292,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 poll failures in the health 
     await h?.close();
   });
 
-  const healthByTrigger = async () => {
-    const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
-    const single = await Promise.all(items.map((row) => getTriggerHealth(h.sql, 'acme', row.triggerId)));
-    // the list route and the single-Trigger route agree
-    expect(single.map((row) => row?.health)).toEqual(items.map((row) => row.health));
-    return Object.fromEntries(items.map((row) => [row.triggerId, row.health]));
-  };
+  const healthByTrigger = () => healthOfEach(h);
 
   it(`OP-1 ${FAILING_AFTER_FAILURES} failed polls in a row make a poll Trigger failing (fewer: ok); failing outranks degraded`, async () => {
     expect(await healthByTrigger()).toEqual({ 'p-blip': 'ok', 'p-fail': 'failing', 'p-fault': 'failing' });
@@ -343,12 +345,7 @@ describe.each<DbKind>(['postgres', 'pglite'])(
       await h?.close();
     });
 
-    const healthByTrigger = async () => {
-      const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
-      const single = await Promise.all(items.map((row) => getTriggerHealth(h.sql, 'acme', row.triggerId)));
-      expect(single.map((row) => row?.health)).toEqual(items.map((row) => row.health));
-      return Object.fromEntries(items.map((row) => [row.triggerId, row.health]));
-    };
+    const healthByTrigger = () => healthOfEach(h);
 
     it('AD-2 paused: held; cancelled or revoked: disabled; active: as the Trigger is — and a rebuild agrees', async () => {
       const expected = { 't-m-run': 'ok', 't-m-pause': 'held', 't-m-end': 'disabled', 't-m-gone': 'disabled' };
