@@ -52,6 +52,18 @@ interface Answer {
   text: string;
 }
 
+/**
+ * A request that may or may not have acted: no answer (a network error), a 5xx, or its key still held by a run of it
+ * that has not answered (409 `idempotency_key_in_flight`). Sent again under the same key, it is answered as it acted.
+ */
+export const isUncertain = (error: unknown): boolean =>
+  !(error instanceof ApiError) || error.status >= 500 || error.code === 'idempotency_key_in_flight';
+
+/** How long a claim whose answer was lost is asked for again: a restart of the service it talked to. */
+const CLAIM_RESEND_MS = 30_000;
+const RESEND_FIRST_MS = 100;
+const RESEND_MOST_MS = 5_000;
+
 /** A kept-alive socket the service had closed while it sat idle fails before any answer (Node's `reusedSocket`). */
 const STALE_SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
 
@@ -75,40 +87,68 @@ export class ExecutionsApi {
     this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
   }
 
-  /** 204 (nothing became claimable within `waitSeconds`) is `undefined`. */
+  /**
+   * 204 (nothing became claimable within `waitSeconds`) is `undefined`. A claim the service committed and could not
+   * answer (it died, the connection broke) is asked for again under the same key, and replayed: a claim never
+   * expires (EX-2), so one this consumer never heard of would hold its execution for good.
+   */
   claimNext(body: {
     consumerId: string;
     missionId?: string;
     triggerId?: string;
     waitSeconds: number;
   }): Promise<ExecutionClaim | undefined> {
-    return this.post('/v1/executions/claim-next', body, randomUUID());
+    return this.postUntilAnswered('/v1/executions/claim-next', body, randomUUID(), CLAIM_RESEND_MS);
   }
 
   async claim(executionId: string, consumerId: string): Promise<ExecutionClaim> {
-    return (await this.post(`/v1/executions/${encodeURIComponent(executionId)}/claim`, { consumerId }, randomUUID()))!;
+    const path = `/v1/executions/${encodeURIComponent(executionId)}/claim`;
+    return (await this.postUntilAnswered(path, { consumerId }, randomUUID(), CLAIM_RESEND_MS))!;
   }
 
-  /** One key per fenced attempt: repeating the same completion replays the stored answer instead of acting twice. */
-  async complete(claim: ExecutionClaim, completion: Completion): Promise<void> {
-    await this.post(
+  /**
+   * One key per fenced attempt: repeating the same completion replays the stored answer instead of acting twice. The
+   * worker knows its outcome, so an unanswered completion is sent again for up to `withinMs` before anything else.
+   */
+  async complete(claim: ExecutionClaim, completion: Completion, withinMs = 0): Promise<void> {
+    await this.postUntilAnswered(
       `/v1/executions/${encodeURIComponent(claim.executionId)}/complete`,
       { fence: claim.fence, ...completion },
       `complete:${claim.executionId}:${claim.fence}`,
+      withinMs,
     );
   }
 
-  async settle(executionId: string, settlementId: string): Promise<Settlement> {
-    return (await this.post<Settlement>(
+  async settle(executionId: string, settlementId: string, withinMs = 0): Promise<Settlement> {
+    return (await this.postUntilAnswered<Settlement>(
       `/v1/executions/${encodeURIComponent(executionId)}/settle`,
       { settlementId },
       `settle:${executionId}:${settlementId}`,
+      withinMs,
     ))!;
   }
 
   /** Closes the kept-alive connections (a request in flight ends with an error). */
   close(): void {
     this.agent.destroy();
+  }
+
+  /** `post`, sent again under the same key while its answer is uncertain, with growing pauses, for up to `withinMs`. */
+  private async postUntilAnswered<T = ExecutionClaim>(
+    path: string,
+    body: unknown,
+    key: string,
+    withinMs: number,
+  ): Promise<T | undefined> {
+    const deadline = Date.now() + withinMs;
+    for (let delay = RESEND_FIRST_MS; ; delay = Math.min(delay * 2, RESEND_MOST_MS)) {
+      try {
+        return await this.post<T>(path, body, key);
+      } catch (error) {
+        if (!isUncertain(error) || Date.now() + delay > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   private async post<T = ExecutionClaim>(path: string, body: unknown, key: string): Promise<T | undefined> {

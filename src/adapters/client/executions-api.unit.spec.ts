@@ -1,6 +1,8 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { ApiError, ExecutionsApi } from './executions-api.js';
+import { ApiError, type ExecutionClaim, ExecutionsApi } from './executions-api.js';
+import { runExecution } from './run-execution.js';
+import type { WorkerEvent } from './worker-options.js';
 
 /**
  * A raw HTTP/1.1 peer: answers each request with `answer(n)` (n counts requests over all connections), or resets
@@ -85,6 +87,82 @@ describe('EX-5 the consumer client over kept-alive HTTP connections', () => {
         new ApiError(409, 'fence_mismatch', '/v1/executions/x-1/settle: 409 fence_mismatch'),
       );
       await expect(api.settle('x-1', 's-3')).rejects.toMatchObject({ status: 409, code: 'fence_mismatch' });
+    } finally {
+      api.close();
+      await service.stop();
+    }
+  });
+});
+
+const CLAIM: ExecutionClaim = {
+  executionId: 'x-1',
+  fence: 1,
+  generation: 1,
+  occurrenceId: 'o-1',
+  triggerId: 't-1',
+  triggerRevision: 1,
+  missionId: 'm-1',
+  lane: 'trigger:t-1',
+  input: {},
+};
+const unavailable = { status: 503, body: JSON.stringify({ code: 'store_unavailable' }) };
+const inFlight = { status: 409, body: JSON.stringify({ code: 'idempotency_key_in_flight' }) };
+const completed = { body: JSON.stringify({ executionId: 'x-1', status: 'completed' }) };
+
+describe('EX-2 EX-3 the consumer client through a restart of the service it talks to', () => {
+  it('sends an unanswered completion again under its key (5xx, a reset fresh connection, the key in flight) until answered', async () => {
+    const service = peer((n) => (n === 1 ? unavailable : n === 2 ? null : n === 3 ? inFlight : completed));
+    const api = new ExecutionsApi(await service.start(), 'token');
+    try {
+      await api.complete(CLAIM, { outcome: 'succeeded' }, 10_000);
+      expect(service.keys).toEqual(Array(4).fill('complete:x-1:1'));
+    } finally {
+      api.close();
+      await service.stop();
+    }
+  });
+
+  it('a definite answer is not sent again: 409 fence_mismatch at once', async () => {
+    const service = peer(() => ({ status: 409, body: JSON.stringify({ code: 'fence_mismatch' }) }));
+    const api = new ExecutionsApi(await service.start(), 'token');
+    try {
+      await expect(api.complete(CLAIM, { outcome: 'succeeded' }, 10_000)).rejects.toMatchObject({
+        code: 'fence_mismatch',
+      });
+      expect(service.keys).toHaveLength(1);
+    } finally {
+      api.close();
+      await service.stop();
+    }
+  });
+
+  it('a claim-next whose answer was lost is asked for again under the same key, so a committed claim is replayed', async () => {
+    const service = peer((n) => (n === 1 ? null : { body: JSON.stringify(CLAIM) }));
+    const api = new ExecutionsApi(await service.start(), 'token');
+    try {
+      expect(await api.claimNext({ consumerId: 'w', waitSeconds: 0 })).toEqual(CLAIM);
+      expect(service.keys).toHaveLength(2);
+      expect(service.keys[1]).toBe(service.keys[0]);
+    } finally {
+      api.close();
+      await service.stop();
+    }
+  });
+
+  it('the worker completes a handler that succeeded through a brief outage, and settles nothing (no noncommit over a success)', async () => {
+    const service = peer((n) => (n <= 2 ? unavailable : completed));
+    const api = new ExecutionsApi(await service.start(), 'token');
+    const events: WorkerEvent[] = [];
+    try {
+      await runExecution(
+        api,
+        CLAIM,
+        async () => ({ receipt: { done: true } }),
+        new AbortController().signal,
+        (e) => events.push(e),
+      );
+      expect(events).toEqual([{ type: 'completed', executionId: 'x-1', outcome: 'succeeded' }]);
+      expect(service.keys.every((key) => key === 'complete:x-1:1')).toBe(true);
     } finally {
       api.close();
       await service.stop();

@@ -1,12 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { failureOf } from './errors.js';
-import { ApiError, type Completion, type ExecutionClaim, type ExecutionsApi } from './executions-api.js';
+import { type Completion, type ExecutionClaim, type ExecutionsApi, isUncertain } from './executions-api.js';
 import type { ExecutionHandler, WorkerEvent } from './worker-options.js';
 
-/** A network failure or a 5xx: the completion may or may not have been recorded. */
-const isUncertain = (error: unknown) => !(error instanceof ApiError) || error.status >= 500;
+/**
+ * The worker knows how its handler ended, so a completion whose answer was lost is sent again (the same key replays a
+ * recorded one) through a restart of the service: settling at once installed a noncommit tombstone over handlers that
+ * had succeeded, and their recovery ran the side effect twice; giving up left the execution claimed for good.
+ */
+export const COMPLETE_RESEND_MS = 10 * 60_000;
+/** After that, a settlement (EX-3) decides it, sent again just as long. */
+export const SETTLE_RESEND_MS = 10 * 60_000;
 
-/** Runs the handler on one claim and completes it; settles (EX-3) when the completion's fate is unknown. */
+/**
+ * Runs the handler on one claim and completes it; settles (EX-3) only when the completion stays unanswered for
+ * COMPLETE_RESEND_MS.
+ */
 export async function runExecution(
   api: ExecutionsApi,
   claim: ExecutionClaim,
@@ -22,7 +31,7 @@ export async function runExecution(
     completion = { outcome: 'failed', ...failureOf(error) };
   }
   try {
-    await api.complete(claim, completion);
+    await api.complete(claim, completion, COMPLETE_RESEND_MS);
     report({ type: 'completed', executionId: claim.executionId, outcome: completion.outcome });
   } catch (error) {
     if (!isUncertain(error)) {
@@ -35,7 +44,7 @@ export async function runExecution(
 
 async function settle(api: ExecutionsApi, executionId: string, report: (event: WorkerEvent) => void) {
   try {
-    const settlement = await api.settle(executionId, randomUUID());
+    const settlement = await api.settle(executionId, randomUUID(), SETTLE_RESEND_MS);
     report({ type: 'settled', executionId, ...settlement });
   } catch (error) {
     report({ type: 'error', executionId, error });
