@@ -1,6 +1,7 @@
 import type { PgSqlClient } from '../../src/adapters/eventstore/sql/pg-sql-client.js';
 import { eventStoreMigrations } from '../../src/adapters/eventstore/sql/migrations.js';
 import { SqlEventStore } from '../../src/adapters/eventstore/sql/sql-event-store.js';
+import { CheckpointConflict } from '../../src/projections/runner/checkpoints.js';
 import { Subscription } from '../../src/projections/runner/subscription.js';
 import { dropSchema, freshPostgres } from '../support/databases.js';
 import { until } from '../support/until.js';
@@ -59,6 +60,42 @@ describe('Subscription checkpoint reads while idle (postgres)', () => {
       stored = 0;
       await until(() => handled.length === 2, 3_000, 10);
       expect(handled[0]).toBe(first!.position);
+    } finally {
+      await subscription.stop();
+    }
+  });
+
+  it('OP-4 a runner that lost its checkpoint to another runner (a second process) reads on: no error, not failing', async () => {
+    let stored = await store.headPosition();
+    const errors: unknown[] = [];
+    let conflicts = 0;
+    const handled: number[] = [];
+    const subscription = new Subscription({
+      name: 'test:lost-race',
+      store,
+      idlePollMs: IDLE_POLL_MS,
+      checkpoint: async () => stored,
+      handle: async (events, from, to) => {
+        // The first page is folded by the other runner meanwhile: its compare-and-set moves the checkpoint first.
+        if (conflicts === 0) {
+          conflicts++;
+          stored = to;
+          throw new CheckpointConflict('test:lost-race');
+        }
+        expect(from).toBe(stored);
+        handled.push(...events.map((e) => e.position));
+        stored = to;
+      },
+      onError: (error) => errors.push(error),
+    });
+    await store.append('s-3', [{ type: 'Tested', data: { n: 3 }, metadata: {} }], 'no_stream');
+    subscription.start();
+    try {
+      await until(() => conflicts === 1, 3_000, 10);
+      await store.append('s-4', [{ type: 'Tested', data: { n: 4 }, metadata: {} }], 'no_stream');
+      await until(() => handled.length === 1, 3_000, 10);
+      expect(errors).toEqual([]);
+      expect(subscription.error).toBeNull();
     } finally {
       await subscription.stop();
     }

@@ -1,5 +1,6 @@
 import type { EventStore, FilteredPage, ReadAllOptions, RecordedEvent } from '../../domain/ports/event-store.js';
 import type { AppendSignal } from './append-signal.js';
+import { CheckpointConflict } from './checkpoints.js';
 
 /** How stale an idle subscription's own idea of its checkpoint may grow before it reads the stored one again. */
 const CHECKPOINT_RECHECK_MS = 1_000;
@@ -16,6 +17,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const HELD_BACK_RETRY_MS = { first: 5, most: 50 };
 /** An announced append no read has shown for this long is left to the idle poll (it was rolled back, or is far). */
 const HELD_BACK_GIVE_UP_MS = 5_000;
+/** At most this long, at random, a runner that lost its checkpoint to another waits before it reads on. */
+const RACE_LOST_PAUSE_MS = 50;
 
 export interface SubscriptionOptions {
   name: string;
@@ -193,6 +196,13 @@ export class Subscription {
           await sleep(this.options.lingerMs);
       } catch (error) {
         this.passes++;
+        if (error instanceof CheckpointConflict) {
+          // Another runner of the same read model (a second process) folded the page first, as this one would have:
+          // nothing failed. Read on from where it got, after a moment at random so two racers fall out of step.
+          this.lastError = null;
+          await sleep(Math.random() * RACE_LOST_PAUSE_MS);
+          continue;
+        }
         this.lastError = error;
         this.options.onError?.(error);
         backoff = Math.min(backoff * 2, 5_000);
