@@ -162,6 +162,25 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
       }
     });
 
+    it('EX-1 work whose wakeups the worker never saw is swept up at once, as many as it has free slots', async () => {
+      const s = await setup();
+      // Admitted before the worker's consumer group exists: their wakeups lie before the group's start
+      const fired = [await fire(s), await fire(s), await fire(s)];
+      const started: number[] = [];
+      const { worker, completed } = await start(s.token, {
+        waitSeconds: 2,
+        handler: async (claim) => {
+          started.push(Date.now());
+          await sleep(200);
+          return { receipt: { handled: claim.executionId } };
+        },
+      });
+      await until(() => completed() === fired.length, `${fired.length} completions`);
+      await worker.stop();
+      // One sweep takes all three; one claim-next per quiet period took them two seconds apart
+      expect(Math.max(...started) - Math.min(...started)).toBeLessThan(1_500);
+    });
+
     it('EX-4 a thrown error is retried (a new generation) until maxAttempts, then dead-lettered; a NonRetryableError ends failed', async () => {
       const s = await setup({
         maxAttempts: 2,

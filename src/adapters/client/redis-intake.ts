@@ -16,8 +16,8 @@ const fieldsOf = (flat: string[]): Record<string, string> => {
 
 /**
  * Wakeups through a consumer group (EX-1): read, claim over HTTP, ack after the claim attempt. An entry is a
- * hint: a lost one (sent before the group existed, skipped at a Mission's limit) is found by a `claim-next`
- * sweep whenever the stream stays quiet for `waitSeconds`.
+ * hint: a lost one (sent before the group existed, skipped at a Mission's limit or its lane) is found by a
+ * `claim-next` sweep whenever the stream stays quiet for `waitSeconds`, and at least that often under traffic.
  */
 export class RedisIntake {
   private readonly commands: Redis;
@@ -26,6 +26,8 @@ export class RedisIntake {
   private readonly group: string;
   private blocked = false;
   private grouped = false;
+  /** When the last sweep ran (Date.now()); the first is due `waitSeconds` after the start, as if one had run then. */
+  private sweptAt = Date.now();
 
   constructor(
     options: { url: string; stream?: string; group?: string },
@@ -45,8 +47,8 @@ export class RedisIntake {
       try {
         if (!this.grouped) await this.ensureGroup();
         const entries = await this.read(this.slots.free);
-        if (entries.length === 0) await this.sweep();
         for (const [id, fields] of entries) await this.claimAndAck(id, fields);
+        if (entries.length === 0 || Date.now() - this.sweptAt >= this.intake.waitSeconds * 1000) await this.sweep();
       } catch (error) {
         if (this.intake.stopped()) break;
         this.intake.report({ type: 'error', error });
@@ -118,13 +120,21 @@ export class RedisIntake {
     }
   }
 
+  /**
+   * Claims what is claimable now, while slots are free. An execution skipped at its lane or its Mission's limit gets
+   * no wakeup when it frees up, so under steady traffic (the stream never quiet) the sweep also runs every
+   * `waitSeconds`: one sweep of one execution per quiet period drained a resource lane at one a minute.
+   */
   private async sweep(): Promise<void> {
-    if (this.intake.stopped() || this.slots.free <= 0) return;
-    const claim = await this.intake.api.claimNext({
-      consumerId: this.intake.consumerId,
-      ...this.intake.filter,
-      waitSeconds: 0,
-    });
-    if (claim) void this.intake.run(claim);
+    this.sweptAt = Date.now();
+    while (!this.intake.stopped() && this.slots.free > 0) {
+      const claim = await this.intake.api.claimNext({
+        consumerId: this.intake.consumerId,
+        ...this.intake.filter,
+        waitSeconds: 0,
+      });
+      if (!claim) return;
+      void this.intake.run(claim);
+    }
   }
 }
