@@ -21,11 +21,18 @@ export class TrustedClock {
     return new Date(this.base!.dbMs + (performance.now() - this.base!.monoMs));
   }
 
+  /**
+   * The database read its clock at some moment of the round trip: counted from when it was asked, the estimate is
+   * never behind the database (at most a round trip ahead). Counted from the answer, it lagged: an instant another
+   * process materialized by the database's own clock looked not yet due here, and admission refused its whole page
+   * (SC-4) until the next resync.
+   */
   private sync(): Promise<void> {
+    const asked = performance.now();
     this.syncing ??= this.store
       .now()
       .then((db) => {
-        this.base = { dbMs: db.getTime(), monoMs: performance.now() };
+        this.base = { dbMs: db.getTime(), monoMs: asked };
       })
       .finally(() => {
         this.syncing = null;
