@@ -61,6 +61,8 @@ export const isUncertain = (error: unknown): boolean =>
 
 /** How long a claim whose answer was lost is asked for again: a restart of the service it talked to. */
 const CLAIM_RESEND_MS = 30_000;
+/** How much longer an unanswered request is sent again once its worker is being stopped. */
+const STOPPING_RESEND_MS = 15_000;
 const RESEND_FIRST_MS = 100;
 const RESEND_MOST_MS = 5_000;
 
@@ -110,21 +112,23 @@ export class ExecutionsApi {
    * One key per fenced attempt: repeating the same completion replays the stored answer instead of acting twice. The
    * worker knows its outcome, so an unanswered completion is sent again for up to `withinMs` before anything else.
    */
-  async complete(claim: ExecutionClaim, completion: Completion, withinMs = 0): Promise<void> {
+  async complete(claim: ExecutionClaim, completion: Completion, withinMs = 0, stopping?: AbortSignal): Promise<void> {
     await this.postUntilAnswered(
       `/v1/executions/${encodeURIComponent(claim.executionId)}/complete`,
       { fence: claim.fence, ...completion },
       `complete:${claim.executionId}:${claim.fence}`,
       withinMs,
+      stopping,
     );
   }
 
-  async settle(executionId: string, settlementId: string, withinMs = 0): Promise<Settlement> {
+  async settle(executionId: string, settlementId: string, withinMs = 0, stopping?: AbortSignal): Promise<Settlement> {
     return (await this.postUntilAnswered<Settlement>(
       `/v1/executions/${encodeURIComponent(executionId)}/settle`,
       { settlementId },
       `settle:${executionId}:${settlementId}`,
       withinMs,
+      stopping,
     ))!;
   }
 
@@ -133,19 +137,26 @@ export class ExecutionsApi {
     this.agent.destroy();
   }
 
-  /** `post`, sent again under the same key while its answer is uncertain, with growing pauses, for up to `withinMs`. */
+  /**
+   * `post`, sent again under the same key while its answer is uncertain, with growing pauses, for up to `withinMs`;
+   * once `stopping` aborts, for at most STOPPING_RESEND_MS more (a process being stopped is killed soon after).
+   */
   private async postUntilAnswered<T = ExecutionClaim>(
     path: string,
     body: unknown,
     key: string,
     withinMs: number,
+    stopping?: AbortSignal,
   ): Promise<T | undefined> {
     const deadline = Date.now() + withinMs;
+    let stoppedAt: number | undefined;
     for (let delay = RESEND_FIRST_MS; ; delay = Math.min(delay * 2, RESEND_MOST_MS)) {
       try {
         return await this.post<T>(path, body, key);
       } catch (error) {
-        if (!isUncertain(error) || Date.now() + delay > deadline) throw error;
+        if (stopping?.aborted) stoppedAt ??= Date.now();
+        const end = stoppedAt === undefined ? deadline : Math.min(deadline, stoppedAt + STOPPING_RESEND_MS);
+        if (!isUncertain(error) || Date.now() + delay > end) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }

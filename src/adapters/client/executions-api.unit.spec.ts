@@ -122,6 +122,24 @@ describe('EX-2 EX-3 the consumer client through a restart of the service it talk
     }
   });
 
+  it('a worker being stopped sends an unanswered completion again for about 15 s more, not its whole 10 minutes', async () => {
+    const service = peer(() => unavailable);
+    const api = new ExecutionsApi(await service.start(), 'token');
+    const stopping = new AbortController();
+    stopping.abort();
+    const started = Date.now();
+    try {
+      await expect(api.complete(CLAIM, { outcome: 'succeeded' }, 600_000, stopping.signal)).rejects.toMatchObject({
+        status: 503,
+      });
+      expect(Date.now() - started).toBeLessThan(16_000);
+      expect(service.keys.length).toBeGreaterThan(3);
+    } finally {
+      api.close();
+      await service.stop();
+    }
+  }, 30_000);
+
   it('a definite answer is not sent again: 409 fence_mismatch at once', async () => {
     const service = peer(() => ({ status: 409, body: JSON.stringify({ code: 'fence_mismatch' }) }));
     const api = new ExecutionsApi(await service.start(), 'token');

@@ -9,7 +9,7 @@ import type { ExecutionHandler, WorkerEvent } from './worker-options.js';
  * had succeeded, and their recovery ran the side effect twice; giving up left the execution claimed for good.
  */
 export const COMPLETE_RESEND_MS = 10 * 60_000;
-/** After that, a settlement (EX-3) decides it, sent again just as long. */
+/** After that, a settlement (EX-3) decides it, sent again just as long. A worker being stopped tries each ≈ 15 s. */
 export const SETTLE_RESEND_MS = 10 * 60_000;
 
 /**
@@ -31,20 +31,25 @@ export async function runExecution(
     completion = { outcome: 'failed', ...failureOf(error) };
   }
   try {
-    await api.complete(claim, completion, COMPLETE_RESEND_MS);
+    await api.complete(claim, completion, COMPLETE_RESEND_MS, signal);
     report({ type: 'completed', executionId: claim.executionId, outcome: completion.outcome });
   } catch (error) {
     if (!isUncertain(error)) {
       report({ type: 'error', executionId: claim.executionId, error });
       return;
     }
-    await settle(api, claim.executionId, report);
+    await settle(api, claim.executionId, report, signal);
   }
 }
 
-async function settle(api: ExecutionsApi, executionId: string, report: (event: WorkerEvent) => void) {
+async function settle(
+  api: ExecutionsApi,
+  executionId: string,
+  report: (event: WorkerEvent) => void,
+  stopping: AbortSignal,
+) {
   try {
-    const settlement = await api.settle(executionId, randomUUID(), SETTLE_RESEND_MS);
+    const settlement = await api.settle(executionId, randomUUID(), SETTLE_RESEND_MS, stopping);
     report({ type: 'settled', executionId, ...settlement });
   } catch (error) {
     report({ type: 'error', executionId, error });
