@@ -71,7 +71,6 @@ export async function createHttpApp(
   // route replaces all of them with its own in its scope.
   app.useBodyParser('*', { bodyLimit: COMMAND_BODY_LIMIT }, refuseNonJsonBody);
   app.getHttpAdapter().getInstance().removeContentTypeParser('text/plain');
-  if (options.startSubscriptions === false) app.get(SubscriptionRegistry).disableAutostart();
   const fastify = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);
   // Route templates only, so no tenant or resource id becomes a label (OP-4).
@@ -119,6 +118,8 @@ export async function createHttpApp(
   });
   await registerDashboard(fastify);
   await app.init();
+  // Tests drive subscriptions by hand with catchUp() (startSubscriptions: false).
+  if (options.startSubscriptions !== false) app.get(SubscriptionRegistry).startAll();
   await fastify.ready();
   return app;
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { ReveilleConfig } from '../config/config.js';
 import { CONFIG } from '../config/config.token.js';
 import type { Subscription } from '../../projections/runner/subscription.js';
@@ -13,10 +13,9 @@ export type BackgroundTask = Pick<Subscription, 'name' | 'error' | 'start' | 'st
 };
 
 @Injectable()
-export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SubscriptionRegistry implements OnApplicationShutdown {
   private readonly subscriptions: BackgroundTask[] = [];
   private readonly started = new Set<BackgroundTask>();
-  private autostart = true;
 
   constructor(@Inject(CONFIG) private readonly config: Pick<ReveilleConfig, 'backgroundOnly' | 'backgroundExcept'>) {}
 
@@ -28,11 +27,6 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
     if (!this.subscriptions.includes(task)) this.register(task);
     this.started.add(task);
     task.start();
-  }
-
-  /** Tests drive subscriptions by hand with catchUp(). */
-  disableAutostart(): void {
-    this.autostart = false;
   }
 
   registered(): string[] {
@@ -62,9 +56,12 @@ export class SubscriptionRegistry implements OnApplicationBootstrap, OnApplicati
       .map((s) => ({ name: s.name, error: String((s.error as Error).message ?? s.error) }));
   }
 
-  /** REVEILLE_BACKGROUND_ONLY splits roles across processes. */
-  onApplicationBootstrap(): void {
-    if (!this.autostart) return;
+  /**
+   * REVEILLE_BACKGROUND_ONLY splits roles across processes. Called once the application is initialized, not from
+   * this module's bootstrap hook: a global module's hooks run before CqrsModule's, which registers the command
+   * handlers, and admission's first pass found no handler for its command on every start with a backlog.
+   */
+  startAll(): void {
     const { backgroundOnly: only, backgroundExcept: except = [] } = this.config;
     this.subscriptions
       .filter((s) => (!only || only.includes(s.name)) && !except.includes(s.name))
