@@ -19,7 +19,8 @@ import { progressGroup } from './progress.js';
 
 /**
  * What `reveille audit verify --json` prints; `ok` is false exactly when it exits 1 (violations). `complete` is
- * false when some read model could not be compared (a service kept folding past the rebuild): it exits 3 then.
+ * false when some read model could not be compared (its live checkpoint was not where the rebuild ended: a service
+ * folding meanwhile, or one behind the log that nothing folded): it exits 3 then.
  */
 export interface VerifyReport {
   ok: boolean;
@@ -172,7 +173,7 @@ export function formatReport(report: VerifyReport): string {
     );
   if (notCompared > 0)
     lines.push(
-      `INCOMPLETE: ${notCompared} of ${report.readModels.length} read-model tables NOT COMPARED (a service kept folding while they were rebuilt); run again while no service writes to verify them`,
+      `INCOMPLETE: ${notCompared} of ${report.readModels.length} read-model tables NOT COMPARED (the live read models were not where the rebuild ended: a service folding meanwhile, or read models behind the log that no running service has caught up); let a service catch them up, then run again while no service writes to verify them`,
     );
   return `${lines.join('\n')}\n`;
 }
