@@ -400,10 +400,11 @@ export function subscriptionsSuite(kind: StoreKind): void {
           deadline: await f.deadlineIn(60),
         });
         expect(registered.status).toBe(201);
+        // Read-your-writes: the list is a read model, which may not have folded the registration yet
         const listWith = async (scope: string) =>
           t.request({
             method: 'GET',
-            url: `/v1/executions/${executionId}/subscriptions`,
+            url: `/v1/executions/${executionId}/subscriptions?minPosition=${registered.body.position}`,
             token: await t.token({ tenant: 'tenant-a', scope }),
           });
         for (const scope of ['operator:read', 'executions:write']) {
