@@ -4,6 +4,7 @@ import { Logger } from '@nestjs/common';
 import { newKey, startTestApp, type TestApp } from '../support/app.js';
 import { dropSchema } from '../support/databases.js';
 import { missionGrants } from '../support/grants.js';
+import { until } from '../support/until.js';
 
 /**
  * A service started over a backlog of undecided Occurrences decides them with its first pass. Its subscriptions
@@ -56,11 +57,7 @@ describe('OP-4 AD-1 a service started over a backlog', () => {
         );
         return rows[0]!.n;
       };
-      const deadline = Date.now() + 15_000;
-      while ((await decided()) < fired.length) {
-        if (Date.now() > deadline) throw new Error('the backlog was never decided');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await until(async () => (await decided()) >= fired.length);
       const messages = errors.mock.calls.map((call) => String(call[0]));
       expect(messages.filter((m) => /no handler/i.test(m))).toEqual([]);
     } finally {
