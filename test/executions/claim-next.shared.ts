@@ -1,6 +1,9 @@
 import { newKey, type StoreKind, startTestApp, type TestApp } from '../support/app.js';
 import { missionGrants } from '../support/grants.js';
 import { missionSlotEvents } from '../support/mission-slots.js';
+import { aggregateCache } from '../../src/commands/shared/aggregate-cache.js';
+import { SLOT_STRIPES } from '../../src/domain/admission/index.js';
+import { concurrencyStripeStream } from '../../src/domain/shared/ids.js';
 
 const grants = missionGrants({ maxExecutionsPerHour: 5000, maxConcurrent: 1000 });
 
@@ -389,6 +392,40 @@ export function claimNextSuite(kind: StoreKind): void {
         // At maxConcurrent 20 each of 20 stripes holds one slot: the claims spread over all of them.
         expect(new Set(slots.map((e) => e.stripe)).size).toBe(limit);
       }, 60_000);
+
+    it('AD-2 a completion deciding from remembered slot stripes that fell behind still frees the slot it holds', async () => {
+      const s = await setup({ mission: { maxConcurrent: 20 } });
+      // A take lands on a stripe at random; one off stripe 0 is wanted (a release that finds no slot held falls to 0).
+      let claimed: { executionId: string; fence: number; stripe: number } | undefined;
+      for (let tries = 0; tries < 20 && !claimed; tries += 1) {
+        await fire(s);
+        const answer = await claimNext(s.token, { consumerId: 'behind', waitSeconds: 5 });
+        expect(answer.status).toBe(200);
+        const { executionId, fence } = answer.body as { executionId: string; fence: number };
+        const taken = (await missionSlotEvents(t.infra.store, s.tenant, s.missionId)).find(
+          (e) => e.type === 'ExecutionSlotsTaken' && e.executionIds.includes(executionId),
+        )!;
+        if (taken.stripe !== 0) claimed = { executionId, fence, stripe: taken.stripe };
+        else expect((await complete(s.token, executionId, fence)).status).toBe(200);
+      }
+      // What a slower load of the stripe, finishing after the take's append, used to leave in this process's memory.
+      const cache = aggregateCache(t.infra.store);
+      for (let stripe = 0; stripe < SLOT_STRIPES; stripe += 1) {
+        const streamId = concurrencyStripeStream(s.tenant, s.missionId, stripe);
+        const events = await t.infra.store.readStream(streamId);
+        const last = events.at(-1);
+        const behind = stripe === claimed!.stripe ? events.at(-2) : last;
+        cache.set(streamId, {
+          state: { running: (behind?.data as { running?: number } | undefined)?.running ?? 0 },
+          revision: behind?.revision ?? -1,
+          position: behind?.position ?? 0,
+        });
+      }
+      expect((await complete(s.token, claimed!.executionId, claimed!.fence)).status).toBe(200);
+      const slots = await missionSlotEvents(t.infra.store, s.tenant, s.missionId);
+      expect(slots.at(-1)!.running).toBe(0);
+      expect(slots.at(-1)!.executionIds).toEqual([claimed!.executionId]);
+    });
 
     if (kind === 'postgres')
       it('AD-2 twenty consumers churning through one Mission at maxConcurrent 20 never hold more than 20', async () => {

@@ -25,8 +25,14 @@ export function aggregateCache(store: EventStore): Map<string, CachedAggregate> 
   return cache;
 }
 
-/** Least recently used entries leave first (Map keeps insertion order; a hit re-inserts). */
+/**
+ * Least recently used entries leave first (Map keeps insertion order; a hit re-inserts). Never goes back: racing
+ * loads and appends of one stream finish in any order, and a slower load's older state replacing a newer one made
+ * `rememberedSlots` see a Mission's slot as free while an execution held it (a release then freed none: AD-2 leak).
+ */
 export function remember(cache: Map<string, CachedAggregate>, key: string, value: CachedAggregate): void {
+  const known = cache.get(key);
+  if (known && known.revision > value.revision) return;
   cache.delete(key);
   cache.set(key, value);
   if (cache.size > MAX_PER_STORE) cache.delete(cache.keys().next().value!);
