@@ -8,7 +8,7 @@ import type {
 import type { ResourceLanes } from '../../domain/ports/resource-lanes.js';
 import { CommandRejected, notFound } from '../../domain/shared/errors.js';
 import { isRejection, reject } from '../../domain/shared/result.js';
-import { missionRefusal, overlapDecider, RESOURCE_LANE_PREFIX, runningOf } from '../../domain/admission/index.js';
+import { missionRefusal, overlapDecider, RESOURCE_LANE_PREFIX } from '../../domain/admission/index.js';
 import { missionDecider, type MissionState } from '../../domain/mission/mission.js';
 import {
   decideExecution,
@@ -273,7 +273,7 @@ export function transitionExecution(
         if (error instanceof CommandRejected) return null;
         throw error;
       });
-      if (planned && planned.appends.length > 0 && !planned.freesNoneHeld) return planned;
+      if (planned && planned.appends.length > 0) return planned;
       endStripeLeases(leases);
     }
     return plan(await loadForTransition(store, tenant, command.executionId, missionHint, claim));
@@ -318,15 +318,11 @@ export function transitionExecution(
           ? await slotRelease(store, request, slot.release, command.at, metadata, leases, slots)
           : null;
     if (stripe) appends.push(stripe);
-    // A release finding no slot held where this execution holds one: the remembered stripes are behind (decided
-    // again from a read), or a count was lost before (recorded, floored at zero).
-    const freesNoneHeld = !!slot && 'release' in slot && slots !== undefined && runningOf(slots.state) === 0;
     const overlap = overlapChange(loaded.state, after);
     if (overlap) appends.push(...(await overlapMove(store, after, overlap, command.at, metadata)));
     if (alongside && events.length > 0) appends.push(...(await alongside(events)));
     return {
       appends,
-      freesNoneHeld,
       answer: (positions: readonly number[]) => {
         const position = positions[0] ?? loaded.position;
         if (events.length > 0) {

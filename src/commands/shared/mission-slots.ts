@@ -4,6 +4,7 @@ import {
   type ConcurrencyState,
   type MissionSlots,
   releaseMissionSlot,
+  runningOf,
   SLOT_STRIPES,
   type SlotReleaseReason,
   stripeOf,
@@ -55,7 +56,10 @@ export async function slotRelease(
   preloaded?: LoadedMissionSlots,
 ): Promise<StreamAppend> {
   const { tenant, missionId, executionId } = request;
-  const slots = preloaded ?? (await loadMissionSlots(store, tenant, missionId));
+  let slots = preloaded ?? (await loadMissionSlots(store, tenant, missionId));
+  // This execution holds a slot, so the stripes cannot all be free: they were remembered behind, or read by several
+  // statements while releases moved counts between them. Read again in one statement (a count lost before stays lost).
+  if (runningOf(slots.state) === 0) slots = (await slotsInOneRead(store, tenant, missionId)) ?? slots;
   const released = releaseMissionSlot(
     { tenant, missionId, executionId, why, at },
     slots.state,
@@ -157,6 +161,16 @@ export function cachedSlotReads(
       return { ids, state: stripes.map((s) => s.state), stripes };
     },
   };
+}
+
+/** Every stripe as of one statement, when the store reads several streams together and all stripes are cached. */
+async function slotsInOneRead(
+  store: EventStore,
+  tenant: string,
+  missionId: string,
+): Promise<LoadedMissionSlots | undefined> {
+  const together = cachedSlotReads(store, tenant, missionId);
+  return together && store.readStreams ? together.finish(await store.readStreams(together.reads)) : undefined;
 }
 
 /**
