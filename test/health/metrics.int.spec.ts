@@ -148,4 +148,43 @@ describe('OP-4 GET /metrics: Prometheus text after real traffic, no tenant or re
     expect(before).toBeGreaterThanOrEqual(2);
     expect(scraped).toBe(before);
   });
+  it('OP-4 a Trigger whose type changes leaves what it counted under its old kind: no total goes down', async () => {
+    await call('PUT', '/v1/triggers/t-metrics-kind', { missionId: 'm-metrics', type: 'manual' });
+    const admittedSoFar =
+      sample((await scrape()).text, 'reveille_occurrences_total', { kind: 'manual', status: 'admitted' }) ?? 0;
+    const fired = await call('POST', '/v1/triggers/t-metrics-kind/occurrences?wait=decision', { input: {} });
+    expect(fired.status).toBe('admitted');
+    const manualAdmitted = async (minimum: number) => {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        const text = (await scrape()).text;
+        const admitted = sample(text, 'reveille_occurrences_total', { kind: 'manual', status: 'admitted' }) ?? 0;
+        if (admitted >= minimum) return text;
+        if (Date.now() > deadline) throw new Error(`manual admissions never reached ${minimum}:\n${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const before = await manualAdmitted(admittedSoFar + 1);
+    const revised = await call('PUT', '/v1/triggers/t-metrics-kind', {
+      missionId: 'm-metrics',
+      type: 'webhook',
+      source: { sourceId: 's-metrics' },
+    });
+    // The health rows have folded the revision once the row reads as a webhook Trigger
+    const row = await call('GET', `/v1/operator/triggers/t-metrics-kind?minPosition=${revised.position}`, undefined);
+    expect(row.type).toBe('webhook');
+    expect(row.stale).toBeUndefined();
+    const after = (await scrape()).text;
+    for (const [kind, status] of [
+      ['manual', 'observed'],
+      ['manual', 'admitted'],
+      ['webhook', 'observed'],
+      ['webhook', 'admitted'],
+    ] as const)
+      expect({ kind, status, n: sample(after, 'reveille_occurrences_total', { kind, status }) }).toEqual({
+        kind,
+        status,
+        n: sample(before, 'reveille_occurrences_total', { kind, status }),
+      });
+  });
 });

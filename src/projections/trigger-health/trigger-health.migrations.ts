@@ -145,4 +145,20 @@ export const triggerHealthMigrations: Migration[] = [
         PRIMARY KEY (tenant, mission_id)
       )`,
   },
+  {
+    // OP-4: what a Trigger counted before its type changed stays counted under that kind, so the per-kind totals of
+    // `reveille_occurrences_total` never go down. `*_moved` is the part of a row's counts already filed by kind in
+    // rm_trigger_health_kind_moves. An existing store files nothing until a Trigger's type changes again.
+    id: '0390_rm_trigger_health_kind_moves',
+    sql: `
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS observed_moved bigint NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS admitted_moved bigint NOT NULL DEFAULT 0;
+      ALTER TABLE rm_trigger_health ADD COLUMN IF NOT EXISTS blocked_moved bigint NOT NULL DEFAULT 0;
+      CREATE TABLE IF NOT EXISTS rm_trigger_health_kind_moves (
+        kind     text PRIMARY KEY,
+        observed bigint NOT NULL DEFAULT 0,
+        admitted bigint NOT NULL DEFAULT 0,
+        blocked  bigint NOT NULL DEFAULT 0
+      )`,
+  },
 ];

@@ -51,6 +51,32 @@ const HANDLES: readonly string[] = [
   ...EXECUTION_EVENT_TYPES,
 ];
 
+const BLOCKED_TOTAL = `(SELECT coalesce(sum(value::bigint), 0) FROM jsonb_each_text(blocked))`;
+
+/**
+ * OP-4: a revision that changes the Trigger's type files what it counted so far under the old kind, before the row
+ * takes the new one; the same revision guard as the row's makes a replay file nothing twice.
+ */
+function kindChange(tenant: string, triggerId: string, revision: number, type: string): SqlQuery[] {
+  const changing = `tenant = $1 AND trigger_id = $2 AND revision < $3 AND type IS NOT NULL AND type <> $4`;
+  const values = [tenant, triggerId, revision, type];
+  return [
+    {
+      text: `INSERT INTO rm_trigger_health_kind_moves AS m (kind, observed, admitted, blocked)
+             SELECT type, observed - observed_moved, admitted - admitted_moved, ${BLOCKED_TOTAL} - blocked_moved
+               FROM rm_trigger_health WHERE ${changing}
+             ON CONFLICT (kind) DO UPDATE SET observed = m.observed + EXCLUDED.observed,
+               admitted = m.admitted + EXCLUDED.admitted, blocked = m.blocked + EXCLUDED.blocked`,
+      values,
+    },
+    {
+      text: `UPDATE rm_trigger_health SET observed_moved = observed, admitted_moved = admitted,
+               blocked_moved = ${BLOCKED_TOTAL} WHERE ${changing}`,
+      values,
+    },
+  ];
+}
+
 /** Positions are not monotonic in log order, hence the revision guard rather than `last_position < $n`. */
 function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
   const d = event.data;
@@ -59,6 +85,7 @@ function revised(event: RecordedEvent<TriggerRevised['data']>): SqlQuery[] {
       ? JSON.stringify({ engine: d.definition.schedule?.engine ?? null, tzdataVersion: d.pins?.tzdataVersion ?? null })
       : null;
   return [
+    ...kindChange(d.tenant, d.triggerId, d.revision, d.definition.type),
     {
       text: `INSERT INTO rm_trigger_health AS h (tenant, trigger_id, revision, type, mission_id, enabled, deleted, schedule, last_position)
              VALUES ($1, $2, $3, $4, $5, $6, false, $7::jsonb, $8)
@@ -224,7 +251,12 @@ export const triggerHealthProjection: Projection = {
   handles: HANDLES,
   omitsData: OCCURRENCE_PAYLOAD_PATHS,
   migrations: triggerHealthMigrations,
-  tables: ['rm_trigger_health', 'rm_trigger_health_executions', 'rm_trigger_health_missions'],
+  tables: [
+    'rm_trigger_health',
+    'rm_trigger_health_executions',
+    'rm_trigger_health_missions',
+    'rm_trigger_health_kind_moves',
+  ],
   async apply(event: RecordedEvent, tx: SqlExecutor): Promise<void> {
     for (const statement of evolveTriggerHealth(event)) await tx.query(statement);
   },
