@@ -236,5 +236,19 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
       expect(await execution(s.token, first)).toMatchObject({ status: 'completed' });
       expect((await execution(s.token, second)).status).toBe('pending');
     });
+
+    if (mode === 'redis')
+      it('EX-1 a stopped worker with nothing pending leaves its consumer group: restarts do not pile up consumers', async () => {
+        const s = await setup();
+        const { worker, completed, group } = await start(s.token, recordingHandler(0));
+        const consumerId = `worker-${n}`;
+        await fire(s);
+        await until(() => completed() === 1, 'one completion');
+        const consumers = async () =>
+          ((await redis!.xinfo('CONSUMERS', stream, group)) as unknown[][]).map((c) => c[c.indexOf('name') + 1]);
+        expect(await consumers()).toEqual([consumerId]);
+        await worker.stop();
+        expect(await consumers()).toEqual([]);
+      });
   });
 }

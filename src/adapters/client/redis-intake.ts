@@ -62,9 +62,24 @@ export class RedisIntake {
     if (this.blocked) this.reader.disconnect();
   }
 
+  /**
+   * Leaves the group without a trace when nothing is pending for this consumer: consumer ids are per process, and a
+   * group kept every stopped worker's entry for good (XINFO CONSUMERS grew with each restart). An entry still pending
+   * stays with its consumer, for XPENDING to show.
+   */
   async close(): Promise<void> {
     this.reader.disconnect();
+    if (this.grouped) await this.leaveGroup().catch(() => undefined);
     await this.commands.quit().catch(() => undefined);
+  }
+
+  private async leaveGroup(): Promise<void> {
+    const [pending] = (await this.commands.xpending(this.stream, this.group)) as [number, ...unknown[]];
+    const mine =
+      pending === 0
+        ? []
+        : ((await this.commands.xpending(this.stream, this.group, '-', '+', 1, this.intake.consumerId)) as unknown[]);
+    if (mine.length === 0) await this.commands.xgroup('DELCONSUMER', this.stream, this.group, this.intake.consumerId);
   }
 
   private async ensureGroup(): Promise<void> {
