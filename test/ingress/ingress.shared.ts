@@ -565,7 +565,13 @@ export function ingressSuite(kind: StoreKind): void {
         limited.forEach((a) =>
           expect([a.headers['retry-after'], a.body.reason]).toEqual([expect.any(String), 'source_rate']),
         );
-        answers.forEach((a) => expect([401, 429]).toContain(a.status));
+        // The few the bucket lets through fail verification; on an overloaded machine one may find the store too slow
+        // and is told to retry (503 store_unavailable with Retry-After), never anything else.
+        answers
+          .filter((a) => a.status === 503)
+          .forEach((a) => expect([a.body.code, a.headers['retry-after']]).toEqual(['store_unavailable', '1']));
+        answers.forEach((a) => expect([401, 429, 503]).toContain(a.status));
+        expect(answers.filter((a) => a.status === 503).length).toBeLessThanOrEqual(passable);
         // Per second at most: a source lookup, 5 sampled audit rows, one flush of the ingress counts and a clock
         // sample; a loaded machine takes longer over the storm, never one query per request (300).
         const seconds = (performance.now() - started) / 1000;
