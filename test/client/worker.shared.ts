@@ -60,7 +60,7 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
     });
 
     /** Each test its own tenant, so a worker sees only that test's executions. */
-    async function setup(delivery?: Record<string, unknown>) {
+    async function setup(delivery?: Record<string, unknown>, limits: Partial<typeof grants> = {}) {
       n += 1;
       const tenant = `tenant-client-${mode}-${n}`;
       const token = await t.token({ tenant });
@@ -71,7 +71,7 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
         url: `/v1/missions/${missionId}`,
         key: newKey(),
         token,
-        body: { state: 'active', grants },
+        body: { state: 'active', grants: { ...grants, ...limits } },
       });
       expect(mission.status).toBe(200);
       const trigger = await t.request({
@@ -236,6 +236,16 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
       expect(started).toBe(1);
       expect(await execution(s.token, first)).toMatchObject({ status: 'completed' });
       expect((await execution(s.token, second)).status).toBe('pending');
+    });
+
+    it('AD-2 EX-1 a Mission at maxConcurrent 1 drains its queue as each handler ends, not one per quiet period', async () => {
+      const s = await setup(undefined, { maxConcurrent: 1 });
+      const { worker, completed } = await start(s.token, recordingHandler(50));
+      // Wakeups for all three arrive at once; two are refused 409 concurrency_limit while the first runs.
+      await Promise.all([fire(s), fire(s), fire(s)]);
+      // Redis mode blocks 20 s per read: a skipped wakeup waited for the periodic sweep, twice (≥ 40 s).
+      await until(() => completed() === 3, 'three completions', 10_000);
+      await worker.stop();
     });
 
     if (mode === 'redis')

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { ApiError } from './executions-api.js';
+import { ApiError, type ExecutionClaim } from './executions-api.js';
 import { type Intake, pause } from './pull-loop.js';
 import type { Slots } from './slots.js';
 
@@ -17,7 +17,8 @@ const fieldsOf = (flat: string[]): Record<string, string> => {
 /**
  * Wakeups through a consumer group (EX-1): read, claim over HTTP, ack after the claim attempt. An entry is a
  * hint: a lost one (sent before the group existed, skipped at a Mission's limit or its lane) is found by a
- * `claim-next` sweep whenever the stream stays quiet for `waitSeconds`, and at least that often under traffic.
+ * `claim-next` sweep whenever the stream stays quiet for `waitSeconds`, and at least that often under traffic; one
+ * this worker skipped for a full Mission or a busy lane, as soon as one of its handlers ends.
  */
 export class RedisIntake {
   private readonly commands: Redis;
@@ -28,6 +29,10 @@ export class RedisIntake {
   private grouped = false;
   /** When the last sweep ran (Date.now()); the first is due `waitSeconds` after the start, as if one had run then. */
   private sweptAt = Date.now();
+  /** When a wakeup was last skipped because its Mission was full or its lane busy: it gets no second wakeup. */
+  private skippedAt = 0;
+  /** Claims from entries and sweeps take turns: each checks for a free slot and fills it across an HTTP call. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     options: { url: string; stream?: string; group?: string },
@@ -47,8 +52,10 @@ export class RedisIntake {
       try {
         if (!this.grouped) await this.ensureGroup();
         const entries = await this.read(this.slots.free);
-        for (const [id, fields] of entries) await this.claimAndAck(id, fields);
-        if (entries.length === 0 || Date.now() - this.sweptAt >= this.intake.waitSeconds * 1000) await this.sweep();
+        await this.inTurn(async () => {
+          for (const [id, fields] of entries) await this.claimAndAck(id, fields);
+          if (entries.length === 0 || Date.now() - this.sweptAt >= this.intake.waitSeconds * 1000) await this.sweep();
+        });
       } catch (error) {
         if (this.intake.stopped()) break;
         this.intake.report({ type: 'error', error });
@@ -119,20 +126,39 @@ export class RedisIntake {
       executionId !== undefined &&
       (missionId === undefined || fields.missionId === missionId) &&
       (triggerId === undefined || fields.triggerId === triggerId);
-    if (ours) await this.claim(executionId);
+    // With no slot free (a sweep after a handler ended took it), the sweep after the next one finds the execution.
+    if (ours && this.slots.free > 0) await this.claim(executionId);
+    else if (ours) this.skippedAt = Date.now();
     await this.commands.xack(this.stream, this.group, entryId);
   }
 
   private async claim(executionId: string): Promise<void> {
     try {
-      const claim = await this.intake.api.claim(executionId, this.intake.consumerId);
-      void this.intake.run(claim);
+      this.start(await this.intake.api.claim(executionId, this.intake.consumerId));
     } catch (error) {
       // 409: another consumer won, it already ended, or the Mission is at its limit (the sweep finds it later).
       if (error instanceof ApiError && error.status === 409) {
+        if (error.code === 'concurrency_limit' || error.code === 'lane_busy') this.skippedAt = Date.now();
         this.intake.report({ type: 'skipped', executionId, code: error.code });
       } else this.intake.report({ type: 'error', executionId, error });
     }
+  }
+
+  /**
+   * Runs the handler; when it ends, the slot it held in its Mission (and its lane) is free again, and a wakeup skipped
+   * for want of one within the last `waitSeconds` would otherwise wait for the periodic sweep: sweep at once.
+   */
+  private start(claim: ExecutionClaim): void {
+    void this.intake.run(claim).then(() => {
+      if (this.intake.stopped() || Date.now() - this.skippedAt > this.intake.waitSeconds * 1000) return;
+      this.inTurn(() => this.sweep()).catch((error: unknown) => this.intake.report({ type: 'error', error }));
+    });
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.turn.then(work);
+    this.turn = next.catch(() => undefined);
+    return next;
   }
 
   /**
@@ -149,7 +175,7 @@ export class RedisIntake {
         waitSeconds: 0,
       });
       if (!claim) return;
-      void this.intake.run(claim);
+      this.start(claim);
     }
   }
 }
