@@ -408,6 +408,86 @@ export function pollingSuite(kind: StoreKind): void {
       ]);
     });
 
+    /** Each PollCompleted's dispositions, in stream order. */
+    const dispositions = async (triggerId: string) =>
+      (await completed(triggerId)).map((p) =>
+        p.type === 'PollCompleted' ? p.data.items.map((i) => i.disposition) : [],
+      );
+
+    it('OC-4 PO-2 an item seen again with another payload is a payload_conflict, as a webhook redelivery is: recorded on its Occurrence, nothing starts', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, {
+        '': {
+          items: [
+            { id: 'p1', v: 1 },
+            { id: 'p2', v: 1 },
+          ],
+          next: 'c1',
+        },
+        // p1 unchanged; p2 changed since; p3 new, then changed within the page
+        c1: {
+          items: [
+            { v: 1, id: 'p1' },
+            { id: 'p2', v: 2 },
+            { id: 'p3', v: 1 },
+            { id: 'p3', v: 2 },
+          ],
+          next: 'c2',
+        },
+        // no next cursor: polled again as it is
+        c2: {
+          items: [
+            { id: 'p2', v: 2 },
+            { id: 'p2', v: 3 },
+          ],
+        },
+      });
+      for (let i = 0; i < 4; i++) await pollNow(triggerId);
+      expect(await dispositions(triggerId)).toEqual([
+        ['accepted', 'accepted'],
+        ['duplicate', 'payload_conflict', 'accepted', 'payload_conflict'],
+        ['payload_conflict', 'payload_conflict'],
+        ['payload_conflict', 'payload_conflict'],
+      ]);
+      // OC-4: the first accepted payload is the Occurrence's; a conflict is never a second Occurrence
+      expect(await occurrencesOf(t.sql, TENANT, triggerId)).toEqual([
+        { externalId: 'p1', kind: 'poll', input: { id: 'p1', v: 1 } },
+        { externalId: 'p2', kind: 'poll', input: { id: 'p2', v: 1 } },
+        { externalId: 'p3', kind: 'poll', input: { id: 'p3', v: 1 } },
+      ]);
+      const ids = Object.fromEntries(
+        (await completed(triggerId))
+          .flatMap((p) => (p.type === 'PollCompleted' ? p.data.items : []))
+          .map((i) => [i.itemId, 'occurrenceId' in i ? i.occurrenceId : null]),
+      ) as Record<string, string>;
+      // recorded on the Occurrence as a webhook conflict is, once per distinct payload (p2: v 2 and v 3)
+      const { rows: conflicts } = await t.sql.query<{ occurrence_id: string; n: string }>(
+        `SELECT data->>'occurrenceId' AS occurrence_id, count(*) AS n FROM events
+          WHERE type = 'DeliveryConflictRecorded' AND data->>'occurrenceId' = ANY($1::text[]) GROUP BY 1`,
+        [[ids.p1, ids.p2, ids.p3]],
+      );
+      expect(Object.fromEntries(conflicts.map((r) => [r.occurrence_id, Number(r.n)]))).toEqual({
+        [ids.p2!]: 2,
+        [ids.p3!]: 1,
+      });
+      // nothing starts for a conflict: one admission per Occurrence, with the first payload
+      await t.app.get(AdmissionProcessor).subscription.catchUp();
+      const { rows: admitted } = await t.sql.query<{ input: { id: string; v: number } }>(
+        `SELECT data->'request'->'input' AS input FROM events WHERE type = 'OccurrenceAdmitted' AND data->'request'->>'triggerId' = $1`,
+        [triggerId],
+      );
+      expect(admitted.map((r) => r.input).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+        { id: 'p1', v: 1 },
+        { id: 'p2', v: 1 },
+        { id: 'p3', v: 1 },
+      ]);
+      // the operator's Occurrence view counts the conflicts
+      await t.catchUp();
+      const p2 = await operator(`/v1/operator/occurrences/${ids.p2}`);
+      const p3 = await operator(`/v1/operator/occurrences/${ids.p3}`);
+      expect([p2.status, p2.body.conflicts, p3.body.conflicts]).toEqual([200, 2, 1]);
+    });
+
     it('OC-5 WH-1 PO-4 an item over the per-item bound (256 KiB) is quarantined or holds the Trigger: never stored as an Occurrence', async () => {
       const big = { id: 'big1', pad: 'x'.repeat(300_000) };
       const quarantining = await pollTrigger();

@@ -104,9 +104,12 @@ export function pollStateFor(state: PollState, createdRevision: number): PollSta
   return { ...initialPollState, seq: state.seq, life: createdRevision };
 }
 
-/** A repeated item is a `duplicate` disposition, never a second Occurrence (PO-2). */
+/**
+ * A repeated item is a `duplicate` disposition, never a second Occurrence (PO-2); repeated with another payload, a
+ * `payload_conflict` (OC-4), recorded on the Occurrence `occurrenceId` as a webhook's is, and it starts nothing.
+ */
 export type ItemDisposition =
-  | { index: number; itemId: string; disposition: 'accepted' | 'duplicate'; occurrenceId: string }
+  | { index: number; itemId: string; disposition: 'accepted' | 'duplicate' | 'payload_conflict'; occurrenceId: string }
   | { index: number; itemId: string | null; disposition: 'quarantined'; reason: string };
 
 interface PollEventBase {

@@ -22,6 +22,10 @@ export interface CandidateItem {
   occurrenceId: string | null;
   /** An Occurrence of this identity is already recorded. */
   observed: boolean;
+  /** The item's payload digest (`PollItem.digest`). */
+  digest: string | null;
+  /** With `observed`: the payload digest the recorded Occurrence was accepted with (OC-4), null when not known. */
+  recordedDigest: string | null;
 }
 
 interface PollCommandBase {
@@ -148,14 +152,18 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
   return [{ type: 'PollCompleted', data: { ...base, cursor: { from, to }, items, held, state: next } }];
 }
 
-/** In array order; a repeat within the page is a duplicate of its first sighting. `hold` stops before the item. */
+/**
+ * In array order; `hold` stops before the item. As for a webhook redelivery (OC-3, OC-4), the first accepted payload
+ * of an identity is fixed: a repeat with the same digest is a duplicate, with another a payload_conflict — whether
+ * the first was recorded by an earlier poll or earlier in this page.
+ */
 function dispose(
   candidates: readonly CandidateItem[],
   onInvalidItem: RecordPoll['onInvalidItem'],
   at: string,
 ): { items: ItemDisposition[]; held: PollHeld | null } {
   const items: ItemDisposition[] = [];
-  const seen = new Set<string>();
+  const fixedInPage = new Map<string, string | null>();
   for (const candidate of candidates) {
     const { index, itemId, occurrenceId } = candidate;
     if (candidate.problem !== null || occurrenceId === null || itemId === null) {
@@ -164,9 +172,15 @@ function dispose(
       items.push({ index, itemId, disposition: 'quarantined', reason });
       continue;
     }
-    const duplicate = candidate.observed || seen.has(occurrenceId);
-    seen.add(occurrenceId);
-    items.push({ index, itemId, disposition: duplicate ? 'duplicate' : 'accepted', occurrenceId });
+    if (!candidate.observed && !fixedInPage.has(occurrenceId)) {
+      fixedInPage.set(occurrenceId, candidate.digest);
+      items.push({ index, itemId, disposition: 'accepted', occurrenceId });
+      continue;
+    }
+    const fixed = (candidate.observed ? candidate.recordedDigest : fixedInPage.get(occurrenceId)) ?? null;
+    // A digest not known on either side cannot show a conflict: a duplicate, as before digests were compared.
+    const conflict = fixed !== null && candidate.digest !== null && fixed !== candidate.digest;
+    items.push({ index, itemId, disposition: conflict ? 'payload_conflict' : 'duplicate', occurrenceId });
   }
   return { items, held: null };
 }
