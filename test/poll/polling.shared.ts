@@ -488,6 +488,35 @@ export function pollingSuite(kind: StoreKind): void {
       expect([p2.status, p2.body.conflicts, p3.body.conflicts]).toEqual([200, 2, 1]);
     });
 
+    it('PO-4 an invalid item every poll returns is quarantined in each page, and recorded once until it changes', async () => {
+      const { triggerId, path } = await pollTrigger({ schema: { required: ['/kind'] } });
+      const page = (q1: Record<string, unknown>) => ({ items: [{ kind: 'k', n: 1 }, q1, { id: 'fine', kind: 'k' }] });
+      upstream.pages(path, { '': page({ id: 'q1' }) });
+      await pollNow(triggerId);
+      const first = (await views(triggerId)).poll.quarantined;
+      expect(first).toEqual([
+        { index: 0, reason: 'the item has no id at /id', at: expect.any(String) },
+        { itemId: 'q1', index: 1, reason: 'the item lacks required members: /kind', at: expect.any(String) },
+      ]);
+      await pollNow(triggerId);
+      await pollNow(triggerId);
+      // never a silent skip: each page names the item quarantined…
+      expect(await dispositions(triggerId)).toEqual([
+        ['quarantined', 'quarantined', 'accepted'],
+        ['quarantined', 'quarantined', 'duplicate'],
+        ['quarantined', 'quarantined', 'duplicate'],
+      ]);
+      // …but the operator's list holds each item once, from when it was first quarantined
+      expect((await views(triggerId)).poll.quarantined).toEqual(first);
+      // the same id with another payload is another item to look at
+      upstream.pages(path, { '': page({ id: 'q1', other: true }) });
+      await pollNow(triggerId);
+      expect((await views(triggerId)).poll.quarantined).toEqual([
+        ...first,
+        { itemId: 'q1', index: 1, reason: 'the item lacks required members: /kind', at: expect.any(String) },
+      ]);
+    });
+
     it('OC-5 WH-1 PO-4 an item over the per-item bound (256 KiB) is quarantined or holds the Trigger: never stored as an Occurrence', async () => {
       const big = { id: 'big1', pad: 'x'.repeat(300_000) };
       const quarantining = await pollTrigger();

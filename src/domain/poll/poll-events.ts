@@ -9,7 +9,12 @@ export interface PollHeld {
   at: string;
 }
 
-export type QuarantinedItem = PollHeld;
+/**
+ * PO-4: an item quarantined, recorded once: the same item (id and digest) returned by a later poll is quarantined in
+ * that poll's page again but not recorded again. `digest` is absent from records kept before it was, and null for an
+ * item out of bounds, never hashed: neither is recognized.
+ */
+export type QuarantinedItem = PollHeld & { digest?: string | null };
 
 export type PollResult = 'ok' | 'failed' | 'held';
 

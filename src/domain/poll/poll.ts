@@ -9,6 +9,7 @@ import {
   type PollHeld,
   pollStateFor,
   type PollState,
+  type QuarantinedItem,
   secretOf,
 } from './poll-events.js';
 import type { PollFailure } from './poll-page.js';
@@ -132,9 +133,6 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
   }
   const { items, held } = dispose(outcome.items, command.onInvalidItem, at);
   const to = held ? from : (outcome.nextCursor ?? from);
-  const quarantined = items
-    .filter((item) => item.disposition === 'quarantined')
-    .map((item) => ({ itemId: item.itemId, index: item.index, reason: item.reason, at }));
   const next: PollState = {
     seq: state.seq + 1,
     cursor: to,
@@ -144,7 +142,7 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
     consecutiveFailures: 0,
     lastError: null,
     held,
-    quarantined: [...state.quarantined, ...quarantined].slice(-KEPT_QUARANTINED),
+    quarantined: quarantine(state.quarantined, items, outcome.items, at),
     polled: command.url,
     secret: secretOf(state),
     life: command.life,
@@ -183,6 +181,28 @@ function dispose(
     items.push({ index, itemId, disposition: conflict ? 'payload_conflict' : 'duplicate', occurrenceId });
   }
   return { items, held: null };
+}
+
+/**
+ * PO-4: the operator's record of quarantined items, the newest KEPT_QUARANTINED. Every quarantined item has its
+ * disposition in its page; an item already recorded (same id, same digest) — an upstream returning it on every poll —
+ * is not recorded again, so it cannot crowd the others out.
+ */
+function quarantine(
+  kept: readonly QuarantinedItem[],
+  items: readonly ItemDisposition[],
+  candidates: readonly CandidateItem[],
+  at: string,
+): QuarantinedItem[] {
+  const digests = new Map(candidates.map((c) => [c.index, c.digest]));
+  const recorded = [...kept];
+  for (const item of items) {
+    if (item.disposition !== 'quarantined') continue;
+    const digest = digests.get(item.index) ?? null;
+    if (digest !== null && recorded.some((r) => r.itemId === item.itemId && r.digest === digest)) continue;
+    recorded.push({ itemId: item.itemId, index: item.index, reason: item.reason, at, digest });
+  }
+  return recorded.slice(-KEPT_QUARANTINED);
 }
 
 function setCursor(command: SetPollCursor, state: PollState): PollEvent[] {

@@ -223,6 +223,49 @@ describe('PO-1..PO-4 the poll decider', () => {
     });
   });
 
+  describe('PO-4 an invalid item a later poll returns again', () => {
+    const AT2 = '2026-01-01T00:01:00.000Z';
+    const page = [invalid(0, 'schema', 'q', 'd-q'), invalid(1, 'the item has no id at /id', null, 'd-n')];
+    const first = eventsOf([], poll(page, null));
+    const recordedFirst = [
+      { itemId: 'q', index: 0, reason: 'schema', at: AT },
+      { itemId: null, index: 1, reason: 'the item has no id at /id', at: AT },
+    ];
+
+    it('already quarantined (same item id, same digest) is quarantined again in its page, not recorded again', () => {
+      const again = eventsOf(first, poll(page, null, { basedOnSeq: 1, at: AT2 }));
+      const completed = again[0]!;
+      if (completed.type !== 'PollCompleted') throw new Error('expected PollCompleted');
+      // an explicit disposition every time (never a silent skip)…
+      expect(completed.data.items).toEqual([
+        { index: 0, itemId: 'q', disposition: 'quarantined', reason: 'schema' },
+        { index: 1, itemId: null, disposition: 'quarantined', reason: 'the item has no id at /id' },
+      ]);
+      // …and one quarantine record per item, from when it was first quarantined
+      expect(completed.data.state.quarantined).toMatchObject(recordedFirst);
+      expect(completed.data.state.quarantined).toHaveLength(2);
+    });
+
+    it('the same id with another digest, or an item without a digest to recognize it by, is recorded again', () => {
+      const changed = [invalid(0, 'schema', 'q', 'd-q2'), invalid(1, 'too deep', 'deep', null)];
+      const once = eventsOf(first, poll(changed, null, { basedOnSeq: 1, at: AT2 }));
+      const twice = eventsOf([...first, ...once], poll(changed, null, { basedOnSeq: 2, at: AT2 }));
+      expect(twice[0]!.data.state.quarantined).toMatchObject([
+        ...recordedFirst,
+        { itemId: 'q', index: 0, reason: 'schema', at: AT2 },
+        { itemId: 'deep', index: 1, reason: 'too deep', at: AT2 },
+        { itemId: 'deep', index: 1, reason: 'too deep', at: AT2 },
+      ]);
+      expect(twice[0]!.data.state.quarantined).toHaveLength(5);
+    });
+
+    it('repeated within one page is recorded once', () => {
+      const [completed] = eventsOf([], poll([page[0]!, invalid(1, 'schema', 'q', 'd-q')], null));
+      expect(completed!.data.state.quarantined).toMatchObject([{ itemId: 'q', index: 0, reason: 'schema', at: AT }]);
+      expect(completed!.data.state.quarantined).toHaveLength(1);
+    });
+  });
+
   it('PO-4 hold stops before the invalid item with the cursor unmoved; later polls record nothing until the cursor is set', () => {
     const command = poll([item(0, 'a'), invalid(1, 'schema', 'b'), item(2, 'c')], 'c1', { onInvalidItem: 'hold' });
     const held = eventsOf([], command);
