@@ -481,11 +481,30 @@ export function pollingSuite(kind: StoreKind): void {
         { id: 'p2', v: 1 },
         { id: 'p3', v: 1 },
       ]);
-      // the operator's Occurrence view counts the conflicts
+      // the operator's Occurrence view counts the conflicts; the health row counts p1's repeat alone as a duplicate
       await t.catchUp();
       const p2 = await operator(`/v1/operator/occurrences/${ids.p2}`);
       const p3 = await operator(`/v1/operator/occurrences/${ids.p3}`);
       expect([p2.status, p2.body.conflicts, p3.body.conflicts]).toEqual([200, 2, 1]);
+      expect((await views(triggerId)).row.counts.duplicate).toBe(1);
+    });
+
+    it('OP-1 PO-2 poll duplicates are counted in the health row as webhook redeliveries are, on both Trigger routes', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, { '': { items: [{ id: 'r1' }, { id: 'r2' }, { id: 'r1' }] } });
+      for (let i = 0; i < 3; i++) await pollNow(triggerId);
+      expect(await dispositions(triggerId)).toEqual([
+        ['accepted', 'accepted', 'duplicate'],
+        ['duplicate', 'duplicate', 'duplicate'],
+        ['duplicate', 'duplicate', 'duplicate'],
+      ]);
+      const { row } = await views(triggerId);
+      expect(row.counts).toMatchObject({ observed: 2, duplicate: 7 });
+      const list = await operator('/v1/operator/triggers?limit=500');
+      const listed = (list.body.items as Array<{ triggerId: string; counts: object }>).find(
+        (r) => r.triggerId === triggerId,
+      );
+      expect(listed?.counts).toMatchObject({ duplicate: 7 });
     });
 
     it('PO-4 an invalid item every poll returns is quarantined in each page, and recorded once until it changes', async () => {
