@@ -204,6 +204,16 @@ export function dedupeWindowsSuite(kind: StoreKind): void {
         // The new one is undecided: the next poll adds nothing.
         await pollNow();
         expect(await observedFor('kept')).toEqual(both);
+        // OC-4: another payload now conflicts with the latest use, and is recorded there, not on the first
+        const changed = { items: [{ id: 'kept', n: 2 }], next: 'after' };
+        upstream.pages('/dw-poll', { '': changed, after: changed });
+        await pollNow();
+        const { rows } = await t.sql.query<{ stream_id: string }>(
+          `SELECT stream_id FROM events WHERE type = 'DeliveryConflictRecorded' AND stream_id = ANY($1::text[])`,
+          [both],
+        );
+        expect(rows.map((r) => r.stream_id)).toEqual(both.filter((stream) => stream !== first));
+        expect(await observedFor('kept')).toEqual(both);
       } finally {
         await upstream.close();
       }

@@ -1,4 +1,5 @@
 import { HttpJsonConnector } from '../../src/adapters/poll/http-json-connector.js';
+import { payloadDigest } from '../../src/domain/occurrence/payload-digest.js';
 import type { PollBinding } from '../../src/domain/trigger/trigger-blocks.js';
 import { json, PollUpstream } from '../support/poll-upstream.js';
 
@@ -44,8 +45,8 @@ describe('PO-1 PO-4 the http-json@1 connector against a real upstream', () => {
       ok: true,
       page: {
         items: [
-          { index: 0, itemId: 'a', value: { id: 'a' }, problem: null },
-          { index: 1, itemId: '7', value: { id: 7 }, problem: null },
+          { index: 0, itemId: 'a', value: { id: 'a' }, problem: null, digest: payloadDigest({ id: 'a' }) },
+          { index: 1, itemId: '7', value: { id: 7 }, problem: null, digest: payloadDigest({ id: 7 }) },
         ],
         nextCursor: 'c1',
       },

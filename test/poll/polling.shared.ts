@@ -408,6 +408,134 @@ export function pollingSuite(kind: StoreKind): void {
       ]);
     });
 
+    /** Each PollCompleted's dispositions, in stream order. */
+    const dispositions = async (triggerId: string) =>
+      (await completed(triggerId)).map((p) =>
+        p.type === 'PollCompleted' ? p.data.items.map((i) => i.disposition) : [],
+      );
+
+    it('OC-4 PO-2 an item seen again with another payload is a payload_conflict, as a webhook redelivery is: recorded on its Occurrence, nothing starts', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, {
+        '': {
+          items: [
+            { id: 'p1', v: 1 },
+            { id: 'p2', v: 1 },
+          ],
+          next: 'c1',
+        },
+        // p1 unchanged; p2 changed since; p3 new, then changed within the page
+        c1: {
+          items: [
+            { v: 1, id: 'p1' },
+            { id: 'p2', v: 2 },
+            { id: 'p3', v: 1 },
+            { id: 'p3', v: 2 },
+          ],
+          next: 'c2',
+        },
+        // no next cursor: polled again as it is
+        c2: {
+          items: [
+            { id: 'p2', v: 2 },
+            { id: 'p2', v: 3 },
+          ],
+        },
+      });
+      for (let i = 0; i < 4; i++) await pollNow(triggerId);
+      expect(await dispositions(triggerId)).toEqual([
+        ['accepted', 'accepted'],
+        ['duplicate', 'payload_conflict', 'accepted', 'payload_conflict'],
+        ['payload_conflict', 'payload_conflict'],
+        ['payload_conflict', 'payload_conflict'],
+      ]);
+      // OC-4: the first accepted payload is the Occurrence's; a conflict is never a second Occurrence
+      expect(await occurrencesOf(t.sql, TENANT, triggerId)).toEqual([
+        { externalId: 'p1', kind: 'poll', input: { id: 'p1', v: 1 } },
+        { externalId: 'p2', kind: 'poll', input: { id: 'p2', v: 1 } },
+        { externalId: 'p3', kind: 'poll', input: { id: 'p3', v: 1 } },
+      ]);
+      const ids = Object.fromEntries(
+        (await completed(triggerId))
+          .flatMap((p) => (p.type === 'PollCompleted' ? p.data.items : []))
+          .map((i) => [i.itemId, 'occurrenceId' in i ? i.occurrenceId : null]),
+      ) as Record<string, string>;
+      // recorded on the Occurrence as a webhook conflict is, once per distinct payload (p2: v 2 and v 3)
+      const { rows: conflicts } = await t.sql.query<{ occurrence_id: string; n: string }>(
+        `SELECT data->>'occurrenceId' AS occurrence_id, count(*) AS n FROM events
+          WHERE type = 'DeliveryConflictRecorded' AND data->>'occurrenceId' = ANY($1::text[]) GROUP BY 1`,
+        [[ids.p1, ids.p2, ids.p3]],
+      );
+      expect(Object.fromEntries(conflicts.map((r) => [r.occurrence_id, Number(r.n)]))).toEqual({
+        [ids.p2!]: 2,
+        [ids.p3!]: 1,
+      });
+      // nothing starts for a conflict: one admission per Occurrence, with the first payload
+      await t.app.get(AdmissionProcessor).subscription.catchUp();
+      const { rows: admitted } = await t.sql.query<{ input: { id: string; v: number } }>(
+        `SELECT data->'request'->'input' AS input FROM events WHERE type = 'OccurrenceAdmitted' AND data->'request'->>'triggerId' = $1`,
+        [triggerId],
+      );
+      expect(admitted.map((r) => r.input).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+        { id: 'p1', v: 1 },
+        { id: 'p2', v: 1 },
+        { id: 'p3', v: 1 },
+      ]);
+      // the operator's Occurrence view counts the conflicts; the health row counts p1's repeat alone as a duplicate
+      await t.catchUp();
+      const p2 = await operator(`/v1/operator/occurrences/${ids.p2}`);
+      const p3 = await operator(`/v1/operator/occurrences/${ids.p3}`);
+      expect([p2.status, p2.body.conflicts, p3.body.conflicts]).toEqual([200, 2, 1]);
+      expect((await views(triggerId)).row.counts.duplicate).toBe(1);
+    });
+
+    it('OP-1 PO-2 poll duplicates are counted in the health row as webhook redeliveries are, on both Trigger routes', async () => {
+      const { triggerId, path } = await pollTrigger();
+      upstream.pages(path, { '': { items: [{ id: 'r1' }, { id: 'r2' }, { id: 'r1' }] } });
+      for (let i = 0; i < 3; i++) await pollNow(triggerId);
+      expect(await dispositions(triggerId)).toEqual([
+        ['accepted', 'accepted', 'duplicate'],
+        ['duplicate', 'duplicate', 'duplicate'],
+        ['duplicate', 'duplicate', 'duplicate'],
+      ]);
+      const { row } = await views(triggerId);
+      expect(row.counts).toMatchObject({ observed: 2, duplicate: 7 });
+      const list = await operator('/v1/operator/triggers?limit=500');
+      const listed = (list.body.items as Array<{ triggerId: string; counts: object }>).find(
+        (r) => r.triggerId === triggerId,
+      );
+      expect(listed?.counts).toMatchObject({ duplicate: 7 });
+    });
+
+    it('PO-4 an invalid item every poll returns is quarantined in each page, and recorded once until it changes', async () => {
+      const { triggerId, path } = await pollTrigger({ schema: { required: ['/kind'] } });
+      const page = (q1: Record<string, unknown>) => ({ items: [{ kind: 'k', n: 1 }, q1, { id: 'fine', kind: 'k' }] });
+      upstream.pages(path, { '': page({ id: 'q1' }) });
+      await pollNow(triggerId);
+      const first = (await views(triggerId)).poll.quarantined;
+      expect(first).toEqual([
+        { index: 0, reason: 'the item has no id at /id', at: expect.any(String) },
+        { itemId: 'q1', index: 1, reason: 'the item lacks required members: /kind', at: expect.any(String) },
+      ]);
+      await pollNow(triggerId);
+      await pollNow(triggerId);
+      // never a silent skip: each page names the item quarantined…
+      expect(await dispositions(triggerId)).toEqual([
+        ['quarantined', 'quarantined', 'accepted'],
+        ['quarantined', 'quarantined', 'duplicate'],
+        ['quarantined', 'quarantined', 'duplicate'],
+      ]);
+      // …but the operator's list holds each item once, from when it was first quarantined
+      expect((await views(triggerId)).poll.quarantined).toEqual(first);
+      // the same id with another payload is another item to look at
+      upstream.pages(path, { '': page({ id: 'q1', other: true }) });
+      await pollNow(triggerId);
+      expect((await views(triggerId)).poll.quarantined).toEqual([
+        ...first,
+        { itemId: 'q1', index: 1, reason: 'the item lacks required members: /kind', at: expect.any(String) },
+      ]);
+    });
+
     it('OC-5 WH-1 PO-4 an item over the per-item bound (256 KiB) is quarantined or holds the Trigger: never stored as an Occurrence', async () => {
       const big = { id: 'big1', pad: 'x'.repeat(300_000) };
       const quarantining = await pollTrigger();

@@ -8,7 +8,7 @@ import {
   listTriggerHealth,
 } from '../../src/projections/trigger-health/trigger-health.queries.js';
 import { pollsProjection } from '../../src/projections/poll/polls.projection.js';
-import { FAILING_AFTER_FAILURES, pollDecider } from '../../src/domain/poll/poll.js';
+import { type CandidateItem, FAILING_AFTER_FAILURES, pollDecider } from '../../src/domain/poll/poll.js';
 import type { PollEvent } from '../../src/domain/poll/poll-events.js';
 import { pollFailure } from '../../src/domain/poll/poll-page.js';
 import { missionStream, pollStream } from '../../src/domain/shared/ids.js';
@@ -135,6 +135,7 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
         batched: 0,
         coalesced: {},
         subscribed: 0,
+        duplicate: 0,
       },
       executions: { pending: 1, claimed: 1, retrying: 0, dead: 0 },
       tzdataDrift: false,
@@ -229,22 +230,24 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 trigger-health projection (%
   });
 });
 
+const pollBlockOf = (url: string): PollBinding => ({
+  connector: 'http-json@1',
+  url,
+  everySeconds: 60,
+  itemsPointer: '/items',
+  idPointer: '/id',
+  cursorParam: 'cursor',
+  nextCursorPointer: '/next',
+  onInvalidItem: 'quarantine',
+  timeoutSeconds: 10,
+  maxResponseBytes: 1_048_576,
+  schema: { required: [] },
+});
+
 /** OP-1 (audit F #6): a poll Trigger whose polls keep failing is `failing`, wherever its row is read and after a rebuild. */
 describe.each<DbKind>(['postgres', 'pglite'])('OP-1 poll failures in the health row (%s)', (kind) => {
   let h: ProjectionHarness;
-  const poll: PollBinding = {
-    connector: 'http-json@1',
-    url: 'https://feed.test/items',
-    everySeconds: 60,
-    itemsPointer: '/items',
-    idPointer: '/id',
-    cursorParam: 'cursor',
-    nextCursorPointer: '/next',
-    onInvalidItem: 'quarantine',
-    timeoutSeconds: 10,
-    maxResponseBytes: 1_048_576,
-    schema: { required: [] },
-  };
+  const poll = pollBlockOf('https://feed.test/items');
 
   /** `count` failed polls in a row, decided by the poll decider as the poller records them. */
   async function failPolls(triggerId: string, count: number): Promise<void> {
@@ -302,6 +305,77 @@ describe.each<DbKind>(['postgres', 'pglite'])('OP-1 poll failures in the health 
     const before = await healthByTrigger();
     for (const runner of h.runners) await runner.rebuild();
     expect(await healthByTrigger()).toEqual(before);
+  });
+});
+
+/** OP-1 PO-2: poll items seen again count in `counts.duplicate`, once per disposition, whatever is folded again. */
+describe.each<DbKind>(['postgres', 'pglite'])('OP-1 PO-2 poll duplicates in the health row (%s)', (kind) => {
+  let h: ProjectionHarness;
+  const poll = pollBlockOf('https://feed.test/dups');
+  const candidate = (index: number, itemId: string, recordedDigest: string | null): CandidateItem => ({
+    index,
+    itemId,
+    problem: null,
+    occurrenceId: `occ-${itemId}`,
+    observed: recordedDigest !== null,
+    digest: `d-${itemId}`,
+    recordedDigest,
+  });
+
+  beforeAll(async () => {
+    h = await openHarness(kind, [occurrenceViews, pollsProjection]);
+    await appendTrigger(h.store, 'acme', 'p-dup', [
+      triggerRevised('acme', 'p-dup', 1, definition({ type: 'poll', source: null, poll })),
+    ]);
+    // two new items; both again and one new; one again with another payload (a payload_conflict, no duplicate)
+    const pages = [
+      [candidate(0, 'a', null), candidate(1, 'b', null)],
+      [candidate(0, 'a', 'd-a'), candidate(1, 'b', 'd-b'), candidate(2, 'c', null)],
+      [candidate(0, 'a', 'd-other')],
+    ];
+    let state = pollDecider.initialState;
+    for (const [i, items] of pages.entries()) {
+      const events = pollDecider.decide(
+        {
+          type: 'RecordPoll',
+          tenant: 'acme',
+          triggerId: 'p-dup',
+          life: 1,
+          triggerRevision: 1,
+          url: poll.url,
+          at: at(i),
+          basedOnSeq: state.seq,
+          onInvalidItem: 'quarantine',
+          outcome: { ok: true, nextCursor: null, items },
+        },
+        state,
+      ) as PollEvent[];
+      await h.store.append(
+        pollStream('acme', 'p-dup'),
+        events.map((e) => ({ ...e, metadata: { tenant: 'acme', actor: 'svc-test', correlationId: 'c-1' } })),
+        'any',
+      );
+      state = events.reduce(pollDecider.evolve, state);
+    }
+    await h.catchUp();
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  const duplicates = async () => {
+    const { items } = await listTriggerHealth(h.sql, 'acme', { limit: 100 });
+    const single = await getTriggerHealth(h.sql, 'acme', 'p-dup');
+    expect(single?.counts.duplicate).toBe(items[0]?.counts.duplicate);
+    return single?.counts.duplicate;
+  };
+
+  it('OP-1 counts each duplicate disposition once, never a payload_conflict; a replay and a rebuild count the same', async () => {
+    expect(await duplicates()).toBe(2);
+    await replayAll(h, pollsProjection);
+    expect(await duplicates()).toBe(2);
+    for (const runner of h.runners) await runner.rebuild();
+    expect(await duplicates()).toBe(2);
   });
 });
 

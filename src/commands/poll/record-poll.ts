@@ -7,10 +7,10 @@ import {
   observedOccurrence,
   observingTrigger,
 } from '../../domain/occurrence/observed-occurrence.js';
-import { occurrenceDecider, useOf } from '../../domain/occurrence/occurrence.js';
+import { occurrenceDecider, type OccurrenceState, useOf } from '../../domain/occurrence/occurrence.js';
 import { generationOf, reusable } from '../../domain/dedupe/dedupe-window.js';
 import { latestGeneration } from '../shared/dedupe-generations.js';
-import type { OccurrenceObserved } from '../../domain/occurrence/occurrence-events.js';
+import type { OccurrenceEvent } from '../../domain/occurrence/occurrence-events.js';
 import { type PollEvent, type PollState, pollStateFor } from '../../domain/poll/poll-events.js';
 import type { PollItem } from '../../domain/poll/poll-page.js';
 import { type CandidateItem, pollDecider } from '../../domain/poll/poll.js';
@@ -19,7 +19,7 @@ import type { DefinedTrigger } from '../../domain/trigger/trigger.js';
 import { type Loaded, loadAggregate, loadAggregates, loadLatest, toNewEvent } from '../shared/aggregate.js';
 import { aggregateCache } from '../shared/aggregate-cache.js';
 import { triggerDecider, type TriggerState } from '../../domain/trigger/trigger.js';
-import { accepted, appendOf, type BatchAppender, write } from '../shared/write-kernel.js';
+import { accepted, appendOf, type BatchAppender, expectedOf, write } from '../shared/write-kernel.js';
 
 export const POLLER_ACTOR = 'reveille:poller';
 
@@ -132,12 +132,12 @@ export function recordPoll(
         };
       const state = events.reduce(pollDecider.evolve, loaded.state);
       const metadata: EventMetadata = { tenant, actor: POLLER_ACTOR, correlationId: `poll:${triggerId}:${state.seq}` };
-      const occurrences = acceptedOccurrences(trigger, events, candidates, at);
+      const occurrences = occurrenceWrites(trigger, events, candidates, at);
       const appends: StreamAppend[] = [
         ...occurrences.map((o) => ({
-          streamId: occurrenceStream(o.data.dedupeHash),
-          events: [toNewEvent(o, { ...metadata, causationId: `poll:${triggerId}:${o.data.externalId}` })],
-          expected: 'no_stream' as const,
+          streamId: o.streamId,
+          events: o.events.map((e) => toNewEvent(e, { ...metadata, causationId: `poll:${triggerId}:${o.externalId}` })),
+          expected: o.expected,
         })),
         appendOf(stream, events, metadata, loaded),
       ];
@@ -147,7 +147,9 @@ export function recordPoll(
           outcome: 'recorded' as const,
           events,
           state,
-          occurrenceIds: occurrences.map((o) => o.data.occurrenceId),
+          occurrenceIds: occurrences.flatMap((o) =>
+            o.events.flatMap((e) => (e.type === 'OccurrenceObserved' ? [e.data.occurrenceId] : [])),
+          ),
           position: positions[positions.length - 1] ?? loaded.position,
         }),
       };
@@ -160,8 +162,13 @@ interface Candidate {
   candidate: CandidateItem;
   item: PollItem;
   key: { key: string; subject: string | null } | null;
-  /** DD-4: the use of the item's identity an accepted item starts (0 unless an earlier use expired). */
+  /**
+   * DD-4: the use of the item's identity an accepted item starts (0 unless an earlier use expired), or the one a
+   * repeat resolves against.
+   */
   generation: number;
+  /** A repeat's recorded Occurrence (the latest use of its identity): a payload_conflict is recorded on it (OC-4). */
+  recorded: Loaded<OccurrenceState> | null;
 }
 
 /**
@@ -176,10 +183,19 @@ async function candidatesOf(
 ): Promise<Candidate[]> {
   const candidates: Candidate[] = items.map((item) => {
     const invalid = (problem: string): Candidate => ({
-      candidate: { index: item.index, itemId: item.itemId, problem, occurrenceId: null, observed: false },
+      candidate: {
+        index: item.index,
+        itemId: item.itemId,
+        problem,
+        occurrenceId: null,
+        observed: false,
+        digest: item.digest,
+        recordedDigest: null,
+      },
       item,
       key: null,
       generation: 0,
+      recorded: null,
     });
     if (item.problem !== null || item.itemId === null) return invalid(item.problem ?? 'the item has no id');
     const derived = deriveDeliveryKey(trigger.definition.dedupe, item.itemId, item.value);
@@ -192,10 +208,13 @@ async function candidatesOf(
         problem: null,
         occurrenceId: occurrenceIdFor(identity),
         observed: false,
+        digest: item.digest,
+        recordedDigest: null,
       },
       item,
       key: { key: derived.key, subject: derived.subject },
       generation: 0,
+      recorded: null,
     };
   });
   const identified = candidates.filter((c) => c.candidate.occurrenceId !== null);
@@ -208,7 +227,10 @@ async function candidatesOf(
   return candidates;
 }
 
-/** DD-4: an item seen before is new again only once its identity's latest Occurrence is decided and out of its window. */
+/**
+ * DD-4: an item seen before is new again only once its identity's latest Occurrence is decided and out of its window;
+ * until then it is a repeat of that Occurrence, whose payload it is compared with (OC-4).
+ */
 async function reuseIfExpired(store: EventStore, trigger: PollTrigger, c: Candidate, at: string): Promise<void> {
   const probe = observedOf(trigger, c, at);
   const latest = observedAtGeneration(probe, await latestGeneration(store, probe));
@@ -219,7 +241,10 @@ async function reuseIfExpired(store: EventStore, trigger: PollTrigger, c: Candid
     c.candidate.observed = false;
     c.candidate.occurrenceId = observedAtGeneration(probe, c.generation).occurrenceId;
   } else {
+    c.generation = generation;
+    c.recorded = loaded;
     c.candidate.occurrenceId = latest.occurrenceId;
+    c.candidate.recordedDigest = loaded.state.status === 'absent' ? null : loaded.state.occurrence.payloadDigest;
   }
 }
 
@@ -236,20 +261,46 @@ function observedOf(trigger: PollTrigger, candidate: Candidate, at: string) {
   return observedAtGeneration(observed, candidate.generation);
 }
 
-/** The item alone is the Occurrence's input: the cursor never is (PO-1). */
-function acceptedOccurrences(
+/** What one poll writes to one Occurrence stream. */
+interface OccurrenceWrite {
+  streamId: string;
+  externalId: string;
+  events: OccurrenceEvent[];
+  expected: StreamAppend['expected'];
+}
+
+/**
+ * The Occurrence of each accepted item (at "no stream"), in page order, and each payload_conflict recorded on the
+ * Occurrence it repeats, decided by the Occurrence decider as a webhook redelivery's is (OC-4: once per distinct
+ * payload, bounded) — at the revision read, or after this page's own observation of it. The item alone is the
+ * Occurrence's input: the cursor never is (PO-1).
+ */
+function occurrenceWrites(
   trigger: PollTrigger,
   events: readonly PollEvent[],
   candidates: readonly Candidate[],
   at: string,
-): OccurrenceObserved[] {
+): OccurrenceWrite[] {
   const byIndex = new Map(candidates.map((c) => [c.item.index, c]));
   const completed = events.find((e) => e.type === 'PollCompleted');
   if (!completed) return [];
-  return completed.data.items.flatMap((disposition) => {
-    if (disposition.disposition !== 'accepted') return [];
+  const writes = new Map<string, OccurrenceWrite & { state: OccurrenceState }>();
+  for (const disposition of completed.data.items) {
+    if (disposition.disposition !== 'accepted' && disposition.disposition !== 'payload_conflict') continue;
     const candidate = byIndex.get(disposition.index)!;
-    const data = { ...observedOf(trigger, candidate, at), externalId: disposition.itemId };
-    return [{ type: 'OccurrenceObserved' as const, data }];
-  });
+    const observed = { ...observedOf(trigger, candidate, at), externalId: disposition.itemId };
+    const streamId = occurrenceStream(observed.dedupeHash);
+    const write = writes.get(streamId) ?? {
+      streamId,
+      externalId: disposition.itemId,
+      events: [],
+      expected: candidate.recorded ? expectedOf(candidate.recorded) : ('no_stream' as const),
+      state: candidate.recorded?.state ?? occurrenceDecider.initialState,
+    };
+    const decided = accepted(occurrenceDecider.decide({ type: 'ObserveOccurrence', ...observed }, write.state));
+    write.events.push(...decided);
+    write.state = decided.reduce(occurrenceDecider.evolve, write.state);
+    writes.set(streamId, write);
+  }
+  return [...writes.values()].filter((w) => w.events.length > 0).map(({ state: _, ...write }) => write);
 }

@@ -9,7 +9,12 @@ export interface PollHeld {
   at: string;
 }
 
-export type QuarantinedItem = PollHeld;
+/**
+ * PO-4: an item quarantined, recorded once: the same item (id and digest) returned by a later poll is quarantined in
+ * that poll's page again but not recorded again. `digest` is absent from records kept before it was, and null for an
+ * item out of bounds, never hashed: neither is recognized.
+ */
+export type QuarantinedItem = PollHeld & { digest?: string | null };
 
 export type PollResult = 'ok' | 'failed' | 'held';
 
@@ -104,9 +109,12 @@ export function pollStateFor(state: PollState, createdRevision: number): PollSta
   return { ...initialPollState, seq: state.seq, life: createdRevision };
 }
 
-/** A repeated item is a `duplicate` disposition, never a second Occurrence (PO-2). */
+/**
+ * A repeated item is a `duplicate` disposition, never a second Occurrence (PO-2); repeated with another payload, a
+ * `payload_conflict` (OC-4), recorded on the Occurrence `occurrenceId` as a webhook's is, and it starts nothing.
+ */
 export type ItemDisposition =
-  | { index: number; itemId: string; disposition: 'accepted' | 'duplicate'; occurrenceId: string }
+  | { index: number; itemId: string; disposition: 'accepted' | 'duplicate' | 'payload_conflict'; occurrenceId: string }
   | { index: number; itemId: string | null; disposition: 'quarantined'; reason: string };
 
 interface PollEventBase {

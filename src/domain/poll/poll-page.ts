@@ -1,3 +1,4 @@
+import { payloadDigest } from '../occurrence/payload-digest.js';
 import { badString, checkJsonBounds } from '../shared/json-bounds.js';
 import { resolvePointer } from '../shared/json-pointer.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../source/source-definition.js';
@@ -28,6 +29,11 @@ export interface PollItem {
   itemId: string | null;
   value: unknown;
   problem: string | null;
+  /**
+   * The payload digest (OC-4: of the parsed item, as a webhook body's) that tells a duplicate from a payload_conflict
+   * and a quarantined item seen again from another one; null only for an item out of bounds, never hashed.
+   */
+  digest: string | null;
 }
 
 export interface PollPage {
@@ -83,15 +89,18 @@ export function readPollPage(
 
 function pollItem(value: unknown, index: number, binding: Pick<PollBinding, 'idPointer' | 'schema'>): PollItem {
   const id = itemIdOf(value, binding.idPointer);
+  // Stored as jsonb: what PostgreSQL would refuse is refused here, on the item alone. Hashed only within bounds, so
+  // an item nested without limit never exhausts the stack.
+  const violation = checkJsonBounds(value);
+  const digest = violation ? null : payloadDigest(value);
   const item = (problem: string | null): PollItem => ({
     index,
     itemId: id.ok ? id.id : null,
     value,
     problem: problem === null ? null : bounded(problem),
+    digest,
   });
   if (!id.ok) return item(id.problem);
-  // Stored as jsonb: what PostgreSQL would refuse is refused here, on the item alone.
-  const violation = checkJsonBounds(value);
   if (violation) return item(`${violation.message} (${violation.pointer || '/'})`);
   // Measured after the bounds check: serializing an item nested without limit could exhaust the stack.
   const bytes = Buffer.byteLength(JSON.stringify(value));

@@ -9,6 +9,7 @@ import {
   type PollHeld,
   pollStateFor,
   type PollState,
+  type QuarantinedItem,
   secretOf,
 } from './poll-events.js';
 import type { PollFailure } from './poll-page.js';
@@ -22,6 +23,10 @@ export interface CandidateItem {
   occurrenceId: string | null;
   /** An Occurrence of this identity is already recorded. */
   observed: boolean;
+  /** The item's payload digest (`PollItem.digest`). */
+  digest: string | null;
+  /** With `observed`: the payload digest the recorded Occurrence was accepted with (OC-4), null when not known. */
+  recordedDigest: string | null;
 }
 
 interface PollCommandBase {
@@ -128,9 +133,6 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
   }
   const { items, held } = dispose(outcome.items, command.onInvalidItem, at);
   const to = held ? from : (outcome.nextCursor ?? from);
-  const quarantined = items
-    .filter((item) => item.disposition === 'quarantined')
-    .map((item) => ({ itemId: item.itemId, index: item.index, reason: item.reason, at }));
   const next: PollState = {
     seq: state.seq + 1,
     cursor: to,
@@ -140,7 +142,7 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
     consecutiveFailures: 0,
     lastError: null,
     held,
-    quarantined: [...state.quarantined, ...quarantined].slice(-KEPT_QUARANTINED),
+    quarantined: quarantine(state.quarantined, items, outcome.items, at),
     polled: command.url,
     secret: secretOf(state),
     life: command.life,
@@ -148,14 +150,18 @@ function recordPoll(command: RecordPoll, state: PollState): PollEvent[] {
   return [{ type: 'PollCompleted', data: { ...base, cursor: { from, to }, items, held, state: next } }];
 }
 
-/** In array order; a repeat within the page is a duplicate of its first sighting. `hold` stops before the item. */
+/**
+ * In array order; `hold` stops before the item. As for a webhook redelivery (OC-3, OC-4), the first accepted payload
+ * of an identity is fixed: a repeat with the same digest is a duplicate, with another a payload_conflict — whether
+ * the first was recorded by an earlier poll or earlier in this page.
+ */
 function dispose(
   candidates: readonly CandidateItem[],
   onInvalidItem: RecordPoll['onInvalidItem'],
   at: string,
 ): { items: ItemDisposition[]; held: PollHeld | null } {
   const items: ItemDisposition[] = [];
-  const seen = new Set<string>();
+  const fixedInPage = new Map<string, string | null>();
   for (const candidate of candidates) {
     const { index, itemId, occurrenceId } = candidate;
     if (candidate.problem !== null || occurrenceId === null || itemId === null) {
@@ -164,11 +170,39 @@ function dispose(
       items.push({ index, itemId, disposition: 'quarantined', reason });
       continue;
     }
-    const duplicate = candidate.observed || seen.has(occurrenceId);
-    seen.add(occurrenceId);
-    items.push({ index, itemId, disposition: duplicate ? 'duplicate' : 'accepted', occurrenceId });
+    if (!candidate.observed && !fixedInPage.has(occurrenceId)) {
+      fixedInPage.set(occurrenceId, candidate.digest);
+      items.push({ index, itemId, disposition: 'accepted', occurrenceId });
+      continue;
+    }
+    const fixed = (candidate.observed ? candidate.recordedDigest : fixedInPage.get(occurrenceId)) ?? null;
+    // A digest not known on either side cannot show a conflict: a duplicate, as before digests were compared.
+    const conflict = fixed !== null && candidate.digest !== null && fixed !== candidate.digest;
+    items.push({ index, itemId, disposition: conflict ? 'payload_conflict' : 'duplicate', occurrenceId });
   }
   return { items, held: null };
+}
+
+/**
+ * PO-4: the operator's record of quarantined items, the newest KEPT_QUARANTINED. Every quarantined item has its
+ * disposition in its page; an item already recorded (same id, same digest) — an upstream returning it on every poll —
+ * is not recorded again, so it cannot crowd the others out.
+ */
+function quarantine(
+  kept: readonly QuarantinedItem[],
+  items: readonly ItemDisposition[],
+  candidates: readonly CandidateItem[],
+  at: string,
+): QuarantinedItem[] {
+  const digests = new Map(candidates.map((c) => [c.index, c.digest]));
+  const recorded = [...kept];
+  for (const item of items) {
+    if (item.disposition !== 'quarantined') continue;
+    const digest = digests.get(item.index) ?? null;
+    if (digest !== null && recorded.some((r) => r.itemId === item.itemId && r.digest === digest)) continue;
+    recorded.push({ itemId: item.itemId, index: item.index, reason: item.reason, at, digest });
+  }
+  return recorded.slice(-KEPT_QUARANTINED);
 }
 
 function setCursor(command: SetPollCursor, state: PollState): PollEvent[] {

@@ -1,7 +1,9 @@
+import { payloadDigest } from '../occurrence/payload-digest.js';
 import { deciderSpec } from '../shared/given-when-then.js';
 import { initialPollState, type PollEvent, type PollState, pollStateFor, secretGoesTo } from './poll-events.js';
 import { MAX_POLL_ITEM_BYTES, pollFailure, readPollPage } from './poll-page.js';
 import {
+  acceptedItems,
   type CandidateItem,
   nextPollDelaySeconds,
   pollDecider,
@@ -18,19 +20,35 @@ const URL_A = 'https://feed.test/a';
 const URL_B = 'https://feed.test/b';
 const ids = { tenant: 'acme', triggerId: 't-poll' };
 
-const item = (index: number, itemId: string, observed = false): CandidateItem => ({
+/** An item with a payload digest; one `observed` before was recorded with `recordedDigest` (by default the same). */
+const item = (
+  index: number,
+  itemId: string,
+  observed = false,
+  digest = `d-${itemId}`,
+  recordedDigest: string | null = observed ? digest : null,
+): CandidateItem => ({
   index,
   itemId,
   problem: null,
   occurrenceId: `occ-${itemId}`,
   observed,
+  digest,
+  recordedDigest,
 });
-const invalid = (index: number, problem: string, itemId: string | null = null): CandidateItem => ({
+const invalid = (
+  index: number,
+  problem: string,
+  itemId: string | null = null,
+  digest: string | null = null,
+): CandidateItem => ({
   index,
   itemId,
   problem,
   occurrenceId: null,
   observed: false,
+  digest,
+  recordedDigest: null,
 });
 
 const poll = (items: CandidateItem[], nextCursor: string | null, extra: Partial<RecordPoll> = {}): RecordPoll => ({
@@ -120,6 +138,43 @@ describe('PO-1..PO-4 the poll decider', () => {
     ]);
   });
 
+  it('OC-4 PO-2 an item already observed with another payload digest is a payload_conflict, never a duplicate: it starts nothing', () => {
+    const events = eventsOf([], poll([item(0, 'a', true, 'd-a2', 'd-a1'), item(1, 'b', true), item(2, 'c')], 'c1'));
+    const completed = events[0]!;
+    if (completed.type !== 'PollCompleted') throw new Error('expected PollCompleted');
+    expect(completed.data.items).toEqual([
+      { index: 0, itemId: 'a', disposition: 'payload_conflict', occurrenceId: 'occ-a' },
+      { index: 1, itemId: 'b', disposition: 'duplicate', occurrenceId: 'occ-b' },
+      { index: 2, itemId: 'c', disposition: 'accepted', occurrenceId: 'occ-c' },
+    ]);
+    expect(acceptedItems(events)).toEqual([2]);
+    // the cursor moves past it, as past a duplicate: its disposition is recorded (PO-3)
+    expect(completed.data.cursor).toEqual({ from: null, to: 'c1' });
+  });
+
+  it('OC-4 PO-2 within one page the first sighting fixes the payload: the same again is a duplicate, another a payload_conflict', () => {
+    const [completed] = eventsOf(
+      [],
+      poll(
+        [
+          item(0, 'b', false, 'd1'),
+          item(1, 'b', false, 'd1'),
+          item(2, 'b', false, 'd2'),
+          item(3, 'a', true, 'x', 'y'),
+          item(4, 'a', true, 'y'),
+        ],
+        null,
+      ),
+    );
+    expect(completed!.type === 'PollCompleted' && completed!.data.items.map((i) => i.disposition)).toEqual([
+      'accepted',
+      'duplicate',
+      'payload_conflict',
+      'payload_conflict',
+      'duplicate',
+    ]);
+  });
+
   it('PO-1 an answer without a next cursor keeps the cursor', () => {
     const first = eventsOf([], poll([item(0, 'a')], 'c1'));
     expect(stateAfter(first, poll([], null, { basedOnSeq: 1 })).cursor).toBe('c1');
@@ -165,6 +220,49 @@ describe('PO-1..PO-4 the poll decider', () => {
       cursor: 'c1',
       held: null,
       quarantined: [{ itemId: null, index: 1, reason: 'the item has no id at /id', at: AT }],
+    });
+  });
+
+  describe('PO-4 an invalid item a later poll returns again', () => {
+    const AT2 = '2026-01-01T00:01:00.000Z';
+    const page = [invalid(0, 'schema', 'q', 'd-q'), invalid(1, 'the item has no id at /id', null, 'd-n')];
+    const first = eventsOf([], poll(page, null));
+    const recordedFirst = [
+      { itemId: 'q', index: 0, reason: 'schema', at: AT },
+      { itemId: null, index: 1, reason: 'the item has no id at /id', at: AT },
+    ];
+
+    it('already quarantined (same item id, same digest) is quarantined again in its page, not recorded again', () => {
+      const again = eventsOf(first, poll(page, null, { basedOnSeq: 1, at: AT2 }));
+      const completed = again[0]!;
+      if (completed.type !== 'PollCompleted') throw new Error('expected PollCompleted');
+      // an explicit disposition every time (never a silent skip)…
+      expect(completed.data.items).toEqual([
+        { index: 0, itemId: 'q', disposition: 'quarantined', reason: 'schema' },
+        { index: 1, itemId: null, disposition: 'quarantined', reason: 'the item has no id at /id' },
+      ]);
+      // …and one quarantine record per item, from when it was first quarantined
+      expect(completed.data.state.quarantined).toMatchObject(recordedFirst);
+      expect(completed.data.state.quarantined).toHaveLength(2);
+    });
+
+    it('the same id with another digest, or an item without a digest to recognize it by, is recorded again', () => {
+      const changed = [invalid(0, 'schema', 'q', 'd-q2'), invalid(1, 'too deep', 'deep', null)];
+      const once = eventsOf(first, poll(changed, null, { basedOnSeq: 1, at: AT2 }));
+      const twice = eventsOf([...first, ...once], poll(changed, null, { basedOnSeq: 2, at: AT2 }));
+      expect(twice[0]!.data.state.quarantined).toMatchObject([
+        ...recordedFirst,
+        { itemId: 'q', index: 0, reason: 'schema', at: AT2 },
+        { itemId: 'deep', index: 1, reason: 'too deep', at: AT2 },
+        { itemId: 'deep', index: 1, reason: 'too deep', at: AT2 },
+      ]);
+      expect(twice[0]!.data.state.quarantined).toHaveLength(5);
+    });
+
+    it('repeated within one page is recorded once', () => {
+      const [completed] = eventsOf([], poll([page[0]!, invalid(1, 'schema', 'q', 'd-q')], null));
+      expect(completed!.data.state.quarantined).toMatchObject([{ itemId: 'q', index: 0, reason: 'schema', at: AT }]);
+      expect(completed!.data.state.quarantined).toHaveLength(1);
     });
   });
 
@@ -330,6 +428,19 @@ describe('PO-2 reading a poll page', () => {
     expect(ids.ok && ids.page.items.map((i) => [i.itemId, i.problem])).toEqual([
       ['x', null],
       ['7', null],
+    ]);
+  });
+
+  it('OC-4 PO-4 each item carries the digest of its parsed payload, one without an id too; none when out of bounds', () => {
+    let deep: unknown = { id: 'deep' };
+    for (let i = 0; i < 70; i++) deep = { id: 'deep', inner: deep };
+    const result = readPollPage({ items: [{ id: 'a', v: 1 }, { v: 1, id: 'a' }, { v: 2 }, deep] }, binding);
+    if (!result.ok) throw new Error('expected a page');
+    expect(result.page.items.map((i) => i.digest)).toEqual([
+      payloadDigest({ id: 'a', v: 1 }),
+      payloadDigest({ id: 'a', v: 1 }),
+      payloadDigest({ v: 2 }),
+      null,
     ]);
   });
 

@@ -47,4 +47,11 @@ export const pollsMigrations: Migration[] = [
       DELETE FROM rm_polls;
       DELETE FROM checkpoints WHERE name = 'projection:polls'`,
   },
+  {
+    // OP-1: poll items seen again (`duplicate` dispositions), which the Trigger's `counts.duplicate` shows with its
+    // webhook redeliveries. A store that predates it counts from then on; `reveille projections rebuild --name polls`
+    // counts the whole log's at once.
+    id: '0386_rm_polls_duplicates',
+    sql: `ALTER TABLE rm_polls ADD COLUMN IF NOT EXISTS duplicates bigint NOT NULL DEFAULT 0`,
+  },
 ];

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../domain/ports/event-store.js';
-import { lifeOf, POLL_EVENT_TYPES, type PollEvent } from '../../domain/poll/poll-events.js';
+import { lifeOf, POLL_EVENT_TYPES, type PollCompleted, type PollEvent } from '../../domain/poll/poll-events.js';
 import type { TriggerDeleted, TriggerRevised } from '../../domain/trigger/trigger.js';
 import type { SqlQuery } from '../sql-client.js';
 import { statementProjection } from '../runner/statement-projection.js';
@@ -52,19 +52,35 @@ function deleted(event: RecordedEvent<TriggerDeleted['data']>): SqlQuery[] {
   ];
 }
 
-/** The newest state of the Trigger's current life (`lifeOf`: a state without one is the first life's). */
+/**
+ * The newest state of the Trigger's current life (`lifeOf`: a state without one is the first life's), and its
+ * `duplicate` dispositions counted (OP-1) by the same `poll_seq` guard, so a replayed event counts nothing twice.
+ */
 function polled(event: RecordedEvent<PollEvent['data']>): SqlQuery[] {
   const d = event.data;
+  const duplicates = event.type === 'PollCompleted' ? duplicatesIn(event.data as PollCompleted['data']) : 0;
   return [
     {
-      text: `INSERT INTO rm_polls AS p (tenant, trigger_id, poll_seq, state, last_position) VALUES ($1, $2, $3, $4::jsonb, $5)
+      text: `INSERT INTO rm_polls AS p (tenant, trigger_id, poll_seq, state, duplicates, last_position) VALUES ($1, $2, $3, $4::jsonb, $7, $5)
              ON CONFLICT (tenant, trigger_id) DO UPDATE SET poll_seq = EXCLUDED.poll_seq, state = EXCLUDED.state,
+               duplicates = p.duplicates + EXCLUDED.duplicates,
                last_position = GREATEST(p.last_position, EXCLUDED.last_position)
              WHERE p.poll_seq < EXCLUDED.poll_seq AND $6::integer > p.deleted_revision`,
-      values: [d.tenant, d.triggerId, d.state.seq, JSON.stringify(d.state), event.position, lifeOf(d.state)],
+      values: [
+        d.tenant,
+        d.triggerId,
+        d.state.seq,
+        JSON.stringify(d.state),
+        event.position,
+        lifeOf(d.state),
+        duplicates,
+      ],
     },
   ];
 }
+
+const duplicatesIn = (data: PollCompleted['data']): number =>
+  data.items.filter((item) => item.disposition === 'duplicate').length;
 
 export function evolvePolls(event: RecordedEvent): SqlQuery[] {
   if (event.type === 'TriggerRevised') return revised(event as RecordedEvent<TriggerRevised['data']>);

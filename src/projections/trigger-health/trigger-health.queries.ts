@@ -114,6 +114,7 @@ function toRow(row: HealthRow): TriggerHealthRow {
       batched: Number(row.batched),
       coalesced: row.coalesced,
       subscribed: Number(row.subscribed),
+      duplicate: 0,
     },
     executions: {
       // BA-1: a closed batch admits one execution for all its `batched` members.

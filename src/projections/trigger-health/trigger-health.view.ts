@@ -37,6 +37,11 @@ export interface TriggerHealthRow {
     coalesced: Record<string, number>;
     /** SU-1: delivered to a wait-for subscription (no execution of their own). */
     subscribed: number;
+    /**
+     * PO-2: poll items seen again; the read API adds the webhook redeliveries (ingress counts, beside the log), so
+     * both kinds of repeat count alike.
+     */
+    duplicate: number;
   };
   executions: { pending: number; claimed: number; retrying: number; dead: number };
   tzdataDrift: boolean;

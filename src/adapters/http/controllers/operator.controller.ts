@@ -115,8 +115,9 @@ export class OperatorController {
   /** Read-your-writes: waits (≤ 2 s each, in parallel) until every read model behind the answer folded P. */
   /**
    * OP-1: what the log does not hold — the source's latest authentication outcome and the redeliveries
-   * (which append nothing) — from the ingress counts, this process's own written first; a failed authentication
-   * makes the row `failing`. Both Trigger routes come through here, so they agree.
+   * (which append nothing; added to the poll items seen again, which the log holds) — from the ingress counts,
+   * this process's own written first; a failed authentication makes the row `failing`. Both Trigger routes come
+   * through here, so they agree.
    */
   private async withIngress<R extends TriggerHealthRow>(tenant: string, rows: R[]) {
     await this.ingress.flush();
@@ -129,7 +130,12 @@ export class OperatorController {
       const seen = ingress.get(row.triggerId);
       const auth = seen?.auth ?? null;
       const health = healthWithAuth(row.health, auth);
-      return { ...row, health, auth, counts: { ...row.counts, duplicate: seen?.duplicate ?? 0 } };
+      return {
+        ...row,
+        health,
+        auth,
+        counts: { ...row.counts, duplicate: row.counts.duplicate + (seen?.duplicate ?? 0) },
+      };
     });
   }
 

@@ -171,7 +171,9 @@ export const triggerHealthRow = obj(
       {
         observed: int(0),
         admitted: int(0),
-        duplicate: int(0),
+        duplicate: int(0, undefined, {
+          description: 'webhook redeliveries of an accepted payload, and poll items seen again (PO-2)',
+        }),
         blocked: { type: 'object', additionalProperties: int(0), description: 'by reason' },
         suppressed: { type: 'object', additionalProperties: int(0), description: 'by reason (BA-2, AD-4)' },
         coalesced: { type: 'object', additionalProperties: int(0), description: 'by reason (DD-5)' },
