@@ -336,6 +336,96 @@ export function materializerSuite(kind: StoreKind): void {
       expect(closing).toEqual([running, '2099z']);
     });
 
+    describe('SC-5 an activation that ends while no scheduler runs loses no due instant silently', () => {
+      const ranges = async (triggerId: string) =>
+        (await scheduleEvents(triggerId))
+          .filter((e) => e.type === 'MissedOccurrencesSkipped')
+          .map(({ data: { epoch, from, to, count, cause } }) => ({ epoch, from, to, count, cause }));
+
+      it("a schedule revised during an outage records the old revision's due instants as a superseded range; the new one starts at its activation", async () => {
+        const triggerId = await activated(minutely({ graceSeconds: 5 }));
+        // the scheduler is down from 00:01 on; the schedule is revised at 00:10:30 (new epoch)
+        await reviseSchedule(t.infra.store, {
+          tenant: TENANT,
+          triggerId,
+          missionId: MISSION,
+          activatedAt: at('00:10:30'),
+          schedule: { ...minutely({ graceSeconds: 5 }), expression: '*/5 * * * *' },
+        });
+        await t.catchUp();
+        const epoch = (
+          await t.sql.query<{ epoch: number }>('SELECT epoch FROM rm_schedules WHERE trigger_id = $1', [triggerId])
+        ).rows[0]!.epoch;
+        await tick(at('00:12:30'));
+        expect(await ranges(triggerId)).toEqual([
+          { epoch: 1, from: minute(2), to: minute(10), count: 9, cause: 'superseded' },
+        ]);
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1)]);
+        // the operator detail names the range
+        await t.catchUp();
+        expect((await getTriggerHealth(t.sql, TENANT, triggerId))?.schedule?.skipped).toEqual([
+          { from: minute(2), to: minute(10), count: 9, cause: 'superseded' },
+        ]);
+        // the new revision's instants before its activation are not missed; its first one fires on time
+        await tick(minute(15));
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(15)]);
+        expect(await ranges(triggerId)).toHaveLength(1);
+        expect((await scheduleEvents(triggerId)).at(-1)?.data).toMatchObject({ epoch, boundary: at('00:10:30') });
+      });
+
+      it('an ended activation with more undecided instants than one decision scans is recorded whole within one pass', async () => {
+        const secondly = {
+          engine: 'interval@1',
+          expression: 'PT1S',
+          timezone: 'UTC',
+          start: at('00:00:00'),
+          missed: { policy: 'skip' },
+        };
+        const triggerId = await activated(secondly, false);
+        await reviseSchedule(t.infra.store, {
+          tenant: TENANT,
+          triggerId,
+          missionId: MISSION,
+          activatedAt: at('03:30:30'),
+          schedule: { ...secondly, expression: 'PT1H' },
+        });
+        await t.catchUp();
+        await tick(at('03:31:00'));
+        expect(await ranges(triggerId)).toEqual([
+          { epoch: 1, from: at('00:00:31'), to: at('02:47:10'), count: 10_000, cause: 'superseded' },
+          { epoch: 1, from: at('02:47:11'), to: at('03:30:30'), count: 2_600, cause: 'superseded' },
+        ]);
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([]);
+        expect((await scheduleEvents(triggerId)).at(-1)?.data).toMatchObject({ epoch: 2, boundary: at('03:30:30') });
+      });
+
+      it('revisions stacked during one outage record every ended activation, each with its own schedule and epoch', async () => {
+        const triggerId = await activated(minutely({ graceSeconds: 5 }));
+        const revise = (hhmmss: string, schedule: Record<string, unknown>, enabled = true) =>
+          reviseSchedule(t.infra.store, {
+            tenant: TENANT,
+            triggerId,
+            missionId: MISSION,
+            activatedAt: at(hhmmss),
+            schedule,
+            enabled,
+          });
+        await revise('00:04:30', { ...minutely(), expression: '*/2 * * * *' });
+        await revise('00:09:30', { ...minutely(), expression: '*/2 * * * *' }, false);
+        await revise('00:20:30', { ...minutely(), expression: '*/2 * * * *' });
+        await revise('00:25:30', minutely());
+        await t.catchUp();
+        await tick(at('00:26:10'));
+        expect(await ranges(triggerId)).toEqual([
+          { epoch: 1, from: minute(2), to: minute(4), count: 3, cause: 'superseded' },
+          // instants while disabled (00:10..00:20) were never due: not recorded
+          { epoch: 2, from: minute(6), to: minute(8), count: 2, cause: 'disabled' },
+          { epoch: 2, from: minute(22), to: minute(24), count: 2, cause: 'superseded' },
+        ]);
+        expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(26)]);
+      });
+    });
+
     it('SC-3 an instant keeps its identity across revisions that leave the schedule alone; a schedule change starts a new epoch', async () => {
       const triggerId = await activated();
       const epochOf = async (instant: string) => {
@@ -368,6 +458,8 @@ export function materializerSuite(kind: StoreKind): void {
       await tick(minute(4));
       expect(await epochOf(minute(4))).toEqual([3]);
       expect(await firedOf(t.sql, TENANT, triggerId)).toEqual([minute(1), minute(2), minute(4)]);
+      // minute(2) was a routine fire (recorded by its Occurrence alone): the revision took it into account
+      expect((await scheduleEvents(triggerId)).filter((e) => e.type === 'MissedOccurrencesSkipped')).toEqual([]);
     });
   });
 }

@@ -318,4 +318,65 @@ export function scheduleApiSuite(kind: StoreKind): void {
       });
     });
   });
+
+  // Its own app: a scheduler on the real database clock would also work through the other tests' 2020 schedules.
+  describe(`SC-5 OP-1 a schedule revised over HTTP while no scheduler runs (${kind})`, () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startTestApp(kind, { autostart: false });
+      const mission = { state: 'active', grants: GRANTS };
+      expect(
+        (await t.request({ method: 'PUT', url: `/v1/missions/${MISSION}`, key: newKey(), body: mission })).status,
+      ).toBe(200);
+    });
+    afterAll(async () => {
+      await t?.close();
+    });
+
+    it("the old revision's due instants show on the operator detail as a superseded range; none fires", async () => {
+      const url = '/v1/triggers/revised-while-down';
+      const created = Date.now();
+      const body = {
+        expectedRevision: 0,
+        missionId: MISSION,
+        type: 'schedule',
+        schedule: {
+          engine: 'interval@1',
+          expression: 'PT1S',
+          timezone: 'UTC',
+          start: new Date(created - (created % 1000)).toISOString(),
+          missed: { policy: 'skip', graceSeconds: 1 },
+        },
+      };
+      expect((await t.request({ method: 'PUT', url, key: newKey(), body })).status).toBe(200);
+      // instants fall due while no scheduler runs
+      await new Promise((resolve) => setTimeout(resolve, 2_200));
+      const revision = await t.request({
+        method: 'PUT',
+        url,
+        key: newKey(),
+        body: { ...body, expectedRevision: 1, schedule: { ...body.schedule, expression: 'PT1H' } },
+      });
+      expect(revision.status).toBe(200);
+      const revisedAt = Date.now();
+      await t.catchUp();
+      await new ScheduleMaterializer({ store: t.infra.store, sql: t.sql, signal: t.infra.signal }).runOnce();
+      await t.catchUp();
+      const detail = await t.request({
+        method: 'GET',
+        url: '/v1/operator/triggers/revised-while-down',
+        token: await t.token({ scope: 'operator:read' }),
+      });
+      const skipped = detail.body.schedule.skipped as Array<{ from: string; to: string; count: number; cause: string }>;
+      expect(skipped).toEqual([
+        { from: expect.any(String), to: expect.any(String), count: expect.any(Number), cause: 'superseded' },
+      ]);
+      const [range] = skipped;
+      expect(range!.count).toBeGreaterThanOrEqual(2);
+      expect((Date.parse(range!.to) - Date.parse(range!.from)) / 1000 + 1).toBe(range!.count);
+      expect(Date.parse(range!.from)).toBeGreaterThan(created - 1000);
+      expect(Date.parse(range!.to)).toBeLessThanOrEqual(revisedAt);
+      expect(await firedOf(t.sql, TENANT, 'revised-while-down')).toEqual([]);
+    });
+  });
 }

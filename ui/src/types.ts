@@ -47,7 +47,8 @@ export interface HealthDetail extends HealthRow {
     engine: string | null;
     tzdataVersion: string | null;
     boundary: string | null;
-    skipped: Range[];
+    /** `cause`: why they never fire (the missed policy, an operator, or the revision that ended their activation). */
+    skipped: Array<Range & { cause: string }>;
     held: Range[];
   };
   stale?: boolean;

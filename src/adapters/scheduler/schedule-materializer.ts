@@ -4,6 +4,7 @@ import type { EventMetadata, EventStore } from '../../domain/ports/event-store.j
 import type { DueSchedules } from '../../domain/ports/due-schedules.js';
 import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import { firstInstantAfter } from '../../domain/schedule/activation.js';
+import { needsEndedActivations } from '../../domain/schedule/ended-activations.js';
 import { firedInstants, materialize, type ScheduleTrigger } from '../../domain/schedule/materialization.js';
 import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
 import { ScheduleConflict } from '../../domain/schedule/schedule-decision.js';
@@ -205,6 +206,12 @@ export class ScheduleMaterializer {
         local.staged += taken.length;
         const decisions: DueDecision[] = [];
         for (const row of rows) {
+          // A new activation needs the activations ended since the recorded state (SC-5), read from the
+          // Trigger's stream: rare (a revision, an enable), so it is decided on its own after this batch.
+          if (needsEndedActivations(triggerFacts(row), stateOf(row))) {
+            stale.push(row);
+            continue;
+          }
           let events: ScheduleEvent[];
           try {
             events = this.decide(row, now);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PreparedEvent } from '../../domain/ports/event-store.js';
 import { eventContent } from '../../domain/shared/event-hash.js';
+import { needsEndedActivations } from '../../domain/schedule/ended-activations.js';
 import { firedInstants, lastOnTimeMs, materialize } from '../../domain/schedule/materialization.js';
 import { parseRfc3339 } from '../../domain/schedule/rfc3339.js';
 import { isRoutine, routineLimitFor } from '../../domain/schedule/routine.js';
@@ -59,10 +60,10 @@ export const stagingKey = (k: TriggerKey): string => `${k.tenant}\u0000${k.trigg
 /** null unless the decision is a plain routine fire of exactly that instant. */
 export function stageFire(row: DueRow, instant: string, tzdataVersion: string | null): StagedFire | null {
   if (row.dueAt !== instant || !row.indexed.state) return null;
-  const events = materialize(
-    { type: 'MaterializeSchedule', trigger: triggerFacts(row), now: instant, tzdataVersion },
-    stateOf(row),
-  );
+  const trigger = triggerFacts(row);
+  // a new activation is never routine, and is decided from the Trigger's stream
+  if (needsEndedActivations(trigger, stateOf(row))) return null;
+  const events = materialize({ type: 'MaterializeSchedule', trigger, now: instant, tzdataVersion }, stateOf(row));
   const fired = firedInstants(events);
   if (fired.length !== 1 || fired[0] !== instant) return null;
   const context = {

@@ -11,7 +11,9 @@ import { ScheduleConflict } from '../../domain/schedule/schedule-decision.js';
 import { dedupeIdentityHash, scheduleIdentity } from '../../domain/dedupe/dedupe-identity.js';
 import { firstInstantAfter } from '../../domain/schedule/activation.js';
 import { computeInstants } from '../../domain/schedule/instants.js';
-import { occurrenceStream, scheduleStream } from '../../domain/shared/ids.js';
+import { endedActivations, needsEndedActivations } from '../../domain/schedule/ended-activations.js';
+import type { TriggerEvent } from '../../domain/trigger/trigger.js';
+import { occurrenceStream, scheduleStream, triggerStream } from '../../domain/shared/ids.js';
 import { isRejection, type Rejection } from '../../domain/shared/result.js';
 import { asDomainEvent } from '../shared/aggregate.js';
 import { retryOnConflict } from '../shared/retry-on-conflict.js';
@@ -29,17 +31,23 @@ const PROBE_PAGE = 64;
 
 /**
  * Routine fires are recorded by their Occurrences only, so the recorded boundary may be behind. At most
- * MAX_ROUTINE_INSTANTS streams: a ScheduleMaterialized is recorded at least that often.
+ * MAX_ROUTINE_INSTANTS streams: a ScheduleMaterialized is recorded at least that often. A state of an ended
+ * activation is followed with that activation's schedule, so its ended range starts after what it fired.
  */
 export async function followRoutineFires(
   store: Pick<EventStore, 'readStream'>,
   trigger: ScheduleTrigger,
   state: ScheduleState,
 ): Promise<ScheduleState> {
-  if (state.status === 'absent' || state.epoch !== trigger.epoch) return state;
+  if (state.status === 'absent') return state;
+  const schedule =
+    state.epoch === trigger.epoch
+      ? trigger.schedule
+      : trigger.ended?.find((a) => a.activation === state.activation)?.schedule;
+  if (!schedule) return state;
   let { boundary, lastFiredAt } = state;
   for (let page = PROBE_PAGE; page === PROBE_PAGE;) {
-    const instants = computeInstants(trigger.schedule, new Date(Date.parse(boundary)), { count: PROBE_PAGE }).map(
+    const instants = computeInstants(schedule, new Date(Date.parse(boundary)), { count: PROBE_PAGE }).map(
       (i) => i.scheduledAt,
     );
     page = 0;
@@ -52,7 +60,28 @@ export async function followRoutineFires(
     }
   }
   if (boundary === state.boundary) return state;
-  return { ...state, boundary, lastFiredAt, nextDueAt: firstInstantAfter(trigger.schedule, boundary) };
+  return { ...state, boundary, lastFiredAt, nextDueAt: firstInstantAfter(schedule, boundary) };
+}
+
+/** SC-5: the activations ended since the recorded state, from the Trigger's stream (its revision n is at n - 1). */
+export async function withEndedActivations(
+  store: Pick<EventStore, 'readStream'>,
+  trigger: ScheduleTrigger,
+  state: ScheduleState,
+): Promise<ScheduleTrigger> {
+  if (!needsEndedActivations(trigger, state)) return trigger;
+  const since = state.status === 'absent' ? null : { epoch: state.epoch, activation: state.activation };
+  const events = await store.readStream(triggerStream(trigger.tenant, trigger.triggerId), {
+    fromRevision: since ? since.activation - 1 : 0,
+  });
+  return {
+    ...trigger,
+    ended: endedActivations(
+      events.map((e) => asDomainEvent<TriggerEvent>(e)),
+      since,
+      trigger.revision,
+    ),
+  };
 }
 
 /**
@@ -76,8 +105,9 @@ export async function decideFromStream(
         fromRevision: Math.max(0, due.scheduleRevision),
       });
       const recorded = tail.reduce((s, e) => evolveSchedule(s, asDomainEvent<ScheduleEvent>(e)), initialScheduleState);
-      const state = await followRoutineFires(deps.store, due.trigger, recorded);
-      const decision = decide(due.trigger, state);
+      const trigger = await withEndedActivations(deps.store, due.trigger, recorded);
+      const state = await followRoutineFires(deps.store, trigger, recorded);
+      const decision = decide(trigger, state);
       if (isRejection(decision)) return { kind: 'rejected', rejection: decision, conflicts };
       if (decision.length === 0) return { kind: 'unchanged', conflicts };
       const expectedRevision = tail.length > 0 ? tail[tail.length - 1]!.revision : -1;

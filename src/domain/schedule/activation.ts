@@ -40,19 +40,22 @@ export function nextActivation(previous: ActivationBasis | null, revised: Revisi
   return previous.activation;
 }
 
+/** The basis after one Trigger event. */
+export function basisAfter(previous: ActivationBasis | null, event: TriggerEvent): ActivationBasis | null {
+  if (event.type === 'TriggerDeleted') return previous && { ...previous, deleted: true };
+  const { type, schedule, enabled } = event.data.definition;
+  return {
+    schedule: type === 'schedule' ? schedule : null,
+    enabled,
+    deleted: false,
+    activation: nextActivation(previous, event.data),
+  };
+}
+
 export function activationOf(
   events: readonly TriggerEvent[],
 ): (ScheduleActivation & { basis: ActivationBasis }) | null {
-  const basis = events.reduce<ActivationBasis | null>((previous, event) => {
-    if (event.type === 'TriggerDeleted') return previous && { ...previous, deleted: true };
-    const { type, schedule, enabled } = event.data.definition;
-    return {
-      schedule: type === 'schedule' ? schedule : null,
-      enabled,
-      deleted: false,
-      activation: nextActivation(previous, event.data),
-    };
-  }, null);
+  const basis = events.reduce<ActivationBasis | null>(basisAfter, null);
   return basis?.activation ? { ...basis.activation, basis } : null;
 }
 

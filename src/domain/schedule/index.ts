@@ -39,6 +39,7 @@ export {
 } from './tzdata.js';
 export * from './schedule-events.js';
 export * from './activation.js';
+export * from './ended-activations.js';
 export { applyMissedPolicy, type MissedOutcome, type MissedRun } from './missed-policy.js';
 export * from './materialization.js';
 export { isRoutine, MAX_ROUTINE_INSTANTS, routineLimitFor } from './routine.js';

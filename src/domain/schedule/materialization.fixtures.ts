@@ -35,6 +35,7 @@ export function scheduleTrigger(over: Partial<ScheduleTrigger> = {}): ScheduleTr
     enabled: true,
     deleted: false,
     schedule: minutely(),
+    ended: [],
     ...over,
   };
 }

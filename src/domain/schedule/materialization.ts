@@ -2,6 +2,7 @@ import type { Decider } from '../shared/decider.js';
 import { IllegalStateError } from '../shared/errors.js';
 import { reject, type Rejection } from '../shared/result.js';
 import { activationBoundary, firstInstantAfter } from './activation.js';
+import { decideEnded, type EndedActivation, needsEndedActivations } from './ended-activations.js';
 import { computeInstants, instantTimes } from './instants.js';
 import { applyMissedPolicy } from './missed-policy.js';
 import { parseRfc3339, toUtcIso } from './rfc3339.js';
@@ -40,6 +41,8 @@ export interface ScheduleTrigger {
   enabled: boolean;
   deleted: boolean;
   schedule: NormalizedScheduleDefinition;
+  /** The activations ended since the recorded state (SC-5); null where not looked up (see needsEndedActivations). */
+  ended: EndedActivation[] | null;
 }
 
 /** Decide every instant due by `now` (database clock, SC-6) since the recorded boundary. */
@@ -87,7 +90,8 @@ export function firedInstants(events: readonly ScheduleEvent[]): string[] {
 
 /**
  * SC-4/SC-5: instants in (boundary, now] are due; one late by more than `graceSeconds` whole seconds goes
- * through the missed policy. A new activation moves the boundary forward, never back; a repeated tick returns [].
+ * through the missed policy. A new activation first records the undecided instants of the activations ended
+ * since the recorded state, then moves the boundary forward, never back; a repeated tick returns [].
  */
 export function materialize(command: MaterializeSchedule, state: ScheduleState): ScheduleEvent[] {
   const { trigger, now } = command;
@@ -98,14 +102,25 @@ export function materialize(command: MaterializeSchedule, state: ScheduleState):
   let snapshot: ScheduleSnapshot;
   if (state.status === 'absent' || activating) {
     const previous = state.status === 'absent' ? null : state;
+    if (trigger.ended === null && needsEndedActivations(trigger, state))
+      throw new IllegalStateError('a new activation is decided with the activations ended before it');
+    const ended = decideEnded(trigger.ended ?? [], previous, MAX_SCAN);
+    const epoch = ended.resume?.epoch ?? trigger.epoch;
     let held = previous?.held ?? [];
-    if (previous && previous.epoch !== trigger.epoch) {
+    if (previous && previous.epoch !== epoch) {
       for (const r of held)
         events.push({
           type: 'MissedOccurrencesSkipped',
           data: { ...base, epoch: previous.epoch, ...r, cause: 'superseded' },
         });
       held = [];
+    }
+    for (const { epoch: rangeEpoch, cause, ...r } of ended.skipped)
+      events.push({ type: 'MissedOccurrencesSkipped', data: { ...base, epoch: rangeEpoch, ...r, cause } });
+    if (ended.resume) {
+      const lastFiredAt = previous?.lastFiredAt ?? null;
+      const resumed = { ...ended.resume, nextDueAt: null, held, missedRun: null, lastFiredAt };
+      return [...events, closing(command, resumed, held, [])];
     }
     const boundary = activationBoundary(trigger.activatedAt, previous?.boundary ?? null);
     snapshot = {
@@ -188,7 +203,7 @@ function heldFor(
 }
 
 function closing(
-  command: OperatorCommand,
+  command: ScheduleCommand,
   snapshot: ScheduleSnapshot,
   held: InstantRange[],
   fired: string[],

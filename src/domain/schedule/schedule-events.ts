@@ -7,8 +7,22 @@ export interface InstantRange {
   count: number;
 }
 
-/** `overflow`: catch-up beyond the bound under `skip_rest`; `superseded`: a held range of a retired epoch. */
-export type SkipCause = 'skip' | 'latest' | 'overflow' | 'dismissed' | 'superseded' | 'held_limit';
+/**
+ * `overflow`: catch-up beyond the bound under `skip_rest`; `superseded`: instants of a retired epoch (its held ranges,
+ * and its due instants no scheduler decided before the revision changed the schedule); `disabled` / `deleted`: due
+ * instants no scheduler decided before the Trigger was disabled / deleted (see ended-activations.ts).
+ */
+export const SKIP_CAUSES = [
+  'skip',
+  'latest',
+  'overflow',
+  'dismissed',
+  'superseded',
+  'disabled',
+  'deleted',
+  'held_limit',
+] as const;
+export type SkipCause = (typeof SKIP_CAUSES)[number];
 
 /**
  * Every recorded decision ends with a ScheduleMaterialized carrying this, so a reader resumes from the stream's

@@ -193,7 +193,8 @@ export function triggerFacts(row: DueRow): ScheduleTrigger {
     deleted,
     schedule,
   } = row;
-  return { tenant, triggerId, revision, epoch, activation, activatedAt, enabled, deleted, schedule };
+  // the row has the current revision only: a decision that needs the ended activations reads the Trigger's stream
+  return { tenant, triggerId, revision, epoch, activation, activatedAt, enabled, deleted, schedule, ended: null };
 }
 
 export function stateOf(row: DueRow): ScheduleState {

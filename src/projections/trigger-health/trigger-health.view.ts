@@ -1,3 +1,4 @@
+import type { SkipCause } from '../../domain/schedule/schedule-events.js';
 import type { OccurrenceView } from '../occurrences/occurrences.queries.js';
 
 /**
@@ -53,7 +54,8 @@ export interface ScheduleHealth {
   tzdataVersion: string | null;
   /** Instants at or before it are decided; null before the schedules read model has the Trigger. */
   boundary: string | null;
-  skipped: Array<{ from: string; to: string; count: number }>;
+  /** `cause` names why they never fire (SC-5). */
+  skipped: Array<{ from: string; to: string; count: number; cause: SkipCause }>;
   held: Array<{ from: string; to: string; count: number }>;
 }
 

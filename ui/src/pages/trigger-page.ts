@@ -29,7 +29,12 @@ function scheduleSection(detail: HealthDetail): Child {
     h('h3', {}, 'Held ranges (waiting for an operator)'),
     ranges('held-ranges', schedule.held, 'No held ranges.'),
     h('h3', {}, 'Skipped ranges'),
-    ranges('skipped-ranges', schedule.skipped, 'No skipped ranges.'),
+    table(
+      'skipped-ranges',
+      ['From', 'To', 'Instants', 'Cause'],
+      schedule.skipped.map((r) => [time(r.from), time(r.to), String(r.count), h('code', {}, r.cause)]),
+      'No skipped ranges.',
+    ),
   );
 }
 

@@ -1,6 +1,7 @@
 import { EXECUTION_STATUSES } from '../../../projections/executions/executions.queries.js';
 import { OCCURRENCE_STATUSES } from '../../../projections/occurrences/occurrences.queries.js';
 import { MISSION_STATES } from '../../../domain/mission/mission-grants.js';
+import { SKIP_CAUSES } from '../../../domain/schedule/schedule-events.js';
 import { missionDefinitionSchema, sourceDefinitionSchema, storedTriggerSchema } from './definition-schemas.js';
 import {
   anyJson,
@@ -23,6 +24,16 @@ export * from './log-schemas.js';
 
 /** What the routes answer (api.md); members beyond these may be added, never renamed. */
 const range = obj({ from: INSTANT, to: INSTANT, count: int(0) }, ['from', 'to', 'count']);
+const skippedRange = obj(
+  {
+    ...range.properties,
+    cause: oneOfStrings(SKIP_CAUSES, {
+      description:
+        'why the instants never fire (SC-5): the missed policy (skip, latest, overflow), an operator (dismissed), the held limit, or a revision that ended the activation before a scheduler decided them (superseded: the schedule changed, also for a retired held range; disabled; deleted)',
+    }),
+  },
+  ['from', 'to', 'count', 'cause'],
+);
 const revised = (id: string) =>
   obj({ [id]: str(), revision: int(1), position: POSITION }, [id, 'revision', 'position']);
 
@@ -198,7 +209,7 @@ export const triggerHealthDetail = obj(
         engine: str(),
         tzdataVersion: str(),
         boundary: nullable(INSTANT),
-        skipped: array(range),
+        skipped: array(skippedRange),
         held: array(range),
       }),
     ),
