@@ -5,6 +5,8 @@ import type { Slots } from './slots.js';
 
 const DEFAULT_STREAM = 'reveille:wakeups';
 const DEFAULT_GROUP = 'reveille-workers';
+/** How long a sweep after a handler's end waits for the freed slot to be offered (it holds the claim turn). */
+const AFTER_END_WAIT_SECONDS = 2;
 
 type StreamReply = Array<[string, Array<[string, string[]]>]> | null;
 
@@ -31,6 +33,8 @@ export class RedisIntake {
   private sweptAt = Date.now();
   /** When a wakeup was last skipped because its Mission was full or its lane busy: it gets no second wakeup. */
   private skippedAt = 0;
+  /** Whether the last sweep claimed anything: a backlog behind a full Mission drains one sweep per handler's end. */
+  private sweepClaimed = false;
   /** Claims from entries and sweeps take turns: each checks for a free slot and fills it across an HTTP call. */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -145,13 +149,18 @@ export class RedisIntake {
   }
 
   /**
-   * Runs the handler; when it ends, the slot it held in its Mission (and its lane) is free again, and a wakeup skipped
-   * for want of one within the last `waitSeconds` would otherwise wait for the periodic sweep: sweep at once.
+   * Runs the handler; when it ends, the slot it held in its Mission (and its lane) is free again. A wakeup skipped for
+   * want of one (within the last `waitSeconds`), or the rest of a backlog the last sweep was draining, would otherwise
+   * wait for the periodic sweep: sweep at once, long-polling briefly, as the service offers the freed slot only once
+   * its read model has folded the end.
    */
   private start(claim: ExecutionClaim): void {
     void this.intake.run(claim).then(() => {
-      if (this.intake.stopped() || Date.now() - this.skippedAt > this.intake.waitSeconds * 1000) return;
-      this.inTurn(() => this.sweep()).catch((error: unknown) => this.intake.report({ type: 'error', error }));
+      const owed = this.sweepClaimed || Date.now() - this.skippedAt <= this.intake.waitSeconds * 1000;
+      if (this.intake.stopped() || !owed) return;
+      this.inTurn(() => this.sweep(Math.min(AFTER_END_WAIT_SECONDS, this.intake.waitSeconds))).catch((error: unknown) =>
+        this.intake.report({ type: 'error', error }),
+      );
     });
   }
 
@@ -166,16 +175,19 @@ export class RedisIntake {
    * no wakeup when it frees up, so under steady traffic (the stream never quiet) the sweep also runs every
    * `waitSeconds`: one sweep of one execution per quiet period drained a resource lane at one a minute.
    */
-  private async sweep(): Promise<void> {
+  private async sweep(firstWaitSeconds = 0): Promise<void> {
     this.sweptAt = Date.now();
+    let claimed = 0;
     while (!this.intake.stopped() && this.slots.free > 0) {
       const claim = await this.intake.api.claimNext({
         consumerId: this.intake.consumerId,
         ...this.intake.filter,
-        waitSeconds: 0,
+        waitSeconds: claimed === 0 ? firstWaitSeconds : 0,
       });
-      if (!claim) return;
+      if (!claim) break;
+      claimed += 1;
       this.start(claim);
     }
+    this.sweepClaimed = claimed > 0;
   }
 }
