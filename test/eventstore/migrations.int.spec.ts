@@ -29,7 +29,8 @@ describe('schema migrations across restarts', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // Two PGlite starts in a data dir with every migration: over a minute on a loaded 2-core machine
+  }, 180_000);
 
   it('PostgreSQL built with lz4: event data is compressed with lz4 (a server-capability migration)', async () => {
     const { sql, schema } = await freshPostgres(allMigrations(), { max: 1 });
