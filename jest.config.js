@@ -40,8 +40,9 @@ export default {
       testPathIgnorePatterns: ['/node_modules/', ...(everyTwin ? [] : [otherTwins])],
     },
   ],
-  // PGlite boots a whole PostgreSQL in WebAssembly (several seconds) and suites race real writers.
-  testTimeout: 60000,
+  // PGlite boots a whole PostgreSQL in WebAssembly (several seconds) and suites race real writers; on a loaded
+  // 2-core machine (load average 8–12) a PGlite harness's migrations alone took over 60 s in a beforeAll.
+  testTimeout: 120000,
   // Jest's default on two cores is one worker, i.e. every suite in-band in one process, whose memory grows past
   // 3 GB over the run. Suites spend much of their time waiting on PostgreSQL, timers and child processes, so a third
   // worker fills the cores while two wait: on an idle machine with a cold transform cache three workers ran the whole
