@@ -55,8 +55,9 @@ naming the entry (e.g. triggers[2] (t-9): 422 invalid_definition …) and exit c
   -f, --file FILE  the definitions file (JSON, at most 16 MiB)
   --url U          the service (default REVEILLE_URL, else http://127.0.0.1:$PORT)
   --dry-run        print the plan (would create / would change / unchanged) and write nothing
-  --tenant T       development mode without REVEILLE_TOKEN: mint a token for tenant T
-The token is REVEILLE_TOKEN (scopes missions:write sources:write triggers:write operator:read).`,
+  --tenant T       development mode without REVEILLE_TOKEN: mint the token for tenant T (default acme)
+The token is REVEILLE_TOKEN (scopes missions:write sources:write triggers:write operator:read); in development
+mode without it, one is minted from the keys in REVEILLE_DATA_DIR.`,
   },
   {
     name: 'why',
@@ -71,8 +72,8 @@ then what it was (kind, Trigger and revision, times, execution) and every eviden
 Occurrence was found (whatever its decision), 1 when the service refuses or knows no such Occurrence
 in the token's tenant, 2 for a malformed id or option.
   --url U          the service (default REVEILLE_URL, else http://127.0.0.1:$PORT)
-  --tenant T       development mode without REVEILLE_TOKEN: mint a token for tenant T
-The token is REVEILLE_TOKEN (scope operator:read).`,
+  --tenant T       development mode without REVEILLE_TOKEN: mint the token for tenant T (default acme)
+The token is REVEILLE_TOKEN (scope operator:read); in development mode without it, one is minted.`,
   },
   {
     name: 'projections rebuild',
