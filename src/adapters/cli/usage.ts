@@ -92,8 +92,9 @@ On the embedded store it refuses while a server holds the data directory.`,
 through the domain's folds and its invariants, and every read model rebuilt into a scratch schema and
 compared with the live one. Prints progress and a summary; exit 1 on any violation, naming rule, stream
 and position; 3 when no violation was found but some read model could not be compared (a service kept
-folding); 2 when nothing could be checked (no Reveille store there, migrations pending, store unreachable,
-or the log stayed held back behind an open transaction for 30 s: no report then).
+folding); 2 when nothing could be checked (a usage error, no Reveille store there, migrations pending, store
+unreachable, an embedded store a server holds, or the log stayed held back behind an open transaction for 30 s:
+no report then), never 1; 0 when everything was checked and nothing was wrong.
 Creates and migrates nothing.
   --from P   start at store position P (earlier revisions of the streams met are read as context)
   --json     the report as JSON on stdout`,
