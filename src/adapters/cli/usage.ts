@@ -128,7 +128,19 @@ export function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return `usage: reveille <command> [options]\n\ncommands:\n${lines.join('\n')}\n
-reveille <command> --help shows a command's options; reveille --version prints the version.\n`;
+reveille <command> --help (or reveille help <command>) shows a command's options;
+reveille --version prints the version.\n`;
+}
+
+/** The commands named `<word> …` (`audit verify` for `audit`): none when the word is no group. */
+export const subcommandsOf = (word: string) => COMMANDS.filter((c) => c.name.startsWith(`${word} `));
+
+export function groupHelp(word: string): string {
+  const group = subcommandsOf(word);
+  const width = Math.max(...group.map((c) => c.name.length));
+  const lines = group.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `usage: reveille ${word} <subcommand> [options]\n\nsubcommands:\n${lines.join('\n')}\n
+reveille ${word} <subcommand> --help shows a subcommand's options.\n`;
 }
 
 export const commandHelp = (command: CommandUsage) => `usage: ${command.usage}\n\n${command.details}\n`;
