@@ -90,7 +90,7 @@ describe('AU-2 reveille audit verify (CLI)', () => {
     expect(cli().status).toBe(0);
   });
 
-  it("an empty or typo'd schema, a missing database or an unreachable store is refused in one line, exit 2, and nothing is created", async () => {
+  it("an empty or typo'd schema, a missing database, an unreachable store or a bad flag is refused in one line, exit 2, and nothing is created", async () => {
     const typo = `${schema}_typo`;
     const exists = async (name: string) =>
       (await sql.query('SELECT 1 FROM information_schema.schemata WHERE schema_name = $1', [name])).rows.length;
@@ -132,6 +132,17 @@ describe('AU-2 reveille audit verify (CLI)', () => {
     expect(unreachable.status).toBe(2);
     expectOneLine(unreachable.stderr);
     expect(unreachable.stderr).toMatch(/^reveille audit verify: could not verify: event store unavailable: /);
+
+    // Bad flags: nothing run, exit 2 as well
+    for (const flags of [
+      ['--frm', '1'],
+      ['--from', 'abc'],
+      ['--json', '--json'],
+    ]) {
+      const refused = reveille(['audit', 'verify', ...flags]);
+      expect({ flags, status: refused.status, stdout: refused.stdout }).toEqual({ flags, status: 2, stdout: '' });
+      expectOneLine(refused.stderr);
+    }
   });
 
   it('exits 1 on a tampered row, naming rule, stream and position; refuses a --from the log does not hold', async () => {

@@ -239,9 +239,24 @@ describe('reveille apply -f FILE through the HTTP API of a running service (api.
 
   it('without -f, or without a token outside dev minting, is a usage error', () => {
     expect(apply(['--tenant', 'acme']).stderr).toContain('reveille apply: -f FILE is required');
-    const noTenant = apply(['-f', file('defs.json', definitions())]);
-    expect(noTenant.status).toBe(2);
-    expect(noTenant.stderr).toContain('set REVEILLE_TOKEN, or pass --tenant T');
+    const production = apply(['-f', file('defs.json', definitions())], {
+      REVEILLE_AUTH: 'jwks',
+      REVEILLE_JWKS_FILE: file('jwks.json', { keys: [] }),
+    });
+    expect({ status: production.status, stdout: production.stdout }).toEqual({ status: 2, stdout: '' });
+    expectOneLine(production.stderr);
+    expect(production.stderr).toContain('reveille apply: set REVEILLE_TOKEN');
+  });
+
+  it('SEC-5 in development mode without REVEILLE_TOKEN or --tenant it mints the token itself, for tenant acme (api.md "CLI")', async () => {
+    const missionId = `m-default-${randomUUID().slice(0, 8)}`;
+    const missions = file('default-tenant.json', { missions: [{ ...definitions().missions[0], missionId }] });
+    const { status, stdout, stderr } = apply(['-f', missions]);
+    expect(status).toBe(0);
+    expect(stdout).toContain(`missions[0] (${missionId}): created (revision 1)`);
+    expect(stderr).toBe('reveille apply: development token for tenant acme (--tenant T for another)\n');
+    // The server's own token is acme's: the Mission is there
+    expect((await server.call('GET', `/v1/missions/${missionId}`)).status).toBe(200);
   });
 
   it('honours REVEILLE_TOKEN (its tenant) and --url over REVEILLE_URL; an unreachable service is one line, exit 1', async () => {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { decodeJwt } from 'jose';
 import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import { SCOPES } from '../../src/adapters/http/auth/principal.js';
+import { COMMANDS } from '../../src/adapters/cli/usage.js';
 import { expectOneLine } from '../support/cli-output.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -56,6 +57,35 @@ describe('the CLI people trust (api.md "CLI", SEC-1, SEC-5)', () => {
     });
     expect(status).toBe(0);
     expect(stdout.split('\n')[0]).toContain(`usage: ${usage}`);
+  });
+
+  it('every command answers --help with exit 0 (api.md "CLI"), the groups audit and projections too, and `reveille help` is `reveille --help`', () => {
+    const names = COMMANDS.map((c) => c.name);
+    // api.md's list: a command it names that the CLI lost would go unchecked below
+    for (const listed of ['serve', 'migrate', 'token', 'apply', 'audit verify', 'projections rebuild', 'bench'])
+      expect(names).toContain(listed);
+    const groups = [...new Set(names.filter((n) => n.includes(' ')).map((n) => n.split(' ')[0]!))];
+    expect(groups).toEqual(expect.arrayContaining(['audit', 'projections']));
+    const env = { DATABASE_URL: 'postgres://127.0.0.1:1/none', PORT: '0' };
+    for (const name of names) {
+      const help = reveille([...name.split(' '), '--help'], env);
+      expect({ name, status: help.status, stderr: help.stderr }).toEqual({ name, status: 0, stderr: '' });
+      expect(help.stdout.split('\n')[0]).toMatch(new RegExp(`^usage: reveille ${name}\\b`));
+      expect(reveille(['help', ...name.split(' ')], env)).toEqual(help);
+    }
+    for (const group of groups) {
+      const help = reveille([group, '--help'], env);
+      expect({ group, status: help.status, stderr: help.stderr }).toEqual({ group, status: 0, stderr: '' });
+      expect(help.stdout.split('\n')[0]).toBe(`usage: reveille ${group} <subcommand> [options]`);
+      for (const sub of names.filter((n) => n.startsWith(`${group} `))) expect(help.stdout).toContain(`  ${sub}  `);
+      expect(reveille(['help', group], env)).toEqual(help);
+      // Without --help a group still names its subcommands and exits 2: it runs nothing
+      expect(reveille([group], env).status).toBe(2);
+    }
+    const overview = reveille(['--help']);
+    expect(overview.status).toBe(0);
+    expect(overview.stdout).toMatch(/^usage: reveille <command>/);
+    expect(reveille(['help'])).toEqual(overview);
   });
 
   it('bench hands its arguments to the benchmarks (api.md lists it): an unknown one is named, the known ones listed', () => {

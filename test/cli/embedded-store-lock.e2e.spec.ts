@@ -49,15 +49,18 @@ describe('one process per embedded store (api.md "CLI", OP-3, SEC-3)', () => {
   }, 120_000);
   afterAll(() => serve?.close());
 
-  it('refuses rebuild, migrate, scheduler and a second serve while a server holds it; the data survives a clean restart', async () => {
+  it('refuses rebuild, migrate, scheduler, audit verify and a second serve while a server holds it; the data survives a clean restart', async () => {
     const put = await serve.call('PUT', '/v1/missions/m-kept', MISSION, { key: 'kept-1' });
     expect(put.status).toBe(200);
     const holder = JSON.parse(readFileSync(lockPath(serve.dataDir), 'utf8')) as { pid: number };
     expect(holder.pid).toBe(serve.child.pid);
 
     // The data-loss sequence: a rebuild beside the running server would open the same PGlite files
-    const commands = [['projections', 'rebuild'], ['migrate'], ['scheduler', '--once'], ['serve']];
-    for (const refused of await Promise.all(commands.map((command) => reveilleAsync(...command)))) {
+    const commands = [['projections', 'rebuild'], ['migrate'], ['scheduler', '--once'], ['serve'], ['audit', 'verify']];
+    const answers = await Promise.all(commands.map((command) => reveilleAsync(...command)));
+    // AU-2: audit verify checked nothing, which is exit 2; 1 would say "violations found"
+    expect(answers.at(-1)!.status).toBe(2);
+    for (const refused of answers) {
       expect(refused.status).not.toBeNull();
       expect(refused.status).not.toBe(0);
       expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);

@@ -103,6 +103,13 @@ describe('reveille why <occurrenceId> against a running service (OP-2, AD-3, BA-
     const view = await call('GET', `/v1/operator/occurrences/${occurrenceId}`);
     expect(stdout.split('\n')[0]).toBe(`admitted: execution ${view.body.executionId} was requested`);
     expect(stdout).toContain(`occurrence ${occurrenceId}: manual, Trigger t-guard revision 1`);
+    // Development mode mints the token itself without --tenant, for tenant acme (the one the service's is for)
+    const minted = runWhy(server, [occurrenceId]);
+    expect(minted).toEqual({
+      status: 0,
+      stdout,
+      stderr: 'reveille why: development token for tenant acme (--tenant T for another)\n',
+    });
   });
 
   it('BA-2 AD-3 suppressed guard_false: the clause, its literal from the bound revision, and the evidence', async () => {

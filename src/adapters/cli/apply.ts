@@ -34,7 +34,11 @@ export async function applyCommand(options: Options): Promise<void> {
   if (options['dry-run'] !== undefined && !dryRun) throw new UsageError('--dry-run takes no value');
   const config = loadConfig();
   const entries = readDefinitionsFile(file, config.maxJsonDepth);
-  const token = await serviceToken(options, config, { scopes: APPLY_SCOPES, subject: 'reveille-apply' });
+  const token = await serviceToken(options, config, {
+    command: 'apply',
+    scopes: APPLY_SCOPES,
+    subject: 'reveille-apply',
+  });
   const client = new ApplyClient(serviceUrl(options, config), token);
   const counts: Record<Outcome, number> = { created: 0, changed: 0, unchanged: 0 };
   const planned = new Map<string, MissionGrants>();

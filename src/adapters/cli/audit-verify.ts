@@ -1,7 +1,6 @@
 import { isResumable } from '../../commands/audit/audit-reads.js';
 import { verifyLog } from '../../commands/audit/verify-log.js';
 import type { AuditRule, AuditViolation, RuleTally } from '../../domain/audit/audit-rules.js';
-import { StoreUnavailable } from '../../domain/shared/errors.js';
 import type { EventStore, RecordedEvent } from '../../domain/ports/event-store.js';
 import { checkReadModels, type TableComparison } from '../../projections/audit/read-model-check.js';
 import { projections } from '../../projections/index.js';
@@ -15,6 +14,7 @@ import type { UpcasterRegistry } from '../eventstore/upcasters.js';
 import { stringOption, UsageError } from './args.js';
 import { LOG_PASS_THREAD, ThreadLogChecker } from './audit-log-pass.js';
 import type { Composition } from './composition.js';
+import { exitCodeFor } from './exit-codes.js';
 import { progressGroup } from './progress.js';
 
 /**
@@ -180,14 +180,18 @@ export function formatReport(report: VerifyReport): string {
 
 const POSITION = /^(0|[1-9][0-9]{0,15})$/;
 
-/** The check could not run (the store is unreachable): not a finding about the log, so never exit 1. */
+/**
+ * The check could not run (the store is unreachable, or a server holds the embedded one): not a finding about the
+ * log, so never exit 1.
+ */
 export class NotVerified extends Error {
   override readonly name = 'NotVerified';
 }
 
 /**
  * `reveille audit verify [--from P] [--json]`: exit code 1 on any violation, 3 when no violation was found but some
- * read model could not be compared, 2 when nothing could be checked (usage, no store there, store unreachable).
+ * read model could not be compared, 2 when nothing could be checked (usage, no store there, store unreachable, an
+ * embedded store a server holds, the log held back, a crash).
  * It creates and migrates nothing: an empty, typo'd or outdated store is refused.
  */
 export async function auditVerifyCommand(options: Record<string, string | true>, composition: Composition) {
@@ -211,7 +215,11 @@ export async function auditVerifyCommand(options: Record<string, string | true>,
       await infra.close();
     }
   } catch (error) {
-    if (error instanceof StoreUnavailable) throw new NotVerified(`could not verify: ${error.message}`);
-    throw error;
+    // Whatever stopped it before a report (an unreachable store, one a server holds, a bug), nothing was verified:
+    // exit 2, never 1, which says "violations found". A bug still shows its stack.
+    const code = exitCodeFor(error);
+    if (code === 2) throw error;
+    if (code === undefined) process.stderr.write(`${(error as Error | null)?.stack ?? String(error)}\n`);
+    throw new NotVerified(`could not verify: ${(error as Error | null)?.message ?? String(error)}`);
   }
 }

@@ -22,6 +22,7 @@ import { SubscriptionRegistry } from '../runner/subscription-registry.js';
 import { InProcessWakeups } from '../wakeup/in-process-wakeups.js';
 import { stringOption, UsageError } from './args.js';
 import { progress, progressGroup } from './progress.js';
+import { DEV_TENANT } from './token-options.js';
 import { rebuildReadModels } from '../../projections/runner/rebuild.js';
 import { restoreDeferredIndexes, withReadIndexesDeferred } from '../../projections/runner/deferred-indexes.js';
 
@@ -52,7 +53,7 @@ export async function serve(composition: Composition): Promise<void> {
   );
   if (config.auth.mode === 'dev') {
     process.stderr.write(
-      `Development auth is on (REVEILLE_AUTH=dev). Get a token with:\n  npx reveille token --tenant acme --scope "${SCOPES.join(' ')}"\n`,
+      `Development auth is on (REVEILLE_AUTH=dev). Get a token with:\n  npx reveille token --tenant ${DEV_TENANT} --scope "${SCOPES.join(' ')}"\n`,
     );
   }
 }

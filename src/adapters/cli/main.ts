@@ -3,7 +3,7 @@ import { parseArgs, UsageError } from './args.js';
 import { hasBatchHeap, rerunWithBatchHeap } from './batch-heap.js';
 import type { Composition } from './composition.js';
 import { exitCodeFor } from './exit-codes.js';
-import { type CommandUsage, commandHelp, COMMANDS, overview } from './usage.js';
+import { type CommandUsage, commandHelp, COMMANDS, groupHelp, overview, subcommandsOf } from './usage.js';
 import { packageVersion } from './version.js';
 
 type Options = Record<string, string | true>;
@@ -33,6 +33,8 @@ const BATCH_COMMANDS = new Set(['projections rebuild', 'audit verify']);
 
 /** No command starts nothing (api.md "CLI"): only `serve` runs a server, and only when asked. */
 export async function runCli(argv: string[], composition: Composition): Promise<void> {
+  // `reveille help [command …]` is `reveille [command …] --help`, as in git and npm.
+  if (argv[0] === 'help') argv = [...argv.slice(1), '--help'];
   // A benchmark's options are its own (`bench manual --seconds 8`): handed over unparsed, except a first --help.
   if (argv[0] === 'bench' && !['--help', '-h'].includes(argv[1] ?? '--help'))
     return (await import('./bench.js')).benchCommand(argv.slice(1)).catch((error: unknown) => {
@@ -49,6 +51,9 @@ export async function runCli(argv: string[], composition: Composition): Promise<
       process.stderr.write(overview());
       return process.exit(2);
     }
+    // A command group (`audit`, `projections`) answers --help with its subcommands (api.md: every command does).
+    if (options.help && positional.length === 1 && subcommandsOf(positional[0]!).length > 0)
+      return void process.stdout.write(groupHelp(positional[0]!));
     command = findCommand(positional);
     if (options.help) return void process.stdout.write(commandHelp(command));
     const unknown = Object.keys(options).filter((name) => !command!.options.includes(name));
@@ -73,8 +78,9 @@ function findCommand(positional: string[]): CommandUsage {
   const command =
     COMMANDS.find((c) => typed === c.name) ?? COMMANDS.find((c) => c.takesArguments && positional[0] === c.name);
   if (command) return command;
-  const prefix = COMMANDS.find((c) => c.name.startsWith(`${positional[0]} `));
-  if (prefix && positional.length === 1) throw new UsageError(`"${typed}" needs a subcommand: ${prefix.name}`);
+  const group = subcommandsOf(positional[0]!);
+  if (group.length > 0 && positional.length === 1)
+    throw new UsageError(`"${typed}" needs a subcommand: ${group.map((c) => c.name).join(', ')}`);
   throw new UsageError(`unknown command "${typed}"; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
 }
 

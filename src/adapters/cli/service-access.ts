@@ -1,7 +1,7 @@
 import type { ReveilleConfig } from '../config/config.js';
 import { loadOrCreateDevKeys, mintDevToken } from '../http/auth/dev-keys.js';
 import { type Options, stringOption, UsageError } from './args.js';
-import { tokenRequest } from './token-options.js';
+import { DEV_TENANT, tokenRequest } from './token-options.js';
 
 /** Where a client command finds the service: `--url`, else REVEILLE_URL, else this host's PORT (api.md "CLI"). */
 export function serviceUrl(options: Options, config: ReveilleConfig): string {
@@ -11,13 +11,13 @@ export function serviceUrl(options: Options, config: ReveilleConfig): string {
 }
 
 /**
- * REVEILLE_TOKEN, else (development mode only) a short-lived token for `--tenant`, minted like `reveille token`
- * would, with only the scopes the command needs.
+ * REVEILLE_TOKEN, else (development mode only) a short-lived token for `--tenant`, or the development tenant the
+ * README's examples use, minted like `reveille token` would, with only the scopes the command needs.
  */
 export async function serviceToken(
   options: Options,
   config: ReveilleConfig,
-  need: { scopes: string; subject: string },
+  need: { command: string; scopes: string; subject: string },
 ): Promise<string> {
   if (config.client.token) {
     // The token names the tenant: a --tenant beside it would be silently ignored, so refuse it
@@ -27,9 +27,13 @@ export async function serviceToken(
   }
   if (config.auth.mode !== 'dev')
     throw new UsageError(`set REVEILLE_TOKEN (scopes ${need.scopes}); only development mode mints one`);
-  if (stringOption(options, 'tenant') === undefined)
-    throw new UsageError('set REVEILLE_TOKEN, or pass --tenant T to mint a development token for that tenant');
-  const request = tokenRequest({ tenant: options.tenant!, scope: need.scopes, ttl: '300', subject: need.subject });
+  let tenant = stringOption(options, 'tenant');
+  if (tenant === undefined) {
+    // api.md: dev mode mints the token by itself; said, so nobody wonders where the definitions went
+    tenant = DEV_TENANT;
+    process.stderr.write(`reveille ${need.command}: development token for tenant ${tenant} (--tenant T for another)\n`);
+  }
+  const request = tokenRequest({ tenant, scope: need.scopes, ttl: '300', subject: need.subject });
   const keys = await loadOrCreateDevKeys(config.dataDir);
   return mintDevToken(keys, { ...request, issuer: config.auth.issuer, audience: config.auth.audience });
 }

@@ -10,6 +10,9 @@ export interface TokenRequest {
   subject?: string;
 }
 
+/** The tenant `apply` and `why` mint a development token for without --tenant: the README's examples' tenant. */
+export const DEV_TENANT = 'acme';
+
 /** Refuses here what the service would refuse later (SEC-1, SEC-2), so a minted token always works. */
 export function tokenRequest(options: Record<string, string | true>): TokenRequest {
   const tenant = stringOption(options, 'tenant');

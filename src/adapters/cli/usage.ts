@@ -55,8 +55,9 @@ naming the entry (e.g. triggers[2] (t-9): 422 invalid_definition …) and exit c
   -f, --file FILE  the definitions file (JSON, at most 16 MiB)
   --url U          the service (default REVEILLE_URL, else http://127.0.0.1:$PORT)
   --dry-run        print the plan (would create / would change / unchanged) and write nothing
-  --tenant T       development mode without REVEILLE_TOKEN: mint a token for tenant T
-The token is REVEILLE_TOKEN (scopes missions:write sources:write triggers:write operator:read).`,
+  --tenant T       development mode without REVEILLE_TOKEN: mint the token for tenant T (default acme)
+The token is REVEILLE_TOKEN (scopes missions:write sources:write triggers:write operator:read); in development
+mode without it, one is minted from the keys in REVEILLE_DATA_DIR.`,
   },
   {
     name: 'why',
@@ -71,8 +72,8 @@ then what it was (kind, Trigger and revision, times, execution) and every eviden
 Occurrence was found (whatever its decision), 1 when the service refuses or knows no such Occurrence
 in the token's tenant, 2 for a malformed id or option.
   --url U          the service (default REVEILLE_URL, else http://127.0.0.1:$PORT)
-  --tenant T       development mode without REVEILLE_TOKEN: mint a token for tenant T
-The token is REVEILLE_TOKEN (scope operator:read).`,
+  --tenant T       development mode without REVEILLE_TOKEN: mint the token for tenant T (default acme)
+The token is REVEILLE_TOKEN (scope operator:read); in development mode without it, one is minted.`,
   },
   {
     name: 'projections rebuild',
@@ -91,8 +92,9 @@ On the embedded store it refuses while a server holds the data directory.`,
 through the domain's folds and its invariants, and every read model rebuilt into a scratch schema and
 compared with the live one. Prints progress and a summary; exit 1 on any violation, naming rule, stream
 and position; 3 when no violation was found but some read model could not be compared (a service kept
-folding); 2 when nothing could be checked (no Reveille store there, migrations pending, store unreachable,
-or the log stayed held back behind an open transaction for 30 s: no report then).
+folding); 2 when nothing could be checked (a usage error, no Reveille store there, migrations pending, store
+unreachable, an embedded store a server holds, or the log stayed held back behind an open transaction for 30 s:
+no report then), never 1; 0 when everything was checked and nothing was wrong.
 Creates and migrates nothing.
   --from P   start at store position P (earlier revisions of the streams met are read as context)
   --json     the report as JSON on stdout`,
@@ -126,7 +128,19 @@ export function overview(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return `usage: reveille <command> [options]\n\ncommands:\n${lines.join('\n')}\n
-reveille <command> --help shows a command's options; reveille --version prints the version.\n`;
+reveille <command> --help (or reveille help <command>) shows a command's options;
+reveille --version prints the version.\n`;
+}
+
+/** The commands named `<word> …` (`audit verify` for `audit`): none when the word is no group. */
+export const subcommandsOf = (word: string) => COMMANDS.filter((c) => c.name.startsWith(`${word} `));
+
+export function groupHelp(word: string): string {
+  const group = subcommandsOf(word);
+  const width = Math.max(...group.map((c) => c.name.length));
+  const lines = group.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `usage: reveille ${word} <subcommand> [options]\n\nsubcommands:\n${lines.join('\n')}\n
+reveille ${word} <subcommand> --help shows a subcommand's options.\n`;
 }
 
 export const commandHelp = (command: CommandUsage) => `usage: ${command.usage}\n\n${command.details}\n`;

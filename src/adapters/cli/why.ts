@@ -21,7 +21,7 @@ export async function whyCommand(options: Options, positional: readonly string[]
   if (!OCCURRENCE_ID.test(occurrenceId))
     throw new UsageError('an occurrence id is 1–128 characters of A–Z, a–z, 0–9, ".", "_", ":" and "-"');
   const config = loadConfig();
-  const token = await serviceToken(options, config, { scopes: WHY_SCOPES, subject: 'reveille-why' });
+  const token = await serviceToken(options, config, { command: 'why', scopes: WHY_SCOPES, subject: 'reveille-why' });
   const client = new ApplyClient(serviceUrl(options, config), token);
   const answer = await client.get(`/v1/operator/occurrences/${occurrenceId}`);
   if (answer.status === 404) {

@@ -11,7 +11,7 @@ export const REVEILLE_URL = text('REVEILLE_URL', {
 /** The bearer token `reveille apply` sends; in development mode the CLI can mint one instead. */
 export const REVEILLE_TOKEN = text('REVEILLE_TOKEN', {
   accepts: 'a JWT',
-  unset: 'minted from the development keys (REVEILLE_AUTH=dev, with --tenant)',
+  unset: 'minted from the development keys (REVEILLE_AUTH=dev) for --tenant, default acme',
   fallback: null,
   valid: (raw) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(raw),
   secret: true,
