@@ -26,6 +26,30 @@ const expectProblem = (
   expect(JSON.stringify(response.body)).not.toMatch(/at .*\.(ts|js):\d+/); // no stack traces
 };
 
+/** node:http with a raw header list: fetch joins two copies of a header into one line, Node's parser keeps the first. */
+const rawRequest = (
+  t: TestApp,
+  method: string,
+  url: string,
+  rawHeaders: string[],
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: any }> =>
+  new Promise((resolve, reject) => {
+    // Given as a list, the headers are sent as they are: Node adds no Host of its own.
+    const headers = ['host', new URL(t.baseUrl).host, ...rawHeaders];
+    if (body !== undefined) headers.push('content-length', String(Buffer.byteLength(body)));
+    const request = httpRequest(`${t.baseUrl}${url}`, { method, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: text ? JSON.parse(text) : undefined }),
+      );
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+
 export function apiSecuritySuite(kind: StoreKind): void {
   describe(`SEC-1..4 service API security (${kind})`, () => {
     let t: TestApp;
@@ -61,6 +85,73 @@ export function apiSecuritySuite(kind: StoreKind): void {
         const response = await t.request({ method: 'GET', url: '/v1/missions/m-1', token: ahead });
         expectProblem(response, 401, 'UNAUTHENTICATED');
         expect(response.body.detail).toMatch(/iat/);
+      });
+
+      it('SEC-1 two Authorization headers are 401 UNAUTHENTICATED in either order, never the identity of the first', async () => {
+        const own = await t.token({ tenant: 'dup-a' });
+        const other = await t.token({ tenant: 'dup-b' });
+        const created = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-dup',
+          body: mission(),
+          key: newKey(),
+          token: own,
+        });
+        expect(created.status).toBe(200);
+        const single = await rawRequest(t, 'GET', '/v1/missions/m-dup', ['authorization', `Bearer ${own}`]);
+        expect(single.status).toBe(200);
+        for (const pair of [
+          [own, other],
+          [other, own],
+          [own, own],
+        ]) {
+          const headers = pair.flatMap((token) => ['authorization', `Bearer ${token}`]);
+          expectProblem(await rawRequest(t, 'GET', '/v1/missions/m-dup', headers), 401, 'UNAUTHENTICATED');
+        }
+        // A write is refused before anything runs.
+        const write = await rawRequest(
+          t,
+          'PUT',
+          '/v1/missions/m-dup',
+          [
+            'authorization',
+            `Bearer ${own}`,
+            'Authorization',
+            `Bearer ${other}`,
+            'idempotency-key',
+            newKey(),
+            'content-type',
+            'application/json',
+          ],
+          JSON.stringify(mission({ state: 'paused' })),
+        );
+        expectProblem(write, 401, 'UNAUTHENTICATED');
+        expect((await t.request({ method: 'GET', url: '/v1/missions/m-dup', token: own })).body.state).toBe('active');
+      });
+
+      it('SEC-4 a REST body under two content-type headers is 400 BAD_REQUEST and executes nothing, as ingress refuses it', async () => {
+        const token = await t.token();
+        for (const second of ['text/plain', 'application/json']) {
+          const response = await rawRequest(
+            t,
+            'PUT',
+            '/v1/missions/m-two-types',
+            [
+              'authorization',
+              `Bearer ${token}`,
+              'idempotency-key',
+              newKey(),
+              'content-type',
+              'application/json',
+              'content-type',
+              second,
+            ],
+            JSON.stringify(mission()),
+          );
+          expectProblem(response, 400, 'BAD_REQUEST');
+          expect(response.body.errors).toEqual([{ pointer: '', message: expect.stringContaining('one content-type') }]);
+        }
+        expect((await t.request({ method: 'GET', url: '/v1/missions/m-two-types' })).status).toBe(404);
       });
 
       it('leaves health public', async () => {

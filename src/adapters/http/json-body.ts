@@ -1,4 +1,5 @@
 import { pointerTo } from '../../domain/shared/json-pointer.js';
+import { indexHeaders, singleHeader } from '../sources/headers.js';
 import { type FieldError, problems } from './problems/problem.js';
 
 /**
@@ -15,7 +16,18 @@ export function parseJsonBody(
   body: Buffer,
   done: (error: Error | null, value?: unknown) => void,
 ): void {
-  const charset = declaredCharset((request as { headers?: Record<string, unknown> } | null)?.headers?.['content-type']);
+  const received = request as { headers?: Record<string, unknown>; raw?: { rawHeaders?: readonly string[] } } | null;
+  // Node keeps the first of two content-type headers: which one decides how the body is read is refused, as ingress does.
+  const rawHeaders = received?.raw?.rawHeaders;
+  const indexed = rawHeaders ? indexHeaders(rawHeaders) : null;
+  if (indexed && !(indexed.ok && singleHeader(indexed.index, 'content-type').ok))
+    return done(
+      problems.badRequest(
+        [{ pointer: '', message: 'Send one content-type header: application/json.' }],
+        'The content-type header appears more than once.',
+      ),
+    );
+  const charset = declaredCharset(received?.headers?.['content-type']);
   if (charset !== null && charset.toLowerCase() !== 'utf-8')
     return done(
       problems.badRequest(
