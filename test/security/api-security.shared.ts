@@ -350,6 +350,22 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expect(b.headers['idempotency-replayed']).toBeUndefined();
       });
 
+      it('SEC-3 a repeat while the first use still executes waits for its answer a few seconds, then is 409 idempotency_key_in_flight with Retry-After', async () => {
+        const key = newKey();
+        expect((await t.request({ method: 'PUT', url: '/v1/missions/m-held', body: mission(), key })).status).toBe(200);
+        // As a first use still running leaves it: in flight, held by this live process, under its lease.
+        await t.sql.query(
+          `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL,
+             response_text = NULL, lease_until = now() + interval '1 minute' WHERE key = $1`,
+          [key],
+        );
+        const startedAt = Date.now();
+        const repeat = await t.request({ method: 'PUT', url: '/v1/missions/m-held', body: mission(), key });
+        expect(Date.now() - startedAt).toBeGreaterThanOrEqual(4_000);
+        expectProblem(repeat, 409, 'idempotency_key_in_flight');
+        expect(repeat.headers['retry-after']).toBe('1');
+      }, 30_000);
+
       it('executes 20 concurrent first uses of one key once', async () => {
         const key = newKey();
         const responses = await Promise.all(
