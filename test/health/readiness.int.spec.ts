@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import { SubscriptionRegistry } from '../../src/adapters/runner/subscription-registry.js';
 import { StartupReadiness } from '../../src/adapters/runner/startup-readiness.js';
 import { ProjectionRunners } from '../../src/adapters/runner/projection-runners.js';
@@ -76,5 +77,52 @@ describe('OP-4 readiness waits for background work and read models (PostgreSQL)'
     // Lag after start is not a reason to leave rotation: the latch holds.
     (startup as unknown as { head: number }).head = head + 1_000;
     expect((await ready()).status).toBe(200);
+  });
+
+  it('OP-4 api.md "store reachable, projection lag": the ready body reports each read model\'s lag behind the log head, and lag keeps it ready', async () => {
+    t = await startTestApp('postgres', { autostart: false });
+    await t.catchUp();
+    const runners = t.app.get(ProjectionRunners);
+    const names = [...runners.runners.keys()];
+    const caughtUp = await ready();
+    expect(caughtUp.status).toBe(200);
+    expect(caughtUp.body.info.projections).toEqual({
+      status: 'up',
+      lagEvents: Object.fromEntries(names.map((name) => [name, 0])),
+    });
+    const written = await t.request({
+      method: 'PUT',
+      url: '/v1/missions/m-lag',
+      key: 'k-lag',
+      body: {
+        state: 'active',
+        grants: {
+          maxExecutionsPerHour: 1,
+          maxConcurrent: 1,
+          resourceScopes: [],
+          classification: 'internal',
+          acceptLowerTrust: false,
+          maxCausalDepth: 1,
+        },
+      },
+    });
+    expect(written.status).toBe(200);
+    const head = await t.infra.store.headPosition();
+    // Nothing folds on its own here: every read model trails by what was appended, and the service stays ready.
+    const behind = await ready();
+    expect(behind.status).toBe(200);
+    const lagEvents = behind.body.info.projections.lagEvents as Record<string, number>;
+    expect(Object.keys(lagEvents).sort()).toEqual([...names].sort());
+    for (const [name, runner] of runners.runners)
+      expect({ name, lag: lagEvents[name] }).toEqual({ name, lag: head - (await runner.position()) });
+    expect(Math.max(...Object.values(lagEvents))).toBeGreaterThan(0);
+    await t.catchUp();
+    expect((await ready()).body.info.projections.lagEvents).toEqual(Object.fromEntries(names.map((n) => [n, 0])));
+    // The OpenAPI document states the answer as it is.
+    const doc = (await t.request({ method: 'GET', url: '/docs/openapi.json', token: null })).body;
+    const schema = doc.paths['/health/ready'].get.responses['200'].content['application/json'].schema;
+    expect(schema.properties.info.properties.projections.properties.lagEvents).toBeDefined();
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(schema);
+    expect([validate(behind.body), validate.errors]).toEqual([true, null]);
   });
 });

@@ -265,6 +265,39 @@ export function ingressSuite(kind: StoreKind): void {
       expect(accepted).toEqual(accepted.map(([charset]) => [charset, 202]));
     });
 
+    it('WH-2 a signed body whose bytes are not UTF-8 is 400 malformed_request, never stored with U+FFFD in their place', async () => {
+      const s = await webhookSetup(t, 'not-utf8');
+      const answers = [];
+      // "café" in latin1, and a lone 0xFF: a lenient decoder would store both as the same "caf\uFFFD"
+      for (const [label, name] of [
+        ['latin1 é', Buffer.from('café', 'latin1')],
+        ['0xff', Buffer.from([0x63, 0x61, 0x66, 0xff])],
+      ] as const) {
+        const body = Buffer.concat([
+          Buffer.from(`{"type":"push","id":"evt-${label}","name":"`),
+          name,
+          Buffer.from('"}'),
+        ]);
+        const headers = standardHeaders(s.secret, '');
+        for (const contentType of ['application/json', 'application/json; charset=utf-8'])
+          answers.push([
+            label,
+            contentType,
+            ...(await post(t, s.sourceId, body, {
+              ...headers,
+              'webhook-signature': signRaw(s.secret, headers, body),
+              'content-type': contentType,
+            }).then((r) => [r.status, r.body.code])),
+          ]);
+      }
+      expect(answers).toEqual(answers.map(([label, contentType]) => [label, contentType, 400, 'malformed_request']));
+      const observed = await t.sql.query(
+        `SELECT 1 FROM events WHERE type = 'OccurrenceObserved' AND data->'auth'->>'sourceId' = $1`,
+        [s.sourceId],
+      );
+      expect(observed.rowCount).toBe(0);
+    });
+
     it('WH-2 verifies the exact raw bytes: odd whitespace, key order and unicode escapes pass; a re-serialization fails', async () => {
       const s = await webhookSetup(t, 'raw');
       const raw = '{ "type" :"push",\n  "z": 1, "id":"evt-raw", "name": "caf\\u00e9" }';

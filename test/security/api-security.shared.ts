@@ -26,6 +26,30 @@ const expectProblem = (
   expect(JSON.stringify(response.body)).not.toMatch(/at .*\.(ts|js):\d+/); // no stack traces
 };
 
+/** node:http with a raw header list: fetch joins two copies of a header into one line, Node's parser keeps the first. */
+const rawRequest = (
+  t: TestApp,
+  method: string,
+  url: string,
+  rawHeaders: string[],
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: any }> =>
+  new Promise((resolve, reject) => {
+    // Given as a list, the headers are sent as they are: Node adds no Host of its own.
+    const headers = ['host', new URL(t.baseUrl).host, ...rawHeaders];
+    if (body !== undefined) headers.push('content-length', String(Buffer.byteLength(body)));
+    const request = httpRequest(`${t.baseUrl}${url}`, { method, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: text ? JSON.parse(text) : undefined }),
+      );
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+
 export function apiSecuritySuite(kind: StoreKind): void {
   describe(`SEC-1..4 service API security (${kind})`, () => {
     let t: TestApp;
@@ -61,6 +85,73 @@ export function apiSecuritySuite(kind: StoreKind): void {
         const response = await t.request({ method: 'GET', url: '/v1/missions/m-1', token: ahead });
         expectProblem(response, 401, 'UNAUTHENTICATED');
         expect(response.body.detail).toMatch(/iat/);
+      });
+
+      it('SEC-1 two Authorization headers are 401 UNAUTHENTICATED in either order, never the identity of the first', async () => {
+        const own = await t.token({ tenant: 'dup-a' });
+        const other = await t.token({ tenant: 'dup-b' });
+        const created = await t.request({
+          method: 'PUT',
+          url: '/v1/missions/m-dup',
+          body: mission(),
+          key: newKey(),
+          token: own,
+        });
+        expect(created.status).toBe(200);
+        const single = await rawRequest(t, 'GET', '/v1/missions/m-dup', ['authorization', `Bearer ${own}`]);
+        expect(single.status).toBe(200);
+        for (const pair of [
+          [own, other],
+          [other, own],
+          [own, own],
+        ]) {
+          const headers = pair.flatMap((token) => ['authorization', `Bearer ${token}`]);
+          expectProblem(await rawRequest(t, 'GET', '/v1/missions/m-dup', headers), 401, 'UNAUTHENTICATED');
+        }
+        // A write is refused before anything runs.
+        const write = await rawRequest(
+          t,
+          'PUT',
+          '/v1/missions/m-dup',
+          [
+            'authorization',
+            `Bearer ${own}`,
+            'Authorization',
+            `Bearer ${other}`,
+            'idempotency-key',
+            newKey(),
+            'content-type',
+            'application/json',
+          ],
+          JSON.stringify(mission({ state: 'paused' })),
+        );
+        expectProblem(write, 401, 'UNAUTHENTICATED');
+        expect((await t.request({ method: 'GET', url: '/v1/missions/m-dup', token: own })).body.state).toBe('active');
+      });
+
+      it('SEC-4 a REST body under two content-type headers is 400 BAD_REQUEST and executes nothing, as ingress refuses it', async () => {
+        const token = await t.token();
+        for (const second of ['text/plain', 'application/json']) {
+          const response = await rawRequest(
+            t,
+            'PUT',
+            '/v1/missions/m-two-types',
+            [
+              'authorization',
+              `Bearer ${token}`,
+              'idempotency-key',
+              newKey(),
+              'content-type',
+              'application/json',
+              'content-type',
+              second,
+            ],
+            JSON.stringify(mission()),
+          );
+          expectProblem(response, 400, 'BAD_REQUEST');
+          expect(response.body.errors).toEqual([{ pointer: '', message: expect.stringContaining('one content-type') }]);
+        }
+        expect((await t.request({ method: 'GET', url: '/v1/missions/m-two-types' })).status).toBe(404);
       });
 
       it('leaves health public', async () => {
@@ -258,6 +349,22 @@ export function apiSecuritySuite(kind: StoreKind): void {
         expect(b.status).toBe(200);
         expect(b.headers['idempotency-replayed']).toBeUndefined();
       });
+
+      it('SEC-3 a repeat while the first use still executes waits for its answer a few seconds, then is 409 idempotency_key_in_flight with Retry-After', async () => {
+        const key = newKey();
+        expect((await t.request({ method: 'PUT', url: '/v1/missions/m-held', body: mission(), key })).status).toBe(200);
+        // As a first use still running leaves it: in flight, held by this live process, under its lease.
+        await t.sql.query(
+          `UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, response_body = NULL,
+             response_text = NULL, lease_until = now() + interval '1 minute' WHERE key = $1`,
+          [key],
+        );
+        const startedAt = Date.now();
+        const repeat = await t.request({ method: 'PUT', url: '/v1/missions/m-held', body: mission(), key });
+        expect(Date.now() - startedAt).toBeGreaterThanOrEqual(4_000);
+        expectProblem(repeat, 409, 'idempotency_key_in_flight');
+        expect(repeat.headers['retry-after']).toBe('1');
+      }, 30_000);
 
       it('executes 20 concurrent first uses of one key once', async () => {
         const key = newKey();

@@ -63,6 +63,53 @@ export function hostileJsonSuite(kind: StoreKind): void {
       },
     );
 
+    it('SEC-4 api.md "JSON bodies, UTF-8": bytes that are not UTF-8 are 400 BAD_REQUEST, never stored as U+FFFD; valid UTF-8 is kept as sent', async () => {
+      const grants =
+        '{"maxExecutionsPerHour":1,"maxConcurrent":1,"resourceScopes":[],"classification":"internal","acceptLowerTrust":false,"maxCausalDepth":1}';
+      const put = async (reason: Buffer) =>
+        fetch(`${t.baseUrl}/v1/missions/m-utf8`, {
+          method: 'PUT',
+          headers: {
+            authorization: `Bearer ${await t.token()}`,
+            'idempotency-key': newKey(),
+            'content-type': 'application/json',
+          },
+          body: Buffer.concat([
+            Buffer.from(`{"state":"active","grants":${grants},"reason":"`),
+            reason,
+            Buffer.from('"}'),
+          ]),
+        }).then(async (r) => ({
+          status: r.status,
+          type: r.headers.get('content-type'),
+          body: (await r.json()) as any,
+        }));
+      const before = await eventCount();
+      for (const [label, bytes] of [
+        ['0xff 0xfe', [0xff, 0xfe]],
+        ['a lone continuation byte', [0x61, 0x80]],
+        ['a truncated sequence', [0xe2, 0x82]],
+        ['an overlong "/"', [0xc0, 0xaf]],
+        ['an encoded surrogate', [0xed, 0xa0, 0x80]],
+      ] as const) {
+        const response = await put(Buffer.from(bytes));
+        expect({ label, status: response.status, code: response.body.code }).toEqual({
+          label,
+          status: 400,
+          code: 'BAD_REQUEST',
+        });
+        expect(response.type).toMatch(/application\/problem\+json/);
+        expect(response.body.errors).toEqual([{ pointer: '', message: expect.stringContaining('UTF-8') }]);
+      }
+      expect(await eventCount()).toBe(before);
+      const text = 'é € 😀';
+      expect((await put(Buffer.from(text, 'utf8'))).status).toBe(200);
+      const { rows } = await t.sql.query<{ reason: string }>(
+        `SELECT data->>'reason' AS reason FROM events WHERE type = 'MissionRevised' ORDER BY position DESC LIMIT 1`,
+      );
+      expect(rows[0]?.reason).toBe(text);
+    });
+
     it('SEC-4 NUL and control characters in a path id are 400 before any query or idempotency record', async () => {
       const before = await eventCount();
       const ids = ['m%00x', '%00', 'a%01b', 'a%7Fb', 'a%0Ab'];

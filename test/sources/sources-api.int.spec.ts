@@ -210,6 +210,22 @@ describe('Sources API on postgres (WH-3, SEC-2, SEC-3)', () => {
     });
   });
 
+  it('WH-3 a key body with an unknown member (a misspelt keyId) is 422 invalid_definition naming it, and adds no key', async () => {
+    const s = id();
+    await api.put(s, { scheme: 'standard-webhooks' });
+    for (const name of ['keyid', 'zzz', 'constructor', 'toString']) {
+      const refused = await api.addKey(s, { [name]: 'k2' });
+      expect({ name, status: refused.status, code: refused.body.code }).toEqual({
+        name,
+        status: 422,
+        code: 'invalid_definition',
+      });
+      expect(refused.body.errors).toEqual([{ pointer: `/${name}`, message: `unknown member "${name}"` }]);
+    }
+    expect((await api.get(s)).body.keys).toEqual([]);
+    expect((await api.addKey(s, { keyId: 'k2' })).status).toBe(201);
+  });
+
   it('key ids are never reused; unsigned sources take no keys; an unknown source is 404', async () => {
     const s = id();
     await api.put(s, { scheme: 'standard-webhooks' });

@@ -562,6 +562,42 @@ export function subscriptionOrderSuite(kind: StoreKind): void {
       },
       TEST_MS,
     );
+
+    it(
+      'SU-1 the list pages like every other list: a nextCursor only when an item follows, null on the page holding the last one',
+      async () => {
+        const { executionId, fence } = await f.claimed(false);
+        for (const subscriptionId of ['page-1', 'page-2'])
+          expect(
+            (
+              await f.subscribe(executionId, {
+                fence,
+                subscriptionId,
+                sourceId: f.setup.sourceId,
+                match: { correlationKey: subscriptionId },
+                deadline: await f.deadlineIn(60),
+              })
+            ).status,
+          ).toBe(201);
+        await t.catchUp();
+        const page = async (query: string) =>
+          (
+            await t.request({
+              method: 'GET',
+              url: `/v1/executions/${executionId}/subscriptions?${query}`,
+              token: await t.token({ tenant: 'tenant-a' }),
+            })
+          ).body as { items: Array<{ subscriptionId: string }>; nextCursor: string | null };
+        const first = await page('limit=1');
+        expect(first.items.map((s) => s.subscriptionId)).toEqual(['page-1']);
+        expect(first.nextCursor).toEqual(expect.any(String));
+        const second = await page(`limit=1&cursor=${first.nextCursor}`);
+        expect([second.items.map((s) => s.subscriptionId), second.nextCursor]).toEqual([['page-2'], null]);
+        const whole = await page('limit=2');
+        expect([whole.items.length, whole.nextCursor]).toEqual([2, null]);
+      },
+      TEST_MS,
+    );
   });
 }
 

@@ -1,5 +1,8 @@
 import { pointerTo } from '../../domain/shared/json-pointer.js';
+import { indexHeaders, singleHeader } from '../sources/headers.js';
 import { type FieldError, problems } from './problems/problem.js';
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * The parser of `application/json` REST bodies (the ingress route keeps its raw bytes and parses after verifying).
@@ -15,7 +18,18 @@ export function parseJsonBody(
   body: Buffer,
   done: (error: Error | null, value?: unknown) => void,
 ): void {
-  const charset = declaredCharset((request as { headers?: Record<string, unknown> } | null)?.headers?.['content-type']);
+  const received = request as { headers?: Record<string, unknown>; raw?: { rawHeaders?: readonly string[] } } | null;
+  // Node keeps the first of two content-type headers: which one decides how the body is read is refused, as ingress does.
+  const rawHeaders = received?.raw?.rawHeaders;
+  const indexed = rawHeaders ? indexHeaders(rawHeaders) : null;
+  if (indexed && !(indexed.ok && singleHeader(indexed.index, 'content-type').ok))
+    return done(
+      problems.badRequest(
+        [{ pointer: '', message: 'Send one content-type header: application/json.' }],
+        'The content-type header appears more than once.',
+      ),
+    );
+  const charset = declaredCharset(received?.headers?.['content-type']);
   if (charset !== null && charset.toLowerCase() !== 'utf-8')
     return done(
       problems.badRequest(
@@ -30,7 +44,18 @@ export function parseJsonBody(
         'The body is empty.',
       ),
     );
-  let text = body.toString('utf8');
+  // Not Buffer#toString: it turns bytes that are not UTF-8 into U+FFFD, which would then be stored in the log.
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(body);
+  } catch {
+    return done(
+      problems.badRequest(
+        [{ pointer: '', message: 'JSON bodies are UTF-8 (RFC 8259): the body holds bytes that are not UTF-8.' }],
+        'The body is not valid UTF-8.',
+      ),
+    );
+  }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value: unknown;
   try {

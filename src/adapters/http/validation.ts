@@ -1,6 +1,7 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { DefinitionEnvelopeDto, ENVELOPE_MEMBERS } from '../../commands/shared/definition-envelope.dto.js';
 import { isRecord } from '../../domain/shared/fields.js';
+import { pointerTo } from '../../domain/shared/json-pointer.js';
 import { type FieldError, NOT_AN_OBJECT, problems } from './problems/problem.js';
 
 /**
@@ -16,6 +17,9 @@ class RequestValidationPipe extends ValidationPipe {
     if (metadata.type !== 'body') return super.transform(value, metadata);
     // An absent body is an empty command (e.g. POST …/keys); JSON that is not an object is refused on every route.
     if (value !== undefined && !isRecord(value)) throw problems.badRequest([NOT_AN_OBJECT]);
+    // Before the pipe strips `constructor` members and class-transformer drops `toString` and its kind.
+    const unknown = unknownMembers(value, metadata.metatype);
+    if (unknown.length > 0) throw problems.invalidDefinition(unknown);
     if (!isDefinitionEnvelope(metadata.metatype)) return super.transform(value, metadata);
     const body = value ?? {};
     const envelope = Object.fromEntries(
@@ -24,6 +28,18 @@ class RequestValidationPipe extends ValidationPipe {
     await super.transform(envelope, metadata);
     return body;
   }
+}
+
+/**
+ * A DTO may name every member its body holds (`static readonly members`), as a Source key's does: a misspelt member
+ * (`keyid`) would otherwise fall back to a default silently. Refused like a definition's: 422 invalid_definition.
+ */
+function unknownMembers(value: Record<string, unknown> | undefined, metatype: ArgumentMetadata['metatype']) {
+  const members = (metatype as { members?: readonly string[] } | undefined)?.members;
+  if (!members || value === undefined) return [];
+  return Object.keys(value)
+    .filter((key) => !members.includes(key))
+    .map((key) => ({ pointer: pointerTo('', key), message: `unknown member "${key}"` }));
 }
 
 function isDefinitionEnvelope(metatype: ArgumentMetadata['metatype']): boolean {

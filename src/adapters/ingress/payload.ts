@@ -2,6 +2,9 @@ import { type CloudEvent, HTTP } from 'cloudevents';
 import { checkJsonBounds, DEFAULT_MAX_JSON_DEPTH } from '../../domain/shared/json-bounds.js';
 import { resolvePointer } from '../../domain/shared/json-pointer.js';
 
+/** A byte-order mark stays in the text, as Buffer#toString kept it, so JSON.parse refuses it as before. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export type ParsedPayload = { ok: true; payload: unknown; eventType: string | null } | { ok: false; detail: string };
 
 export interface PayloadRules {
@@ -18,14 +21,20 @@ export interface PayloadRules {
  * `cloudevents` SDK; their extension attributes stay data — the payload never chooses authority.
  */
 export function parsePayload(body: Buffer, headers: Record<string, string>, rules: PayloadRules): ParsedPayload {
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(body);
+  } catch {
+    // Buffer#toString would turn them into U+FFFD: two different bodies would become one stored payload.
+    return { ok: false, detail: 'the body is not valid UTF-8 (RFC 8259)' };
+  }
   let payload: unknown;
   let ceType: string | null = null;
   try {
     if (rules.format === 'json') {
-      payload = JSON.parse(body.toString('utf8'));
+      payload = JSON.parse(text);
     } else {
-      const event = HTTP.toEvent({ headers, body: body.toString('utf8') }) as
-        CloudEvent<unknown> | CloudEvent<unknown>[];
+      const event = HTTP.toEvent({ headers, body: text }) as CloudEvent<unknown> | CloudEvent<unknown>[];
       if (Array.isArray(event)) return { ok: false, detail: 'CloudEvents batches are not accepted' };
       payload = JSON.parse(JSON.stringify(event.toJSON()));
       ceType = event.type;

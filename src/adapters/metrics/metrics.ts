@@ -1,7 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { EVENT_STORE } from '../../commands/shared/tokens.js';
-import type { EventStore } from '../../domain/ports/event-store.js';
 import { totalsByKind } from '../../projections/metrics/metrics.queries.js';
 import { SQL_CLIENT, type SqlClient } from '../../projections/sql-client.js';
 import { ProjectionRunners } from '../runner/projection-runners.js';
@@ -25,12 +23,7 @@ export class Metrics {
   private readonly http: Histogram<'method' | 'route' | 'status'>;
   private readonly fireDelay: Histogram;
 
-  constructor(
-    @Inject(SQL_CLIENT) sql: SqlClient,
-    @Inject(EVENT_STORE) store: EventStore,
-    runners: ProjectionRunners,
-    wakeups: WakeupDispatcher,
-  ) {
+  constructor(@Inject(SQL_CLIENT) sql: SqlClient, runners: ProjectionRunners, wakeups: WakeupDispatcher) {
     const registers = [this.registry];
     this.ingress = new Counter({
       name: 'reveille_ingress_requests_total',
@@ -92,9 +85,7 @@ export class Metrics {
       async collect() {
         this.reset();
         try {
-          const head = await store.headPosition();
-          for (const [name, runner] of runners.runners)
-            this.set({ projection: name }, Math.max(0, head - (await runner.position())));
+          for (const [projection, lag] of await runners.lag()) this.set({ projection }, lag);
         } catch (error) {
           failed(logger, undefined)(error);
         }

@@ -79,6 +79,15 @@ export class ProjectionRunners {
     }
   }
 
+  /** How many log positions each read model trails the head by (the /metrics gauge and /health/ready report it). */
+  async lag(): Promise<Map<string, number>> {
+    const head = await this.store.headPosition();
+    const entries = [...this.runners].map(
+      async ([name, runner]) => [name, Math.max(0, head - (await runner.position()))] as const,
+    );
+    return new Map(await Promise.all(entries));
+  }
+
   /** Its own loops may be folding meanwhile (a service started). */
   async catchUpAll(): Promise<void> {
     for (const runner of this.runners.values()) await runner.catchUpAlongsideOthers();

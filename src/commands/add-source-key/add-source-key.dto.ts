@@ -3,6 +3,9 @@ import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 /** Field types only; whether a secret fits the source's scheme is the handler's 422 (pointer /secret). */
 export class AddSourceKeyDto {
+  /** Any other member is refused (422 invalid_definition): `{"keyid": "k2"}` must not add a key under a new id. */
+  static readonly members = ['keyId', 'secret'] as const;
+
   @ApiPropertyOptional({ description: 'generated when absent; 1–128 of A–Z a–z 0–9 . _ : -' })
   @IsOptional()
   @IsString()

@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { indexHeaders, singleHeader } from '../../sources/headers.js';
 import { problems } from '../problems/problem.js';
 import { PUBLIC_ROUTE, REQUIRED_SCOPE } from './auth.decorators.js';
 import { PRINCIPAL } from './principal.js';
@@ -21,8 +22,12 @@ export class AuthGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? BEARER.exec(header) : null;
+    // Node keeps the first of two Authorization headers and drops the other: the identity would depend on their
+    // order, so two are refused (SEC-1 fails closed), as ingress refuses a repeated security header.
+    const indexed = indexHeaders(request.raw);
+    const header = indexed.ok ? singleHeader(indexed.index, 'authorization') : indexed;
+    if (!header.ok) throw problems.unauthenticated('Send exactly one "Authorization: Bearer <JWT>" header.');
+    const match = header.value === null ? null : BEARER.exec(header.value);
     if (!match) throw problems.unauthenticated('Send "Authorization: Bearer <JWT>".');
     let principal;
     try {

@@ -73,11 +73,13 @@ export class SubscriptionsController {
     const fresh = await this.runners.waitFor(SUBSCRIPTIONS_PROJECTION, params.minPosition);
     const page = await paged(async () => {
       const after = params.cursor ? cursorNumber(decodeCursor(CURSOR, params.cursor, 1)[0]!, 'bigint') : '0';
-      const rows = await subscriptionsOf(this.sql, context.tenant, executionId, params.limit, after);
-      const last = rows[rows.length - 1];
+      // One row more than the page: a cursor only when an item follows, as the other lists answer.
+      const rows = await subscriptionsOf(this.sql, context.tenant, executionId, params.limit + 1, after);
+      const items = rows.slice(0, params.limit);
+      const last = items[items.length - 1];
       return {
-        items: rows,
-        nextCursor: rows.length === params.limit && last ? encodeCursor(CURSOR, [String(last.position)]) : null,
+        items,
+        nextCursor: rows.length > params.limit && last ? encodeCursor(CURSOR, [String(last.position)]) : null,
       };
     });
     return fresh ? page : { ...page, stale: true };

@@ -4,15 +4,18 @@ import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs
 import { EVENT_STORE } from '../../../commands/shared/tokens.js';
 import { type EventStore } from '../../../domain/ports/event-store.js';
 import { Public } from '../auth/auth.decorators.js';
+import { Answer } from '../openapi/decorators.js';
+import { readiness } from '../openapi/answer-schemas.js';
 import { Problem } from '../problems/problem.js';
 import { SubscriptionRegistry } from '../../runner/subscription-registry.js';
 import { WakeupDispatcher } from '../../wakeup/wakeup.dispatcher.js';
 import { StartupReadiness } from '../../runner/startup-readiness.js';
+import { ProjectionRunners } from '../../runner/projection-runners.js';
 
 /**
  * Liveness says the process answers; readiness says it can do its work: store reachable, background work running
- * and caught up to the log as it was at start (503 until then, OP-4), lag bounded. A degraded part (e.g. the wakeup
- * transport) keeps it ready, with the part named.
+ * and caught up to the log as it was at start (503 until then, OP-4); each read model's lag behind the log is
+ * reported. A degraded part (e.g. the wakeup transport) keeps it ready, with the part named.
  */
 @ApiTags('system')
 @Public()
@@ -25,6 +28,7 @@ export class HealthController {
     private readonly subscriptions: SubscriptionRegistry,
     private readonly wakeups: WakeupDispatcher,
     private readonly startup: StartupReadiness,
+    private readonly runners: ProjectionRunners,
   ) {}
 
   @Get('live')
@@ -33,6 +37,7 @@ export class HealthController {
     return this.health.check([async () => this.indicators.check('process').up({ pid: process.pid })]);
   }
 
+  @Answer(200, readiness, 'ready: ok, or degraded with the part named')
   @Get('ready')
   @HealthCheck()
   async ready() {
@@ -71,6 +76,15 @@ export class HealthController {
         return failing.length === 0
           ? subscriptions.up({ running: this.subscriptions.names() })
           : subscriptions.degraded({ failing });
+      },
+      async () => {
+        // Reported, never a reason to leave rotation: only the catch-up at start is (StartupReadiness).
+        const projections = this.indicators.check('projections');
+        try {
+          return projections.up({ lagEvents: Object.fromEntries(await this.runners.lag()) });
+        } catch (error) {
+          return projections.degraded({ message: (error as Error).message });
+        }
       },
       async () => {
         const wakeups = this.indicators.check('wakeups');

@@ -15,6 +15,7 @@ import { isValidIdempotencyKey, operationName, requestFingerprint } from './fing
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const IN_FLIGHT_WAIT_MS = 5_000;
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** SEC-3 for every mutating route: only a 2xx answer is stored, so a corrected request may reuse the key. */
@@ -92,12 +93,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
         );
       }
       if (state.kind === 'replay') return replayOf(state);
+      // After a short wait for the first use's answer: a retry in a second will likely be replayed.
       if (Date.now() >= deadline)
         throw new Problem(
           409,
           'idempotency_key_in_flight',
           'Request in flight',
           'The first request with this Idempotency-Key is still executing.',
+          {},
+          { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_SECONDS) },
         );
       await sleep(25);
     }

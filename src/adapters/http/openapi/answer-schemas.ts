@@ -348,3 +348,31 @@ export const recovered = obj({ executionId: str(), generation: int(1), status: o
   'generation',
   'status',
 ]);
+
+/** OP-4: one part of /health/ready (terminus' shape): `up`, `degraded` (still ready) or `down`, with its details. */
+const readinessPart = (properties: Record<string, SchemaObject>, description: string) =>
+  obj({ status: oneOfStrings(['up', 'degraded', 'down']), ...properties }, ['status'], { description });
+export const readiness = obj(
+  {
+    status: oneOfStrings(['ok', 'degraded']),
+    info: obj({
+      store: readinessPart({ kind: str() }, 'the event store answers'),
+      background: readinessPart({}, 'the background work runs and reached the log head seen at start'),
+      subscriptions: readinessPart({ running: array(str()), failing: array(str()) }, 'background tasks'),
+      projections: readinessPart(
+        {
+          lagEvents: {
+            type: 'object',
+            additionalProperties: int(0),
+            description: 'per read model: log positions it trails the head by (reported; never makes it unready)',
+          },
+        },
+        'read-model lag',
+      ),
+      wakeups: readinessPart({}, 'the wakeup transport (degraded while Redis is unreachable)'),
+    }),
+    error: jsonObject('the parts that are down (answered 503 not_ready)'),
+    details: jsonObject('every part, as in info and error'),
+  },
+  ['status'],
+);

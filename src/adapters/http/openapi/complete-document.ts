@@ -31,7 +31,7 @@ const idempotencyKey: ParameterObject = {
   required: true,
   description:
     'SEC-3: 1–255 visible ASCII; missing: 400 idempotency_key_required, malformed: 400 idempotency_key_invalid, ' +
-    'first use still running: 409 idempotency_key_in_flight. A replay answers the first response with Idempotency-Replayed: true.',
+    'first use still running after a wait of up to 5 s: 409 idempotency_key_in_flight with Retry-After. A replay answers the first response with Idempotency-Replayed: true.',
   schema: str({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' }),
 };
 
