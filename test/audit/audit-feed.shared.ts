@@ -121,6 +121,14 @@ export function auditFeedSuite(kind: StoreKind): void {
       const limited = await as('tenant-a', '/v1/audit/events?limit=1');
       expect(limited.body.events).toEqual([all.body.events[0]]);
       expect(limited.body.next).toBe(all.body.events[0].position);
+      // api.md: `next` is null at the end, also when the last page holds exactly `limit` events
+      const exact = await as('tenant-a', `/v1/audit/events?limit=${all.body.events.length}`);
+      expect(exact.body).toEqual({ events: all.body.events, next: null });
+      const beforeLast = all.body.events.at(-2).position;
+      expect((await as('tenant-a', `/v1/audit/events?after=${beforeLast}&limit=1`)).body).toEqual({
+        events: [all.body.events.at(-1)],
+        next: null,
+      });
     });
 
     it("AU-1 reads a stream from a revision; SEC-2 another tenant's stream is the same 404 as none", async () => {

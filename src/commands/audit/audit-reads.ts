@@ -58,18 +58,22 @@ const view = (e: RecordedEvent): AuditEvent => ({
 export async function auditFeed(store: EventStore, tenant: string, after: number, limit: number): Promise<AuditPage> {
   const events: AuditEvent[] = [];
   let cursor = after;
+  /** Where a full page ends: the scan goes on only to see whether another of the tenant's events follows. */
+  let fullAt: number | null = null;
   for (let scanned = 0; scanned < MAX_SCANNED;) {
     const page = await store.readAll({ after: cursor, maxCount: SCAN_PAGE, raw: true });
     for (const event of page) {
       cursor = event.position;
       scanned += 1;
       if (!ownedBy(event, tenant)) continue;
+      if (fullAt !== null) return { events, next: fullAt };
       events.push(view(event));
-      if (events.length === limit) return { events, next: cursor };
+      if (events.length === limit) fullAt = cursor;
     }
+    // api.md: `next` is null at the end, also when the last page is exactly `limit` long.
     if (page.length < SCAN_PAGE) return { events, next: null };
   }
-  return { events, next: cursor };
+  return { events, next: fullAt ?? cursor };
 }
 
 /** A stream of another tenant, or none at all, is null: the caller answers the same 404 for both (SEC-2). */
