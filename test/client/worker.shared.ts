@@ -82,7 +82,7 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
         body: { expectedRevision: 0, missionId, type: 'manual', ...(delivery ? { delivery } : {}) },
       });
       expect(trigger.status).toBe(200);
-      return { token, triggerId };
+      return { token, triggerId, tenant };
     }
 
     async function fire(s: { token: string; triggerId: string }): Promise<string> {
@@ -166,6 +166,15 @@ export function consumerClientSuite(kind: StoreKind, mode: 'pull' | 'redis'): vo
       const s = await setup();
       // Admitted before the worker's consumer group exists: their wakeups lie before the group's start
       const fired = [await fire(s), await fire(s), await fire(s)];
+      // Claim-next offers what its read model holds: all three, before the sweep this test times (a loaded machine
+      // folded the last one after the first sweep, which is not what this shows)
+      await until(async () => {
+        const { rows } = await t.sql.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM rm_pending_executions WHERE tenant = $1 AND NOT claimed',
+          [s.tenant],
+        );
+        return rows[0]!.n === fired.length;
+      }, 'the pending read model to hold all three');
       const started: number[] = [];
       const { worker, completed } = await start(s.token, {
         waitSeconds: 4,

@@ -47,7 +47,8 @@ const TITLES: Record<string, string> = {
   execution_completed: 'Execution already completed',
   execution_noncommitted: 'Execution settled as noncommitted',
   fence_mismatch: 'Fence does not match the current claim',
-  concurrency_limit: 'The Mission runs its maximum of concurrent executions',
+  // The limit may be the Mission's or a lower one of the Trigger's (`constraints.maxConcurrent`): the title names neither
+  concurrency_limit: 'Concurrent executions at their limit',
   execution_dead_lettered: 'Execution dead-lettered',
   not_pending: "Execution waits for a retry's backoff",
   settlement_required: 'The claimed execution must be settled first',
