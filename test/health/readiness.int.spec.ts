@@ -3,6 +3,7 @@ import { SubscriptionRegistry } from '../../src/adapters/runner/subscription-reg
 import { StartupReadiness } from '../../src/adapters/runner/startup-readiness.js';
 import { ProjectionRunners } from '../../src/adapters/runner/projection-runners.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { missionGrants } from '../support/grants.js';
 
 /** OP-4: what /health/ready waits for at start, driven by hand (the app's own tasks are not autostarted here). */
 describe('OP-4 readiness waits for background work and read models (PostgreSQL)', () => {
@@ -39,17 +40,7 @@ describe('OP-4 readiness waits for background work and read models (PostgreSQL)'
       method: 'PUT',
       url: '/v1/missions/m-1',
       key: 'k-1',
-      body: {
-        state: 'active',
-        grants: {
-          maxExecutionsPerHour: 1,
-          maxConcurrent: 1,
-          resourceScopes: [],
-          classification: 'internal',
-          acceptLowerTrust: false,
-          maxCausalDepth: 1,
-        },
-      },
+      body: { state: 'active', grants: missionGrants({ maxExecutionsPerHour: 1, maxConcurrent: 1 }) },
     });
     const head = await t.infra.store.headPosition();
     expect(head).toBeGreaterThan(0);
@@ -94,17 +85,7 @@ describe('OP-4 readiness waits for background work and read models (PostgreSQL)'
       method: 'PUT',
       url: '/v1/missions/m-lag',
       key: 'k-lag',
-      body: {
-        state: 'active',
-        grants: {
-          maxExecutionsPerHour: 1,
-          maxConcurrent: 1,
-          resourceScopes: [],
-          classification: 'internal',
-          acceptLowerTrust: false,
-          maxCausalDepth: 1,
-        },
-      },
+      body: { state: 'active', grants: missionGrants({ maxExecutionsPerHour: 1, maxConcurrent: 1 }) },
     });
     expect(written.status).toBe(200);
     const head = await t.infra.store.headPosition();
