@@ -1,104 +1,19 @@
-import { payloadDigest } from '../occurrence/payload-digest.js';
-import { deciderSpec } from '../shared/given-when-then.js';
-import { initialPollState, type PollEvent, type PollState, pollStateFor, secretGoesTo } from './poll-events.js';
-import { MAX_POLL_ITEM_BYTES, pollFailure, readPollPage } from './poll-page.js';
+import { initialPollState, type PollEvent } from './poll-events.js';
+import { acceptedItems, nextPollDelaySeconds, pollDecider, pollHealth, replanDelaySeconds } from './poll.js';
 import {
-  acceptedItems,
-  type CandidateItem,
-  nextPollDelaySeconds,
-  pollDecider,
-  pollHealth,
-  type RecordPoll,
-  replanDelaySeconds,
-  type SetPollCursor,
-  type SetPollSecret,
-} from './poll.js';
-
-const spec = deciderSpec(pollDecider);
-const AT = '2026-01-01T00:00:00.000Z';
-const URL_A = 'https://feed.test/a';
-const URL_B = 'https://feed.test/b';
-const ids = { tenant: 'acme', triggerId: 't-poll' };
-
-/** An item with a payload digest; one `observed` before was recorded with `recordedDigest` (by default the same). */
-const item = (
-  index: number,
-  itemId: string,
-  observed = false,
-  digest = `d-${itemId}`,
-  recordedDigest: string | null = observed ? digest : null,
-): CandidateItem => ({
-  index,
-  itemId,
-  problem: null,
-  occurrenceId: `occ-${itemId}`,
-  observed,
-  digest,
-  recordedDigest,
-});
-const invalid = (
-  index: number,
-  problem: string,
-  itemId: string | null = null,
-  digest: string | null = null,
-): CandidateItem => ({
-  index,
-  itemId,
-  problem,
-  occurrenceId: null,
-  observed: false,
-  digest,
-  recordedDigest: null,
-});
-
-const poll = (items: CandidateItem[], nextCursor: string | null, extra: Partial<RecordPoll> = {}): RecordPoll => ({
-  type: 'RecordPoll',
-  ...ids,
-  life: 1,
-  triggerRevision: 1,
-  url: URL_A,
-  at: AT,
-  basedOnSeq: 0,
-  onInvalidItem: 'quarantine',
-  outcome: { ok: true, nextCursor, items },
-  ...extra,
-});
-
-const failedPoll = (basedOnSeq = 0): RecordPoll => ({
-  ...poll([], null, { basedOnSeq }),
-  outcome: { ok: false, failure: pollFailure('http_status', 'the upstream answered 500') },
-});
-
-const setCursor = (cursor: string | null): SetPollCursor => ({
-  type: 'SetPollCursor',
-  ...ids,
-  life: 1,
-  url: URL_A,
-  at: AT,
-  cursor,
-  reason: 'skip the broken item',
-  actor: 'ops',
-});
-
-const setSecret = (secretId: string): SetPollSecret => ({
-  type: 'SetPollSecret',
-  ...ids,
-  life: 1,
-  at: AT,
-  secretId,
-  actor: 'ops',
-  origin: 'https://feed.test',
-});
-
-type Command = RecordPoll | SetPollCursor | SetPollSecret;
-
-const stateAfter = (events: PollEvent[], command: Command): PollState => spec.given(events).when(command).thenState();
-
-const eventsOf = (events: PollEvent[], command: Command): PollEvent[] => {
-  const result = spec.given(events).when(command).result();
-  if (!Array.isArray(result)) throw new Error(JSON.stringify(result));
-  return result;
-};
+  AT,
+  eventsOf,
+  failedPoll,
+  ids,
+  invalid,
+  item,
+  poll,
+  setCursor,
+  spec,
+  stateAfter,
+  URL_A,
+  URL_B,
+} from './poll.fixtures.js';
 
 describe('PO-1..PO-4 the poll decider', () => {
   it('PO-3 records every item in array order and moves the cursor from→to in one PollCompleted', () => {
@@ -310,63 +225,6 @@ describe('PO-1..PO-4 the poll decider', () => {
     expect(nextPollDelaySeconds(7200, 5)).toBe(7200);
   });
 
-  describe('a Trigger deleted and created again (api.md: PUT at revision 0) is a new life', () => {
-    // life 1: a cursor, a quarantined item, a hold, a secret; the Trigger is then deleted at 2 and created at 3
-    const first = eventsOf([], poll([item(0, 'a'), invalid(1, 'schema', 'q')], 'c1'));
-    const secret = eventsOf(first, setSecret('s-1'));
-    const held = eventsOf(
-      [...first, ...secret],
-      poll([invalid(0, 'schema', 'h')], 'c2', { basedOnSeq: 2, onInvalidItem: 'hold' }),
-    );
-    const oldLife = [...first, ...secret, ...held];
-    const failedLife = [...first, ...eventsOf(first, failedPoll(1))];
-    const again = { life: 3, triggerRevision: 3 };
-
-    it('PO-1 PO-4 its first poll starts from no cursor: the old hold, cursor, quarantine and secret are not its own', () => {
-      const polled = eventsOf(oldLife, poll([item(0, 'a')], 'n1', { ...again, basedOnSeq: 3 }));
-      const completed = polled[0]!;
-      if (completed.type !== 'PollCompleted') throw new Error('expected PollCompleted');
-      expect(completed.data.cursor).toEqual({ from: null, to: 'n1' });
-      expect(completed.data.items).toEqual([{ index: 0, itemId: 'a', disposition: 'accepted', occurrenceId: 'occ-a' }]);
-      expect(completed.data.state).toEqual({
-        ...initialPollState,
-        seq: 4,
-        cursor: 'n1',
-        binding: URL_A,
-        polled: URL_A,
-        lastPollAt: AT,
-        lastResult: 'ok',
-        life: 3,
-      });
-      // a fetch based on the stream's state before (the old life's poller) still records nothing
-      spec
-        .given([...oldLife, ...polled])
-        .when(poll([item(0, 'b')], 'n2', { ...again, basedOnSeq: 3 }))
-        .then([]);
-    });
-
-    it("PO-4 failures in a row are counted from none: the old life's backoff is not carried over", () => {
-      const failed = eventsOf(failedLife, { ...failedPoll(2), ...again });
-      expect(failed[0]!.data.state).toMatchObject({ consecutiveFailures: 1, cursor: null, life: 3 });
-      expect(failed[0]!.type === 'PollFailed' && failed[0]!.data.cursor).toBeNull();
-    });
-
-    it('PO-1 a cursor set or a secret set now replaces nothing of the old life', () => {
-      const set = eventsOf(oldLife, { ...setCursor('x1'), life: 3 })[0]!;
-      expect(set.type === 'PollCursorSet' && [set.data.from, set.data.released]).toEqual([null, null]);
-      expect(set.data.state).toMatchObject({ seq: 4, cursor: 'x1', quarantined: [], secret: null, life: 3 });
-      const rotated = eventsOf(oldLife, { ...setSecret('s-2'), life: 3 })[0]!;
-      expect(rotated.type === 'PollSecretSet' && rotated.data.replaced).toBeNull();
-      expect(rotated.data.state).toMatchObject({ cursor: null, held: null, secret: { secretId: 's-2' }, life: 3 });
-    });
-
-    it("a state recorded before lives were told apart is the first life's", () => {
-      const { life: _, ...unmarked } = oldLife.at(-1)!.data.state;
-      expect(pollStateFor(unmarked, 1)).toBe(unmarked);
-      expect(pollStateFor(unmarked, 3)).toEqual({ ...initialPollState, seq: 3, life: 3 });
-    });
-  });
-
   it('PO-4 failures in a row are the binding polled: another url starts from none and is due at once (audit F #10)', () => {
     const failing = [failedPoll(0), failedPoll(1), failedPoll(2)].reduce<PollEvent[]>(
       (events, command) => [...events, ...eventsOf(events, command)],
@@ -389,111 +247,5 @@ describe('PO-1..PO-4 the poll decider', () => {
     expect(pollHealth({ held: null, consecutiveFailures: 2 })).toBe('ok');
     expect(pollHealth({ held: null, consecutiveFailures: 3 })).toBe('failing');
     expect(pollHealth({ held: null, consecutiveFailures: 12 })).toBe('failing');
-  });
-});
-
-describe('PO-2 reading a poll page', () => {
-  const binding = { itemsPointer: '/items', idPointer: '/id', nextCursorPointer: '/next', schema: { required: [] } };
-
-  it('refuses a page longer than the append of one poll may hold', () => {
-    const items = Array.from({ length: 1001 }, (_, i) => ({ id: i }));
-    expect(readPollPage({ items }, binding)).toMatchObject({ ok: false, failure: { kind: 'too_many_items' } });
-  });
-
-  it('keeps an item problem short even when it quotes a hostile member name', () => {
-    const key = 'k'.repeat(100_000);
-    const result = readPollPage({ items: [{ id: 'a', [key]: 'x\u0000y' }] }, binding);
-    if (!result.ok) throw new Error('expected a page');
-    expect(result.page.items[0]!.problem!.length).toBeLessThanOrEqual(301);
-  });
-
-  it('OC-5 WH-1 an item longer than a webhook body may be (256 KiB as JSON) is an invalid item, never an Occurrence input', () => {
-    // `{"id":"at","pad":""}` is 20 bytes: the first item is exactly at the bound, the second one byte over it
-    const padded = (id: string, extra: number) => ({ id, pad: 'x'.repeat(MAX_POLL_ITEM_BYTES - 20 + extra) });
-    expect(Buffer.byteLength(JSON.stringify(padded('at', 0)))).toBe(MAX_POLL_ITEM_BYTES);
-    const result = readPollPage({ items: [padded('at', 0), padded('ov', 1), { id: 'small' }] }, binding);
-    if (!result.ok) throw new Error('expected a page');
-    expect(result.page.items.map((i) => [i.itemId, i.problem])).toEqual([
-      ['at', null],
-      ['ov', `the item is ${MAX_POLL_ITEM_BYTES + 1} bytes as JSON; at most ${MAX_POLL_ITEM_BYTES}`],
-      ['small', null],
-    ]);
-    expect(MAX_POLL_ITEM_BYTES).toBe(256 * 1024);
-  });
-
-  it('PO-1 an upstream answering a bare array is read with itemsPointer "", and a list of bare ids with idPointer ""', () => {
-    const bare = readPollPage([{ id: 'a' }, { id: 'b' }], { ...binding, itemsPointer: '' });
-    expect(bare.ok && bare.page.items.map((i) => i.itemId)).toEqual(['a', 'b']);
-    const ids = readPollPage({ items: ['x', 7] }, { ...binding, idPointer: '' });
-    expect(ids.ok && ids.page.items.map((i) => [i.itemId, i.problem])).toEqual([
-      ['x', null],
-      ['7', null],
-    ]);
-  });
-
-  it('OC-4 PO-4 each item carries the digest of its parsed payload, one without an id too; none when out of bounds', () => {
-    let deep: unknown = { id: 'deep' };
-    for (let i = 0; i < 70; i++) deep = { id: 'deep', inner: deep };
-    const result = readPollPage({ items: [{ id: 'a', v: 1 }, { v: 1, id: 'a' }, { v: 2 }, deep] }, binding);
-    if (!result.ok) throw new Error('expected a page');
-    expect(result.page.items.map((i) => i.digest)).toEqual([
-      payloadDigest({ id: 'a', v: 1 }),
-      payloadDigest({ id: 'a', v: 1 }),
-      payloadDigest({ v: 2 }),
-      null,
-    ]);
-  });
-
-  it('reads a numeric next cursor as its decimal text and an absent one as null', () => {
-    expect(readPollPage({ items: [], next: 42 }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: '42' } });
-    expect(readPollPage({ items: [] }, binding)).toEqual({ ok: true, page: { items: [], nextCursor: null } });
-  });
-
-  it('PO-1 a set secret is named by id, never carried; polls keep it, a rotation names the new one and nothing else moves', () => {
-    const polled = eventsOf([], poll([item(0, 'a')], 'c1'));
-    const first = eventsOf(polled, setSecret('s-1'));
-    expect(first).toEqual([
-      {
-        type: 'PollSecretSet',
-        data: {
-          ...ids,
-          at: AT,
-          actor: 'ops',
-          secretId: 's-1',
-          replaced: null,
-          state: {
-            ...polled[0]!.data.state,
-            seq: 2,
-            secret: { secretId: 's-1', setAt: AT, origin: 'https://feed.test' },
-          },
-        },
-      },
-    ]);
-    const afterPoll = stateAfter([...polled, ...first], poll([item(0, 'b')], 'c2', { basedOnSeq: 2 }));
-    expect(afterPoll).toMatchObject({ cursor: 'c2', secret: { secretId: 's-1' } });
-    const failed = stateAfter([...polled, ...first], failedPoll(2));
-    expect(failed).toMatchObject({ cursor: 'c1', secret: { secretId: 's-1' }, consecutiveFailures: 1 });
-    const rotated = eventsOf([...polled, ...first], setSecret('s-2'));
-    expect(rotated[0]!.type === 'PollSecretSet' && rotated[0]!.data.replaced).toBe('s-1');
-    // a fetch based on the state before the rotation records nothing: the next poll sends the new secret
-    spec
-      .given([...polled, ...first, ...rotated])
-      .when(poll([item(0, 'b')], 'c2', { basedOnSeq: 2 }))
-      .then([]);
-  });
-
-  it('PO-1 SEC-2 a secret goes only to the origin it was set for: another host, scheme or port is not sent it', () => {
-    const ref = { secretId: 's-1', setAt: AT, origin: 'https://feed.test' };
-    expect(secretGoesTo(ref, `${URL_A}?page=2`)).toBe(true);
-    expect(secretGoesTo(ref, 'https://feed.test:443/b')).toBe(true);
-    for (const elsewhere of [
-      'https://evil.test/a',
-      'http://feed.test/a',
-      'https://feed.test:8443/a',
-      'https://feed.test.evil.test/a',
-    ])
-      expect([elsewhere, secretGoesTo(ref, elsewhere)]).toEqual([elsewhere, false]);
-    // set before secrets were bound to an origin
-    expect(secretGoesTo({ secretId: 's-0', setAt: AT }, 'https://evil.test/a')).toBe(true);
   });
 });

@@ -1,28 +1,10 @@
 import { definition } from '../occurrence/occurrence.fixtures.js';
 import type { TriggerDefinition } from '../trigger/trigger-definition.js';
+import { revised, schedule } from './trigger-revisions.fixtures.js';
 import type { TriggerEvent } from '../trigger/trigger.js';
 import { activationBoundary, activationOf, firstInstantAfter } from './activation.js';
 import { minutely, t } from './materialization.fixtures.js';
 
-const schedule = (over: Partial<TriggerDefinition> = {}): TriggerDefinition =>
-  definition({ type: 'schedule', source: null, schedule: minutely(), ...over });
-
-function revised(revision: number, at: string, def: TriggerDefinition): TriggerEvent {
-  return {
-    type: 'TriggerRevised',
-    data: {
-      tenant: 'acme',
-      triggerId: 't-1',
-      revision,
-      definition: def,
-      dedupeEpoch: 1,
-      reason: '',
-      actor: 'a',
-      at,
-      pins: { tzdataVersion: '2025b' },
-    },
-  };
-}
 const deleted = (revision: number, at: string): TriggerEvent => ({
   type: 'TriggerDeleted',
   data: { tenant: 'acme', triggerId: 't-1', revision, reason: '', actor: 'a', at },

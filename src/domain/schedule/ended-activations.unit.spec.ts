@@ -2,32 +2,14 @@ import { definition } from '../occurrence/occurrence.fixtures.js';
 import { deciderSpec } from '../shared/given-when-then.js';
 import { isRejection } from '../shared/result.js';
 import type { TriggerDefinition } from '../trigger/trigger-definition.js';
+import { revised, schedule } from './trigger-revisions.fixtures.js';
 import type { TriggerEvent } from '../trigger/trigger.js';
 import { type EndedActivation, endedActivations, needsEndedActivations } from './ended-activations.js';
 import { type MaterializeSchedule, scheduleDecider, type ScheduleTrigger } from './materialization.js';
 import { materialized, minutely, range, scheduleTrigger, t } from './materialization.fixtures.js';
 import type { ScheduleMaterialized, ScheduleState } from './schedule-events.js';
 
-const schedule = (over: Partial<TriggerDefinition> = {}): TriggerDefinition =>
-  definition({ type: 'schedule', source: null, schedule: minutely(), ...over });
 const everyTwo = minutely({}, { expression: '*/2 * * * *' });
-
-function revised(revision: number, at: string, def: TriggerDefinition): TriggerEvent {
-  return {
-    type: 'TriggerRevised',
-    data: {
-      tenant: 'acme',
-      triggerId: 't-1',
-      revision,
-      definition: def,
-      dedupeEpoch: 1,
-      reason: '',
-      actor: 'a',
-      at,
-      pins: { tzdataVersion: '2025b' },
-    },
-  };
-}
 
 const spec = deciderSpec(scheduleDecider);
 const tick = (now: string, trigger: ScheduleTrigger): MaterializeSchedule => ({
